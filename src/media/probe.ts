@@ -1,0 +1,66 @@
+// Stage 1b: ffprobe a file into MediaInfo. Throws MediaError with a readable reason for files that
+// are not video, are truncated, or have no usable streams.
+import { mediaBinaries } from './binaries.js';
+import { ProcessError, runProcess } from './process.js';
+import type { MediaInfo } from '../pipeline/types.js';
+
+export class MediaError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MediaError';
+  }
+}
+
+interface ProbeStream {
+  codec_type?: string; codec_name?: string; width?: number; height?: number;
+  r_frame_rate?: string; avg_frame_rate?: string; duration?: string;
+  tags?: Record<string, string>; side_data_list?: { rotation?: number }[];
+}
+interface ProbeJson { streams?: ProbeStream[]; format?: { duration?: string; format_name?: string; tags?: Record<string, string> } }
+
+function rate(r: string | undefined): number {
+  if (!r) return 0;
+  const [n, d] = r.split('/').map(Number);
+  if (!n || !d) return 0;
+  return n / d;
+}
+
+export interface ProbeResult { info: MediaInfo; containerTitle: string | null }
+
+export async function probeMedia(path: string, signal?: AbortSignal): Promise<ProbeResult> {
+  let json: ProbeJson;
+  try {
+    const { stdout } = await runProcess(mediaBinaries().ffprobe,
+      ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', path], { signal });
+    json = JSON.parse(stdout) as ProbeJson;
+  } catch (e) {
+    if (e instanceof ProcessError) throw new MediaError(`not a readable video file (${e.stderr.trim().split('\n').pop() ?? 'ffprobe failed'})`);
+    throw e;
+  }
+  const streams = json.streams ?? [];
+  // Cover art is a one-frame "video" stream; ignore it.
+  const video = streams.find((s) => s.codec_type === 'video' && !['mjpeg', 'png', 'bmp'].includes(s.codec_name ?? ''));
+  const audio = streams.find((s) => s.codec_type === 'audio');
+  const duration = Number(json.format?.duration ?? video?.duration ?? audio?.duration ?? NaN);
+  if (!video && !audio) throw new MediaError('the file has no audio or video streams');
+  if (!Number.isFinite(duration) || duration <= 0) throw new MediaError('the file has no readable duration (truncated or not a video)');
+  const rotation = Math.abs(video?.side_data_list?.find((d) => d.rotation !== undefined)?.rotation ?? Number(video?.tags?.rotate ?? 0));
+  const swap = rotation === 90 || rotation === 270;
+  const nominal = rate(video?.r_frame_rate);
+  const average = rate(video?.avg_frame_rate);
+  return {
+    info: {
+      durationSec: duration,
+      hasVideo: Boolean(video),
+      hasAudio: Boolean(audio),
+      width: (swap ? video?.height : video?.width) ?? 0,
+      height: (swap ? video?.width : video?.height) ?? 0,
+      fps: average || nominal,
+      variableFrameRate: Boolean(nominal && average && Math.abs(nominal - average) / nominal > 0.01),
+      videoCodec: video?.codec_name ?? null,
+      audioCodec: audio?.codec_name ?? null,
+      formatName: json.format?.format_name ?? '',
+    },
+    containerTitle: json.format?.tags?.title ?? json.format?.tags?.TITLE ?? null,
+  };
+}

@@ -1,0 +1,62 @@
+// The one place that spawns external programs (ffmpeg, ffprobe, whisper-cli, yt-dlp). Every call takes
+// an AbortSignal so Ctrl-C and DELETE kill the child at once instead of waiting for it to finish.
+import { spawn } from 'node:child_process';
+
+export interface RunOptions {
+  signal?: AbortSignal;
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Called with each chunk of stderr (progress parsing). */
+  onStderr?: (chunk: string) => void;
+  /** Keep at most this many bytes of stderr for error messages. */
+  stderrLimit?: number;
+}
+
+export interface RunResult { stdout: string; stderr: string; code: number }
+
+export class ProcessError extends Error {
+  constructor(readonly command: string, readonly code: number | null, readonly stderr: string) {
+    super(`${command} exited with ${code ?? 'a signal'}: ${lastLines(stderr, 4)}`);
+    this.name = 'ProcessError';
+  }
+}
+
+export class AbortedError extends Error {
+  constructor() {
+    super('cancelled');
+    this.name = 'AbortError';
+  }
+}
+
+export function lastLines(text: string, n: number): string {
+  return text.trim().split('\n').slice(-n).join(' | ');
+}
+
+/** Runs a program with an argument list (never a shell string) and collects its output. */
+export function runProcess(command: string, args: readonly string[], opts: RunOptions = {}): Promise<RunResult> {
+  const limit = opts.stderrLimit ?? 64 * 1024;
+  return new Promise((resolve, reject) => {
+    if (opts.signal?.aborted) return reject(new AbortedError());
+    const child = spawn(command, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    let err = '';
+    child.stdout.on('data', (b: Buffer) => out.push(b));
+    child.stderr.on('data', (b: Buffer) => {
+      const s = b.toString();
+      opts.onStderr?.(s);
+      err = (err + s).slice(-limit);
+    });
+    const onAbort = () => child.kill('SIGKILL');
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    child.on('error', (e) => {
+      opts.signal?.removeEventListener('abort', onAbort);
+      reject(e);
+    });
+    child.on('close', (code) => {
+      opts.signal?.removeEventListener('abort', onAbort);
+      if (opts.signal?.aborted) return reject(new AbortedError());
+      if (code !== 0) return reject(new ProcessError(command, code, err));
+      resolve({ stdout: Buffer.concat(out).toString(), stderr: err, code: 0 });
+    });
+  });
+}

@@ -1,0 +1,109 @@
+// Typed data passed between pipeline stages. Stages never share loose objects: each takes and returns
+// one of these. Times are seconds in the *source* timeline unless a name says "clip-relative".
+
+/** One point of a platform's "most replayed" graph (yt-dlp's `heatmap`); value is 0..1. */
+export interface HeatmapPoint { start: number; end: number; value: number }
+
+/** Stage 1 output: a local file we can read, plus what we know about where it came from. */
+export interface FetchedSource {
+  /** Local path of the media file. */
+  path: string;
+  /** Source title: platform title, container tag, else the file name. */
+  title: string;
+  /** What the user submitted (path, file URL or page URL). */
+  url: string;
+  heatmap: HeatmapPoint[];
+  /** Stable identity of the content (sha256 of size + head + tail bytes), used as a cache key. */
+  contentKey: string;
+  /** True when the file was downloaded into a temp/work folder that we own and may delete. */
+  downloaded: boolean;
+}
+
+/** ffprobe facts the later stages need. */
+export interface MediaInfo {
+  durationSec: number;
+  hasVideo: boolean;
+  hasAudio: boolean;
+  /** Display size (rotation already applied). 0 when there is no video stream. */
+  width: number;
+  height: number;
+  fps: number;
+  /** True when the average and nominal frame rates disagree (phone recordings). */
+  variableFrameRate: boolean;
+  videoCodec: string | null;
+  audioCodec: string | null;
+  formatName: string;
+}
+
+export interface TimeRange { start: number; end: number }
+
+/** Reported when the requested range ran past the real duration (spec 4.2). */
+export interface TimeAdjustment { original: TimeRange; adjusted: TimeRange }
+
+/** One recognised word with absolute source times. */
+export interface Word { text: string; start: number; end: number; probability: number }
+
+/** Spec 2.2 plus the words that make it up (words are internal; the API shows the first four fields). */
+export interface Sentence { index: number; sentence: string; start: number; end: number; words: Word[] }
+
+export interface Transcript {
+  language: string;
+  model: string;
+  range: TimeRange;
+  words: Word[];
+  sentences: Sentence[];
+}
+
+export type PreferredLength = 'under30sec' | 'under60sec' | 'under90sec' | 'under3min' | 'under5min' | 'under10min';
+export type Layout = 'auto' | 'fill' | 'fit' | 'square';
+export type ResolvedLayout = Exclude<Layout, 'auto'>;
+
+/** Per-feature scores in 0..1 that explain a highlight's rank (used for `reason`). */
+export interface HighlightFeatures {
+  hook: number;          // strong opening line: question, number, contrast, direct address, surprise
+  selfContained: number; // no dangling reference at the start, a payoff at the end
+  energy: number;        // loudness relative to the whole range
+  pace: number;          // words per second near a lively talking pace
+  emotion: number;       // emotional / intensifier words
+  heatmap: number;       // platform most-replayed data over the segment (0 when none)
+  lengthFit: number;     // how well the duration fits the preferredLength band
+}
+
+/** Stage 3 output: one chosen segment, ranked. */
+export interface Highlight {
+  sentenceIndexes: number[];
+  start: number;
+  end: number;
+  /** 0..100 on the spec's bands. */
+  viralScore: number;
+  features: HighlightFeatures;
+  /** Names of the features that made it win, strongest first (e.g. "hook", "energy"). */
+  strengths: (keyof HighlightFeatures)[];
+}
+
+/** Stage 4 output for one highlight. */
+export interface ClipCopy { title: string; reason: string; description: string }
+
+/** A face box in normalised source coordinates (0..1), at source time t. */
+export interface FaceBox { t: number; cx: number; cy: number; w: number; h: number; score: number }
+
+/** One crop keyframe, clip-relative time, crop centre in normalised source coordinates. */
+export interface CropKeyframe { t: number; cx: number; cy: number }
+
+/** Stage 5 output: how to place the source inside the vertical frame. */
+export interface ReframePlan {
+  layout: ResolvedLayout;
+  /** Crop window size in source pixels (fill/square); for fit, the whole frame. */
+  cropWidth: number;
+  cropHeight: number;
+  /** Smoothed crop centres; a single keyframe means a static crop. */
+  keyframes: CropKeyframe[];
+  /** Fraction of sampled frames where the main face was found (0..1). */
+  faceCoverage: number;
+}
+
+/** A caption phrase: a few words shown together, clip-relative times. */
+export interface CaptionCue { start: number; end: number; words: Word[] }
+
+/** Loudness of the range in fixed steps (dBFS, RMS), for the "energy" feature. */
+export interface LoudnessTrack { start: number; stepSec: number; db: number[] }

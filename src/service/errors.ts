@@ -1,0 +1,39 @@
+// One error class and one table from code to HTTP status and CLI exit code, used by `serve` and the CLI.
+export const ERROR_CODES = {
+  invalid_request: { http: 400, exit: 2 },
+  invalid_video_site_url: { http: 400, exit: 2 },
+  invalid_file_url: { http: 400, exit: 2 },
+  invalid_webhook_url: { http: 400, exit: 2 },
+  file_too_large: { http: 400, exit: 2 },
+  video_too_long: { http: 400, exit: 2 },
+  missing_api_key: { http: 401, exit: 1 },
+  invalid_api_key: { http: 401, exit: 1 },
+  subscription_required: { http: 403, exit: 1 },
+  insufficient_credits: { http: 403, exit: 1 },
+  resource_not_found: { http: 404, exit: 1 },
+  request_not_cancellable: { http: 409, exit: 1 },
+  rate_limit_exceeded: { http: 429, exit: 1 },
+  internal_error: { http: 500, exit: 1 },
+} as const satisfies Record<string, { http: number; exit: number }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export class ShortsError extends Error {
+  constructor(readonly code: ErrorCode, message: string, readonly details?: Record<string, unknown>) {
+    super(message);
+    this.name = 'ShortsError';
+  }
+  get httpStatus(): number { return ERROR_CODES[this.code].http; }
+  get exitCode(): number { return ERROR_CODES[this.code].exit; }
+}
+
+/**
+ * A processing failure with a reason a user understands (becomes `failureReason`). `stage` says where
+ * it happened; the message never contains a stack trace or a raw command line.
+ */
+export class PipelineError extends Error {
+  constructor(readonly stage: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'PipelineError';
+  }
+}

@@ -1,0 +1,17 @@
+import path from 'node:path';
+import { defineConfig } from 'vitest/config';
+
+// Tests select the Whisper model through configuration: SHORTS_WHISPER_MODEL if set (CI sets it),
+// else the workplace's shared tiny.en q8_0 model beside the repository.
+const model = process.env.SHORTS_WHISPER_MODEL ?? path.resolve(__dirname, '..', 'shared', 'models', 'ggml-tiny.en-q8_0.bin');
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
+    // Media tests are CPU-heavy; two cores means two files at a time at most.
+    maxWorkers: 2,
+    env: { SHORTS_WHISPER_MODEL: path.resolve(model) },
+  },
+});
