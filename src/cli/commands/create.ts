@@ -1,0 +1,145 @@
+// `shorts create`: flags (derived from the one option table) -> API body -> create -> run/wait with
+// progress -> optional --out folder with the clips and request.json shaped like GET /shorts/:id.
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import ora from 'ora';
+import { CREATE_OPTIONS, type OptionDef } from '../../service/create-options.js';
+import type { ShortsClient } from '../../client/shorts-client.js';
+import type { RequestDetail, StatusResponse } from '../../service/api-types.js';
+import { CliError, EXIT } from '../cli-error.js';
+import { note, printJson } from '../output.js';
+import { askForCreateOptions } from '../prompts.js';
+
+function parseNumber(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError(`"${value}" is not a number`);
+  return n;
+}
+
+/** commander's camelCase attribute for an option's flag. */
+function attr(flag: string): string {
+  return flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+function optionsFor(def: OptionDef): Option[] {
+  const t = def.type;
+  if (t.kind === 'boolean') {
+    if (def.field === 'blurBackground') {
+      return [new Option(`--${def.flag}`, def.description), new Option(`--no-${def.flag}`, 'solid template colour instead of a blur')];
+    }
+    // Booleans on by default are offered as --no-x; noClipping is spelled --no-clipping as in the spec.
+    return def.defaultValue === true || def.field === 'noClipping'
+      ? [new Option(`--no-${def.flag}`, def.description)]
+      : [new Option(`--${def.flag}`, def.description)];
+  }
+  const o = new Option(`--${def.flag} <${t.kind === 'number' ? 'n' : 'value'}>`, def.description);
+  if (t.kind === 'enum') o.choices([...t.values]);
+  if (t.kind === 'number') o.argParser(parseNumber);
+  return [o];
+}
+
+export function addCreateOptions(cmd: Command): Command {
+  cmd.option('--file <path>', 'a video file on this machine (local mode)');
+  for (const def of CREATE_OPTIONS) for (const o of optionsFor(def)) cmd.addOption(o);
+  cmd.option('--out <dir>', 'write the clips and request.json into this folder');
+  cmd.option('--json', 'print the finished request as JSON (stdout)');
+  return cmd;
+}
+
+/** Turns parsed flags into the API body; only flags the user actually gave are sent. */
+export function bodyFromFlags(flags: Record<string, unknown>, cmd: Command): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  const given = (key: string) => cmd.getOptionValueSource(key) === 'cli';
+  if (given('file')) body.file = flags.file;
+  for (const def of CREATE_OPTIONS) {
+    const key = attr(def.flag);
+    if (!given(key)) continue;
+    body[def.field] = def.field === 'noClipping' ? flags[key] === false : flags[key];
+  }
+  return body;
+}
+
+export interface CreateFlags { json?: boolean; out?: string; [k: string]: unknown }
+
+export async function createCommand(client: ShortsClient, body: Record<string, unknown>, flags: CreateFlags): Promise<number> {
+  if (Object.keys(body).length === 0) {
+    if (!process.stdin.isTTY || !process.stderr.isTTY) throw new CliError('give a source (--file, --file-url or --url) with --start and --end; see `shorts create --help`', EXIT.usage);
+    Object.assign(body, await askForCreateOptions());
+  }
+  const created = await client.create(body);
+  if (created.timeAdjustment) {
+    const { original, adjusted } = created.timeAdjustment;
+    note(`range adjusted to the video's length: ${original.start}-${original.end} s -> ${adjusted.start}-${adjusted.end} s`);
+  }
+  const spinner = ora({ text: 'Waiting in queue...', stream: process.stderr, isEnabled: process.stderr.isTTY && !flags.json }).start();
+  if (!spinner.isEnabled) note(`request ${created.requestId} created`);
+  const interrupt = new AbortController();
+  const onSigint = () => interrupt.abort();
+  process.once('SIGINT', onSigint);
+  process.once('SIGTERM', onSigint);
+  let lastStep = '';
+  let clips = '';
+  let final: StatusResponse;
+  try {
+    final = await client.wait(created.requestId, {
+      signal: interrupt.signal,
+      onStatus: (s) => {
+        spinner.text = `${s.stepMessage}${clips} ${s.progress}%`;
+        if (!spinner.isEnabled && s.step !== lastStep && !flags.json) note(`${s.stepMessage} (${s.progress}%)`);
+        lastStep = s.step;
+      },
+      onClipRendered: (done, total) => {
+        clips = ` rendered clip ${done}/${total}`;
+        spinner.text = `Rendering clips:${clips}`;
+        if (!spinner.isEnabled && !flags.json) note(`rendered clip ${done}/${total}`);
+      },
+    });
+  } finally {
+    process.removeListener('SIGINT', onSigint);
+    process.removeListener('SIGTERM', onSigint);
+  }
+  if (final.status === 'cancelled') {
+    spinner.warn(`request ${created.requestId} cancelled`);
+    return interrupt.signal.aborted ? EXIT.interrupted : EXIT.failure;
+  }
+  if (final.status === 'failed') {
+    spinner.fail(`request ${created.requestId} failed: ${final.failureReason ?? 'unknown reason'}`);
+    if (flags.json) printJson(final);
+    return EXIT.failure;
+  }
+  spinner.succeed(`request ${created.requestId} completed`);
+  let detail = await client.get(created.requestId);
+  if (flags.out) detail = await writeOutFolder(client, detail, path.resolve(flags.out));
+  for (const s of detail.shorts.filter((x) => x.error)) note(`clip ${s.id} failed to render: ${s.errorMessage ?? ''}`);
+  if (flags.json) printJson(detail);
+  else printSummary(detail, flags.out);
+  return EXIT.ok;
+}
+
+async function writeOutFolder(client: ShortsClient, detail: RequestDetail, out: string): Promise<RequestDetail> {
+  await mkdir(out, { recursive: true });
+  const shorts = [];
+  for (const [i, s] of detail.shorts.entries()) {
+    if (s.error || !s.video_url) { shorts.push(s); continue; }
+    const file = path.join(out, `${String(i + 1).padStart(2, '0')}-${slug(s.title)}.mp4`);
+    await client.downloadClip(s.video_url, file);
+    shorts.push({ ...s, video_url: pathToFileURL(file).href });
+  }
+  const written = { ...detail, shorts };
+  await writeFile(path.join(out, 'request.json'), `${JSON.stringify(written, null, 2)}\n`);
+  return written;
+}
+
+function printSummary(detail: RequestDetail, out: string | undefined): void {
+  for (const [i, s] of detail.shorts.entries()) {
+    const where = s.error ? `FAILED: ${s.errorMessage}` : s.video_url;
+    process.stdout.write(`${i + 1}. [${s.viral_score}] ${s.title} (${s.startTimestamp.toFixed(1)}-${s.endTimestamp.toFixed(1)} s, ${s.duration.toFixed(1)} s)\n   ${where}\n`);
+  }
+  if (out) note(`clips and request.json written to ${out}`);
+}
+
+function slug(title: string): string {
+  return title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 48) || 'clip';
+}

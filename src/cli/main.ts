@@ -1,0 +1,37 @@
+// Entry point: the only try/catch. Maps errors to a readable line on stderr and an exit code
+// (0 ok, 1 failure, 2 usage error, 130 interrupted); never prints a stack trace unless SHORTS_DEBUG=1.
+import { CommanderError } from 'commander';
+import { buildProgram } from './program.js';
+import { CliError, EXIT } from './cli-error.js';
+import { LocalClient } from '../client/local-client.js';
+import { dataDir } from '../client/data-dir.js';
+import { ShortsError } from '../service/errors.js';
+import { note } from './output.js';
+
+export async function main(argv: string[]): Promise<number> {
+  let code: number = EXIT.ok;
+  const program = buildProgram(() => new LocalClient(dataDir(), note), (c) => { code = c; });
+  try {
+    await program.parseAsync(argv);
+    return code;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // help and version are "errors" to commander but successes to the user
+      return e.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    if (e instanceof ShortsError) {
+      note(`error (${e.code}): ${e.message}`);
+      return e.exitCode;
+    }
+    if (e instanceof CliError) {
+      note(`error: ${e.message}`);
+      return e.exitCode;
+    }
+    if (e instanceof Error && e.name === 'ExitPromptError') return EXIT.interrupted;
+    note(`error: ${e instanceof Error ? e.message : String(e)}`);
+    if (process.env.SHORTS_DEBUG === '1' && e instanceof Error) note(e.stack ?? '');
+    return EXIT.failure;
+  }
+}
+
+main(process.argv).then((code) => { process.exitCode = code; });

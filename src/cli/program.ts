@@ -1,0 +1,55 @@
+// The commander program: one subcommand per API operation, each a plain async function that returns
+// an exit code or throws. Nothing here prints errors; main.ts does.
+import { Command, Option } from 'commander';
+import type { ShortsClient } from '../client/shorts-client.js';
+import { addCreateOptions, bodyFromFlags, createCommand } from './commands/create.js';
+import { cancelCommand, getCommand, listCommand, statusCommand } from './commands/requests.js';
+import { catalogCommand, postsCommand, templatesCommand } from './commands/catalogs.js';
+
+export type ClientFactory = () => ShortsClient;
+
+export function buildProgram(makeClient: ClientFactory, setExit: (code: number) => void): Command {
+  const program = new Command('shorts')
+    .description('Turn long videos into ranked, captioned, vertical short clips.')
+    .showHelpAfterError()
+    .exitOverride();
+  const withClient = (fn: (c: ShortsClient) => Promise<number>) => async () => {
+    const client = makeClient();
+    try {
+      setExit(await fn(client));
+    } finally {
+      client.close();
+    }
+  };
+
+  const create = addCreateOptions(program.command('create').description('create short clips from a video (runs locally in the foreground)'));
+  create.action(async (flags: Record<string, unknown>, cmd: Command) => {
+    await withClient((c) => createCommand(c, bodyFromFlags(flags, cmd), flags))();
+  });
+
+  program.command('status <id>').description('show the status of a request').option('--json', 'JSON output')
+    .action((id: string, f: { json?: boolean }) => withClient((c) => statusCommand(c, id, f))());
+  program.command('get <id>').description('show a request with its clips').option('--json', 'JSON output')
+    .action((id: string, f: { json?: boolean }) => withClient((c) => getCommand(c, id, f))());
+  program.command('list').description('list requests, newest first')
+    .addOption(new Option('--status <status>', 'only requests in this status').choices(['queued', 'processing', 'completed', 'failed', 'cancelled']))
+    .option('--page <n>', 'page number', '1').option('--limit <n>', 'items per page (1-100)', '20')
+    .addOption(new Option('--sort-by <field>').choices(['createdAt', 'updatedAt']))
+    .addOption(new Option('--sort-order <order>').choices(['asc', 'desc']))
+    .option('--json', 'JSON output')
+    .action((f: Record<string, string | undefined> & { json?: boolean }) => withClient((c) => listCommand(c, f))());
+  program.command('cancel <id>').description('cancel a queued or running request').option('--json', 'JSON output')
+    .action((id: string, f: { json?: boolean }) => withClient((c) => cancelCommand(c, id, f))());
+  program.command('templates').description('list caption templates').option('--json', 'JSON output')
+    .action((f: { json?: boolean }) => withClient((c) => templatesCommand(c, f))());
+  for (const [name, kind, what] of [['music', 'music', 'background music tracks'], ['meme-hooks', 'memeHooks', 'meme intro clips'], ['game-videos', 'gameVideos', 'gameplay videos']] as const) {
+    program.command(name).description(`list ${what}`).option('--page <n>', 'page number').option('--limit <n>', 'items per page (1-100)').option('--json', 'JSON output')
+      .action((f: { json?: boolean; page?: string; limit?: string }) => withClient((c) => catalogCommand(c, kind, f))());
+  }
+  program.command('posts').description('list social posts made from clips')
+    .option('--page <n>').option('--limit <n>').option('--status <s>').option('--platform <p>').option('--source <s>')
+    .option('--request-id <id>').option('--short-id <id>').option('--since <iso>').option('--until <iso>').option('--date <which>')
+    .option('--json', 'JSON output')
+    .action((f: Record<string, string | undefined> & { json?: boolean }) => withClient((c) => postsCommand(c, f))());
+  return program;
+}

@@ -1,0 +1,120 @@
+// ShortsClient over the in-process engine: the local SQLite store, whisper.cpp and ffmpeg on this
+// machine. `wait` runs the job in the foreground; Ctrl-C (the signal) and `shorts cancel` from another
+// terminal both cancel it and kill its child processes.
+import { copyFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { CatalogPage, Query, ShortsClient, WaitOptions } from './shorts-client.js';
+import { JobStore, TERMINAL } from '../engine/job-store.js';
+import { Orchestrator } from '../engine/orchestrator.js';
+import { renderSettingsFromEnv } from '../engine/render-settings.js';
+import { Service, type Account } from '../service/service.js';
+import { createTranscriber } from '../pipeline/transcribe.js';
+import type { StatusResponse } from '../service/api-types.js';
+
+/** How often a foreground job looks for a cancel made by another `shorts` process. */
+const CANCEL_POLL_MS = 500;
+
+export class LocalClient implements ShortsClient {
+  readonly mode = 'local' as const;
+  readonly service: Service;
+  private readonly store: JobStore;
+  private readonly account: Account;
+
+  constructor(readonly dataDir: string, private readonly log: (line: string) => void = () => {}) {
+    this.store = new JobStore(path.join(dataDir, 'shorts.db'));
+    this.service = new Service(this.store);
+    this.account = { id: 'local', email: `${safeUser()}@localhost` };
+    this.recoverOrphans();
+  }
+
+  /** A local job whose process died (kill -9, power loss) would otherwise stay "processing" forever. */
+  private recoverOrphans(): void {
+    for (const r of this.store.listLive()) {
+      if (r.origin !== 'local') continue;
+      const pid = this.store.runnerPid(r.id);
+      if (pid !== null && pid !== process.pid && !isAlive(pid)) {
+        this.store.finish(r.id, 'failed', 'interrupted: the shorts process running this request stopped before it finished');
+      }
+    }
+  }
+
+  async create(body: Record<string, unknown>) {
+    const created = await this.service.create(this.account, body, 'local');
+    // Locally, the creating process is the one that runs the job.
+    this.store.claim(created.requestId, process.pid);
+    return created;
+  }
+
+  async wait(id: string, opts: WaitOptions = {}): Promise<StatusResponse> {
+    const current = this.service.status(this.account, id);
+    if (TERMINAL.has(current.status)) return current;
+    const controller = new AbortController();
+    const untrack = this.service.track(id, controller);
+    const onAbort = () => {
+      try { this.service.cancel(this.account, id); } catch { /* already terminal */ }
+      controller.abort();
+    };
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    const poll = setInterval(() => {
+      if (this.store.getRequest(id)?.status === 'cancelled') controller.abort();
+    }, CANCEL_POLL_MS);
+    this.store.claim(id, process.pid);
+    const emit = () => opts.onStatus?.(this.service.status(this.account, id));
+    try {
+      const orchestrator = new Orchestrator({
+        store: this.store,
+        transcriber: createTranscriber({
+          dataDir: this.dataDir,
+          onModelDownload: (got, total) => this.log(`downloading Whisper model: ${Math.round((got / Math.max(total, 1)) * 100)}%`),
+        }),
+        dataDir: this.dataDir,
+        render: renderSettingsFromEnv(),
+      });
+      await orchestrator.run(id, controller.signal, {
+        onStep: emit, onProgress: emit, onClipRendered: opts.onClipRendered,
+      });
+    } finally {
+      clearInterval(poll);
+      opts.signal?.removeEventListener('abort', onAbort);
+      untrack();
+    }
+    return this.service.status(this.account, id);
+  }
+
+  async status(id: string) { return this.service.status(this.account, id); }
+  async get(id: string) { return this.service.detail(this.account, id); }
+  async list(query: Query) { return this.service.list(this.account, 'local', query); }
+  async cancel(id: string) { return this.service.cancel(this.account, id); }
+  async templates() { return this.service.templates(); }
+  async music(query: Query): Promise<CatalogPage<{ name: string; duration?: number }>> { return this.service.catalog('music', query); }
+  async memeHooks(query: Query): Promise<CatalogPage<{ name: string; preview?: string }>> { return this.service.catalog('memeHooks', query); }
+  async gameVideos(query: Query): Promise<CatalogPage<{ name: string; preview?: string }>> { return this.service.catalog('gameVideos', query); }
+  async posts(query: Query) { return this.service.posts(this.account, query); }
+
+  async downloadClip(videoUrl: string, dest: string): Promise<void> {
+    await copyFile(fileURLToPath(videoUrl), dest);
+  }
+
+  close(): void {
+    this.store.close();
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function safeUser(): string {
+  try {
+    return os.userInfo().username || 'local';
+  } catch {
+    return 'local';
+  }
+}

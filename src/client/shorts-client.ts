@@ -1,0 +1,34 @@
+// The one interface every CLI subcommand talks to. LocalClient runs the engine in this process;
+// RemoteClient (the `serve` issue) speaks HTTP to a `shorts serve`. Both return the API's shapes.
+import type {
+  CancelResponse, CreateResponse, Pagination, PostObject, RequestDetail, RequestListItem, StatusResponse, TemplateList,
+} from '../service/api-types.js';
+
+export type Query = Record<string, string | undefined>;
+
+export interface WaitOptions {
+  signal?: AbortSignal;
+  onStatus?: (status: StatusResponse) => void;
+  onClipRendered?: (done: number, total: number) => void;
+}
+
+export interface CatalogPage<T> { items: T[]; pagination: Pagination }
+
+export interface ShortsClient {
+  readonly mode: 'local' | 'remote';
+  create(body: Record<string, unknown>): Promise<CreateResponse>;
+  /** Resolves with the terminal status. Aborting the signal cancels the request. */
+  wait(id: string, opts?: WaitOptions): Promise<StatusResponse>;
+  status(id: string): Promise<StatusResponse>;
+  get(id: string): Promise<RequestDetail>;
+  list(query: Query): Promise<{ requests: RequestListItem[]; pagination: Pagination }>;
+  cancel(id: string): Promise<CancelResponse>;
+  templates(): Promise<TemplateList>;
+  music(query: Query): Promise<CatalogPage<{ name: string; duration?: number }>>;
+  memeHooks(query: Query): Promise<CatalogPage<{ name: string; preview?: string }>>;
+  gameVideos(query: Query): Promise<CatalogPage<{ name: string; preview?: string }>>;
+  posts(query: Query): Promise<{ posts: PostObject[]; pagination: Pagination }>;
+  /** Copies or downloads a finished clip's MP4 to `dest`. */
+  downloadClip(videoUrl: string, dest: string): Promise<void>;
+  close(): void;
+}

@@ -1,0 +1,235 @@
+// The SQLite job store (better-sqlite3). Synchronous by design: every state change is one short
+// transaction, so a crash leaves either the old or the new state, never a half-written one.
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { MIGRATIONS } from './migrations.js';
+import type { CreateRequest } from '../service/create-request.js';
+import type { HeatmapPoint, TimeAdjustment } from '../pipeline/types.js';
+
+export type RequestStatus = 'queued' | 'processing' | 'completed' | 'failed' | 'cancelled';
+export type Step = 'queued' | 'fetching_video' | 'transcribing_audio' | 'finding_highlights' | 'finalizing' | 'completed' | 'failed' | 'cancelled';
+export const TERMINAL: ReadonlySet<RequestStatus> = new Set(['completed', 'failed', 'cancelled']);
+
+export interface SentenceRecord { index: number; sentence: string; start: number; end: number }
+
+export interface RequestRecord {
+  id: string;
+  accountId: string;
+  origin: 'api' | 'local';
+  userEmail: string;
+  isDemo: boolean;
+  status: RequestStatus;
+  step: Step;
+  progress: number;
+  options: CreateRequest;
+  url: string;
+  title: string;
+  start: number;
+  end: number;
+  timeAdjustment: TimeAdjustment | null;
+  heatmap: HeatmapPoint[];
+  sentences: SentenceRecord[];
+  failureReason: string | null;
+  createdAt: string;
+  updatedAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+export interface ShortRecord {
+  id: string;
+  requestId: string;
+  rank: number;
+  title: string;
+  sentenceIndexes: number[];
+  reason: string;
+  description: string;
+  viralScore: number;
+  startTimestamp: number;
+  endTimestamp: number;
+  duration: number;
+  width: number;
+  height: number;
+  recompiling: boolean;
+  error: boolean;
+  errorMessage: string | null;
+  filePath: string | null;
+}
+
+export interface NewRequest {
+  id: string;
+  accountId: string;
+  origin: 'api' | 'local';
+  userEmail: string;
+  options: CreateRequest;
+  url: string;
+  start: number;
+  end: number;
+}
+
+export interface ListQuery {
+  accountId: string;
+  origin?: 'api' | 'local';
+  status?: RequestStatus;
+  sortBy: 'createdAt' | 'updatedAt';
+  sortOrder: 'asc' | 'desc';
+  page: number;
+  limit: number;
+}
+
+interface RequestRow {
+  id: string; account_id: string; origin: 'api' | 'local'; user_email: string; is_demo: number; status: RequestStatus;
+  step: Step; progress: number; options: string; url: string; title: string; start: number; end: number;
+  time_adjustment: string | null; heatmap: string; sentences: string; failure_reason: string | null;
+  created_at: string; updated_at: string; started_at: string | null; finished_at: string | null;
+}
+interface ShortRow {
+  id: string; request_id: string; rank: number; title: string; sentence_indexes: string; reason: string; description: string;
+  viral_score: number; start_ts: number; end_ts: number; duration: number; width: number; height: number;
+  recompiling: number; error: number; error_message: string | null; file_path: string | null;
+}
+
+const now = () => new Date().toISOString();
+
+function toRequest(r: RequestRow): RequestRecord {
+  return {
+    id: r.id, accountId: r.account_id, origin: r.origin, userEmail: r.user_email, isDemo: r.is_demo === 1,
+    status: r.status, step: r.step, progress: r.progress, options: JSON.parse(r.options) as CreateRequest,
+    url: r.url, title: r.title, start: r.start, end: r.end,
+    timeAdjustment: r.time_adjustment ? (JSON.parse(r.time_adjustment) as TimeAdjustment) : null,
+    heatmap: JSON.parse(r.heatmap) as HeatmapPoint[], sentences: JSON.parse(r.sentences) as SentenceRecord[],
+    failureReason: r.failure_reason, createdAt: r.created_at, updatedAt: r.updated_at,
+    startedAt: r.started_at, finishedAt: r.finished_at,
+  };
+}
+
+function toShort(r: ShortRow): ShortRecord {
+  return {
+    id: r.id, requestId: r.request_id, rank: r.rank, title: r.title,
+    sentenceIndexes: JSON.parse(r.sentence_indexes) as number[], reason: r.reason, description: r.description,
+    viralScore: r.viral_score, startTimestamp: r.start_ts, endTimestamp: r.end_ts, duration: r.duration,
+    width: r.width, height: r.height, recompiling: r.recompiling === 1, error: r.error === 1,
+    errorMessage: r.error_message, filePath: r.file_path,
+  };
+}
+
+export class JobStore {
+  readonly db: Database.Database;
+
+  constructor(file: string) {
+    mkdirSync(path.dirname(file), { recursive: true });
+    this.db = new Database(file);
+    // WAL lets `shorts status` read while a worker writes; busy_timeout covers two CLIs at once.
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma('foreign_keys = ON');
+    this.migrate();
+  }
+
+  private migrate(): void {
+    const version = this.db.pragma('user_version', { simple: true }) as number;
+    for (let v = version; v < MIGRATIONS.length; v++) {
+      this.db.transaction(() => {
+        this.db.exec(MIGRATIONS[v]!);
+        this.db.pragma(`user_version = ${v + 1}`);
+      })();
+    }
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  insertRequest(n: NewRequest): RequestRecord {
+    const t = now();
+    this.db.prepare(`INSERT INTO requests (id, account_id, origin, user_email, status, step, progress, options, url, start, "end", created_at, updated_at)
+      VALUES (?, ?, ?, ?, 'queued', 'queued', 0, ?, ?, ?, ?, ?, ?)`)
+      .run(n.id, n.accountId, n.origin, n.userEmail, JSON.stringify(n.options), n.url, n.start, n.end, t, t);
+    return this.getRequest(n.id)!;
+  }
+
+  getRequest(id: string): RequestRecord | undefined {
+    const row = this.db.prepare('SELECT * FROM requests WHERE id = ?').get(id) as RequestRow | undefined;
+    return row && toRequest(row);
+  }
+
+  listRequests(q: ListQuery): { items: RequestRecord[]; total: number } {
+    const where = ['account_id = @accountId'];
+    if (q.origin) where.push('origin = @origin');
+    if (q.status) where.push('status = @status');
+    const clause = where.join(' AND ');
+    const params = { accountId: q.accountId, origin: q.origin, status: q.status };
+    const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM requests WHERE ${clause}`).get(params) as { n: number }).n;
+    const column = q.sortBy === 'updatedAt' ? 'updated_at' : 'created_at';
+    const order = q.sortOrder === 'asc' ? 'ASC' : 'DESC';
+    const rows = this.db.prepare(`SELECT * FROM requests WHERE ${clause} ORDER BY ${column} ${order}, rowid ${order} LIMIT @limit OFFSET @offset`)
+      .all({ ...params, limit: q.limit, offset: (q.page - 1) * q.limit }) as RequestRow[];
+    return { items: rows.map(toRequest), total };
+  }
+
+  /** Moves a live request to a step; progress never goes backwards. Returns false if it is no longer live. */
+  advance(id: string, step: Step, progress: number): boolean {
+    const r = this.db.prepare(`UPDATE requests SET step = ?, progress = MAX(progress, ?), updated_at = ?,
+        status = 'processing', started_at = COALESCE(started_at, ?)
+      WHERE id = ? AND status IN ('queued', 'processing')`).run(step, progress, now(), now(), id);
+    return r.changes === 1;
+  }
+
+  /** Finer progress inside the current step (never backwards). */
+  setProgress(id: string, progress: number): void {
+    this.db.prepare(`UPDATE requests SET progress = MAX(progress, ?), updated_at = ? WHERE id = ? AND status = 'processing'`)
+      .run(Math.min(99, progress), now(), id);
+  }
+
+  saveSourceFacts(id: string, facts: { title: string; heatmap: HeatmapPoint[]; start: number; end: number; timeAdjustment: TimeAdjustment | null }): void {
+    this.db.prepare(`UPDATE requests SET title = ?, heatmap = ?, start = ?, "end" = ?, time_adjustment = ?, updated_at = ? WHERE id = ?`)
+      .run(facts.title, JSON.stringify(facts.heatmap), facts.start, facts.end,
+        facts.timeAdjustment ? JSON.stringify(facts.timeAdjustment) : null, now(), id);
+  }
+
+  saveSentences(id: string, sentences: SentenceRecord[]): void {
+    this.db.prepare('UPDATE requests SET sentences = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(sentences), now(), id);
+  }
+
+  replaceShorts(requestId: string, shorts: ShortRecord[]): void {
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM shorts WHERE request_id = ?').run(requestId);
+      const ins = this.db.prepare(`INSERT INTO shorts (id, request_id, rank, title, sentence_indexes, reason, description, viral_score,
+          start_ts, end_ts, duration, width, height, recompiling, error, error_message, file_path)
+        VALUES (@id, @requestId, @rank, @title, @sentenceIndexes, @reason, @description, @viralScore, @startTimestamp,
+          @endTimestamp, @duration, @width, @height, @recompiling, @error, @errorMessage, @filePath)`);
+      for (const s of shorts) {
+        ins.run({ ...s, sentenceIndexes: JSON.stringify(s.sentenceIndexes), recompiling: s.recompiling ? 1 : 0, error: s.error ? 1 : 0 });
+      }
+    })();
+  }
+
+  listShorts(requestId: string): ShortRecord[] {
+    return (this.db.prepare('SELECT * FROM shorts WHERE request_id = ? ORDER BY rank').all(requestId) as ShortRow[]).map(toShort);
+  }
+
+  /** Terminal transitions happen only from a live state, so a late worker cannot overwrite a cancel. */
+  finish(id: string, status: 'completed' | 'failed' | 'cancelled', failureReason: string | null = null): boolean {
+    const progress = status === 'completed' ? 100 : null;
+    const r = this.db.prepare(`UPDATE requests SET status = ?, step = ?, progress = COALESCE(?, progress), failure_reason = ?,
+        updated_at = ?, finished_at = ? WHERE id = ? AND status IN ('queued', 'processing')`)
+      .run(status, status, progress, status === 'failed' ? failureReason : null, now(), now(), id);
+    return r.changes === 1;
+  }
+
+  /** Records which process runs a request, so another process can tell a live job from an orphan. */
+  claim(id: string, pid: number): void {
+    this.db.prepare('UPDATE requests SET runner_pid = ? WHERE id = ?').run(pid, id);
+  }
+
+  runnerPid(id: string): number | null {
+    const row = this.db.prepare('SELECT runner_pid AS pid FROM requests WHERE id = ?').get(id) as { pid: number | null } | undefined;
+    return row?.pid ?? null;
+  }
+
+  /** Requests that were live when the process stopped (restart recovery). */
+  listLive(): RequestRecord[] {
+    return (this.db.prepare(`SELECT * FROM requests WHERE status IN ('queued', 'processing') ORDER BY created_at, rowid`).all() as RequestRow[]).map(toRequest);
+  }
+}

@@ -1,0 +1,223 @@
+// Runs one request through the pipeline: fetch -> probe -> transcribe -> highlights -> write ->
+// reframe -> captions -> render. It reports spec 3.2 steps, honours an AbortSignal at every stage
+// (child processes are killed, not waited for), and checkpoints each stage so a retry resumes.
+import { randomUUID } from 'node:crypto';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { JobArtifacts } from './artifacts.js';
+import { JobStore, type RequestRecord, type ShortRecord, type Step } from './job-store.js';
+import { mapPool } from './pool.js';
+import type { RenderSettings } from './render-settings.js';
+import { probeMedia } from '../media/probe.js';
+import { AbortedError } from '../media/process.js';
+import { renderClip } from '../media/render.js';
+import { RENDER_PLAN_VERSION, type RenderPlan } from '../media/render-plan.js';
+import { fetchSource, type SourceInput } from '../pipeline/fetch.js';
+import { clampRange } from '../pipeline/range.js';
+import type { Transcriber } from '../pipeline/transcribe.js';
+import { measureLoudness } from '../pipeline/loudness.js';
+import { findHighlights } from '../pipeline/highlights.js';
+import { writeCopy } from '../pipeline/copywriter.js';
+import { llmConfigFromEnv, refineWithLlm } from '../pipeline/llm.js';
+import { planReframe } from '../pipeline/reframe.js';
+import { buildAss, buildCues } from '../pipeline/captions.js';
+import { DEFAULT_TEMPLATE, findTemplate, fontsDir } from '../catalog/templates.js';
+import { PipelineError, ShortsError } from '../service/errors.js';
+import type { ClipCopy, FetchedSource, Highlight, MediaInfo, TimeRange, Transcript } from '../pipeline/types.js';
+
+export const MAX_SOURCE_SECONDS = 18_000;
+
+export const STEP_MESSAGES: Record<Step, string> = {
+  queued: 'Waiting in queue...',
+  fetching_video: 'Fetching video...',
+  transcribing_audio: 'Analyzing video...',
+  finding_highlights: 'Finding interesting segments...',
+  finalizing: 'Finalizing data...',
+  completed: 'Task complete!',
+  failed: 'Processing failed',
+  cancelled: 'Request cancelled',
+};
+
+/** Progress at the start of each step (spec 3.2); finer progress moves within [this, next step). */
+const STEP_PROGRESS: Record<'fetching_video' | 'transcribing_audio' | 'finding_highlights' | 'finalizing', number> = {
+  fetching_video: 20, transcribing_audio: 40, finding_highlights: 60, finalizing: 80,
+};
+
+export interface JobEvents {
+  onStep?: (step: Step, progress: number) => void;
+  onProgress?: (progress: number) => void;
+  onClipRendered?: (done: number, total: number) => void;
+}
+
+export interface OrchestratorDeps {
+  store: JobStore;
+  transcriber: Transcriber;
+  dataDir: string;
+  render: RenderSettings;
+  /** The account's saved background preference, used when blurBackground is omitted. */
+  blurPreference?: (accountId: string) => boolean;
+}
+
+interface SourceCheckpoint { source: FetchedSource; info: MediaInfo; range: TimeRange }
+interface PlanCheckpoint { clips: { id: string; highlight: Highlight; copy: ClipCopy }[] }
+
+export class Orchestrator {
+  constructor(private readonly deps: OrchestratorDeps) {}
+
+  /** Runs a queued or interrupted request to a terminal state and returns it. Never throws for job failures. */
+  async run(id: string, signal: AbortSignal, events: JobEvents = {}): Promise<RequestRecord> {
+    const { store } = this.deps;
+    const art = new JobArtifacts(this.deps.dataDir, id);
+    try {
+      const req = store.getRequest(id);
+      if (!req) throw new Error(`request ${id} not found`);
+      const step = (s: keyof typeof STEP_PROGRESS) => {
+        if (!store.advance(id, s, STEP_PROGRESS[s])) throw new AbortedError();
+        events.onStep?.(s, STEP_PROGRESS[s]);
+      };
+      const within = (s: keyof typeof STEP_PROGRESS, span: number) => (fraction: number) => {
+        const p = Math.floor(STEP_PROGRESS[s] + Math.max(0, Math.min(1, fraction)) * (span - 1));
+        store.setProgress(id, p);
+        events.onProgress?.(p);
+      };
+
+      step('fetching_video');
+      const { source, info, range } = await this.fetchStage(req, art, signal, within('fetching_video', 20));
+
+      step('transcribing_audio');
+      const transcript = await this.deps.transcriber.transcribe({
+        mediaPath: source.path, range, language: req.options.language, cacheKey: source.contentKey,
+        signal, onProgress: within('transcribing_audio', 20),
+      });
+      store.saveSentences(id, transcript.sentences.map(({ index, sentence, start, end }) => ({ index, sentence, start, end })));
+      if (transcript.sentences.length === 0)
+        throw new PipelineError('transcribing_audio', 'no speech was found in the selected range, so there is nothing to clip');
+
+      step('finding_highlights');
+      const plan = await this.highlightStage(req, art, source, range, transcript, signal);
+
+      step('finalizing');
+      const shorts = await this.renderStage(req, art, source, info, transcript, plan, signal, within('finalizing', 20), events);
+      if (signal.aborted) throw new AbortedError();
+      store.replaceShorts(id, shorts);
+      if (shorts.length > 0 && shorts.every((s) => s.error)) {
+        throw new PipelineError('finalizing', `rendering failed for every clip: ${shorts[0]!.errorMessage ?? 'unknown error'}`);
+      }
+      store.finish(id, 'completed');
+      events.onStep?.('completed', 100);
+      if (source.downloaded) rmSync(source.path, { force: true });
+      art.removeWork();
+    } catch (e) {
+      if (signal.aborted || e instanceof AbortedError) {
+        store.finish(id, 'cancelled');
+        art.removeAll();
+      } else {
+        store.finish(id, 'failed', failureReason(e));
+        art.removeAll();
+      }
+    }
+    return store.getRequest(id)!;
+  }
+
+  private async fetchStage(req: RequestRecord, art: JobArtifacts, signal: AbortSignal, onProgress: (f: number) => void): Promise<SourceCheckpoint> {
+    const saved = art.read<SourceCheckpoint>('source');
+    if (saved && existsSync(saved.source.path)) return saved;
+    const source = await fetchSource(toSourceInput(req), { workDir: art.workDir, signal, onProgress });
+    const { info } = await probeMedia(source.path, signal);
+    if (info.durationSec > MAX_SOURCE_SECONDS)
+      throw new ShortsError('video_too_long', `the video is ${Math.round(info.durationSec / 60)} minutes long; the limit is 5 hours`);
+    if (!info.hasVideo) throw new PipelineError('fetching_video', 'the file has no video stream (audio only)');
+    if (!info.hasAudio) throw new PipelineError('fetching_video', 'the video has no audio track, so there is no speech to find clips in');
+    const { range, adjustment } = clampRange({ start: req.options.start, end: req.options.end }, info.durationSec);
+    this.deps.store.saveSourceFacts(req.id, { title: source.title, heatmap: source.heatmap, start: range.start, end: range.end, timeAdjustment: adjustment });
+    const checkpoint: SourceCheckpoint = { source, info, range };
+    art.write('source', checkpoint);
+    return checkpoint;
+  }
+
+  private async highlightStage(req: RequestRecord, art: JobArtifacts, source: FetchedSource, range: TimeRange,
+    transcript: Transcript, signal: AbortSignal): Promise<PlanCheckpoint> {
+    const saved = art.read<PlanCheckpoint>('plan');
+    if (saved) return saved;
+    const loudness = await measureLoudness(source.path, range, signal);
+    const highlights = findHighlights({
+      transcript, loudness, heatmap: source.heatmap, preferredLength: req.options.preferredLength,
+      maxShorts: req.options.maxShorts, noClipping: req.options.noClipping, range,
+    });
+    if (highlights.length === 0) throw new PipelineError('finding_highlights', 'no segment of the range could stand alone as a clip');
+    let ranked = highlights.map((highlight) => ({ highlight, copy: writeCopy(highlight, transcript) }));
+    const llm = llmConfigFromEnv();
+    if (llm) {
+      const text = (h: Highlight) => h.sentenceIndexes.map((i) => transcript.sentences[i]?.sentence ?? '').join(' ');
+      ranked = await refineWithLlm(llm, ranked.map((r) => ({ ...r, text: text(r.highlight) })), signal);
+    }
+    const plan: PlanCheckpoint = { clips: ranked.map((r) => ({ id: randomUUID(), ...r })) };
+    art.write('plan', plan);
+    return plan;
+  }
+
+  private async renderStage(req: RequestRecord, art: JobArtifacts, source: FetchedSource, info: MediaInfo, transcript: Transcript,
+    plan: PlanCheckpoint, signal: AbortSignal, onProgress: (f: number) => void, events: JobEvents): Promise<ShortRecord[]> {
+    const { width, height, preset, crf, concurrency } = this.deps.render;
+    const template = findTemplate(req.options.templateId) ?? DEFAULT_TEMPLATE;
+    const blur = req.options.blurBackground ?? this.deps.blurPreference?.(req.accountId) ?? true;
+    const total = plan.clips.length;
+    const fractions = new Array<number>(total).fill(0);
+    const report = () => onProgress(fractions.reduce((a, b) => a + b, 0) / total);
+    let done = 0;
+    return mapPool(plan.clips, concurrency, async ({ id, highlight, copy }, rank): Promise<ShortRecord> => {
+      const output = art.clipPath(rank, id);
+      const clip: TimeRange = { start: highlight.start, end: highlight.end };
+      const record: ShortRecord = {
+        id, requestId: req.id, rank, title: copy.title, sentenceIndexes: highlight.sentenceIndexes, reason: copy.reason,
+        description: copy.description, viralScore: highlight.viralScore, startTimestamp: round3(clip.start), endTimestamp: round3(clip.end),
+        duration: round3(clip.end - clip.start), width, height, recompiling: false, error: false, errorMessage: null, filePath: output,
+      };
+      try {
+        if (!existsSync(output)) {
+          const reframe = await planReframe({ mediaPath: source.path, info, range: clip, layout: req.options.layout, output: { width, height }, signal });
+          let captions: RenderPlan['captions'] = null;
+          if (req.options.captionsEnabled) {
+            const cues = buildCues(transcript.words, clip, { wordsPerCue: template.wordsPerLine * template.maxLines });
+            const assPath = art.captionsPath(id);
+            writeFileSync(assPath, buildAss(cues, template, { width, height }));
+            captions = { assPath, fontsDir: fontsDir() };
+          }
+          const renderPlan: RenderPlan = {
+            version: RENDER_PLAN_VERSION,
+            input: { path: source.path, start: clip.start, end: clip.end, width: info.width, height: info.height, hasAudio: info.hasAudio },
+            output: { path: output, width, height, preset, crf },
+            reframe,
+            background: { blur, color: template.colors.background },
+            captions,
+          };
+          await renderClip(renderPlan, { signal, onProgress: (f) => { fractions[rank] = f; report(); } });
+        }
+      } catch (e) {
+        if (signal.aborted || e instanceof AbortedError) throw e;
+        record.error = true;
+        record.errorMessage = failureReason(e);
+        record.filePath = null;
+      }
+      fractions[rank] = 1;
+      report();
+      events.onClipRendered?.(++done, total);
+      return record;
+    });
+  }
+}
+
+function toSourceInput(req: RequestRecord): SourceInput {
+  const s = req.options.source;
+  return s.kind === 'file' ? { kind: 'file', path: s.path } : { kind: s.kind, url: s.url };
+}
+
+/** A reason a user understands; never a stack trace. */
+export function failureReason(e: unknown): string {
+  if (e instanceof PipelineError || e instanceof ShortsError) return e.message;
+  if (e instanceof Error) return `internal error: ${e.message.split('\n')[0]}`;
+  return 'internal error';
+}
+
+function round3(n: number): number {
+  return Math.round(n * 1000) / 1000;
+}

@@ -1,0 +1,159 @@
+// Render plan -> ffmpeg argv, as a pure function (tested with exact arrays). One ffmpeg run renders one
+// clip: input seeking, one filter graph (fps cap, reframe, background, captions), x264 + AAC, faststart.
+// Costs behind the choices are measured in DESIGN.md "Performance notes".
+import type { CropKeyframe } from '../pipeline/types.js';
+import { RENDER_PLAN_VERSION, type RenderPlan } from './render-plan.js';
+
+/** The file ffmpeg writes; the runner renames it to output.path only after a successful run. */
+export function partialOutputPath(plan: RenderPlan): string {
+  return `${plan.output.path}.partial`;
+}
+
+export function buildRenderArgs(plan: RenderPlan): string[] {
+  assertRenderable(plan);
+  const { input, output } = plan;
+  const args = [
+    '-hide_banner', '-nostdin', '-y', '-v', 'error',
+    // Machine-readable progress (out_time_us=...) on stderr instead of the \r-updated stats line.
+    '-nostats', '-progress', 'pipe:2',
+    // Seeking on the input decodes only the clip's range, and restarts timestamps at 0, so `t` in the
+    // crop expressions and the ASS times are clip-relative.
+    '-ss', num(input.start), '-t', num(input.end - input.start), '-i', fileArg(input.path),
+    '-filter_complex', buildFilterGraph(plan),
+    '-map', '[vout]',
+  ];
+  if (input.hasAudio) args.push('-map', '0:a:0');
+  args.push('-c:v', 'libx264', '-preset', output.preset, '-crf', num(output.crf), '-pix_fmt', 'yuv420p');
+  if (input.hasAudio) args.push('-c:a', 'aac', '-b:a', '128k');
+  else args.push('-an');
+  // moov before mdat: players (and platform upload checks) can start before the whole file arrives.
+  args.push('-movflags', '+faststart', '-f', 'mp4', fileArg(partialOutputPath(plan)));
+  return args;
+}
+
+/** The -filter_complex graph; its single output is labelled [vout]. */
+export function buildFilterGraph(plan: RenderPlan): string {
+  const { input, output, reframe, background } = plan;
+  const W = input.width, H = input.height, OW = output.width, OH = output.height;
+  // Cap the frame rate first, so every later filter processes only the frames that are kept.
+  const head = output.fps ? `[0:v]fps=${num(output.fps)},` : '[0:v]';
+  const tail = `${captionFilter(plan)}[vout]`;
+
+  if (reframe.layout === 'fill') {
+    // Crop then scale: scaling the small window is the cheapest order, also for 4K sources.
+    return `${head}${cropFilter(plan)},scale=${OW}:${OH},setsar=1${tail}`;
+  }
+
+  // fit / square: a picture of the full output width, centred vertically over a background.
+  let picture: string, fw: number, fh: number;
+  if (reframe.layout === 'square') {
+    const { cw, ch } = cropSize(plan);
+    fw = OW;
+    fh = Math.min(OH, even((OW * ch) / cw));
+    picture = `${cropFilter(plan)},scale=${fw}:${fh}`;
+  } else {
+    const s = Math.min(OW / W, OH / H);
+    fw = Math.min(OW, even(W * s));
+    fh = Math.min(OH, even(H * s));
+    picture = `scale=${fw}:${fh}`;
+  }
+  const x = evenFloor((OW - fw) / 2), y = evenFloor((OH - fh) / 2);
+  if (fw === OW && fh === OH) return `${head}${picture},setsar=1${tail}`;
+  if (!background.blur) {
+    return `${head}${picture},pad=${OW}:${OH}:${x}:${y}:color=${ffColor(background.color)},setsar=1${tail}`;
+  }
+  // Blurred background: shrink the source to a quarter of the output, blur there, scale back up.
+  // Blurring at full 1080x1920 made the whole render 2.4x slower (DESIGN.md).
+  const bw = Math.max(2, even(OW / 4)), bh = Math.max(2, even(OH / 4));
+  const radius = Math.max(1, Math.min(Math.round(bw / 20), Math.floor(Math.min(bw, bh) / 4)));
+  return `${head}split=2[bg][fg];`
+    + `[bg]scale=${bw}:${bh}:force_original_aspect_ratio=increase:flags=fast_bilinear,crop=${bw}:${bh},`
+    + `boxblur=${radius}:2,scale=${OW}:${OH}:flags=bilinear,setsar=1[bgb];`
+    + `[fg]${picture},setsar=1[fgs];`
+    + `[bgb][fgs]overlay=${x}:${y}${tail}`;
+}
+
+/**
+ * Top-left crop offset (source px) as an ffmpeg expression of t (clip-relative seconds), linear between
+ * keyframes and held before the first / after the last. Written as a sum of clipped ramps,
+ * `x0 + Σ Δi·clip((t-ti)/(ti+1-ti), 0, 1)`, which stays flat however many keyframes there are (nested
+ * if() grows one level per keyframe). A single keyframe, or none moving, gives a constant.
+ */
+export function cropExpression(keyframes: CropKeyframe[], axis: 'x' | 'y', cropSize: number, sourceSize: number): string {
+  const maxOffset = Math.max(0, sourceSize - cropSize);
+  const offset = (c: number) => Math.min(maxOffset, Math.max(0, Math.round(c * sourceSize - cropSize / 2)));
+  const points = [...keyframes].sort((a, b) => a.t - b.t).map((k) => ({ t: k.t, v: offset(axis === 'x' ? k.cx : k.cy) }));
+  const first = points[0];
+  if (!first) return String(Math.round(maxOffset / 2));
+  let expr = String(first.v);
+  for (let i = 1; i < points.length; i++) {
+    const a = points[i - 1]!, b = points[i]!;
+    const delta = b.v - a.v;
+    if (delta === 0) continue;
+    const dt = b.t - a.t;
+    const since = a.t >= 0 ? `t-${num(a.t)}` : `t+${num(-a.t)}`;
+    const ramp = dt >= 0.001 ? `clip((${since})/${num(dt)},0,1)` : `gte(${since},0)`;
+    expr += `${delta > 0 ? '+' : '-'}${Math.abs(delta)}*${ramp}`;
+  }
+  return expr;
+}
+
+/** Crop window clamped to the source and made even (yuv420p chroma). */
+function cropSize(plan: RenderPlan): { cw: number; ch: number } {
+  const { reframe, input } = plan;
+  return {
+    cw: Math.max(2, Math.min(evenFloor(reframe.cropWidth), evenFloor(input.width))),
+    ch: Math.max(2, Math.min(evenFloor(reframe.cropHeight), evenFloor(input.height))),
+  };
+}
+
+function cropFilter(plan: RenderPlan): string {
+  const { cw, ch } = cropSize(plan);
+  const { keyframes } = plan.reframe;
+  const x = cropExpression(keyframes, 'x', cw, plan.input.width);
+  const y = cropExpression(keyframes, 'y', ch, plan.input.height);
+  // Quoted at the graph level so the commas inside clip(...) do not split the filter chain.
+  return `crop=w=${cw}:h=${ch}:x='${x}':y='${y}'`;
+}
+
+function captionFilter(plan: RenderPlan): string {
+  if (!plan.captions) return '';
+  const { assPath, fontsDir } = plan.captions;
+  return `,ass=filename=${filterPath(assPath)}:fontsdir=${filterPath(fontsDir)}`;
+}
+
+/**
+ * A path as a filter option value inside a filter graph: first the option-value escaping (\ ' :),
+ * then the graph escaping (\ ' [ ] , ;), as ffmpeg-filters "Notes on filtergraph escaping" describes.
+ */
+export function filterPath(p: string): string {
+  const optionLevel = p.replace(/[\\':]/g, (c) => `\\${c}`);
+  return optionLevel.replace(/[\\'[\],;]/g, (c) => `\\${c}`);
+}
+
+/** A local path ffmpeg must not read as an option or a protocol URL (`-x.mp4`, `concat:a|b`). */
+function fileArg(p: string): string {
+  return p.startsWith('-') || /^[a-z][a-z0-9+.-]*:/i.test(p) ? `file:${p}` : p;
+}
+
+function ffColor(hex: string): string {
+  if (!/^#[0-9a-f]{6}$/i.test(hex)) throw new RangeError(`background colour must be #RRGGBB, got ${hex}`);
+  return `0x${hex.slice(1).toUpperCase()}`;
+}
+
+function assertRenderable(plan: RenderPlan): void {
+  if (plan.version !== RENDER_PLAN_VERSION) throw new RangeError(`render plan version ${String(plan.version)} is not ${RENDER_PLAN_VERSION}`);
+  const { width, height } = plan.output;
+  if (!(width > 0 && height > 0 && width % 2 === 0 && height % 2 === 0)) {
+    throw new RangeError(`output size must be positive and even (yuv420p), got ${width}x${height}`);
+  }
+  if (!(plan.input.width > 0 && plan.input.height > 0)) throw new RangeError('input has no picture size');
+  if (!(plan.input.end > plan.input.start && plan.input.start >= 0)) throw new RangeError('clip range is empty');
+}
+
+/** Seconds and sizes with at most millisecond precision, no exponent, no trailing zeros. */
+function num(n: number): string {
+  return String(Math.round(n * 1000) / 1000);
+}
+function even(n: number): number { return Math.max(0, Math.round(n / 2) * 2); }
+function evenFloor(n: number): number { return Math.floor(n / 2) * 2; }

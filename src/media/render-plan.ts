@@ -1,0 +1,52 @@
+// The render plan: everything one clip's ffmpeg run needs, as plain data. It is versioned because plans
+// are stored with a job's artifacts and replayed on retry; a plan written by another version is
+// rebuilt, never half-understood.
+import type { MediaInfo, ReframePlan } from '../pipeline/types.js';
+
+export const RENDER_PLAN_VERSION = 1;
+
+export interface RenderPlan {
+  version: 1;
+  input: {
+    path: string;
+    /** Clip range in source seconds. */
+    start: number;
+    end: number;
+    /** Display size of the source (rotation applied, as probeMedia reports it). */
+    width: number;
+    height: number;
+    hasAudio: boolean;
+  };
+  output: {
+    path: string;
+    /** Even numbers (yuv420p). */
+    width: number;
+    height: number;
+    /** x264 preset; DEFAULT_PRESET unless measured otherwise. */
+    preset: string;
+    crf: number;
+    /** Constant output frame rate; omitted keeps the source's (already constant, <= 30) rate. */
+    fps?: number;
+  };
+  reframe: ReframePlan;
+  /** What fills the frame around a `fit`/`square` picture. */
+  background: { blur: boolean; color: string };
+  /** ASS file written by the captions stage; null renders no captions. */
+  captions: { assPath: string; fontsDir: string } | null;
+}
+
+/** The encoder preset dominates render time (DESIGN.md, Performance notes): veryfast is 2.9x real time. */
+export const DEFAULT_PRESET = 'veryfast';
+export const DEFAULT_CRF = 23;
+/** Short-video platforms play 30 fps; more only costs encode time and upload size. */
+export const MAX_FPS = 30;
+
+/**
+ * The output frame rate for a source: capped at 30, and always set for variable-frame-rate sources
+ * (phone video) so the clip comes out constant-rate. Undefined means "keep the source's rate".
+ */
+export function outputFps(info: Pick<MediaInfo, 'fps' | 'variableFrameRate'>): number | undefined {
+  if (info.variableFrameRate || !(info.fps > 0)) return MAX_FPS;
+  if (info.fps > MAX_FPS + 0.01) return MAX_FPS;
+  return undefined;
+}

@@ -1,0 +1,23 @@
+// Fits the requested time range to the source's real duration (spec 4.2): a range that runs past the
+// end is shortened and reported as a TimeAdjustment; a range that starts past the end cannot be saved.
+import { ShortsError } from '../service/errors.js';
+import type { TimeAdjustment, TimeRange } from './types.js';
+
+/** Seconds rounded to milliseconds, so reported values do not carry ffprobe's float noise. */
+function round3(seconds: number): number {
+  return Math.round(seconds * 1000) / 1000;
+}
+
+export function clampRange(requested: TimeRange, durationSec: number): { range: TimeRange; adjustment: TimeAdjustment | null } {
+  if (requested.start >= durationSec) {
+    throw new ShortsError('invalid_request',
+      `start (${round3(requested.start)}s) is beyond the end of the video (${round3(durationSec)}s)`,
+      { start: requested.start, durationSec: round3(durationSec) });
+  }
+  if (requested.end <= durationSec) return { range: { start: requested.start, end: requested.end }, adjustment: null };
+  const adjusted: TimeRange = { start: round3(requested.start), end: round3(durationSec) };
+  return {
+    range: adjusted,
+    adjustment: { original: { start: requested.start, end: requested.end }, adjusted: { ...adjusted } },
+  };
+}

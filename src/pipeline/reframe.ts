@@ -1,0 +1,190 @@
+// Stage 5: where the vertical frame looks. Samples faces over the clip only, follows the main face with
+// a crop window that does not jitter, and decides the layout for `auto`. Everything but planReframe is
+// pure so the geometry and the smoothing are tested without video.
+import { pickMainFace, type MainFace } from './face-tracker.js';
+import { sampleFaces } from './faces.js';
+import type { CropKeyframe, Layout, MediaInfo, ReframePlan, ResolvedLayout, TimeRange } from './types.js';
+
+export interface ReframeRequest {
+  mediaPath: string;
+  info: MediaInfo;
+  range: TimeRange;
+  layout: Layout;
+  output: { width: number; height: number };
+  signal?: AbortSignal;
+}
+
+export interface Size { width: number; height: number }
+
+/** What decideLayout needs to know about the main face (a MainFace fits). */
+export type FaceSummary = Pick<MainFace, 'coverage' | 'medianHeight'>;
+
+/** A source at or below this aspect is already portrait: fill it (it needs at most a small crop). */
+export const PORTRAIT_ASPECT = 0.6;
+/** `auto` fills when the main face is in at least this fraction of samples... */
+export const FILL_MIN_COVERAGE = 0.6;
+/** ...and is at least this tall relative to the frame (smaller: a wide shot or a webcam inset — fit). */
+export const FILL_MIN_FACE_HEIGHT = 0.12;
+
+const even = (n: number) => Math.max(2, 2 * Math.round(n / 2));
+
+/**
+ * Crop window in source pixels. fill: the largest window of the output's aspect (full height for a
+ * landscape source, full width for one narrower than the output); square: the largest square; fit: the
+ * whole frame. Even sizes, because the renderer's chroma-subsampled crop wants them.
+ */
+export function cropWindow(layout: ResolvedLayout, source: Size, output: Size): Size {
+  const { width: w, height: h } = source;
+  if (layout === 'fit') return { width: w, height: h };
+  const aspect = layout === 'square' ? 1 : output.width / output.height;
+  if (w / h >= aspect) return { width: Math.min(w, even(h * aspect)), height: h };
+  return { width: w, height: Math.min(h, even(w / aspect)) };
+}
+
+/** `auto` resolved from the source and its main face; an explicit layout is kept. */
+export function decideLayout(info: MediaInfo, face: FaceSummary | null, output: Size, requested: Layout = 'auto'): ResolvedLayout {
+  if (requested !== 'auto') return requested;
+  if (!info.hasVideo || !info.width || !info.height) return 'fit';
+  const aspect = info.width / info.height;
+  // Already (nearly) as tall as the output: filling loses little or nothing, and bars would waste the screen.
+  if (aspect <= Math.max(PORTRAIT_ASPECT, output.width / output.height)) return 'fill';
+  if (face && face.coverage >= FILL_MIN_COVERAGE && face.medianHeight >= FILL_MIN_FACE_HEIGHT) return 'fill';
+  // Screen content, wide shots, several small people, no faces: show everything.
+  return 'fit';
+}
+
+export interface PathPoint { t: number; cx: number; cy: number }
+
+export interface SmoothOptions {
+  /** The crop holds still while the face stays inside this central fraction of the crop (per axis). */
+  deadZone?: number;
+  /** Gaussian smoothing width, seconds (zero-phase: the path has no lag behind the face). */
+  sigmaSec?: number;
+  /** Keyframes may depart from the smoothed path by this fraction of the crop size. */
+  tolerance?: number;
+  /** When the crop moves vertically, put the face this fraction of the crop height above centre. */
+  headroom?: number;
+}
+
+const SMOOTH_DEFAULTS: Required<SmoothOptions> = { deadZone: 0.3, sigmaSec: 0.4, tolerance: 0.01, headroom: 0.1 };
+
+function clamp(v: number, lo: number, hi: number): number {
+  return Math.min(hi, Math.max(lo, v));
+}
+
+function median3(values: number[]): number[] {
+  return values.map((v, i) => {
+    if (i === 0 || i === values.length - 1) return v;
+    const a = values[i - 1]!, c = values[i + 1]!;
+    return Math.max(Math.min(a, v), Math.min(Math.max(a, v), c));
+  });
+}
+
+/** One axis: despike, hold inside a dead zone, re-centre when the face leaves it, then smooth. */
+function smoothAxis(ts: number[], raw: number[], crop: number, o: Required<SmoothOptions>): number[] {
+  const half = crop / 2;
+  if (half >= 0.5) return raw.map(() => 0.5); // the crop spans the axis: nothing to follow
+  const lo = half, hi = 1 - half;
+  const wanted = median3(raw).map((v) => clamp(v, lo, hi));
+  const zone = (o.deadZone * crop) / 2;
+  // Start where the face mostly is over the first second, not where one early detection put it.
+  const head = wanted.slice(0, 3).sort((a, b) => a - b);
+  let target = head[head.length >> 1] ?? 0.5;
+  const held = wanted.map((v) => {
+    if (Math.abs(v - target) > zone) target = v;
+    return target;
+  });
+  const sigma = o.sigmaSec;
+  return held.map((_, i) => {
+    let sw = 0, sv = 0;
+    for (let j = 0; j < held.length; j++) {
+      const d = (ts[j]! - ts[i]!) / sigma;
+      if (Math.abs(d) > 3) continue;
+      const wgt = Math.exp(-0.5 * d * d);
+      sw += wgt; sv += wgt * held[j]!;
+    }
+    return clamp(sv / sw, lo, hi);
+  });
+}
+
+/** Ramer–Douglas–Peucker on values: keep only the points that linear interpolation cannot reproduce. */
+function simplify(ts: number[], xs: number[], ys: number[], tolX: number, tolY: number): number[] {
+  const keep = new Set<number>([0, ts.length - 1]);
+  const visit = (a: number, b: number) => {
+    let worst = -1, worstErr = 1;
+    for (let i = a + 1; i < b; i++) {
+      const f = (ts[i]! - ts[a]!) / (ts[b]! - ts[a]! || 1);
+      const ex = Math.abs(xs[a]! + (xs[b]! - xs[a]!) * f - xs[i]!) / tolX;
+      const ey = Math.abs(ys[a]! + (ys[b]! - ys[a]!) * f - ys[i]!) / tolY;
+      const err = Math.max(ex, ey);
+      if (err > worstErr) { worst = i; worstErr = err; }
+    }
+    if (worst < 0) return;
+    keep.add(worst);
+    visit(a, worst);
+    visit(worst, b);
+  };
+  visit(0, ts.length - 1);
+  return [...keep].sort((a, b) => a - b);
+}
+
+const round4 = (v: number) => Math.round(v * 1e4) / 1e4;
+
+/**
+ * Face centres (clip-relative t, normalised source coordinates) -> crop keyframes that keep the face in
+ * frame without jitter. `crop` is the crop window's size normalised to the source (1 = spans the axis).
+ * Keyframes are clamped so the window stays inside the frame, the first is at t=0, and a still subject
+ * yields a single keyframe.
+ */
+export function smoothPath(points: PathPoint[], crop: { w: number; h: number }, options: SmoothOptions = {}): CropKeyframe[] {
+  const o = { ...SMOOTH_DEFAULTS, ...options };
+  const centre = (v: number, size: number) => (size >= 1 ? 0.5 : clamp(v, size / 2, 1 - size / 2));
+  const pts = [...points].sort((a, b) => a.t - b.t);
+  if (pts.length === 0) return [{ t: 0, cx: 0.5, cy: 0.5 }];
+  const ts = pts.map((p) => p.t);
+  const xs = smoothAxis(ts, pts.map((p) => p.cx), crop.w, o);
+  const ys = smoothAxis(ts, pts.map((p) => p.cy + o.headroom * crop.h), crop.h, o);
+  const tolX = Math.max(1e-4, o.tolerance * Math.min(1, crop.w));
+  const tolY = Math.max(1e-4, o.tolerance * Math.min(1, crop.h));
+  const kept = simplify(ts, xs, ys, tolX, tolY);
+  const frames = kept.map((i) => ({ t: round4(i === 0 ? 0 : Math.max(0, ts[i]!)), cx: round4(centre(xs[i]!, crop.w)), cy: round4(centre(ys[i]!, crop.h)) }));
+  const first = frames[0]!;
+  const still = frames.every((f) => Math.abs(f.cx - first.cx) <= tolX && Math.abs(f.cy - first.cy) <= tolY);
+  return still ? [first] : frames;
+}
+
+function staticPlan(layout: ResolvedLayout, crop: Size, faceCoverage: number): ReframePlan {
+  return { layout, cropWidth: crop.width, cropHeight: crop.height, keyframes: [{ t: 0, cx: 0.5, cy: 0.5 }], faceCoverage };
+}
+
+/**
+ * Plans the crop for one clip. Faces are sampled (3 fps, clip range only) unless the answer cannot
+ * depend on them: `fit`, or a fill/square window that already is the whole frame.
+ */
+export async function planReframe(req: ReframeRequest): Promise<ReframePlan> {
+  const { info, range, output } = req;
+  const source = { width: info.width, height: info.height };
+  if (!info.hasVideo || !source.width || !source.height) return staticPlan('fit', source, 0);
+  if (req.layout === 'fit') return staticPlan('fit', source, 0);
+  const portrait = decideLayout(info, null, output, req.layout);
+  if (req.layout !== 'auto' || portrait === 'fill') {
+    const layout = req.layout === 'auto' ? portrait : req.layout;
+    const crop = cropWindow(layout, source, output);
+    if (crop.width === source.width && crop.height === source.height) return staticPlan(layout, crop, 0);
+  }
+
+  const samples = await sampleFaces(req.mediaPath, range, { signal: req.signal, size: source });
+  const main = pickMainFace(samples);
+  const layout = decideLayout(info, main, output, req.layout);
+  const coverage = main?.coverage ?? 0;
+  const crop = cropWindow(layout, source, output);
+  if (layout === 'fit' || !main) return staticPlan(layout, crop, coverage);
+  const points = main.path.map((b) => ({ t: b.t - range.start, cx: b.cx, cy: b.cy }));
+  return {
+    layout,
+    cropWidth: crop.width,
+    cropHeight: crop.height,
+    keyframes: smoothPath(points, { w: crop.width / source.width, h: crop.height / source.height }),
+    faceCoverage: coverage,
+  };
+}

@@ -1,0 +1,164 @@
+// Stage 2: speech to timed words and sentences. Only the requested range is decoded (ffmpeg input
+// seeking), recognised by whisper.cpp, and the result cached per content, range, language and model.
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { mediaBinaries } from '../media/binaries.js';
+import { AbortedError, ProcessError, lastLines, runProcess } from '../media/process.js';
+import { PipelineError } from '../service/errors.js';
+import { buildSentences } from './sentences.js';
+import { readCachedTranscript, writeCachedTranscript, type TranscriptCacheKey } from './transcript-cache.js';
+import type { TimeRange, Transcript } from './types.js';
+import { runWhisperCli, whisperCliPath, wordsFromWhisperJson } from './whisper-cli.js';
+import { DEFAULT_MODEL, modelDisplayName, parseModelSpec, resolveWhisperModel } from './whisper-model.js';
+
+const STAGE = 'transcribing_audio';
+const SAMPLE_RATE = 16_000;
+/** Share of the progress bar given to cutting the audio out; recognition takes the rest. */
+const EXTRACT_SHARE = 0.05;
+
+export interface TranscribeRequest {
+  mediaPath: string;
+  range: TimeRange;
+  language: string;
+  /** FetchedSource.contentKey; without it nothing is cached. */
+  cacheKey?: string;
+  signal?: AbortSignal;
+  onProgress?: (fraction: number) => void;
+}
+
+export interface Transcriber {
+  readonly modelName: string;
+  transcribe(req: TranscribeRequest): Promise<Transcript>;
+}
+
+export interface TranscriberOptions {
+  dataDir: string;
+  /** Model name (downloaded into dataDir/models) or path to a ggml file; default SHORTS_WHISPER_MODEL ?? 'tiny.en'. */
+  model?: string;
+  /** Default: all cores (whisper.cpp scales well up to the physical core count). */
+  threads?: number;
+  onModelDownload?: (received: number, total: number) => void;
+}
+
+/** ffmpeg arguments that decode just `range` of the first audio stream into 16 kHz mono PCM for Whisper. */
+export function extractAudioArgs(mediaPath: string, range: TimeRange, wavPath: string): string[] {
+  const duration = Math.max(0, range.end - range.start);
+  return [
+    '-nostdin', '-v', 'error', '-y',
+    // Before -i: seek on the input, so a 10 s range of a 2 h file decodes 10 s (audio seeking is exact).
+    '-ss', range.start.toFixed(3), '-t', duration.toFixed(3), '-i', mediaPath,
+    '-map', '0:a:0', '-vn', '-ac', '1', '-ar', String(SAMPLE_RATE), '-c:a', 'pcm_s16le', wavPath,
+  ];
+}
+
+async function extractAudio(mediaPath: string, range: TimeRange, wavPath: string, signal?: AbortSignal): Promise<number> {
+  try {
+    await runProcess(mediaBinaries().ffmpeg, extractAudioArgs(mediaPath, range, wavPath), { signal });
+  } catch (e) {
+    if (!(e instanceof ProcessError)) throw e;
+    if (/matches no streams/i.test(e.stderr)) {
+      throw new PipelineError(STAGE, 'the video has no audio track, so there is no speech to transcribe', { cause: e });
+    }
+    throw new PipelineError(STAGE, `could not read the audio of the video (${lastLines(e.stderr, 1) || 'ffmpeg failed'})`, { cause: e });
+  }
+  // Seconds of audio actually written (a range past the end gives an empty file). 16-bit mono samples.
+  return Math.max(0, (await stat(wavPath)).size - 44) / 2 / SAMPLE_RATE;
+}
+
+/** Runs one recognition at a time per transcriber: whisper.cpp already uses every core. */
+class SerialQueue {
+  private tail: Promise<void> = Promise.resolve();
+
+  run<T>(job: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const previous = this.tail;
+    let release!: () => void;
+    this.tail = new Promise((resolve) => { release = resolve; });
+    return (async () => {
+      try {
+        // A job cancelled while it waits leaves at once instead of after the one in front of it.
+        await new Promise<void>((resolve, reject) => {
+          if (signal?.aborted) return reject(new AbortedError());
+          const onAbort = () => reject(new AbortedError());
+          signal?.addEventListener('abort', onAbort, { once: true });
+          void previous.then(() => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
+          });
+        });
+        return await job();
+      } finally {
+        // Never let the next job start before the one in front of this one has finished.
+        void previous.then(release);
+      }
+    })();
+  }
+}
+
+function monotonic(report?: (f: number) => void): (f: number) => void {
+  let last = -1;
+  return (f) => {
+    const v = Math.min(1, Math.max(0, f));
+    if (v > last) {
+      last = v;
+      report?.(v);
+    }
+  };
+}
+
+/** The whisper.cpp-backed transcriber with the on-disk cache in front. */
+export function createTranscriber(opts: TranscriberOptions): Transcriber {
+  const spec = parseModelSpec(opts.model ?? process.env.SHORTS_WHISPER_MODEL ?? DEFAULT_MODEL);
+  const modelName = modelDisplayName(spec);
+  const threads = opts.threads ?? os.availableParallelism();
+  const queue = new SerialQueue();
+
+  async function transcribe(req: TranscribeRequest): Promise<Transcript> {
+    const { range, language, signal } = req;
+    if (!(range.end > range.start)) throw new PipelineError(STAGE, `nothing to transcribe: the range ${range.start}-${range.end} s is empty`);
+    const progress = monotonic(req.onProgress);
+    progress(0);
+    const model = await resolveWhisperModel(spec, { dataDir: opts.dataDir, onDownload: opts.onModelDownload, signal });
+    const cacheKey: TranscriptCacheKey | null = req.cacheKey
+      ? { contentKey: req.cacheKey, range, language, modelName, modelSizeBytes: model.sizeBytes }
+      : null;
+    if (cacheKey) {
+      const cached = await readCachedTranscript(opts.dataDir, cacheKey);
+      if (cached) {
+        progress(1);
+        return cached;
+      }
+    }
+    const bin = whisperCliPath();
+    const transcript = await queue.run(async () => {
+      const work = await mkdtemp(path.join(os.tmpdir(), 'shorts-transcribe-'));
+      try {
+        const wav = path.join(work, 'audio.wav');
+        const seconds = await extractAudio(req.mediaPath, range, wav, signal);
+        progress(EXTRACT_SHARE);
+        // Under 0.1 s (a range past the end of the media) there is nothing Whisper could hear.
+        const json = seconds < 0.1 ? { transcription: [] } : await runWhisperCli(bin,
+          { modelPath: model.path, wavPath: wav, language, threads, outputBase: path.join(work, 'whisper') },
+          { signal, onProgress: (f) => progress(EXTRACT_SHARE + (1 - EXTRACT_SHARE) * f * 0.99) });
+        const actual: TimeRange = { start: range.start, end: range.start + Math.min(seconds, range.end - range.start) };
+        const words = wordsFromWhisperJson(json, actual);
+        const result: Transcript = {
+          // The detected language for "auto" (English-only models always report "en").
+          language: ('result' in json && json.result?.language) || language,
+          model: modelName,
+          range,
+          words,
+          sentences: buildSentences(words),
+        };
+        return result;
+      } finally {
+        await rm(work, { recursive: true, force: true });
+      }
+    }, signal);
+    if (cacheKey) await writeCachedTranscript(opts.dataDir, cacheKey, transcript);
+    progress(1);
+    return transcript;
+  }
+
+  return { modelName, transcribe };
+}

