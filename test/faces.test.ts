@@ -43,6 +43,10 @@ describe('BlazeFace detector on real video', () => {
     expect(samples.every((s) => s.t >= 40 && s.t < 45)).toBe(true);
   });
 
+  it('returns no samples for a range past the end of the file', async () => {
+    expect(await sampleFaces(CAP12, { start: 60, end: 62 })).toEqual([]);
+  });
+
   it('stops with an AbortError when cancelled', async () => {
     const ctl = new AbortController();
     const run = sampleFaces(CAP12, { start: 0, end: 53 }, { signal: ctl.signal });

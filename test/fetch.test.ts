@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AbortedError } from '../src/media/process.js';
-import { dispositionFileName } from '../src/net/download.js';
+import { dispositionFileName, headFileUrl } from '../src/net/download.js';
 import { isShortFormUrl, parseYtDlpInfo, parseYtDlpProgress, ytDlpErrorReason } from '../src/net/ytdlp.js';
 import { contentKey, fetchSource } from '../src/pipeline/fetch.js';
 import { PipelineError, ShortsError } from '../src/service/errors.js';
@@ -49,6 +49,9 @@ function route(req: IncomingMessage, res: ServerResponse): void {
     case '/raw/My%20Talk.mp4':
       res.writeHead(200, { 'content-type': 'video/mp4' });
       return void res.end(readFileSync(untagged));
+    case '/hop':
+      res.writeHead(302, { location: '/clip.mp4' });
+      return void res.end();
     case '/page.html':
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
       return void res.end('<html><body>not a video</body></html>');
@@ -248,6 +251,36 @@ describe('fetchSource: file URL', () => {
     await expect(fetchSource({ kind: 'fileUrl', url: `${base}/clip.mp4` }, { workDir, checkUrl })).rejects.toMatchObject({ message: 'blocked address' });
     expect(checked).toEqual([`${base}/clip.mp4`]);
   });
+
+  it('runs the URL check on every redirect target', async () => {
+    const checked: string[] = [];
+    const checkUrl = async (u: URL) => {
+      checked.push(u.pathname);
+      if (u.pathname !== '/hop') throw new ShortsError('invalid_file_url', `blocked address ${u.pathname}`);
+    };
+    const e = await rejection(fetchSource({ kind: 'fileUrl', url: `${base}/hop` }, { workDir, checkUrl }));
+    expect(e).toBeInstanceOf(ShortsError);
+    expect(e).toMatchObject({ code: 'invalid_file_url', message: 'blocked address /clip.mp4' });
+    expect(checked).toEqual(['/hop', '/clip.mp4']);
+    expect(readdirSync(workDir)).toEqual([]);
+  });
+
+  it('follows redirects to the video', async () => {
+    const src = await fetchSource({ kind: 'fileUrl', url: `${base}/hop` }, { workDir });
+    expect(src.contentKey).toBe(await contentKey(tagged));
+  });
+});
+
+describe('headFileUrl (acceptance check without downloading)', () => {
+  it('accepts a video URL and reports its type and length', async () => {
+    expect(await headFileUrl(`${base}/clip.mp4`)).toEqual({ contentType: 'video/mp4', contentLength: clipBytes.length, finalUrl: `${base}/clip.mp4` });
+  });
+
+  it('rejects HTML, a 404 and an oversized file with the download errors', async () => {
+    await expect(headFileUrl(`${base}/page.html`)).rejects.toMatchObject({ code: 'invalid_file_url', message: expect.stringContaining('text/html is not a video') });
+    await expect(headFileUrl(`${base}/gone.mp4`)).rejects.toMatchObject({ code: 'invalid_file_url', message: expect.stringContaining('HTTP 404') });
+    await expect(headFileUrl(`${base}/clip.mp4`, { maxBytes: 1000 })).rejects.toMatchObject({ code: 'file_too_large' });
+  });
 });
 
 describe('Content-Disposition', () => {
@@ -344,6 +377,14 @@ describe('fetchSource: page URL', () => {
     expect([...progress].sort((a, b) => a - b)).toEqual(progress);
     // Only the video is left behind: no info JSON, no .part, no path file.
     expect(readdirSync(workDir)).toEqual(['source.mp4']);
+  });
+
+  it('kills yt-dlp on abort and removes its partial file', async () => {
+    const controller = new AbortController();
+    const p = fetchSource({ kind: 'pageUrl', url: `${base}/slow.mp4` }, { workDir, signal: controller.signal, onProgress: () => controller.abort() });
+    const e = await rejection(p);
+    expect(e).toBeInstanceOf(AbortedError);
+    expect(readdirSync(workDir)).toEqual([]);
   });
 
   it('maps a yt-dlp failure to invalid_video_site_url with the readable reason', async () => {

@@ -8,6 +8,8 @@ export interface RunOptions {
   env?: NodeJS.ProcessEnv;
   /** Called with each chunk of stderr (progress parsing). */
   onStderr?: (chunk: string) => void;
+  /** Called with each chunk of stdout, for programs that report progress there (yt-dlp). */
+  onStdout?: (chunk: string) => void;
   /** Keep at most this many bytes of stderr for error messages. */
   stderrLimit?: number;
 }
@@ -40,7 +42,10 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
     const child = spawn(command, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     let err = '';
-    child.stdout.on('data', (b: Buffer) => out.push(b));
+    child.stdout.on('data', (b: Buffer) => {
+      out.push(b);
+      opts.onStdout?.(b.toString());
+    });
     child.stderr.on('data', (b: Buffer) => {
       const s = b.toString();
       opts.onStderr?.(s);
@@ -52,9 +57,11 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
       opts.signal?.removeEventListener('abort', onAbort);
       reject(e);
     });
-    child.on('close', (code) => {
+    child.on('close', (code, signal) => {
       opts.signal?.removeEventListener('abort', onAbort);
-      if (opts.signal?.aborted) return reject(new AbortedError());
+      // We only ever send SIGKILL; a child ended by SIGINT/SIGTERM got the user's Ctrl-C (the terminal
+      // signals the whole process group), so it is a cancellation, not a failure of the stage.
+      if (opts.signal?.aborted || signal === 'SIGINT' || signal === 'SIGTERM') return reject(new AbortedError());
       if (code !== 0) return reject(new ProcessError(command, code, err));
       resolve({ stdout: Buffer.concat(out).toString(), stderr: err, code: 0 });
     });

@@ -191,6 +191,32 @@ async function attempt(url: URL, part: string, opts: DownloadOptions, maxBytes: 
   return { bytes: counter.bytes, response };
 }
 
+export interface FileUrlHead { contentType: string; contentLength: number | null; finalUrl: string }
+
+/**
+ * Spec 4.2's acceptance check for a file URL, without downloading: a HEAD request that must succeed
+ * and show a video Content-Type and a Content-Length within the limit. Same errors as downloadFile.
+ */
+export async function headFileUrl(rawUrl: string, opts: Pick<DownloadOptions, 'maxBytes' | 'signal' | 'checkUrl'> = {}): Promise<FileUrlHead> {
+  const url = parseFileUrl(rawUrl);
+  await opts.checkUrl?.(url);
+  const checkUrl = opts.checkUrl;
+  try {
+    const response = await got.head(url, {
+      signal: opts.signal,
+      maxRedirects: 5,
+      timeout: { lookup: 10_000, connect: 15_000, secureConnect: 15_000, response: 30_000 },
+      hooks: checkUrl ? { beforeRedirect: [async (next) => checkUrl(new URL(String(next.url)))] } : {},
+    });
+    vetResponse(response, opts.maxBytes ?? DEFAULT_MAX_BYTES);
+    const length = Number(response.headers['content-length']);
+    return { contentType: mediaType(response.headers['content-type']), contentLength: Number.isFinite(length) ? length : null, finalUrl: response.url };
+  } catch (e) {
+    if (opts.signal?.aborted) throw new AbortedError();
+    throw describe(e, url);
+  }
+}
+
 /** Downloads `rawUrl` into opts.destDir. Throws ShortsError (spec codes) or AbortedError. */
 export async function downloadFile(rawUrl: string, opts: DownloadOptions): Promise<DownloadResult> {
   const url = parseFileUrl(rawUrl);

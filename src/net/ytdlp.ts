@@ -148,8 +148,10 @@ export async function downloadWithYtDlp(bin: string, infoPath: string, opts: YtD
     '--max-filesize', String(opts.maxBytes), '--socket-timeout', '30',
     '--print-to-file', 'after_move:filepath', pathFile,
   ];
-  const ffmpeg = mediaBinaries().ffmpeg;
-  if (path.isAbsolute(ffmpeg)) args.push('--ffmpeg-location', ffmpeg);
+  // Merge with the ffmpeg the rest of the pipeline uses when it is a configured or bundled path;
+  // a bare "ffmpeg" is the one yt-dlp finds on PATH anyway.
+  const ffmpeg = (() => { try { return mediaBinaries().ffmpeg; } catch { return null; } })();
+  if (ffmpeg && path.isAbsolute(ffmpeg)) args.push('--ffmpeg-location', ffmpeg);
 
   let partIndex = -1;
   let best = 0;
@@ -166,17 +168,16 @@ export async function downloadWithYtDlp(bin: string, infoPath: string, opts: YtD
   };
   let output: string;
   try {
-    // yt-dlp writes progress to stdout only, and runProcess streams stderr only: send stdout to stderr.
-    // "$0" "$@" are passed as arguments, never parsed by the shell, so the URL cannot inject anything.
-    const r = await runProcess('sh', ['-c', 'exec "$0" "$@" 1>&2', bin, ...args], {
+    // yt-dlp writes its progress lines to stdout.
+    const r = await runProcess(bin, args, {
       signal: opts.signal,
-      onStderr: (chunk) => {
+      onStdout: (chunk) => {
         const lines = (pending + chunk).split(/\r?\n|\r/);
         pending = lines.pop() ?? '';
         lines.forEach(onLine);
       },
     });
-    output = r.stderr;
+    output = `${r.stdout}\n${r.stderr}`;
   } catch (e) {
     await removeLeftovers(opts.workDir);
     if (e instanceof ProcessError) throw new PipelineError('fetching_video', `could not download the video: ${ytDlpErrorReason(e.stderr)}`, { cause: e });

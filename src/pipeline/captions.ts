@@ -37,8 +37,9 @@ export function buildCues(words: Word[], clip: TimeRange, opts: CueOptions): Cap
     const text = w.text.replace(/\s+/g, ' ').trim();
     const mid = (w.start + w.end) / 2;
     if (!text || mid < clip.start || mid >= clip.end) continue;
-    const start = clamp(w.start - clip.start, 0, duration);
-    const end = clamp(w.end - clip.start, start, duration);
+    // Millisecond precision: enough for captions, and free of float noise (10.2 - 10 = 0.19999...).
+    const start = ms(clamp(w.start - clip.start, 0, duration));
+    const end = ms(clamp(w.end - clip.start, start, duration));
     inClip.push({ ...w, text, start, end });
   }
 
@@ -65,7 +66,7 @@ export function buildCues(words: Word[], clip: TimeRange, opts: CueOptions): Cap
     const last = group[group.length - 1]!;
     const nextStart = groups[i + 1]?.[0]?.start ?? Infinity;
     // Stay up until the next phrase when it follows closely (no flicker), else linger briefly.
-    const end = Math.max(last.end, Math.min(last.end + LINGER_SEC, nextStart, duration));
+    const end = ms(Math.max(last.end, Math.min(last.end + LINGER_SEC, nextStart, duration)));
     return { start: first.start, end, words: group };
   });
 }
@@ -194,7 +195,7 @@ function pushEvent(events: string[], start: number, end: number, text: string): 
  */
 export function escapeAssText(text: string): string {
   return text
-    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .replace(/[\s\u0000-\u001f\u007f]+/g, ' ')
     .replace(/\\/g, '\\\u2060')
     .replace(/[{}]/g, (c) => `\\${c}`);
 }
@@ -217,5 +218,6 @@ export function assColor(hex: string, alpha?: number): string {
 }
 
 function pad2(n: number): string { return String(n).padStart(2, '0'); }
+function ms(n: number): number { return Math.round(n * 1000) / 1000; }
 function round1(n: number): number { return Math.round(n * 10) / 10; }
 function clamp(v: number, lo: number, hi: number): number { return Math.min(hi, Math.max(lo, v)); }

@@ -1,6 +1,6 @@
 // Stage 4: title, reason and social description for one highlight, written from the clip's own words.
 // Deterministic and local; llm.ts may polish the result when a model is configured.
-import { hookScore, hookSignals, startCleanliness, tokens, type HookSignals } from './highlight-features.js';
+import { hookScore, hookSignals, NUMBER_WORDS, startCleanliness, tokens, type HookSignals } from './highlight-features.js';
 import type { ClipCopy, Highlight, HighlightFeatures, Sentence, Transcript } from './types.js';
 
 export const TITLE_MAX_CHARS = 60;
@@ -31,7 +31,11 @@ const LEADING_FILLER_WITH_COMMA = ['like', 'now', 'look', 'listen', 'right', 'se
 const INNER_FILLER = /(^|[\s,])(?:(?:um+|uh+|erm?)(?=[\s,.!?]|$),?|(?:you know|i mean),)/gi;
 const SMALL_WORDS = new Set(['a', 'an', 'the', 'and', 'but', 'or', 'nor', 'for', 'so', 'yet', 'on', 'at', 'to', 'of', 'in', 'by', 'with', 'as', 'vs', 'from', 'into', 'per', 'via']);
 /** Words a cut title must not end on. */
-const DANGLING_END = new Set([...SMALL_WORDS, 'is', 'are', 'was', 'were', 'be', 'my', 'your', 'our', 'their', 'his', 'her', 'its', 'that', 'which', 'who', 'if', 'because', 'than', 'i', 'we', 'you', 'they', 'it']);
+const DANGLING_END = new Set([
+  ...SMALL_WORDS, 'is', 'are', 'was', 'were', 'be', 'been', 'my', 'your', 'our', 'their', 'his', 'her', 'its', 'that', 'this',
+  'these', 'those', 'which', 'who', 'what', 'if', 'because', 'than', 'i', 'we', 'you', 'they', 'it', 'he', 'she', 'not', 'very',
+  'how', 'when', 'where', 'will', 'would', 'can', 'could', 'should', 'has', 'have', 'had', 'do', 'does', 'did', 'much', 'more',
+]);
 
 /** The best opening sentence in the clip becomes the title, cleaned and cut at a clause boundary. */
 export function writeTitle(clip: readonly Sentence[]): string {
@@ -45,7 +49,10 @@ export function writeTitle(clip: readonly Sentence[]): string {
     if (!best || score > best.score + 1e-9) best = { text, score };
   });
   const chosen = (best as { text: string } | null)?.text ?? '';
-  return titleCase(cutTitle(chosen)) || 'Untitled Clip';
+  let title = cutTitle(chosen);
+  // A question cut short still reads as a question: "Why Do 90% of Restaurants Fail?"
+  if (/\?$/.test(chosen.trim()) && title && !/[?!]$/.test(title) && chosen.startsWith(title)) title += '?';
+  return titleCase(title) || 'Untitled Clip';
 }
 
 function stripFiller(sentence: string): string {
@@ -63,31 +70,50 @@ function stripFiller(sentence: string): string {
   return t.replace(/^[,;:\-–—\s]+/, '').trim();
 }
 
-/** Keeps a whole short sentence; otherwise cuts at the first clause boundary that leaves a full thought. */
+/**
+ * Keeps a whole short sentence. A long one is cut into clauses (at , ; : and dashes); the title is the
+ * run of clauses, or the word prefix of one, that fits and hooks best, so "When I tried it, I was
+ * shocked at how much I wasted" gives "I Was Shocked at How Much I Wasted", not "When I Tried It".
+ */
 function cutTitle(text: string): string {
-  const words = text.split(' ').filter(Boolean);
-  const fits = (s: string) => s.length <= TITLE_MAX_CHARS && s.split(' ').length <= TITLE_MAX_WORDS + 1;
   const whole = text.replace(/\.+$/, '').trim();
-  if (fits(whole)) return whole;
+  if (fitsTitle(whole, TITLE_MAX_WORDS + 1)) return whole;
 
-  // Clause boundaries: punctuation inside the sentence.
-  const clauses: string[] = [];
-  let acc: string[] = [];
+  const clauses: string[][] = [[]];
+  for (const w of text.split(' ').filter(Boolean)) {
+    if (/^[—–-]+$/.test(w)) { clauses.push([]); continue; }
+    clauses[clauses.length - 1]!.push(w);
+    if (/[,;:]$/.test(w)) clauses.push([]);
+  }
+  const pieces = clauses.filter((c) => c.length > 0);
+  let best: { text: string; score: number } | null = null;
+  for (let a = 0; a < pieces.length; a++) {
+    for (let b = a; b < pieces.length; b++) {
+      const run = pieces.slice(a, b + 1).flat();
+      const candidate = fitsTitle(run.join(' '), TITLE_MAX_WORDS) ? cleanEnd(run.join(' ')) : prefixCut(run);
+      const n = candidate.split(' ').filter(Boolean).length;
+      if (n < Math.min(TITLE_MIN_WORDS, tokens(text).length)) continue;
+      const score = hookScore(candidate) + (a === 0 ? 0.1 : 0) + (candidate === cleanEnd(run.join(' ')) ? 0.1 : 0)
+        - (startCleanliness(candidate) === 0 ? 0.3 : 0) + n / 100;
+      if (!best || score > best.score + 1e-9) best = { text: candidate, score };
+      if (!fitsTitle(run.join(' '), TITLE_MAX_WORDS)) break; // longer runs only cut the same prefix
+    }
+  }
+  return (best as { text: string } | null)?.text ?? prefixCut(text.split(' ').filter(Boolean));
+}
+
+function fitsTitle(s: string, maxWords: number): boolean {
+  return s.length <= TITLE_MAX_CHARS && s.split(' ').filter(Boolean).length <= maxWords;
+}
+
+/** The longest word prefix that fits, not ending on a function word. */
+function prefixCut(words: string[]): string {
+  const acc: string[] = [];
   for (const w of words) {
-    acc.push(w);
-    if (/[,;:]$/.test(w) || /^[—–-]$/.test(w)) clauses.push(acc.join(' '));
-  }
-  for (let k = clauses.length - 1; k >= 0; k--) {
-    const c = cleanEnd(clauses[k]!);
-    if (fits(c) && c.split(' ').length >= TITLE_MIN_WORDS) return c;
-  }
-  // No usable clause: the longest word prefix that fits, not ending on a function word.
-  acc = [];
-  for (const w of words) {
-    if (!fits([...acc, w].join(' '))) break;
+    if (!fitsTitle([...acc, w].join(' '), TITLE_MAX_WORDS)) break;
     acc.push(w);
   }
-  while (acc.length > TITLE_MIN_WORDS && DANGLING_END.has(tokens(acc[acc.length - 1]!)[0] ?? '')) acc.pop();
+  while (acc.length > TITLE_MIN_WORDS - 1 && DANGLING_END.has(tokens(acc[acc.length - 1]!)[0] ?? '')) acc.pop();
   return cleanEnd(acc.join(' '));
 }
 
@@ -178,11 +204,13 @@ wouldn't yeah yes you you'd you'll you're you've your yours yourself yourselves 
 literally going know mean kind sort stuff something anything everything nothing someone anyone everyone people time
 times day days year years back even still ever never always much many every good great new first last next little big
 go goes went come came take took put tell told look looking give gave keep kept start started thing's let maybe
-probably pretty quite whole another around away thats dont cant im ive youre theyre whats gotta tbh`.split(/\s+/).filter(Boolean));
+probably pretty quite whole another around away thats dont cant im ive youre theyre whats gotta tbh finally without
+within exactly making doing trying tried using used second third part today tonight week weeks month later early usual
+normal enough able sure already almost often sometimes else instead across along behind inside outside`.split(/\s+/).filter(Boolean));
 
 /** One summary sentence from the clip, then 3-5 hashtags from its most distinctive words. */
 export function writeDescription(clip: readonly Sentence[], transcript: Transcript, title = ''): string {
-  const weights = distinctiveWords(clip, transcript);
+  const weights = distinctiveWords(clip, transcript, title);
   const summary = summarise(clip, weights, title);
   const tags = hashtags(weights);
   return [summary, tags.join(' ')].filter(Boolean).join(' ');
@@ -196,13 +224,14 @@ function stem(w: string): string {
 }
 
 function contentWords(text: string): string[] {
-  return tokens(text).filter((t) => t.length >= 3 && !STOPWORDS.has(t) && /\p{L}/u.test(t) && !/\d/.test(t) && !t.includes('\''));
+  return tokens(text).filter((t) => t.length >= 3 && !STOPWORDS.has(t) && !NUMBER_WORDS.has(t) && /\p{L}/u.test(t) && !/\d/.test(t) && !t.includes('\''));
 }
 
 interface WordWeight { key: string; surface: string; weight: number; clipCount: number }
 
 /** Frequency in the clip, boosted when the word is rarer in the rest of the transcript. */
-function distinctiveWords(clip: readonly Sentence[], transcript: Transcript): Map<string, WordWeight> {
+function distinctiveWords(clip: readonly Sentence[], transcript: Transcript, title: string): Map<string, WordWeight> {
+  const titleKeys = new Set(contentWords(title).map(stem));
   const clipCounts = new Map<string, { count: number; surfaces: Map<string, number>; firstSeen: number }>();
   let pos = 0;
   for (const s of clip) {
@@ -229,8 +258,10 @@ function distinctiveWords(clip: readonly Sentence[], transcript: Transcript): Ma
     const total = Math.max(e.count, totalCounts.get(key) ?? 0);
     // Share of the word's uses that fall inside the clip, against the clip's share of the transcript.
     const concentration = (e.count / total) / Math.max(1e-9, clipWords / Math.max(clipWords, totalWords));
+    // Longer words tend to be the topic ("restaurants") rather than the talk around it ("lose").
     const lengthBonus = key.length >= 6 ? 1.15 : 1;
-    const weight = e.count * (0.5 + Math.min(3, concentration) / 2) * lengthBonus - e.firstSeen * 1e-6;
+    const titleBonus = titleKeys.has(key) ? 1.5 : 1;
+    const weight = e.count * (0.5 + Math.min(3, concentration) / 2) * lengthBonus * titleBonus - e.firstSeen * 1e-6;
     const surface = [...e.surfaces.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]![0];
     out.set(key, { key, surface, weight, clipCount: e.count });
   }
@@ -242,7 +273,8 @@ function hashtags(weights: Map<string, WordWeight>): string[] {
   // Prefer words said more than once; single mentions fill in only when the clip is short on them.
   const repeated = ranked.filter((w) => w.clipCount > 1);
   const picked = [...repeated, ...ranked.filter((w) => w.clipCount <= 1)].slice(0, 4);
-  const tags = picked.map((w) => `#${w.surface.charAt(0).toUpperCase()}${w.surface.slice(1)}`);
+  // "walk-in" -> #WalkIn: hashtags stop at the first character that is not a letter or digit.
+  const tags = picked.map((w) => `#${w.surface.split(/[^\p{L}\p{N}]+/u).filter(Boolean).map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('')}`);
   tags.push('#shorts');
   for (const filler of ['#clips', '#video']) if (tags.length < 3) tags.push(filler);
   return tags;
@@ -257,9 +289,10 @@ function summarise(clip: readonly Sentence[], weights: Map<string, WordWeight>, 
     const toks = tokens(text);
     if (toks.length < 5 || startCleanliness(text) === 0) continue;
     const words = contentWords(text);
-    const overlap = toks.filter((t) => titleWords.has(t)).length / toks.length;
+    // Share of the title's words this sentence repeats: the title line itself makes a poor summary.
+    const overlap = titleWords.size > 0 ? [...titleWords].filter((t) => toks.includes(t)).length / titleWords.size : 0;
     const score = words.reduce((acc, w) => acc + (weights.get(stem(w))?.weight ?? 0), 0) / Math.sqrt(toks.length)
-      - (overlap > 0.7 ? 1 : 0) - (text.trim().endsWith('?') ? 0.5 : 0);
+      * (overlap > 0.7 ? 0.3 : 1) * (text.trim().endsWith('?') ? 0.5 : 1);
     if (!best || score > best.score + 1e-9) best = { text, score };
   }
   const chosen = (best as { text: string } | null)?.text ?? stripFiller(clip[0]?.sentence ?? '');

@@ -237,6 +237,7 @@ export async function sampleFaces(mediaPath: string, range: TimeRange, opts: Sam
   const ctl = new AbortController();
   const onAbort = () => ctl.abort();
   outer?.addEventListener('abort', onAbort, { once: true });
+  if (outer?.aborted) ctl.abort(); // cancelled while the model was loading
   const dir = await mkdtemp(path.join(tmpdir(), 'shorts-faces-'));
   const slices: { start: number; dur: number; file: string }[] = [];
   for (let s = 0, k = 0; s < duration - 1e-6; s += CHUNK_SEC, k++) {
@@ -257,7 +258,9 @@ export async function sampleFaces(mediaPath: string, range: TimeRange, opts: Sam
       const sl = slices[i]!;
       await pending;
       pending = decode(i + 1);
-      const bytes = (await stat(sl.file)).size;
+      // A slice past the real end of the file decodes to nothing (ffmpeg may not even create the file).
+      const bytes = await stat(sl.file).then((st) => st.size, () => 0);
+      if (bytes === 0) continue;
       const frames = Math.floor(bytes / frameBytes);
       const buf = new Uint8Array(frameBytes);
       const fh = await open(sl.file, 'r');
@@ -267,7 +270,8 @@ export async function sampleFaces(mediaPath: string, range: TimeRange, opts: Sam
           await fh.read(buf, 0, frameBytes, f * frameBytes);
           // The fps filter emits frame n at n/fps from the seek point.
           const t = sl.start + f / fps;
-          if (t >= range.end) break;
+          // The fps filter may round one extra frame onto the end; that time belongs to the next slice.
+          if (t >= sl.start + sl.dur - 1e-6) break;
           samples.push({ t, faces: await faces.detect(buf, size.w, size.h) });
         }
       } finally {

@@ -12,10 +12,11 @@ const SURPRISE = new Set([
   'surprising', 'surprised', 'weird', 'hidden', 'lie', 'lied', 'lies', 'myth', 'wrong', 'worst', 'biggest', 'nothing',
   'everyone', 'everybody', 'stop', 'truth', 'forbidden', 'banned', 'impossible', 'ruined', 'failed', 'fail',
 ]);
-const OPENERS = ['here\'s', 'imagine', 'what if', 'why', 'how', 'the reason', 'the one thing', 'if you'];
-const NUMBER_WORDS = new Set([
-  'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'twenty', 'thirty', 'forty',
-  'fifty', 'hundred', 'hundreds', 'thousand', 'thousands', 'million', 'millions', 'billion', 'billions', 'percent', 'half', 'double', 'triple',
+const OPENERS = ['here\'s', 'here is', 'imagine', 'what if', 'why', 'how', 'the reason', 'the one thing', 'if you'];
+export const NUMBER_WORDS = new Set([
+  'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen',
+  'sixteen', 'seventeen', 'eighteen', 'nineteen', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety',
+  'dozen', 'dozens', 'hundred', 'hundreds', 'thousand', 'thousands', 'million', 'millions', 'billion', 'billions', 'percent', 'half', 'double', 'triple',
 ]);
 /** Emotional and intensifying words; density of these drives the "emotion" feature. */
 export const EMOTION_WORDS = new Set([
@@ -60,14 +61,14 @@ function hasPhrase(lowerText: string, phrases: readonly string[]): boolean {
 export function hookSignals(text: string): HookSignals {
   const toks = tokens(text);
   const lower = text.toLowerCase();
-  const first = toks.slice(0, 2).join(' ');
+  const opening = `${toks.slice(0, 3).join(' ')} `;
   return {
     question: /\?\s*$/.test(text.trim()),
     number: toks.some((t) => /\d/.test(t) || NUMBER_WORDS.has(t)),
     contrast: toks.some((t) => CONTRAST.has(t)) || hasPhrase(lower, CONTRAST_PHRASES),
     address: toks.some((t) => ADDRESS.has(t)),
     surprise: toks.some((t) => SURPRISE.has(t)),
-    opener: OPENERS.some((o) => first === o || first.startsWith(`${o} `) || toks[0] === o),
+    opener: OPENERS.some((o) => opening.startsWith(`${o} `)),
   };
 }
 

@@ -1,0 +1,123 @@
+// End to end: the real CLI, real whisper.cpp, real ffmpeg, a real SQLite store, the shipped sample.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { SAMPLE, cliEnv, runCli } from './helpers/cli.js';
+import type { RequestDetail } from '../src/service/api-types.js';
+
+function probe(file: string) {
+  return JSON.parse(execFileSync('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_streams', '-show_format', file]).toString()) as {
+    streams: { codec_type: string; codec_name: string; width?: number; height?: number; pix_fmt?: string }[];
+    format: { duration: string };
+  };
+}
+
+describe('shorts create on the shipped sample (local mode)', () => {
+  const env = cliEnv();
+  const out = mkdtempSync(path.join(os.tmpdir(), 'shorts-out-'));
+  let detail: RequestDetail;
+  let result: Awaited<ReturnType<typeof runCli>>;
+
+  beforeAll(async () => {
+    result = await runCli(['create', '--file', SAMPLE, '--start', '0', '--end', '80', '--max-shorts', '2',
+      '--preferred-length', 'under30sec', '--out', out, '--json'], env);
+    detail = JSON.parse(result.stdout) as RequestDetail;
+  }, 300_000);
+
+  it('exits 0 and prints the request detail as JSON on stdout', () => {
+    expect(result.code, result.stderr).toBe(0);
+    expect(detail.status).toBe('completed');
+    expect(detail.progress).toBe(100);
+  });
+
+  it('writes request.json shaped like GET /shorts/:id', () => {
+    const written = JSON.parse(readFileSync(path.join(out, 'request.json'), 'utf8')) as RequestDetail;
+    expect(Object.keys(written).sort()).toEqual(['_id', 'captionLanguage', 'end', 'heatmap', 'language', 'preferredLength', 'progress',
+      'projectId', 'sentences', 'shorts', 'start', 'status', 'template', 'title', 'url', 'userEmail'].sort());
+    expect(written).toMatchObject({ start: 0, end: 80, language: 'en', template: 'karaoke', captionLanguage: '', preferredLength: 'under30sec',
+      projectId: null, heatmap: [], title: 'How to learn any skill faster (shortwright sample)' });
+    expect(written.sentences.length).toBeGreaterThan(10);
+    for (const [i, s] of written.sentences.entries()) {
+      expect(Object.keys(s).sort()).toEqual(['end', 'index', 'sentence', 'start']);
+      expect(s.index).toBe(i);
+    }
+    for (const s of written.shorts) {
+      expect(Object.keys(s).sort()).toEqual(['description', 'duration', 'endTimestamp', 'error', 'height', 'id', 'posts', 'reason', 'recompiling',
+        'sentenceIndexes', 'startTimestamp', 'title', 'video_url', 'viral_score', 'width'].sort());
+      expect(s.id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(s.viral_score).toBeGreaterThanOrEqual(0);
+      expect(s.viral_score).toBeLessThanOrEqual(100);
+      expect(s.description).toMatch(/#\w+/);
+      expect(s.posts).toEqual([]);
+    }
+  });
+
+  it('honours --max-shorts and ranks clips by viral score', () => {
+    expect(detail.shorts.length).toBeGreaterThanOrEqual(1);
+    expect(detail.shorts.length).toBeLessThanOrEqual(2);
+    const scores = detail.shorts.map((s) => s.viral_score);
+    expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+  });
+
+  it('cuts clips on sentence boundaries', () => {
+    for (const s of detail.shorts) {
+      const first = detail.sentences[s.sentenceIndexes[0]!]!;
+      const last = detail.sentences[s.sentenceIndexes.at(-1)!]!;
+      expect(s.startTimestamp).toBeCloseTo(first.start, 1);
+      expect(s.endTimestamp).toBeCloseTo(last.end, 1);
+      expect(s.duration).toBeCloseTo(s.endTimestamp - s.startTimestamp, 2);
+    }
+  });
+
+  it('leaves one H.264/AAC MP4 per clip at the configured size and duration', () => {
+    const files = readdirSync(out).filter((f) => f.endsWith('.mp4'));
+    expect(files).toHaveLength(detail.shorts.length);
+    for (const s of detail.shorts) {
+      const file = new URL(s.video_url).pathname;
+      expect(existsSync(file)).toBe(true);
+      const p = probe(file);
+      const v = p.streams.find((x) => x.codec_type === 'video')!;
+      expect(v).toMatchObject({ codec_name: 'h264', width: 270, height: 480, pix_fmt: 'yuv420p' });
+      expect(p.streams.find((x) => x.codec_type === 'audio')?.codec_name).toBe('aac');
+      expect(Number(p.format.duration)).toBeCloseTo(s.duration, 0);
+      expect(s).toMatchObject({ width: 270, height: 480, error: false, recompiling: false });
+    }
+  });
+
+  it('finds the request with status, get and list (--json)', async () => {
+    const status = await runCli(['status', detail._id, '--json'], env);
+    expect(status.code).toBe(0);
+    expect(JSON.parse(status.stdout)).toEqual({ _id: detail._id, status: 'completed', step: 'completed', stepMessage: 'Task complete!',
+      progress: 100, userEmail: expect.stringMatching(/@/), isDemo: false });
+    const get = await runCli(['get', detail._id, '--json'], env);
+    expect(JSON.parse(get.stdout)._id).toBe(detail._id);
+    const list = await runCli(['list', '--json'], env);
+    const listed = JSON.parse(list.stdout) as { data: { requests: { requestId: string; duration: number }[]; pagination: unknown } };
+    expect(listed.data.requests).toEqual([expect.objectContaining({ requestId: detail._id, status: 'completed', progress: 100, duration: 80 })]);
+    expect(listed.data.pagination).toEqual({ page: 1, limit: 20, totalPages: 1, totalCount: 1 });
+    const human = await runCli(['list'], env);
+    expect(human.stdout).toContain(detail._id);
+  });
+
+  it('refuses to cancel a finished request (exit 1, request_not_cancellable)', async () => {
+    const r = await runCli(['cancel', detail._id], env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/request_not_cancellable.*already completed/);
+  });
+});
+
+describe('shorts create --no-clipping', () => {
+  it('makes the whole range one clip', async () => {
+    const env = cliEnv();
+    const r = await runCli(['create', '--file', SAMPLE, '--start', '5', '--end', '70', '--no-clipping', '--no-captions', '--layout', 'fit', '--json'], env);
+    expect(r.code, r.stderr).toBe(0);
+    const d = JSON.parse(r.stdout) as RequestDetail;
+    expect(d.shorts).toHaveLength(1);
+    const only = d.shorts[0]!;
+    expect(only.startTimestamp).toBeCloseTo(5, 0);
+    expect(only.endTimestamp).toBeCloseTo(70, 0);
+    expect(only.sentenceIndexes).toEqual(d.sentences.map((s) => s.index));
+  }, 300_000);
+});

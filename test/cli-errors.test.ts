@@ -1,0 +1,141 @@
+// Bad input through the real CLI: each gives a clear message and the right exit code, never a stack
+// trace, and leaves no temporary files behind.
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SAMPLE, cliEnv, runCli, startCli } from './helpers/cli.js';
+import { video } from './helpers/media.js';
+
+const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'shorts-bad-'));
+
+function expectClean(r: { stderr: string }) {
+  expect(r.stderr).not.toMatch(/\n\s+at .*\(.*:\d+:\d+\)/); // no stack trace
+}
+
+function jobsLeft(env: NodeJS.ProcessEnv): string[] {
+  const jobs = path.join(env.SHORTS_DATA_DIR!, 'jobs');
+  return existsSync(jobs) ? readdirSync(jobs) : [];
+}
+
+describe('shorts create rejects bad input clearly', () => {
+  it('a missing file: exit 2, names the path', async () => {
+    const r = await runCli(['create', '--file', '/nonexistent/talk.mp4', '--start', '0', '--end', '60'], cliEnv());
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/file not found: \/nonexistent\/talk\.mp4/);
+    expectClean(r);
+  });
+
+  it('a file that is not a video: exit 2', async () => {
+    const f = path.join(tmp(), 'notes.mp4');
+    writeFileSync(f, 'these are my meeting notes, not a video\n'.repeat(100));
+    const r = await runCli(['create', '--file', f, '--start', '0', '--end', '60'], cliEnv());
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/notes\.mp4: not a readable video file/);
+    expectClean(r);
+  });
+
+  it('a truncated MP4: a clear error, exit non-zero', async () => {
+    const f = path.join(tmp(), 'truncated.mp4');
+    const bytes = readFileSync(SAMPLE);
+    writeFileSync(f, bytes.subarray(0, Math.floor(bytes.length * 0.4)));
+    const env = cliEnv();
+    const r = await runCli(['create', '--file', f, '--start', '0', '--end', '60'], env);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/truncated\.mp4|failed/);
+    expectClean(r);
+    expect(jobsLeft(env)).toEqual([]);
+  }, 120_000);
+
+  it('a video with no audio stream: the request fails with a reason, exit 1', async () => {
+    const f = video({ duration: 61, width: 320, height: 240, fps: 5 });
+    const env = cliEnv();
+    const r = await runCli(['create', '--file', f, '--start', '0', '--end', '61'], env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/no audio track/);
+    expectClean(r);
+    expect(jobsLeft(env)).toEqual([]);
+  }, 120_000);
+
+  it('audio with no speech: the request fails with "no speech", exit 1', async () => {
+    const tone = path.join(tmp(), 'tone.wav');
+    execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'anoisesrc=color=brown:amplitude=0.02:duration=62', '-ar', '16000', tone]);
+    const f = video({ duration: 62, width: 320, height: 240, fps: 5, audio: tone });
+    const env = cliEnv();
+    const r = await runCli(['create', '--file', f, '--start', '0', '--end', '62', '--json'], env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/no speech was found/);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'failed', failureReason: expect.stringMatching(/no speech/) });
+    expect(jobsLeft(env)).toEqual([]);
+  }, 180_000);
+
+  it.each([
+    [['--max-shorts', 'abc'], /"abc" is not a number/],
+    [['--max-shorts', '13'], /maxShorts must be a whole number from 1 to 12/],
+    [['--layout', 'stretch'], /Allowed choices are auto, fill, fit, square/],
+    [['--end', '30'], /window end - start must be from 60 to 1200 seconds/],
+    [['--bogus-flag'], /unknown option '--bogus-flag'/],
+    [['--template-id', 'nope'], /templateId must be a 24-character hex id/],
+    [['--music'], /music \(background music\) is not available/],
+  ])('a malformed flag %j: exit 2 with the rule', async (flags, message) => {
+    const r = await runCli(['create', '--file', SAMPLE, '--start', '0', '--end', '80', ...flags.filter((f) => f !== '--end' && f !== '30'),
+      ...(flags.includes('--end') ? ['--end', '30'] : [])], cliEnv());
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expectClean(r);
+  });
+
+  it('no arguments and no terminal: a usage error, exit 2', async () => {
+    const r = await runCli(['create'], cliEnv());
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/give a source/);
+  });
+
+  it('status of an unknown or malformed id: exit 1 / 2', async () => {
+    const env = cliEnv();
+    const unknown = await runCli(['status', 'a'.repeat(24)], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/resource_not_found/);
+    const malformed = await runCli(['get', 'xyz'], env);
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).toMatch(/24-character hex/);
+  });
+});
+
+describe('ranges and unusual sources', () => {
+  it('a range beyond the end is clamped and reported', async () => {
+    const env = cliEnv();
+    const r = await runCli(['create', '--file', SAMPLE, '--start', '0', '--end', '300', '--max-shorts', '1', '--no-captions', '--json'], env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/range adjusted to the video's length: 0-300 s -> 0-80 s/);
+    expect(JSON.parse(r.stdout)).toMatchObject({ start: 0, end: 80 });
+  }, 300_000);
+
+  it('a start beyond the end of the video: exit 2', async () => {
+    const r = await runCli(['create', '--file', SAMPLE, '--start', '100', '--end', '200'], cliEnv());
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/start \(100s\) is beyond the end of the video/);
+  });
+});
+
+describe('Ctrl-C during create', () => {
+  it('cancels cleanly: exit 130, request cancelled, no stray whisper or ffmpeg, no job files', async () => {
+    const env = cliEnv();
+    const { child, done, stderrSoFar } = startCli(['create', '--file', SAMPLE, '--start', '0', '--end', '80'], env, true);
+    const deadline = Date.now() + 60_000;
+    while (!/Analyzing video/.test(stderrSoFar()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 1500)); // let whisper-cli start
+    process.kill(-child.pid!, 'SIGINT'); // what a terminal does: the whole foreground group gets it
+    const r = await done;
+    expect(r.code).toBe(130);
+    expect(r.stderr).toMatch(/cancelled/);
+    await new Promise((r) => setTimeout(r, 300));
+    const stray = execFileSync('ps', ['-eo', 'pgid=,args=']).toString().split('\n')
+      .filter((l) => l.trim().split(/\s+/)[0] === String(child.pid));
+    expect(stray).toEqual([]);
+    const list = JSON.parse((await runCli(['list', '--json'], env)).stdout) as { data: { requests: { status: string }[] } };
+    expect(list.data.requests.map((q) => q.status)).toEqual(['cancelled']);
+    expect(jobsLeft(env)).toEqual([]);
+  }, 120_000);
+});

@@ -1,0 +1,87 @@
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { JobStore } from '../src/engine/job-store.js';
+import { validateCreateRequest } from '../src/service/create-request.js';
+import { DEFAULT_TEMPLATE } from '../src/catalog/templates.js';
+
+const options = validateCreateRequest({ fileUrl: 'https://cdn.example.com/a.mp4', start: 0, end: 120 }, {
+  allowLocalFile: false, templateExists: () => true, defaultTemplateId: DEFAULT_TEMPLATE.templateId, supportedFeatures: new Set(),
+});
+
+function store(): { s: JobStore; file: string } {
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'store-')), 'shorts.db');
+  return { s: new JobStore(file), file };
+}
+
+function insert(s: JobStore, id: string, origin: 'api' | 'local' = 'api') {
+  return s.insertRequest({ id, accountId: 'acc', origin, userEmail: 'a@example.com', options, url: 'https://cdn.example.com/a.mp4', start: 0, end: 120 });
+}
+
+describe('JobStore (real SQLite file)', () => {
+  it('stores a request queued at progress 0 and reads it back after reopening', () => {
+    const { s, file } = store();
+    insert(s, 'a'.repeat(24));
+    s.close();
+    const again = new JobStore(file);
+    expect(again.getRequest('a'.repeat(24))).toMatchObject({ status: 'queued', step: 'queued', progress: 0, options });
+  });
+
+  it('moves through steps without ever moving progress backwards', () => {
+    const { s } = store();
+    const id = 'b'.repeat(24);
+    insert(s, id);
+    expect(s.advance(id, 'fetching_video', 20)).toBe(true);
+    s.setProgress(id, 35);
+    expect(s.getRequest(id)).toMatchObject({ status: 'processing', step: 'fetching_video', progress: 35 });
+    s.advance(id, 'transcribing_audio', 40);
+    s.setProgress(id, 30);
+    expect(s.getRequest(id)!.progress).toBe(40);
+  });
+
+  it('lets only one terminal transition win, so a late worker cannot overwrite a cancel', () => {
+    const { s } = store();
+    const id = 'c'.repeat(24);
+    insert(s, id);
+    s.advance(id, 'fetching_video', 20);
+    expect(s.finish(id, 'cancelled')).toBe(true);
+    expect(s.finish(id, 'completed')).toBe(false);
+    expect(s.advance(id, 'finalizing', 80)).toBe(false);
+    expect(s.getRequest(id)).toMatchObject({ status: 'cancelled', step: 'cancelled', failureReason: null });
+  });
+
+  it('keeps failureReason only on failed requests', () => {
+    const { s } = store();
+    const id = 'd'.repeat(24);
+    insert(s, id);
+    s.finish(id, 'failed', 'video download failed');
+    expect(s.getRequest(id)).toMatchObject({ status: 'failed', failureReason: 'video download failed' });
+  });
+
+  it('lists per account and origin with status filter, sort and pagination', () => {
+    const { s } = store();
+    for (let i = 0; i < 5; i++) insert(s, String(i).repeat(24), i === 4 ? 'local' : 'api');
+    s.finish('0'.repeat(24), 'failed', 'x');
+    const page1 = s.listRequests({ accountId: 'acc', origin: 'api', sortBy: 'createdAt', sortOrder: 'desc', page: 1, limit: 2 });
+    expect(page1.total).toBe(4);
+    expect(page1.items.map((r) => r.id[0])).toEqual(['3', '2']);
+    const asc = s.listRequests({ accountId: 'acc', origin: 'api', sortBy: 'createdAt', sortOrder: 'asc', page: 2, limit: 2 });
+    expect(asc.items.map((r) => r.id[0])).toEqual(['2', '3']);
+    const failed = s.listRequests({ accountId: 'acc', origin: 'api', status: 'failed', sortBy: 'createdAt', sortOrder: 'desc', page: 1, limit: 20 });
+    expect(failed.items.map((r) => r.id[0])).toEqual(['0']);
+  });
+
+  it('replaces the shorts of a request in rank order', () => {
+    const { s } = store();
+    const id = 'e'.repeat(24);
+    insert(s, id);
+    const short = (rank: number) => ({
+      id: `00000000-0000-4000-8000-00000000000${rank}`, requestId: id, rank, title: `t${rank}`, sentenceIndexes: [rank], reason: 'r',
+      description: 'd #x', viralScore: 70 - rank, startTimestamp: rank, endTimestamp: rank + 30, duration: 30, width: 1080, height: 1920,
+      recompiling: false, error: rank === 1, errorMessage: rank === 1 ? 'encoder failed' : null, filePath: rank === 1 ? null : '/x.mp4',
+    });
+    s.replaceShorts(id, [short(1), short(0)]);
+    expect(s.listShorts(id).map((x) => [x.rank, x.error, x.errorMessage])).toEqual([[0, false, null], [1, true, 'encoder failed']]);
+  });
+});

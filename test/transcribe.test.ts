@@ -1,0 +1,322 @@
+// Stage 2 against the real whisper.cpp binary, the model from SHORTS_WHISPER_MODEL and real ffmpeg.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createReadStream, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createTranscriber, extractAudioArgs } from '../src/pipeline/transcribe.js';
+import { transcriptCacheFile } from '../src/pipeline/transcript-cache.js';
+import type { Transcript, Word } from '../src/pipeline/types.js';
+import { whisperArgs, wordsFromWhisperJson, type WhisperJson } from '../src/pipeline/whisper-cli.js';
+import { modelDisplayName, parseModelSpec, resolveWhisperModel } from '../src/pipeline/whisper-model.js';
+import { PipelineError } from '../src/service/errors.js';
+import { FIXTURES, JFK_TEXT, JFK_WAV, concatSpeech, speech, video } from './helpers/media.js';
+import { wordErrorRate } from './helpers/wer.js';
+
+const MODEL = process.env.SHORTS_WHISPER_MODEL!;
+const tmpDirs: string[] = [];
+function tmpDir(): string {
+  const d = mkdtempSync(path.join(os.tmpdir(), 'shorts-transcribe-test-'));
+  tmpDirs.push(d);
+  return d;
+}
+afterAll(() => tmpDirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+const savedEnv = { ...process.env };
+afterEach(() => {
+  for (const k of ['SHORTS_WHISPER_CLI', 'SHORTS_WHISPER_MODEL_BASE_URL']) {
+    if (savedEnv[k] === undefined) delete process.env[k];
+    else process.env[k] = savedEnv[k];
+  }
+});
+
+function expectWellFormed(t: Transcript): void {
+  let prev = t.range.start;
+  for (const w of t.words) {
+    expect(w.start).toBeGreaterThanOrEqual(prev);
+    expect(w.end).toBeGreaterThanOrEqual(w.start);
+    expect(w.end).toBeLessThanOrEqual(t.range.end + 1e-9);
+    expect(w.probability).toBeGreaterThanOrEqual(0);
+    expect(w.probability).toBeLessThanOrEqual(1);
+    expect(w.text).toBe(w.text.trim());
+    prev = w.start;
+  }
+  expect(t.sentences.flatMap((s) => s.words)).toEqual(t.words);
+}
+
+async function rejection(p: Promise<unknown>): Promise<Error> {
+  try {
+    await p;
+  } catch (e) {
+    return e as Error;
+  }
+  throw new Error('expected a rejection');
+}
+
+/** Three known sentences, 3 s of silence before them and 2 s after, as an MP4 with AAC audio. */
+const SENTENCES = [
+  'The weather was cold and the streets were empty.',
+  'We walked to the old station before sunrise.',
+  'Nobody expected the train to arrive so early.',
+];
+function embeddedSpeech(): { file: string; duration: number } {
+  const talk = concatSpeech(SENTENCES.map((s) => speech(s)), 0.8);
+  const padded = path.join(FIXTURES, `${path.basename(talk, '.wav')}-embedded.wav`);
+  if (!existsSync(padded)) {
+    execFileSync('ffmpeg', ['-v', 'error', '-y', '-i', talk, '-af', 'adelay=3000:all=1,apad=pad_dur=2', '-ar', '16000', '-ac', '1', `${padded}.tmp.wav`]);
+    execFileSync('mv', [`${padded}.tmp.wav`, padded]);
+  }
+  const duration = statSync(padded).size / 32000;
+  return { file: video({ duration: Math.floor(duration), width: 160, height: 120, fps: 10, audio: padded }), duration: Math.floor(duration) };
+}
+
+/** Where speech really starts, per ffmpeg's silencedetect (end of the leading silence). */
+function speechOnset(file: string): number {
+  const r = spawnSync('ffmpeg', ['-hide_banner', '-nostats', '-i', file, '-af', 'silencedetect=noise=-40dB:d=0.5', '-f', 'null', '-'], { encoding: 'utf8' });
+  const m = /silence_start: 0\b[\s\S]*?silence_end: ([0-9.]+)/.exec(r.stderr);
+  if (!m?.[1]) throw new Error('no leading silence found');
+  return Number(m[1]);
+}
+
+describe('createTranscriber (whisper.cpp)', () => {
+  it('transcribes JFK with a word error rate of at most 0.15, words in order and inside the audio', async () => {
+    const progress: number[] = [];
+    const t = await createTranscriber({ dataDir: tmpDir() }).transcribe({
+      mediaPath: JFK_WAV, range: { start: 0, end: 11 }, language: 'en', onProgress: (f) => progress.push(f),
+    });
+    const text = t.words.map((w) => w.text).join(' ');
+    expect(wordErrorRate(JFK_TEXT, text)).toBeLessThanOrEqual(0.15);
+    expect(t.model).toBe(modelDisplayName(parseModelSpec(MODEL)));
+    expect(t.language).toBe('en');
+    expect(t.range).toEqual({ start: 0, end: 11 });
+    expectWellFormed(t);
+    expect(t.sentences.length).toBeGreaterThanOrEqual(1);
+    expect(t.sentences.map((s) => s.index)).toEqual(t.sentences.map((_, i) => i));
+    // "fellow" is said at about 1 s; "country" (the last word) ends near 11 s.
+    const fellow = t.words.find((w) => /fellow/i.test(w.text));
+    expect(fellow?.start).toBeGreaterThan(0.5);
+    expect(fellow?.start).toBeLessThan(1.6);
+    expect(progress[0]).toBe(0);
+    expect(progress.at(-1)).toBe(1);
+    expect([...progress].sort((a, b) => a - b)).toEqual(progress);
+  });
+
+  it('puts words of a range that starts mid-file on the source timeline and ends sentences where the speaker does', async () => {
+    const { file, duration } = embeddedSpeech();
+    const onset = speechOnset(file);
+    expect(onset).toBeGreaterThan(2.5);
+    const range = { start: 1.5, end: duration };
+    const t = await createTranscriber({ dataDir: tmpDir() }).transcribe({ mediaPath: file, range, language: 'en' });
+    expectWellFormed(t);
+    expect(t.sentences).toHaveLength(SENTENCES.length);
+    const wer = wordErrorRate(SENTENCES.join(' '), t.sentences.map((s) => s.sentence).join(' '));
+    expect(wer).toBeLessThanOrEqual(0.15);
+    expect(Math.abs(t.words[0]!.start - onset)).toBeLessThanOrEqual(0.3);
+    expect(t.sentences[0]!.start).toBe(t.words[0]!.start);
+  });
+
+  it('answers a second identical request from the cache without decoding or recognising again', async () => {
+    const dataDir = tmpDir();
+    const req = { mediaPath: JFK_WAV, range: { start: 2, end: 11 }, language: 'en', cacheKey: 'jfk-content-key' };
+    const first = await createTranscriber({ dataDir }).transcribe(req);
+    const cacheDir = path.join(dataDir, 'cache', 'transcripts');
+    expect(readdirSync(cacheDir).filter((f) => f.endsWith('.json'))).toHaveLength(1);
+    expect(first.words[0]!.start).toBeGreaterThanOrEqual(2);
+    // Neither ffmpeg input nor whisper-cli exist any more: only the cache can answer.
+    process.env.SHORTS_WHISPER_CLI = '/nonexistent/whisper-cli';
+    const progress: number[] = [];
+    const second = await createTranscriber({ dataDir }).transcribe({ ...req, mediaPath: '/nonexistent/media.wav', onProgress: (f) => progress.push(f) });
+    expect(second).toEqual(first);
+    expect(progress.at(-1)).toBe(1);
+    // A different range is a different entry.
+    await expect(createTranscriber({ dataDir }).transcribe({ ...req, range: { start: 0, end: 11 } })).rejects.toThrow(/SHORTS_WHISPER_CLI/);
+  });
+
+  it('keys the cache file by content, range, language and model size', () => {
+    const key = { contentKey: 'k', range: { start: 0, end: 10 }, language: 'en', modelName: 'tiny.en', modelSizeBytes: 100 };
+    const file = transcriptCacheFile('/data', key);
+    expect(file).toMatch(/^\/data\/cache\/transcripts\/[0-9a-f]{64}\.json$/);
+    expect(transcriptCacheFile('/data', { ...key })).toBe(file);
+    for (const other of [{ ...key, contentKey: 'j' }, { ...key, range: { start: 0, end: 11 } }, { ...key, language: 'de' }, { ...key, modelSizeBytes: 101 }]) {
+      expect(transcriptCacheFile('/data', other)).not.toBe(file);
+    }
+  });
+
+  it('rejects a model path that does not exist with a clear message', async () => {
+    const e = await rejection(createTranscriber({ dataDir: tmpDir(), model: '/nonexistent/ggml-tiny.en.bin' })
+      .transcribe({ mediaPath: JFK_WAV, range: { start: 0, end: 11 }, language: 'en' }));
+    expect(e).toBeInstanceOf(PipelineError);
+    expect((e as PipelineError).stage).toBe('transcribing_audio');
+    expect(e.message).toMatch(/\/nonexistent\/ggml-tiny\.en\.bin does not exist/);
+  });
+
+  it('rejects an unknown model name', () => {
+    expect(() => createTranscriber({ dataDir: tmpDir(), model: 'huge-v9' })).toThrow(/unknown Whisper model "huge-v9"/);
+    expect(parseModelSpec('base.en-q5_1')).toEqual({ kind: 'name', name: 'base.en-q5_1' });
+    expect(parseModelSpec('models/x.bin')).toMatchObject({ kind: 'file' });
+  });
+
+  it('fails with a readable error when the video has no audio stream', async () => {
+    const silentVideo = video({ duration: 2, width: 160, height: 120, fps: 10 });
+    const e = await rejection(createTranscriber({ dataDir: tmpDir() }).transcribe({ mediaPath: silentVideo, range: { start: 0, end: 2 }, language: 'en' }));
+    expect(e).toBeInstanceOf(PipelineError);
+    expect(e.message).toBe('the video has no audio track, so there is no speech to transcribe');
+  });
+
+  it('returns no words for a range past the end of the audio', async () => {
+    const t = await createTranscriber({ dataDir: tmpDir() }).transcribe({ mediaPath: JFK_WAV, range: { start: 30, end: 40 }, language: 'en' });
+    expect(t.words).toEqual([]);
+    expect(t.sentences).toEqual([]);
+  });
+
+  it('kills whisper-cli and removes its temp files when the signal aborts', async () => {
+    // 40 s of audio: long enough that recognition is still running when we abort.
+    const { file } = embeddedSpeech();
+    const long = path.join(FIXTURES, 'transcribe-abort-40s.wav');
+    if (!existsSync(long)) execFileSync('ffmpeg', ['-v', 'error', '-y', '-i', file, '-af', 'apad=whole_dur=40', '-ar', '16000', '-ac', '1', long]);
+    const before = new Set(readdirSync(os.tmpdir()).filter((f) => f.startsWith('shorts-transcribe-') && !f.includes('test')));
+    const ac = new AbortController();
+    let childSeen = false;
+    const run = createTranscriber({ dataDir: tmpDir() }).transcribe({
+      mediaPath: long, range: { start: 0, end: 40 }, language: 'en', signal: ac.signal,
+      onProgress: (f) => {
+        if (f !== 0.05) return; // audio extracted: whisper-cli is starting now
+        setTimeout(() => {
+          childSeen = execFileSync('ps', ['-o', 'comm=', '--ppid', String(process.pid)], { encoding: 'utf8' }).includes('whisper-cli');
+          ac.abort();
+        }, 200);
+      },
+    });
+    const e = await rejection(run);
+    expect(e.name).toBe('AbortError');
+    expect(childSeen).toBe(true);
+    let children = '';
+    try {
+      children = execFileSync('ps', ['-o', 'comm=', '--ppid', String(process.pid)], { encoding: 'utf8' });
+    } catch { /* ps exits 1 when there are none */ }
+    expect(children).not.toContain('whisper-cli');
+    const after = readdirSync(os.tmpdir()).filter((f) => f.startsWith('shorts-transcribe-') && !f.includes('test') && !before.has(f));
+    expect(after).toEqual([]);
+  });
+});
+
+describe('model download', () => {
+  let server: Server;
+  let base = '';
+  const served: string[] = [];
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      served.push(req.url ?? '');
+      const name = path.basename(MODEL);
+      if (req.url === `/models/${name}`) {
+        res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(statSync(MODEL).size) });
+        createReadStream(MODEL).pipe(res);
+      } else if (req.url === '/html/ggml-base.en.bin') {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end('<html>login required</html>');
+      } else {
+        res.writeHead(404).end('not found');
+      }
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  it('downloads a named model into <dataDir>/models on first use, reporting progress, then transcribes with it', async () => {
+    const name = modelDisplayName(parseModelSpec(MODEL));
+    process.env.SHORTS_WHISPER_MODEL_BASE_URL = `${base}/models/`;
+    const dataDir = tmpDir();
+    const seen: [number, number][] = [];
+    const transcriber = createTranscriber({ dataDir, model: name, onModelDownload: (r, t) => seen.push([r, t]) });
+    expect(transcriber.modelName).toBe(name);
+    const t = await transcriber.transcribe({ mediaPath: JFK_WAV, range: { start: 0, end: 11 }, language: 'en' });
+    const stored = path.join(dataDir, 'models', `ggml-${name}.bin`);
+    expect(statSync(stored).size).toBe(statSync(MODEL).size);
+    expect(readdirSync(path.dirname(stored))).toEqual([`ggml-${name}.bin`]);
+    expect(seen.at(-1)).toEqual([statSync(MODEL).size, statSync(MODEL).size]);
+    expect(wordErrorRate(JFK_TEXT, t.words.map((w) => w.text).join(' '))).toBeLessThanOrEqual(0.15);
+    // Second use: no request.
+    const requests = served.length;
+    await resolveWhisperModel({ kind: 'name', name }, { dataDir });
+    expect(served.length).toBe(requests);
+  });
+
+  it('tells the user how to get the model by hand when the download fails', async () => {
+    process.env.SHORTS_WHISPER_MODEL_BASE_URL = `${base}/missing`;
+    const dataDir = tmpDir();
+    const e = await rejection(resolveWhisperModel({ kind: 'name', name: 'base.en' }, { dataDir }));
+    expect(e).toBeInstanceOf(PipelineError);
+    expect(e.message).toMatch(/^could not download the Whisper model "base\.en" \(.*404.*\)\. Download it yourself and set SHORTS_WHISPER_MODEL=\/path\/to\/ggml-base\.en\.bin$/);
+    expect(existsSync(path.join(dataDir, 'models')) ? readdirSync(path.join(dataDir, 'models')) : []).toEqual([]);
+  });
+
+  it('refuses a download that is not a ggml model file', async () => {
+    process.env.SHORTS_WHISPER_MODEL_BASE_URL = `${base}/html`;
+    const dataDir = tmpDir();
+    const e = await rejection(resolveWhisperModel({ kind: 'name', name: 'base.en' }, { dataDir }));
+    expect(e.message).toMatch(/could not download the Whisper model "base\.en" \(the server did not send a ggml model file\)/);
+    expect(readdirSync(path.join(dataDir, 'models'))).toEqual([]);
+  });
+});
+
+describe('whisper-cli output to words', () => {
+  const tok = (text: string, from: number, to: number, p = 0.9) => ({ text, offsets: { from, to }, p });
+  const json = (tokens: ReturnType<typeof tok>[], from = 0, to = 10_000): WhisperJson => ({ transcription: [{ offsets: { from, to }, text: '', tokens }] });
+  const texts = (ws: Word[]) => ws.map((w) => w.text);
+
+  it('joins BPE pieces, attaches punctuation, skips special tokens and offsets by the range start', () => {
+    const ws = wordsFromWhisperJson(json([
+      tok('[_BEG_]', 0, 0), tok(' Hel', 100, 200, 0.5), tok('lo', 200, 400, 0.8), tok(',', 400, 400, 0.1),
+      tok(' world', 500, 900), tok('.', 900, 900), tok('[_TT_50]', 1000, 1000),
+    ]), { start: 60, end: 70 });
+    expect(ws).toEqual([
+      { text: 'Hello,', start: 60.1, end: 60.4, probability: 0.5 },
+      { text: 'world.', start: 60.5, end: 60.9, probability: 0.9 },
+    ]);
+  });
+
+  it('drops non-speech annotations like [BLANK_AUDIO], (music) and ♪', () => {
+    const ws = wordsFromWhisperJson(json([
+      tok(' [', 0, 0), tok('BL', 0, 0), tok('ANK', 0, 0), tok('_AUDIO', 0, 0), tok(']', 0, 100),
+      tok(' (', 100, 100), tok('upbeat', 100, 200), tok(' music', 200, 300), tok(')', 300, 300),
+      tok(' ♪', 300, 400), tok(' Yes', 400, 600), tok(' [', 600, 600), tok('Music', 600, 700), tok(']', 700, 800),
+    ]), { start: 0, end: 10 });
+    expect(texts(ws)).toEqual(['Yes']);
+  });
+
+  it('puts an opening quote on the next word, drops speaker dashes and keeps multi-byte characters whole', () => {
+    // "café" split inside the é (0xC3 0xA9), as byte-level BPE does; latin1 holds the raw bytes.
+    const ws = wordsFromWhisperJson(json([
+      tok(' -', 0, 0), tok(' He', 0, 100), tok(' said', 100, 200), tok(' "', 200, 200), tok('caf', 200, 300), tok('\u00c3', 300, 350), tok('\u00a9', 350, 400), tok('."', 400, 400),
+    ]), { start: 0, end: 10 });
+    expect(texts(ws)).toEqual(['He', 'said', '"café."']);
+  });
+
+  it('clamps times to the segment and the range and keeps them monotonic', () => {
+    const ws = wordsFromWhisperJson({
+      transcription: [
+        { offsets: { from: 0, to: 1000 }, text: '', tokens: [tok(' a', 0, 1500), tok(' b', 900, 1000)] },
+        { offsets: { from: 1000, to: 3000 }, text: '', tokens: [tok(' c', 800, 2000), tok(' d', 2500, 9000)] },
+      ],
+    }, { start: 10, end: 12 });
+    expect(ws.map((w) => [w.start, w.end])).toEqual([[10, 11], [11, 11], [11, 12], [12, 12]]);
+  });
+});
+
+describe('argument builders', () => {
+  it('decodes only the range, first audio stream, 16 kHz mono PCM', () => {
+    expect(extractAudioArgs('/in.mp4', { start: 12.5, end: 70 }, '/t/a.wav')).toEqual([
+      '-nostdin', '-v', 'error', '-y', '-ss', '12.500', '-t', '57.500', '-i', '/in.mp4',
+      '-map', '0:a:0', '-vn', '-ac', '1', '-ar', '16000', '-c:a', 'pcm_s16le', '/t/a.wav',
+    ]);
+  });
+
+  it('runs whisper-cli greedy with flash attention, full JSON output and progress', () => {
+    expect(whisperArgs({ modelPath: '/m.bin', wavPath: '/a.wav', language: 'auto', threads: 2, outputBase: '/t/out' })).toEqual([
+      '-m', '/m.bin', '-f', '/a.wav', '-l', 'auto', '-t', '2', '-bs', '1', '-bo', '1', '-fa', '-ojf', '-of', '/t/out', '-np', '-pp',
+    ]);
+  });
+});
