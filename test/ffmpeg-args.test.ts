@@ -1,0 +1,198 @@
+import { describe, expect, it } from 'vitest';
+import { buildRenderArgs, cropExpression, filterPath, partialOutputPath } from '../src/media/ffmpeg-args.js';
+import { outputFps, RENDER_PLAN_VERSION, type RenderPlan } from '../src/media/render-plan.js';
+import type { CropKeyframe, ReframePlan } from '../src/pipeline/types.js';
+
+/** A 30 s clip from a 1920x1080 source, rendered to 1080x1920. */
+function plan(over: { reframe?: Partial<ReframePlan>; input?: Partial<RenderPlan['input']>; output?: Partial<RenderPlan['output']> } & Partial<Pick<RenderPlan, 'background' | 'captions'>> = {}): RenderPlan {
+  return {
+    version: 1,
+    input: { path: '/media/in.mp4', start: 12.5, end: 42.5, width: 1920, height: 1080, hasAudio: true, ...over.input },
+    output: { path: '/out/clip-1.mp4', width: 1080, height: 1920, preset: 'veryfast', crf: 23, ...over.output },
+    reframe: { layout: 'fill', cropWidth: 608, cropHeight: 1080, keyframes: [{ t: 0, cx: 0.5, cy: 0.5 }], faceCoverage: 1, ...over.reframe },
+    background: over.background ?? { blur: true, color: '#111111' },
+    captions: over.captions ?? null,
+  };
+}
+
+const HEAD = ['-hide_banner', '-nostdin', '-y', '-v', 'error', '-nostats', '-progress', 'pipe:2', '-ss', '12.5', '-t', '30', '-i', '/media/in.mp4'];
+const VIDEO = ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-pix_fmt', 'yuv420p'];
+const AAC = ['-c:a', 'aac', '-b:a', '128k'];
+const TAIL = ['-movflags', '+faststart', '-f', 'mp4', '/out/clip-1.mp4.partial'];
+const BLUR_BG = '[bg]scale=270:480:force_original_aspect_ratio=increase:flags=fast_bilinear,crop=270:480,boxblur=14:2,scale=1080:1920:flags=bilinear,setsar=1[bgb]';
+const FIT_WIDE = { layout: 'fit' as const, cropWidth: 1920, cropHeight: 1080, keyframes: [], faceCoverage: 0 };
+
+describe('buildRenderArgs', () => {
+  it('fill, static crop, with audio: seek on the input, crop then scale, x264 + AAC, faststart', () => {
+    expect(buildRenderArgs(plan())).toEqual([
+      ...HEAD,
+      '-filter_complex', "[0:v]crop=w=608:h=1080:x='656':y='0',scale=1080:1920,setsar=1[vout]",
+      '-map', '[vout]', '-map', '0:a:0', ...VIDEO, ...AAC, ...TAIL,
+    ]);
+  });
+
+  it('fill with a moving crop, a 30 fps cap and captions', () => {
+    const args = buildRenderArgs(plan({
+      output: { fps: 30 },
+      reframe: { keyframes: [{ t: 0, cx: 0.3, cy: 0.5 }, { t: 2, cx: 0.6, cy: 0.5 }, { t: 5, cx: 0.6, cy: 0.5 }] },
+      captions: { assPath: '/work/job 1/clip.ass', fontsDir: '/app/assets/fonts' },
+    }));
+    expect(args).toEqual([
+      ...HEAD,
+      '-filter_complex', "[0:v]fps=30,crop=w=608:h=1080:x='272+576*clip((t-0)/2,0,1)':y='0',scale=1080:1920,setsar=1,"
+        + 'ass=filename=/work/job 1/clip.ass:fontsdir=/app/assets/fonts[vout]',
+      '-map', '[vout]', '-map', '0:a:0', ...VIDEO, ...AAC, ...TAIL,
+    ]);
+  });
+
+  it('fit over a blurred background (blurred at a quarter size), no audio', () => {
+    expect(buildRenderArgs(plan({ input: { hasAudio: false }, reframe: FIT_WIDE }))).toEqual([
+      ...HEAD,
+      '-filter_complex', `[0:v]split=2[bg][fg];${BLUR_BG};[fg]scale=1080:608,setsar=1[fgs];[bgb][fgs]overlay=0:656[vout]`,
+      '-map', '[vout]', ...VIDEO, '-an', ...TAIL,
+    ]);
+  });
+
+  it('fit over the solid template colour pads instead of compositing', () => {
+    expect(buildRenderArgs(plan({ reframe: FIT_WIDE, background: { blur: false, color: '#1c1c1e' } }))).toEqual([
+      ...HEAD,
+      '-filter_complex', '[0:v]scale=1080:608,pad=1080:1920:0:656:color=0x1C1C1E,setsar=1[vout]',
+      '-map', '[vout]', '-map', '0:a:0', ...VIDEO, ...AAC, ...TAIL,
+    ]);
+  });
+
+  it('square crop centred over a blurred background, with captions', () => {
+    const args = buildRenderArgs(plan({
+      reframe: { layout: 'square', cropWidth: 1080, cropHeight: 1080 },
+      captions: { assPath: '/tmp/c.ass', fontsDir: '/f' },
+    }));
+    expect(args).toEqual([
+      ...HEAD,
+      '-filter_complex', `[0:v]split=2[bg][fg];${BLUR_BG};[fg]crop=w=1080:h=1080:x='420':y='0',scale=1080:1080,setsar=1[fgs];`
+        + '[bgb][fgs]overlay=0:420,ass=filename=/tmp/c.ass:fontsdir=/f[vout]',
+      '-map', '[vout]', '-map', '0:a:0', ...VIDEO, ...AAC, ...TAIL,
+    ]);
+  });
+
+  it('square over a solid colour, no audio, 360x640 output', () => {
+    const args = buildRenderArgs(plan({
+      input: { hasAudio: false, width: 640, height: 360 },
+      output: { width: 360, height: 640, preset: 'ultrafast', crf: 28 },
+      reframe: { layout: 'square', cropWidth: 360, cropHeight: 360 },
+      background: { blur: false, color: '#204080' },
+    }));
+    expect(args).toEqual([
+      ...HEAD,
+      '-filter_complex', "[0:v]crop=w=360:h=360:x='140':y='0',scale=360:360,pad=360:640:0:140:color=0x204080,setsar=1[vout]",
+      '-map', '[vout]', '-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '28', '-pix_fmt', 'yuv420p', '-an', ...TAIL,
+    ]);
+  });
+
+  it('fit of a source that already has the output shape is a plain scale (no background work)', () => {
+    const args = buildRenderArgs(plan({ input: { width: 720, height: 1280 }, reframe: { ...FIT_WIDE, cropWidth: 720, cropHeight: 1280 } }));
+    expect(args[args.indexOf('-filter_complex') + 1]).toBe('[0:v]scale=1080:1920,setsar=1[vout]');
+  });
+
+  it('clamps and evens a crop window larger than the source', () => {
+    const args = buildRenderArgs(plan({ input: { width: 640, height: 360 }, reframe: { cropWidth: 999, cropHeight: 999 } }));
+    expect(args[args.indexOf('-filter_complex') + 1]).toContain("crop=w=640:h=360:x='0':y='0'");
+  });
+
+  it('escapes the caption path for the filter graph', () => {
+    const args = buildRenderArgs(plan({ captions: { assPath: "/tmp/it's: a, [x];y/c.ass", fontsDir: '/f' } }));
+    expect(args[args.indexOf('-filter_complex') + 1]).toContain("ass=filename=/tmp/it\\\\\\'s\\\\: a\\, \\[x\\]\\;y/c.ass:fontsdir=/f[vout]");
+  });
+
+  it('keeps paths that look like options or protocols as plain files', () => {
+    const args = buildRenderArgs(plan({ input: { path: 'concat:a.mp4|b.mp4' }, output: { path: '-clip.mp4' } }));
+    expect(args[args.indexOf('-i') + 1]).toBe('file:concat:a.mp4|b.mp4');
+    expect(args[args.length - 1]).toBe('file:-clip.mp4.partial');
+  });
+
+  it('writes to a .partial file next to the output', () => {
+    expect(partialOutputPath(plan())).toBe('/out/clip-1.mp4.partial');
+  });
+
+  it('rejects plans it cannot render', () => {
+    expect(() => buildRenderArgs({ ...plan(), version: 2 as unknown as 1 })).toThrow(/version/);
+    expect(() => buildRenderArgs(plan({ output: { width: 1079 } }))).toThrow(/even/);
+    expect(() => buildRenderArgs(plan({ input: { start: 5, end: 5 } }))).toThrow(/empty/);
+    expect(() => buildRenderArgs(plan({ reframe: FIT_WIDE, background: { blur: false, color: 'black' } }))).toThrow(/#RRGGBB/);
+    expect(RENDER_PLAN_VERSION).toBe(1);
+  });
+});
+
+/** Evaluates one of our crop expressions in JS (they only use + - * / clip gte and t). */
+function evaluate(expr: string, t: number): number {
+  const clip = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
+  const gte = (a: number, b: number) => (a >= b ? 1 : 0);
+  expect(expr).toMatch(/^[-+*/().,0-9a-z]+$/);
+  return new Function('t', 'clip', 'gte', `return ${expr};`)(t, clip, gte) as number;
+}
+
+describe('cropExpression', () => {
+  const kf = (list: [number, number][]): CropKeyframe[] => list.map(([t, cx]) => ({ t, cx, cy: 0.5 }));
+
+  it('is a constant for a single keyframe, and for none centres the window', () => {
+    expect(cropExpression(kf([[0, 0.5]]), 'x', 608, 1920)).toBe('656');
+    expect(cropExpression([], 'x', 608, 1920)).toBe('656');
+    expect(cropExpression(kf([[0, 0.2], [3, 0.2]]), 'x', 608, 1920)).toBe('80');
+  });
+
+  it('interpolates linearly between keyframes and holds before the first and after the last', () => {
+    const expr = cropExpression(kf([[1, 0.3], [3, 0.6], [4, 0.6], [6, 0.4]]), 'x', 608, 1920);
+    expect(expr).toBe('272+576*clip((t-1)/2,0,1)-384*clip((t-4)/2,0,1)');
+    const x = (t: number) => evaluate(expr, t);
+    expect(x(0)).toBe(272);
+    expect(x(1)).toBe(272);
+    expect(x(2)).toBe(560);
+    expect(x(3)).toBe(848);
+    expect(x(3.5)).toBe(848);
+    expect(x(5)).toBe(656);
+    expect(x(9)).toBe(464);
+  });
+
+  it('keeps the window inside the frame', () => {
+    const expr = cropExpression(kf([[0, 0], [1, 1]]), 'x', 608, 1920);
+    expect(evaluate(expr, 0)).toBe(0);
+    expect(evaluate(expr, 1)).toBe(1920 - 608);
+  });
+
+  it('works on the y axis from cy, and sorts keyframes by time', () => {
+    const keys: CropKeyframe[] = [{ t: 2, cx: 0.5, cy: 0.75 }, { t: 0, cx: 0.5, cy: 0.25 }];
+    const expr = cropExpression(keys, 'y', 1000, 2000);
+    expect(evaluate(expr, 0)).toBe(0);
+    expect(evaluate(expr, 1)).toBe(500);
+    expect(evaluate(expr, 2)).toBe(1000);
+  });
+
+  it('jumps at once between keyframes at the same time (a scene cut)', () => {
+    const expr = cropExpression(kf([[0, 0.3], [2, 0.3], [2, 0.7]]), 'x', 608, 1920);
+    expect(evaluate(expr, 1.99)).toBe(272);
+    expect(evaluate(expr, 2)).toBe(1040);
+  });
+
+  it('stays one flat sum for many keyframes', () => {
+    const many = kf(Array.from({ length: 300 }, (_, i) => [i / 5, 0.3 + 0.2 * Math.sin(i / 10)] as [number, number]));
+    const expr = cropExpression(many, 'x', 608, 1920);
+    expect(expr).not.toContain('if(');
+    expect(evaluate(expr, 30)).toBeCloseTo(Math.round((0.3 + 0.2 * Math.sin(15)) * 1920 - 304), 0);
+  });
+});
+
+describe('filterPath', () => {
+  it('escapes option-level then graph-level special characters', () => {
+    expect(filterPath('/plain/path.ass')).toBe('/plain/path.ass');
+    expect(filterPath('C:\\x')).toBe('C\\\\:\\\\\\\\x');
+    expect(filterPath("a'b")).toBe("a\\\\\\'b");
+  });
+});
+
+describe('outputFps', () => {
+  it('caps fast sources at 30, forces constant rate for VFR, keeps ordinary rates', () => {
+    expect(outputFps({ fps: 59.94, variableFrameRate: false })).toBe(30);
+    expect(outputFps({ fps: 29.5, variableFrameRate: true })).toBe(30);
+    expect(outputFps({ fps: 25, variableFrameRate: false })).toBeUndefined();
+    expect(outputFps({ fps: 30, variableFrameRate: false })).toBeUndefined();
+  });
+});
