@@ -164,7 +164,8 @@ describe('renderClip', () => {
 
   it('comes out constant-rate at the capped frame rate from a variable-rate source', async () => {
     // Dropping every fourth frame of a 30 fps picture leaves timestamp gaps: a VFR file.
-    const source = video({ duration: 4, fps: 30, picture: "testsrc2=size=640x360:rate=30,select='not(eq(mod(n\\,4)\\,1))'" });
+    const source = video({ duration: 4, fps: 30, picture: "testsrc2=size=640x360:rate=30,select='not(eq(mod(n\\,4)\\,1))'",
+      extraArgs: ['-fps_mode', 'vfr'] });
     const src = probe(source).streams[0]!;
     expect(src.avg_frame_rate).not.toBe(src.r_frame_rate);
     const p = plan('cfr.mp4', { path: source, end: 3 });

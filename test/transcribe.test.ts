@@ -1,15 +1,15 @@
 // Stage 2 against the real whisper.cpp binary, the model from SHORTS_WHISPER_MODEL and real ffmpeg.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { createReadStream, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createTranscriber, extractAudioArgs } from '../src/pipeline/transcribe.js';
+import { createTranscriber, extractAudioArgs, wavSamples } from '../src/pipeline/transcribe.js';
 import { transcriptCacheFile } from '../src/pipeline/transcript-cache.js';
 import type { Transcript, Word } from '../src/pipeline/types.js';
-import { whisperArgs, wordsFromWhisperJson, type WhisperJson } from '../src/pipeline/whisper-cli.js';
+import { alignSegmentToSpeech, speechActivity, whisperArgs, wordsFromWhisperJson, type WhisperJson } from '../src/pipeline/whisper-cli.js';
 import { modelDisplayName, parseModelSpec, resolveWhisperModel } from '../src/pipeline/whisper-model.js';
 import { PipelineError } from '../src/service/errors.js';
 import { FIXTURES, JFK_TEXT, JFK_WAV, concatSpeech, speech, video } from './helpers/media.js';
@@ -263,7 +263,8 @@ describe('model download', () => {
 });
 
 describe('whisper-cli output to words', () => {
-  const tok = (text: string, from: number, to: number, p = 0.9) => ({ text, offsets: { from, to }, p });
+  // whisper-cli's JSON is read as latin1 (raw token bytes), so tokens are given here as their UTF-8 bytes.
+  const tok = (text: string, from: number, to: number, p = 0.9) => ({ text: Buffer.from(text, 'utf8').toString('latin1'), offsets: { from, to }, p });
   const json = (tokens: ReturnType<typeof tok>[], from = 0, to = 10_000): WhisperJson => ({ transcription: [{ offsets: { from, to }, text: '', tokens }] });
   const texts = (ws: Word[]) => ws.map((w) => w.text);
 
@@ -290,7 +291,8 @@ describe('whisper-cli output to words', () => {
   it('puts an opening quote on the next word, drops speaker dashes and keeps multi-byte characters whole', () => {
     // "café" split inside the é (0xC3 0xA9), as byte-level BPE does; latin1 holds the raw bytes.
     const ws = wordsFromWhisperJson(json([
-      tok(' -', 0, 0), tok(' He', 0, 100), tok(' said', 100, 200), tok(' "', 200, 200), tok('caf', 200, 300), tok('\u00c3', 300, 350), tok('\u00a9', 350, 400), tok('."', 400, 400),
+      tok(' -', 0, 0), tok(' He', 0, 100), tok(' said', 100, 200), tok(' "', 200, 200), tok('caf', 200, 300),
+      { text: '\u00c3', offsets: { from: 300, to: 350 }, p: 0.9 }, { text: '\u00a9', offsets: { from: 350, to: 400 }, p: 0.9 }, tok('."', 400, 400),
     ]), { start: 0, end: 10 });
     expect(texts(ws)).toEqual(['He', 'said', '"café."']);
   });
@@ -303,6 +305,53 @@ describe('whisper-cli output to words', () => {
       ],
     }, { start: 10, end: 12 });
     expect(ws.map((w) => [w.start, w.end])).toEqual([[10, 11], [11, 11], [11, 12], [12, 12]]);
+  });
+});
+
+describe('timing repair from speech energy', () => {
+  /** 16 kHz PCM: quiet noise, with a 300 Hz tone (a stand-in for speech) between the given seconds. */
+  function pcm(seconds: number, loud: [number, number][]): Int16Array {
+    const out = new Int16Array(seconds * 16_000);
+    for (let i = 0; i < out.length; i++) {
+      const t = i / 16_000;
+      const on = loud.some(([a, b]) => t >= a && t < b);
+      out[i] = Math.round((on ? 8000 * Math.sin(2 * Math.PI * 300 * t) : 0) + (Math.sin(i * 12.9898) * 43758.5453 % 1) * 30);
+    }
+    return out;
+  }
+  const w = (text: string, start: number, end: number): Word => ({ text, start, end, probability: 1 });
+
+  it('finds the voiced spans and treats short stops inside speech as voiced', () => {
+    const a = speechActivity(pcm(6, [[2, 3], [3.1, 4]]), 16_000)!;
+    expect(a.voiced[150]).toBe(0);
+    expect(a.voiced[205]).toBe(1);
+    expect(a.voiced[305]).toBe(1); // 100 ms gap closed
+    expect(a.voiced[450]).toBe(0);
+  });
+
+  it('gives no activity for audio without silence (speech over music)', () => {
+    expect(speechActivity(pcm(4, [[0, 4]]), 16_000)).toBeNull();
+  });
+
+  it('moves words Whisper squeezed into leading silence onto the speech, keeping their spacing', () => {
+    const a = speechActivity(pcm(6, [[2, 4]]), 16_000);
+    const out = alignSegmentToSpeech([w('a', 0, 0.5), w('b', 0.5, 1), w('c', 1.5, 2)], { start: 0, end: 5.5 }, a);
+    expect(out.map((x) => [x.start, x.end].map((v) => Math.round(v * 100) / 100))).toEqual([[2, 2.5], [2.5, 3], [3.5, 4]]);
+  });
+
+  it('leaves words alone when they already sit on the speech or there is no activity', () => {
+    const words = [w('a', 2.0, 2.5), w('b', 2.6, 3.9)];
+    expect(alignSegmentToSpeech(words, { start: 0, end: 5 }, speechActivity(pcm(6, [[2, 4]]), 16_000))).toEqual(words);
+    expect(alignSegmentToSpeech(words, { start: 0, end: 5 }, null)).toEqual(words);
+  });
+
+  it('reads the samples of a WAV that has a LIST chunk before its data', () => {
+    const dir = tmpDir();
+    const file = path.join(dir, 'a.wav');
+    execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'sine=f=440:d=0.5', '-ac', '1', '-ar', '16000', '-c:a', 'pcm_s16le', file]);
+    const samples = wavSamples(readFileSync(file));
+    expect(samples.length).toBe(8000);
+    expect(Math.max(...samples)).toBeGreaterThan(1000);
   });
 });
 

