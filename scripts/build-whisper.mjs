@@ -25,7 +25,12 @@ const run = (args) => {
   }
 };
 console.error('shortwright: building whisper.cpp (once, about 2 minutes on 2 cores)...');
+// ggml builds with -march=native. On CPUs with AMX (Sapphire Rapids and later) that turns on ggml's AMX
+// kernels, and whisper-cli 1.9.1 then segfaults on quantized models (measured here: exit 139 on
+// ggml-tiny.en-q8_0.bin). Keep every other native extension (AVX-512, VNNI) and leave AMX out.
+const noAmx = process.arch === 'x64' ? ['-DCMAKE_C_FLAGS=-mno-amx-tile -mno-amx-int8 -mno-amx-bf16',
+  '-DCMAKE_CXX_FLAGS=-mno-amx-tile -mno-amx-int8 -mno-amx-bf16'] : [];
 run(['-S', src, '-B', build, '-DCMAKE_BUILD_TYPE=Release', '-DWHISPER_BUILD_TESTS=OFF',
-  '-DWHISPER_BUILD_SERVER=OFF', '-DBUILD_SHARED_LIBS=OFF', '-DWHISPER_SDL2=OFF']);
+  '-DWHISPER_BUILD_SERVER=OFF', '-DBUILD_SHARED_LIBS=OFF', '-DWHISPER_SDL2=OFF', ...noAmx]);
 run(['--build', build, '--target', 'whisper-cli', '-j', String(Math.max(1, cpus().length)), '--config', 'Release']);
 console.error(`shortwright: whisper-cli built at ${bin}`);
