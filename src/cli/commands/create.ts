@@ -73,7 +73,7 @@ export async function createCommand(client: ShortsClient, body: Record<string, u
     const { original, adjusted } = created.timeAdjustment;
     note(`range adjusted to the video's length: ${original.start}-${original.end} s -> ${adjusted.start}-${adjusted.end} s`);
   }
-  const spinner = ora({ text: 'Waiting in queue...', stream: process.stderr, isEnabled: process.stderr.isTTY && !flags.json }).start();
+  const spinner = progressDisplay(Boolean(process.stderr.isTTY && !flags.json));
   if (!spinner.isEnabled) note(`request ${created.requestId} created`);
   const interrupt = new AbortController();
   const onSigint = () => interrupt.abort();
@@ -138,6 +138,18 @@ function printSummary(detail: RequestDetail, out: string | undefined): void {
     process.stdout.write(`${i + 1}. [${s.viral_score}] ${s.title} (${s.startTimestamp.toFixed(1)}-${s.endTimestamp.toFixed(1)} s, ${s.duration.toFixed(1)} s)\n   ${where}\n`);
   }
   if (out) note(`clips and request.json written to ${out}`);
+}
+
+/** ora on a terminal; plain lines on stderr otherwise (ora's disabled mode still prints its frames). */
+function progressDisplay(interactive: boolean) {
+  if (interactive) return ora({ text: 'Waiting in queue...', stream: process.stderr }).start();
+  return {
+    isEnabled: false,
+    text: '',
+    succeed: (t: string) => note(t),
+    fail: (t: string) => note(t),
+    warn: (t: string) => note(t),
+  };
 }
 
 function slug(title: string): string {
