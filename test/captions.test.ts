@@ -189,7 +189,10 @@ describe('buildAss', () => {
 
   it('maps template alignment to ASS numpad alignment', () => {
     expect(styleFields(buildAss([cue], DEFAULT_TEMPLATE, video))[18]).toBe('2');
-    expect(styleFields(buildAss([cue], template('bold-pop'), video))[18]).toBe('5');
+    const middle: CaptionTemplate = { ...DEFAULT_TEMPLATE, position: { marginV: 300, alignment: 'middle' } };
+    const top: CaptionTemplate = { ...DEFAULT_TEMPLATE, position: { marginV: 20, alignment: 'top' } };
+    expect(styleFields(buildAss([cue], middle, video)).slice(18, 22)).toEqual(['5', '108', '108', '0']);
+    expect(styleFields(buildAss([cue], top, video)).slice(18, 22)).toEqual(['8', '108', '108', '192']);
   });
 
   it('writes ASS times in centiseconds and skips spans shorter than one', () => {

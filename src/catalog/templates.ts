@@ -71,8 +71,8 @@ export const TEMPLATES: readonly CaptionTemplate[] = Object.freeze([
     colors: { text: '#FFFFFF', active: '#2BE34B', outline: '#000000', shadow: '#000000', background: '#0B0B0B' },
     outline: 8,
     shadow: 0,
-    // One or two big words in the middle of the frame, the spoken one scaled up.
-    position: { marginV: 0, alignment: 'middle' },
+    // One or two big words a third of the way up, below where faces usually are; the spoken one grows.
+    position: { marginV: 600, alignment: 'bottom' },
     wordsPerLine: 2,
     maxLines: 1,
     animation: 'pop',

@@ -10,7 +10,7 @@ import type { RenderSettings } from './render-settings.js';
 import { probeMedia } from '../media/probe.js';
 import { AbortedError } from '../media/process.js';
 import { renderClip } from '../media/render.js';
-import { RENDER_PLAN_VERSION, type RenderPlan } from '../media/render-plan.js';
+import { RENDER_PLAN_VERSION, outputFps, type RenderPlan } from '../media/render-plan.js';
 import { fetchSource, type SourceInput } from '../pipeline/fetch.js';
 import { clampRange } from '../pipeline/range.js';
 import type { Transcriber } from '../pipeline/transcribe.js';
@@ -185,7 +185,7 @@ export class Orchestrator {
           const renderPlan: RenderPlan = {
             version: RENDER_PLAN_VERSION,
             input: { path: source.path, start: clip.start, end: clip.end, width: info.width, height: info.height, hasAudio: info.hasAudio },
-            output: { path: output, width, height, preset, crf },
+            output: { path: output, width, height, preset, crf, fps: outputFps(info) },
             reframe,
             background: { blur, color: template.colors.background },
             captions,

@@ -13,16 +13,30 @@ export class MediaError extends Error {
 
 interface ProbeStream {
   codec_type?: string; codec_name?: string; width?: number; height?: number;
-  r_frame_rate?: string; avg_frame_rate?: string; duration?: string;
+  r_frame_rate?: string; avg_frame_rate?: string; duration?: string; bit_rate?: string;
   tags?: Record<string, string>; side_data_list?: { rotation?: number }[];
 }
-interface ProbeJson { streams?: ProbeStream[]; format?: { duration?: string; format_name?: string; tags?: Record<string, string> } }
+interface ProbeJson { streams?: ProbeStream[]; format?: { duration?: string; size?: string; format_name?: string; tags?: Record<string, string> } }
 
 function rate(r: string | undefined): number {
   if (!r) return 0;
   const [n, d] = r.split('/').map(Number);
   if (!n || !d) return 0;
   return n / d;
+}
+
+/**
+ * An MP4 whose index (moov) sits at the front still probes with its full duration after a cut
+ * download; its streams' average bit rates (from that index) then promise more bytes than the file
+ * holds. Allow generous slack for container overhead and rounding.
+ */
+function checkComplete(streams: ProbeStream[], duration: number, size: number): void {
+  const rates = streams.map((s) => Number(s.bit_rate ?? NaN));
+  if (!Number.isFinite(size) || rates.length === 0 || rates.some((r) => !Number.isFinite(r))) return;
+  const expected = (rates.reduce((a, b) => a + b, 0) * duration) / 8;
+  if (expected > 0 && size < expected * 0.9) {
+    throw new MediaError(`the file is truncated: it holds ${Math.round((size / expected) * 100)}% of the media its index describes`);
+  }
 }
 
 export interface ProbeResult { info: MediaInfo; containerTitle: string | null }
@@ -44,6 +58,7 @@ export async function probeMedia(path: string, signal?: AbortSignal): Promise<Pr
   const duration = Number(json.format?.duration ?? video?.duration ?? audio?.duration ?? NaN);
   if (!video && !audio) throw new MediaError('the file has no audio or video streams');
   if (!Number.isFinite(duration) || duration <= 0) throw new MediaError('the file has no readable duration (truncated or not a video)');
+  checkComplete(streams, duration, Number(json.format?.size ?? NaN));
   const rotation = Math.abs(video?.side_data_list?.find((d) => d.rotation !== undefined)?.rotation ?? Number(video?.tags?.rotate ?? 0));
   const swap = rotation === 90 || rotation === 270;
   const nominal = rate(video?.r_frame_rate);

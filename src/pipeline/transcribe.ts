@@ -172,7 +172,8 @@ export function createTranscriber(opts: TranscriberOptions): Transcriber {
         await rm(work, { recursive: true, force: true });
       }
     }, signal);
-    if (cacheKey) await writeCachedTranscript(opts.dataDir, cacheKey, transcript);
+    // The cache only saves time: a full or read-only disk must not fail a finished transcription.
+    if (cacheKey) await writeCachedTranscript(opts.dataDir, cacheKey, transcript).catch(() => undefined);
     progress(1);
     return transcript;
   }
