@@ -191,3 +191,14 @@ describe('findHighlights', () => {
     expect(findHighlights(request(talk))).toEqual(findHighlights(request(talk)));
   });
 });
+
+describe('clip endings', () => {
+  it('does not end a clip on a line that sets up what follows', async () => {
+    const { endingPayoff, isSetupLine } = await import('../src/pipeline/highlight-features.js');
+    for (const line of ['There are three simple reasons.', "Here's why:", 'Here is the truth nobody tells you.', 'Let me explain.', 'First, they break every skill into pieces.'])
+      expect(isSetupLine(line), line).toBe(true);
+    for (const line of ['My speed doubled.', 'That is why the truth matters.', 'There are no shortcuts.'])
+      expect(isSetupLine(line), line).toBe(false);
+    expect(endingPayoff('There are three simple reasons.')).toBeLessThan(endingPayoff('My speed doubled, and I made half as many mistakes.'));
+  });
+});

@@ -92,10 +92,28 @@ export function startCleanliness(text: string): number {
 }
 
 /** 0..1: how well a sentence closes a clip (a finished statement, a conclusion, a punchline). */
+/**
+ * A line that announces what comes next ("There are three simple reasons.", "Here's why:") is a
+ * great opener and the worst possible last line: the clip would stop right before its payoff.
+ */
+const SETUP_LINE = new RegExp([
+  String.raw`^(so |and |but )?here('s| is| are) (why|how|what|the (thing|truth|secret|deal|problem|catch))\b`,
+  String.raw`^(so |and )?let me (explain|show|tell)\b`,
+  String.raw`^there (are|were) (\w+ ){0,3}(reasons|ways|things|steps|tips|rules|mistakes|lessons|secrets)\b`,
+  String.raw`^(and )?(the|my) (reason|answer|secret|trick|problem) (is|was)\b[^.!?]{0,12}[.!]?$`,
+  String.raw`^(first|firstly|number one)\b`,
+].join('|'), 'i');
+
+export function isSetupLine(text: string): boolean {
+  const t = text.trim();
+  return t.endsWith(':') || SETUP_LINE.test(t);
+}
+
 export function endingPayoff(text: string, previousText = ''): number {
   const t = text.trim();
   const words = tokens(t).length;
   if (/[?]$/.test(t)) return 0.2; // an open question leaves the viewer hanging
+  if (isSetupLine(t)) return 0.1;
   if (!/[.!]["')\]]?$/.test(t)) return 0.1; // cut mid-thought
   let score = 0.4;
   if (hasPhrase(t.toLowerCase(), CONCLUSION_PHRASES) || hasPhrase(previousText.toLowerCase(), CONCLUSION_PHRASES)) score += 0.4;
