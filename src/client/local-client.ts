@@ -62,13 +62,16 @@ export class LocalClient implements ShortsClient {
     }, CANCEL_POLL_MS);
     this.store.claim(id, process.pid);
     const emit = () => opts.onStatus?.(this.service.status(this.account, id));
+    let shown = -1;
+    const onModelDownload = (got: number, total: number) => {
+      // First use downloads the model (~40-150 MB): one line per 10 %, not per chunk.
+      const pct = Math.floor((got / Math.max(total, 1)) * 10) * 10;
+      if (pct > shown) this.log(`downloading the Whisper model (first use): ${(shown = pct)}% of ${Math.round(total / 1e6)} MB`);
+    };
     try {
       const orchestrator = new Orchestrator({
         store: this.store,
-        transcriber: createTranscriber({
-          dataDir: this.dataDir,
-          onModelDownload: (got, total) => this.log(`downloading Whisper model: ${Math.round((got / Math.max(total, 1)) * 100)}%`),
-        }),
+        transcriber: createTranscriber({ dataDir: this.dataDir, onModelDownload }),
         dataDir: this.dataDir,
         render: renderSettingsFromEnv(),
       });

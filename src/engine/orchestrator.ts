@@ -11,7 +11,7 @@ import { probeMedia } from '../media/probe.js';
 import { AbortedError } from '../media/process.js';
 import { renderClip } from '../media/render.js';
 import { RENDER_PLAN_VERSION, outputFps, type RenderPlan } from '../media/render-plan.js';
-import { fetchSource, type SourceInput } from '../pipeline/fetch.js';
+import { fetchSource } from '../pipeline/fetch.js';
 import { clampRange } from '../pipeline/range.js';
 import type { Transcriber } from '../pipeline/transcribe.js';
 import { measureLoudness } from '../pipeline/loudness.js';
@@ -121,7 +121,7 @@ export class Orchestrator {
   private async fetchStage(req: RequestRecord, art: JobArtifacts, signal: AbortSignal, onProgress: (f: number) => void): Promise<SourceCheckpoint> {
     const saved = art.read<SourceCheckpoint>('source');
     if (saved && existsSync(saved.source.path)) return saved;
-    const source = await fetchSource(toSourceInput(req), { workDir: art.workDir, signal, onProgress });
+    const source = await fetchSource(req.options.source, { workDir: art.workDir, signal, onProgress });
     const { info } = await probeMedia(source.path, signal);
     if (info.durationSec > MAX_SOURCE_SECONDS)
       throw new ShortsError('video_too_long', `the video is ${Math.round(info.durationSec / 60)} minutes long; the limit is 5 hours`);
@@ -204,11 +204,6 @@ export class Orchestrator {
       return record;
     });
   }
-}
-
-function toSourceInput(req: RequestRecord): SourceInput {
-  const s = req.options.source;
-  return s.kind === 'file' ? { kind: 'file', path: s.path } : { kind: s.kind, url: s.url };
 }
 
 /** A reason a user understands; never a stack trace. */

@@ -5,13 +5,10 @@ import { ShortsError } from './errors.js';
 import { CREATE_OPTIONS, type OptionDef, type LAYOUTS, type PREFERRED_LENGTHS } from './create-options.js';
 import type { Language } from './languages.js';
 
-export type SourceSpec =
-  | { kind: 'pageUrl'; url: string }
-  | { kind: 'fileUrl'; url: string }
-  | { kind: 'file'; path: string };
+import type { SourceInput } from '../pipeline/fetch.js';
 
 export interface CreateRequest {
-  source: SourceSpec;
+  source: SourceInput;
   start: number;
   end: number;
   preferredLength: (typeof PREFERRED_LENGTHS)[number];
@@ -162,7 +159,7 @@ export function validateCreateRequest(body: unknown, ctx: ValidationContext): Cr
   return req;
 }
 
-function readSource(input: Record<string, unknown>, ctx: ValidationContext): SourceSpec {
+function readSource(input: Record<string, unknown>, ctx: ValidationContext): SourceInput {
   const given = (['url', 'fileUrl', 'file'] as const).filter((k) => input[k] !== undefined && input[k] !== null && input[k] !== '');
   if (given.length === 0) throw bad(ctx.allowLocalFile ? 'a source is required: url, fileUrl or a local file' : 'url or fileUrl is required', 'url');
   if (given.length > 1) throw bad(`give exactly one source, not ${given.join(' and ')}`, given[1]);
