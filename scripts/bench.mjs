@@ -20,6 +20,8 @@ if (!env.SHORTS_WHISPER_MODEL && existsSync(sharedModel)) env.SHORTS_WHISPER_MOD
 process.env.SHORTS_WHISPER_MODEL = env.SHORTS_WHISPER_MODEL;
 const ffmpeg = env.SHORTS_FFMPEG ?? 'ffmpeg';
 const PRESET = env.SHORTS_X264_PRESET ?? 'veryfast';
+const { DEFAULT_X264_PARAMS } = await import(path.join(root, 'dist', 'engine', 'render-settings.js'));
+const X264_PARAMS = env.SHORTS_X264_PARAMS ?? (env.SHORTS_X264_PRESET ? '' : DEFAULT_X264_PARAMS);
 const now = () => performance.now() / 1000;
 const fmt = (s) => `${s.toFixed(1)} s`;
 
@@ -58,7 +60,7 @@ const line = (s = '') => { report.push(s); console.log(s); };
 line(`# npm run bench — ${new Date().toISOString().slice(0, 10)}`);
 line();
 line(`Machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${execFileSync(ffmpeg, ['-version']).toString().split('\n')[0]}`);
-line(`Model: ${path.basename(env.SHORTS_WHISPER_MODEL ?? 'tiny.en')}; x264 preset ${PRESET}; source ${path.relative(root, source)} (${fmt(SOURCE_SEC)}, 1920x1080 30 fps)`);
+line(`Model: ${path.basename(env.SHORTS_WHISPER_MODEL ?? 'tiny.en')}; x264 preset ${PRESET}${X264_PARAMS ? ` + ${X264_PARAMS}` : ''}; source ${path.relative(root, source)} (${fmt(SOURCE_SEC)}, 1920x1080 30 fps)`);
 line();
 
 // 1. Whole pipeline through the CLI, fresh data dir (no transcript cache).
@@ -113,23 +115,29 @@ const assPath = path.join(out, 'bench.ass');
 writeFileSync(assPath, buildAss(buildCues(transcript.words, clip, { wordsPerCue: DEFAULT_TEMPLATE.wordsPerLine * DEFAULT_TEMPLATE.maxLines }), DEFAULT_TEMPLATE, { width: 1080, height: 1920 }));
 t0 = now();
 await renderClip({ version: 1, input: { path: source, start: clip.start, end: clip.end, width: info.width, height: info.height, hasAudio: true },
-  output: { path: path.join(out, 'ours-60s.mp4'), width: 1080, height: 1920, preset: PRESET, crf: 21 }, reframe,
+  output: { path: path.join(out, 'ours-60s.mp4'), width: 1080, height: 1920, preset: PRESET, crf: 23, x264Params: X264_PARAMS || undefined }, reframe,
   background: { blur: true, color: '#000000' }, captions: { assPath, fontsDir: fontsDir() } }, {});
 const tOurs = now() - t0;
 const cropW = Math.round((info.height * 9) / 16 / 2) * 2;
-t0 = now();
-execFileSync(ffmpeg, ['-v', 'error', '-y', '-ss', String(clip.start), '-t', '60', '-i', source, '-vf', `crop=${cropW}:${info.height},scale=1080:1920`,
-  '-c:v', 'libx264', '-preset', PRESET, '-crf', '21', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '128k', '-movflags', '+faststart', path.join(out, 'bare-60s.mp4')]);
-const tBare = now() - t0;
+const bare = (params) => {
+  const t = now();
+  execFileSync(ffmpeg, ['-v', 'error', '-y', '-ss', String(clip.start), '-t', '60', '-i', source, '-vf', `crop=${cropW}:${info.height},scale=1080:1920`,
+    '-c:v', 'libx264', '-preset', PRESET, '-crf', '23', ...(params ? ['-x264-params', params] : []), '-pix_fmt', 'yuv420p',
+    '-c:a', 'aac', '-b:a', '128k', '-movflags', '+faststart', path.join(out, 'bare-60s.mp4')]);
+  return now() - t;
+};
+const tBare = bare('');
+const tBareTuned = X264_PARAMS ? bare(X264_PARAMS) : tBare;
 line('## 3. One 60 s clip, 1080x1920');
 line();
 line('| Render | Wall |');
 line('|---|---|');
 line(`| face sampling + crop path (reframe) | ${fmt(tReframe)} |`);
-line(`| ours: fill crop following the face + Karaoke captions (libass) | ${fmt(tOurs)} |`);
-line(`| bare ffmpeg: static crop + scale + encode, same preset | ${fmt(tBare)} |`);
+line(`| ours: fill crop following the face + Karaoke captions (libass), ${PRESET}${X264_PARAMS ? ` + ${X264_PARAMS}` : ''} | ${fmt(tOurs)} |`);
+line(`| bare ffmpeg: static crop + scale + encode, plain ${PRESET} | ${fmt(tBare)} |`);
+if (X264_PARAMS) line(`| bare ffmpeg: static crop + scale + encode, ${PRESET} + ${X264_PARAMS} | ${fmt(tBareTuned)} |`);
 line();
-line(`Ours / bare: **${(tOurs / tBare).toFixed(2)}x** (target <= 1.5x; ours incl. reframe ${((tOurs + tReframe) / tBare).toFixed(2)}x); target < 30 s.`);
+line(`Ours / bare at the same settings: **${(tOurs / tBareTuned).toFixed(2)}x** (target <= 1.5x); ours / plain ${PRESET}: ${(tOurs / tBare).toFixed(2)}x; ours incl. reframe: ${fmt(tOurs + tReframe)} (target < 30 s).`);
 line();
 
 // 4. The naive baseline: one ffmpeg per clip with output seeking (decodes from 0) and drawtext per word.
@@ -142,7 +150,7 @@ for (const [i, s] of clips.entries()) {
   const scriptFile = path.join(out, `naive-${i}.filter`);
   writeFileSync(scriptFile, graph);
   execFileSync(ffmpeg, ['-v', 'error', '-y', '-i', source, '-ss', String(s.startTimestamp), '-t', String(s.duration), '-filter_script:v', scriptFile,
-    '-c:v', 'libx264', '-preset', PRESET, '-crf', '21', '-pix_fmt', 'yuv420p', '-c:a', 'aac', path.join(out, `naive-${i}.mp4`)]);
+    '-c:v', 'libx264', '-preset', PRESET, '-crf', '23', '-pix_fmt', 'yuv420p', '-c:a', 'aac', path.join(out, `naive-${i}.mp4`)]);
 }
 const tNaive = now() - t0;
 const tOurRender = full.wall - tFinal;

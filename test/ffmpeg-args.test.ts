@@ -196,3 +196,20 @@ describe('outputFps', () => {
     expect(outputFps({ fps: 30, variableFrameRate: false })).toBeUndefined();
   });
 });
+
+describe('x264 tuning', () => {
+  it('passes -x264-params only when the plan asks for it', async () => {
+    const { buildRenderArgs } = await import('../src/media/ffmpeg-args.js');
+    const plan = {
+      version: 1 as const,
+      input: { path: '/in.mp4', start: 0, end: 5, width: 1920, height: 1080, hasAudio: true },
+      output: { path: '/out.mp4', width: 1080, height: 1920, preset: 'veryfast', crf: 23 },
+      reframe: { layout: 'fill' as const, cropWidth: 608, cropHeight: 1080, keyframes: [{ t: 0, cx: 0.5, cy: 0.5 }], faceCoverage: 1 },
+      background: { blur: true, color: '#000000' },
+      captions: null,
+    };
+    expect(buildRenderArgs(plan)).not.toContain('-x264-params');
+    const tuned = buildRenderArgs({ ...plan, output: { ...plan.output, x264Params: 'me=dia:subme=1:trellis=0' } });
+    expect(tuned.slice(tuned.indexOf('-x264-params'), tuned.indexOf('-x264-params') + 2)).toEqual(['-x264-params', 'me=dia:subme=1:trellis=0']);
+  });
+});

@@ -157,7 +157,7 @@ export class Orchestrator {
 
   private async renderStage(req: RequestRecord, art: JobArtifacts, source: FetchedSource, info: MediaInfo, transcript: Transcript,
     plan: PlanCheckpoint, signal: AbortSignal, onProgress: (f: number) => void, events: JobEvents): Promise<ShortRecord[]> {
-    const { width, height, preset, crf, concurrency } = this.deps.render;
+    const { width, height, preset, crf, x264Params, concurrency } = this.deps.render;
     const template = findTemplate(req.options.templateId) ?? DEFAULT_TEMPLATE;
     const blur = req.options.blurBackground ?? this.deps.blurPreference?.(req.accountId) ?? true;
     const total = plan.clips.length;
@@ -185,7 +185,7 @@ export class Orchestrator {
           const renderPlan: RenderPlan = {
             version: RENDER_PLAN_VERSION,
             input: { path: source.path, start: clip.start, end: clip.end, width: info.width, height: info.height, hasAudio: info.hasAudio },
-            output: { path: output, width, height, preset, crf, fps: outputFps(info) },
+            output: { path: output, width, height, preset, crf, x264Params: x264Params || undefined, fps: outputFps(info) },
             reframe,
             background: { blur, color: template.colors.background },
             captions,

@@ -24,6 +24,7 @@ export function buildRenderArgs(plan: RenderPlan): string[] {
   ];
   if (input.hasAudio) args.push('-map', '0:a:0');
   args.push('-c:v', 'libx264', '-preset', output.preset, '-crf', num(output.crf), '-pix_fmt', 'yuv420p');
+  if (output.x264Params) args.push('-x264-params', output.x264Params);
   if (input.hasAudio) args.push('-c:a', 'aac', '-b:a', '128k');
   else args.push('-an');
   // moov before mdat: players (and platform upload checks) can start before the whole file arrives.

@@ -25,6 +25,8 @@ export interface RenderPlan {
     /** x264 preset; DEFAULT_PRESET unless measured otherwise. */
     preset: string;
     crf: number;
+    /** Extra x264 options (`-x264-params`), e.g. the measured speed tuning of render-settings.ts. */
+    x264Params?: string;
     /** Constant output frame rate; omitted keeps the source's (already constant, <= 30) rate. */
     fps?: number;
   };

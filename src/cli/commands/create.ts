@@ -73,7 +73,8 @@ export async function createCommand(client: ShortsClient, body: Record<string, u
     const { original, adjusted } = created.timeAdjustment;
     note(`range adjusted to the video's length: ${original.start}-${original.end} s -> ${adjusted.start}-${adjusted.end} s`);
   }
-  const spinner = progressDisplay(Boolean(process.stderr.isTTY && !flags.json));
+  // --json keeps stdout for the result only; progress still goes to stderr, as lines when it is not a terminal.
+  const spinner = progressDisplay(Boolean(process.stderr.isTTY));
   if (!spinner.isEnabled) note(`request ${created.requestId} created`);
   const interrupt = new AbortController();
   const onSigint = () => interrupt.abort();
@@ -87,13 +88,13 @@ export async function createCommand(client: ShortsClient, body: Record<string, u
       signal: interrupt.signal,
       onStatus: (s) => {
         spinner.text = `${s.stepMessage}${clips} ${s.progress}%`;
-        if (!spinner.isEnabled && s.step !== lastStep && !flags.json) note(`${s.stepMessage} (${s.progress}%)`);
+        if (!spinner.isEnabled && s.step !== lastStep) note(`${s.stepMessage} (${s.progress}%)`);
         lastStep = s.step;
       },
       onClipRendered: (done, total) => {
         clips = ` rendered clip ${done}/${total}`;
         spinner.text = `Rendering clips:${clips}`;
-        if (!spinner.isEnabled && !flags.json) note(`rendered clip ${done}/${total}`);
+        if (!spinner.isEnabled) note(`rendered clip ${done}/${total}`);
       },
     });
   } finally {
