@@ -162,4 +162,22 @@ describe('Ctrl-C during create', () => {
     expect(list.data.requests.map((q) => q.status)).toEqual(['cancelled']);
     expect(jobsLeft(env)).toEqual([]);
   }, 120_000);
+
+  it('`shorts cancel ID` from another terminal stops a running create promptly', async () => {
+    const env = cliEnv();
+    const { done, stderrSoFar } = startCli(['create', '--file', SAMPLE, '--start', '0', '--end', '80'], env, true);
+    const deadline = Date.now() + 60_000;
+    while (!/Analyzing video/.test(stderrSoFar()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const id = /request ([0-9a-f]{24}) created/.exec(stderrSoFar())?.[1];
+    expect(id).toBeDefined();
+    const cancelled = await runCli(['cancel', id!, '--json'], env);
+    expect(cancelled.code).toBe(0);
+    expect(JSON.parse(cancelled.stdout)).toEqual({ _id: id, status: 'cancelled' });
+    const t0 = Date.now();
+    const r = await done;
+    expect(Date.now() - t0).toBeLessThan(10_000); // killed within a poll, not left to finish the job
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/cancelled/);
+    expect(jobsLeft(env)).toEqual([]);
+  }, 120_000);
 });

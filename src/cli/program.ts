@@ -6,15 +6,19 @@ import { addCreateOptions, bodyFromFlags, createCommand } from './commands/creat
 import { cancelCommand, getCommand, listCommand, statusCommand } from './commands/requests.js';
 import { catalogCommand, postsCommand, templatesCommand } from './commands/catalogs.js';
 
-export type ClientFactory = () => ShortsClient;
+/** Global connection options: a remote `shorts serve` and its key (else env, saved config, local). */
+export interface ConnectionOptions { remote?: string; apiKey?: string }
+export type ClientFactory = (opts: ConnectionOptions) => ShortsClient;
 
 export function buildProgram(makeClient: ClientFactory, setExit: (code: number) => void): Command {
   const program = new Command('shorts')
     .description('Turn long videos into ranked, captioned, vertical short clips.')
+    .option('--remote <url>', 'use the Shorts API at this base URL (…/api/v1) instead of running locally')
+    .option('--api-key <key>', 'API key for --remote')
     .showHelpAfterError()
     .exitOverride();
   const withClient = (fn: (c: ShortsClient) => Promise<number>) => async () => {
-    const client = makeClient();
+    const client = makeClient(program.opts<ConnectionOptions>());
     try {
       setExit(await fn(client));
     } finally {

@@ -65,4 +65,54 @@ export const MIGRATIONS: readonly string[] = [
      created_at TEXT NOT NULL
    );
    CREATE INDEX posts_account ON posts (account_id, scheduled_at);`,
+  // v2: accounts, keys, credits, rate limits and webhook deliveries for `shorts serve`.
+  `CREATE TABLE accounts (
+     id TEXT PRIMARY KEY,
+     email TEXT NOT NULL UNIQUE,
+     subscription_active INTEGER NOT NULL DEFAULT 1,
+     credits INTEGER NOT NULL DEFAULT 0 CHECK (credits >= 0),
+     hourly_limit INTEGER NOT NULL DEFAULT 100,
+     daily_limit INTEGER NOT NULL DEFAULT 1000,
+     blur_background INTEGER NOT NULL DEFAULT 1,
+     webhook_secret TEXT NOT NULL,
+     created_at TEXT NOT NULL
+   );
+   CREATE TABLE api_keys (
+     id TEXT PRIMARY KEY,
+     account_id TEXT NOT NULL REFERENCES accounts (id),
+     key_hash TEXT NOT NULL UNIQUE,
+     prefix TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     revoked_at TEXT,
+     last_used_at TEXT
+   );
+   CREATE TABLE credit_ledger (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     account_id TEXT NOT NULL REFERENCES accounts (id),
+     request_id TEXT,
+     delta INTEGER NOT NULL,
+     reason TEXT NOT NULL CHECK (reason IN ('grant', 'creation', 'refund')),
+     created_at TEXT NOT NULL
+   );
+   CREATE UNIQUE INDEX credit_once_per_request ON credit_ledger (request_id, reason) WHERE request_id IS NOT NULL;
+   CREATE TABLE rate_counters (
+     scope TEXT NOT NULL,
+     window_start INTEGER NOT NULL,
+     count INTEGER NOT NULL,
+     PRIMARY KEY (scope, window_start)
+   );
+   CREATE TABLE webhook_attempts (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     message_id TEXT NOT NULL,
+     request_id TEXT NOT NULL,
+     event TEXT NOT NULL,
+     url TEXT NOT NULL,
+     attempt INTEGER NOT NULL,
+     started_at TEXT NOT NULL,
+     duration_ms INTEGER,
+     status_code INTEGER,
+     error TEXT,
+     delivered INTEGER NOT NULL DEFAULT 0
+   );
+   CREATE INDEX webhook_attempts_request ON webhook_attempts (request_id, message_id, attempt);`,
 ];
