@@ -1,10 +1,16 @@
 // The commander program: one subcommand per API operation, each a plain async function that returns
 // an exit code or throws. Nothing here prints errors; main.ts does.
+import path from 'node:path';
 import { Command, Option } from 'commander';
 import type { ShortsClient } from '../client/shorts-client.js';
 import { addCreateOptions, bodyFromFlags, createCommand } from './commands/create.js';
 import { cancelCommand, getCommand, listCommand, statusCommand } from './commands/requests.js';
 import { catalogCommand, postsCommand, templatesCommand } from './commands/catalogs.js';
+import { serveCommand, type ServeFlags } from './commands/serve.js';
+import { registerKeysCommand } from './commands/keys.js';
+import { dataDir } from '../client/data-dir.js';
+import { JobStore } from '../engine/job-store.js';
+import { AccountStore } from '../service/accounts.js';
 
 /** Global connection options: a remote `shorts serve` and its key (else env, saved config, local). */
 export interface ConnectionOptions { remote?: string; apiKey?: string }
@@ -55,5 +61,14 @@ export function buildProgram(makeClient: ClientFactory, setExit: (code: number) 
     .option('--request-id <id>').option('--short-id <id>').option('--since <iso>').option('--until <iso>').option('--date <which>')
     .option('--json', 'JSON output')
     .action((f: Record<string, string | undefined> & { json?: boolean }) => withClient((c) => postsCommand(c, f))());
+  registerKeysCommand(program, () => {
+    const store = new JobStore(path.join(dataDir(), 'shorts.db'));
+    return { accounts: new AccountStore(store.db), close: () => store.close() };
+  }, setExit);
+  program.command('serve').description('serve the Shorts API over HTTP, with workers that process requests')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--port <port>', 'port (0 picks a free one)', '8080')
+    .option('--workers <n>', 'requests processed at once (default 1)')
+    .action(async (f: ServeFlags) => setExit(await serveCommand(f)));
   return program;
 }

@@ -6,6 +6,8 @@ import path from 'node:path';
 import { MIGRATIONS } from './migrations.js';
 import type { CreateRequest } from '../service/create-request.js';
 import type { HeatmapPoint, TimeAdjustment } from '../pipeline/types.js';
+import type { PostObject } from '../service/api-types.js';
+import type { PostsQuery } from '../service/list-query.js';
 
 export type RequestStatus = 'queued' | 'processing' | 'completed' | 'failed' | 'cancelled';
 export type Step = 'queued' | 'fetching_video' | 'transcribing_audio' | 'finding_highlights' | 'finalizing' | 'completed' | 'failed' | 'cancelled';
@@ -88,6 +90,20 @@ interface ShortRow {
   id: string; request_id: string; rank: number; title: string; sentence_indexes: string; reason: string; description: string;
   viral_score: number; start_ts: number; end_ts: number; duration: number; width: number; height: number;
   recompiling: number; error: number; error_message: string | null; file_path: string | null;
+}
+
+interface PostRow {
+  id: string; platform: PostObject['platform']; status: PostObject['status']; scheduled_at: string; published_at: string | null;
+  url: string | null; short_id: string; request_id: string; title: string; account_handle: string; source: PostObject['source'];
+  error: string | null; error_code: string | null; retryable: number | null; created_at: string;
+}
+
+function toPost(r: PostRow): PostObject {
+  return {
+    id: r.id, platform: r.platform, status: r.status, scheduledAt: r.scheduled_at, publishedAt: r.published_at, url: r.url,
+    shortId: r.short_id, requestId: r.request_id, title: r.title, account: { handle: r.account_handle }, source: r.source,
+    error: r.error, errorCode: r.error_code, retryable: r.retryable === null ? null : r.retryable === 1, createdAt: r.created_at,
+  };
 }
 
 const now = () => new Date().toISOString();
@@ -216,6 +232,57 @@ export class JobStore {
         updated_at = ?, finished_at = ? WHERE id = ? AND status IN ('queued', 'processing')`)
       .run(status, status, progress, status === 'failed' ? failureReason : null, now(), now(), id);
     return r.changes === 1;
+  }
+
+  /** Posts of an account (spec 4.6), newest first by the chosen timestamp. */
+  listPosts(accountId: string, q: PostsQuery): { items: PostObject[]; total: number } {
+    const column = q.date === 'published' ? 'published_at' : 'scheduled_at';
+    const where = ['account_id = @accountId'];
+    if (q.status) where.push('status = @status');
+    if (q.platform) where.push('platform = @platform');
+    if (q.source) where.push('source = @source');
+    if (q.requestId) where.push('request_id = @requestId');
+    if (q.shortId) where.push('short_id = @shortId');
+    if (q.since) where.push(`${column} >= @since`);
+    if (q.until) where.push(`${column} <= @until`);
+    const clause = where.join(' AND ');
+    const params = { accountId, status: q.status, platform: q.platform, source: q.source, requestId: q.requestId, shortId: q.shortId, since: q.since, until: q.until };
+    const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM posts WHERE ${clause}`).get(params) as { n: number }).n;
+    const rows = this.db.prepare(`SELECT * FROM posts WHERE ${clause} ORDER BY ${column} DESC, id DESC LIMIT @limit OFFSET @offset`)
+      .all({ ...params, limit: q.limit, offset: (q.page - 1) * q.limit }) as PostRow[];
+    return { items: rows.map(toPost), total };
+  }
+
+  /** Posts made from one clip (for the `posts` array of a Short object). */
+  postsForShort(shortId: string): PostObject[] {
+    return (this.db.prepare('SELECT * FROM posts WHERE short_id = ? ORDER BY scheduled_at DESC, id DESC').all(shortId) as PostRow[]).map(toPost);
+  }
+
+  /** Takes the oldest queued API request for this process (atomic: two workers never take the same one). */
+  claimNextQueued(pid: number): RequestRecord | undefined {
+    const row = this.db.prepare(`UPDATE requests SET status = 'processing', runner_pid = @pid, attempts = attempts + 1, updated_at = @now
+      WHERE id = (SELECT id FROM requests WHERE status = 'queued' AND origin = 'api' ORDER BY created_at, rowid LIMIT 1) AND status = 'queued'
+      RETURNING *`).get({ pid, now: now() }) as RequestRow | undefined;
+    return row && toRequest(row);
+  }
+
+  /** Takes over a request left `processing` by a process that died (restart recovery). */
+  reclaim(id: string, pid: number): RequestRecord | undefined {
+    const row = this.db.prepare(`UPDATE requests SET runner_pid = @pid, attempts = attempts + 1, updated_at = @now
+      WHERE id = @id AND status = 'processing' RETURNING *`).get({ id, pid, now: now() }) as RequestRow | undefined;
+    return row && toRequest(row);
+  }
+
+  attempts(id: string): number {
+    return (this.db.prepare('SELECT attempts FROM requests WHERE id = ?').get(id) as { attempts: number } | undefined)?.attempts ?? 0;
+  }
+
+  /** Seconds of processing per second of requested range over recent completed API jobs (null: none yet). */
+  measuredSecondsPerSourceSecond(sample = 20): number | null {
+    const row = this.db.prepare(`SELECT AVG((julianday(finished_at) - julianday(started_at)) * 86400.0 / ("end" - start)) AS rate
+      FROM (SELECT * FROM requests WHERE status = 'completed' AND origin = 'api' AND started_at IS NOT NULL
+            ORDER BY finished_at DESC LIMIT ?)`).get(sample) as { rate: number | null };
+    return row.rate;
   }
 
   /** Records which process runs a request, so another process can tell a live job from an orphan. */

@@ -115,4 +115,7 @@ export const MIGRATIONS: readonly string[] = [
      delivered INTEGER NOT NULL DEFAULT 0
    );
    CREATE INDEX webhook_attempts_request ON webhook_attempts (request_id, message_id, attempt);`,
+  // v3: how many times a worker has started a request, so a job that keeps crashing its process fails
+  // with a reason instead of looping forever across restarts.
+  `ALTER TABLE requests ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;`,
 ];

@@ -12,6 +12,7 @@ import { AbortedError } from '../media/process.js';
 import { renderClip } from '../media/render.js';
 import { RENDER_PLAN_VERSION, outputFps, type RenderPlan } from '../media/render-plan.js';
 import { fetchSource } from '../pipeline/fetch.js';
+import type { UrlCheck } from '../net/download.js';
 import { clampRange } from '../pipeline/range.js';
 import type { Transcriber } from '../pipeline/transcribe.js';
 import { measureLoudness } from '../pipeline/loudness.js';
@@ -25,6 +26,17 @@ import { PipelineError, ShortsError } from '../service/errors.js';
 import type { ClipCopy, FetchedSource, Highlight, MediaInfo, TimeRange, Transcript } from '../pipeline/types.js';
 
 export const MAX_SOURCE_SECONDS = 18_000;
+
+/**
+ * Abort reason for a server shutting down: the request is neither cancelled nor failed, it stays
+ * `processing` with its checkpoints so the next start resumes it.
+ */
+export class ShutdownSignal extends Error {
+  constructor() {
+    super('the server is shutting down');
+    this.name = 'ShutdownSignal';
+  }
+}
 
 export const STEP_MESSAGES: Record<Step, string> = {
   queued: 'Waiting in queue...',
@@ -55,6 +67,8 @@ export interface OrchestratorDeps {
   render: RenderSettings;
   /** The account's saved background preference, used when blurBackground is omitted. */
   blurPreference?: (accountId: string) => boolean;
+  /** The URL guard for downloads of API requests (every address and redirect checked). */
+  checkUrl?: UrlCheck;
 }
 
 interface SourceCheckpoint { source: FetchedSource; info: MediaInfo; range: TimeRange }
@@ -107,6 +121,7 @@ export class Orchestrator {
       if (source.downloaded) rmSync(source.path, { force: true });
       art.removeWork();
     } catch (e) {
+      if (signal.aborted && signal.reason instanceof ShutdownSignal) return store.getRequest(id)!;
       if (signal.aborted || e instanceof AbortedError) {
         store.finish(id, 'cancelled');
         art.removeAll();
@@ -121,7 +136,7 @@ export class Orchestrator {
   private async fetchStage(req: RequestRecord, art: JobArtifacts, signal: AbortSignal, onProgress: (f: number) => void): Promise<SourceCheckpoint> {
     const saved = art.read<SourceCheckpoint>('source');
     if (saved && existsSync(saved.source.path)) return saved;
-    const source = await fetchSource(req.options.source, { workDir: art.workDir, signal, onProgress });
+    const source = await fetchSource(req.options.source, { workDir: art.workDir, signal, onProgress, checkUrl: this.deps.checkUrl });
     const { info } = await probeMedia(source.path, signal);
     if (info.durationSec > MAX_SOURCE_SECONDS)
       throw new ShortsError('video_too_long', `the video is ${Math.round(info.durationSec / 60)} minutes long; the limit is 5 hours`);

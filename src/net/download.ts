@@ -3,23 +3,27 @@
 // Content-Length within the limit. The byte count is enforced again while streaming, because chunked
 // responses announce no length. A partial file never survives a failure or a cancel.
 import { createWriteStream } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
 import { rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import got, { HTTPError, RequestError, type Response } from 'got';
+import got, { HTTPError, RequestError, type OptionsInit, type Response } from 'got';
 import { AbortedError } from '../media/process.js';
 import { ShortsError } from '../service/errors.js';
+import { pinnedLookup } from './pinned-lookup.js';
 
 /** Spec 4.2: a reported Content-Length above 10 GB is rejected. */
 export const DEFAULT_MAX_BYTES = 10 * 1000 ** 3;
 
 /**
  * Vets a URL before it is requested (and again for every redirect target). The SSRF guard
- * (src/net/url-guard.ts) plugs in here; it rejects by throwing.
+ * (src/net/url-guard.ts) plugs in here; it rejects by throwing. When it returns addresses, the
+ * connection for that URL is made to those addresses only (no second DNS lookup to rebind).
  */
-export type UrlCheck = (url: URL) => Promise<void>;
+export type UrlCheck = (url: URL) => Promise<void | { addresses: readonly string[] }>;
 
 export interface DownloadOptions {
   /** Folder the file is written into (it must exist). */
@@ -140,6 +144,32 @@ function vetResponse(response: Response, maxBytes: number): void {
   }
 }
 
+type GuardedGotOptions = Pick<OptionsInit, 'dnsLookup' | 'agent' | 'hooks'>;
+
+function pinFor(checked: void | { addresses: readonly string[] }): OptionsInit['dnsLookup'] {
+  return checked && checked.addresses.length > 0 ? pinnedLookup(checked.addresses) : undefined;
+}
+
+/**
+ * got options that make a request obey `checkUrl`: `url` is checked now, every redirect target in got's
+ * beforeRedirect hook (before anything connects to it), and each hop's connection is pinned to the
+ * addresses its own check returned. Agents are private to the request, so no pooled keep-alive socket
+ * opened under an older DNS answer is reused. Without a check: no options.
+ */
+export async function guardedGotOptions(url: URL, checkUrl: UrlCheck | undefined): Promise<GuardedGotOptions> {
+  if (!checkUrl) return {};
+  const first = await checkUrl(url);
+  return {
+    dnsLookup: pinFor(first),
+    agent: { http: new http.Agent({ keepAlive: false }), https: new https.Agent({ keepAlive: false }) },
+    hooks: {
+      beforeRedirect: [async (next) => {
+        next.dnsLookup = pinFor(await checkUrl(new URL(String(next.url))));
+      }],
+    },
+  };
+}
+
 function isTransient(e: unknown): boolean {
   if (e instanceof HTTPError) return RETRY_STATUS.has(e.response.statusCode);
   return e instanceof RequestError && RETRY_CODES.has(e.code);
@@ -161,8 +191,10 @@ function describe(e: unknown, url: URL): unknown {
 }
 
 async function attempt(url: URL, part: string, opts: DownloadOptions, maxBytes: number): Promise<{ bytes: number; response: Response }> {
-  const checkUrl = opts.checkUrl;
+  // Checked again on every attempt: a retry resolves the name afresh, and that answer is vetted too.
+  const guarded = await guardedGotOptions(url, opts.checkUrl);
   const stream = got.stream(url, {
+    ...guarded,
     signal: opts.signal,
     // Whole-file retries happen in downloadFile: a got stream can only retry through a 'retry' listener
     // that builds a new stream, which does not fit a pipeline already writing to disk.
@@ -172,7 +204,6 @@ async function attempt(url: URL, part: string, opts: DownloadOptions, maxBytes: 
     maxRedirects: 5,
     // No total deadline (multi-GB files are slow); instead fail a stalled connection or server.
     timeout: { lookup: 10_000, connect: 15_000, secureConnect: 15_000, response: 30_000, socket: 60_000 },
-    hooks: checkUrl ? { beforeRedirect: [async (next) => checkUrl(new URL(String(next.url)))] } : {},
   });
   const response = await new Promise<Response>((resolve, reject) => {
     stream.once('response', resolve);
@@ -199,14 +230,13 @@ export interface FileUrlHead { contentType: string; contentLength: number | null
  */
 export async function headFileUrl(rawUrl: string, opts: Pick<DownloadOptions, 'maxBytes' | 'signal' | 'checkUrl'> = {}): Promise<FileUrlHead> {
   const url = parseFileUrl(rawUrl);
-  await opts.checkUrl?.(url);
-  const checkUrl = opts.checkUrl;
+  const guarded = await guardedGotOptions(url, opts.checkUrl);
   try {
     const response = await got.head(url, {
+      ...guarded,
       signal: opts.signal,
       maxRedirects: 5,
       timeout: { lookup: 10_000, connect: 15_000, secureConnect: 15_000, response: 30_000 },
-      hooks: checkUrl ? { beforeRedirect: [async (next) => checkUrl(new URL(String(next.url)))] } : {},
     });
     vetResponse(response, opts.maxBytes ?? DEFAULT_MAX_BYTES);
     const length = Number(response.headers['content-length']);
@@ -224,7 +254,6 @@ export async function downloadFile(rawUrl: string, opts: DownloadOptions): Promi
   const baseName = opts.baseName ?? 'source';
   const part = path.join(opts.destDir, `${baseName}.part`);
   const retries = opts.retries ?? 2;
-  await opts.checkUrl?.(url);
   for (let tryNo = 0; ; tryNo++) {
     try {
       if (opts.signal?.aborted) throw new AbortedError();

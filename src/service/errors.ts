@@ -10,6 +10,8 @@ export const ERROR_CODES = {
   invalid_api_key: { http: 401, exit: 1 },
   subscription_required: { http: 403, exit: 1 },
   insufficient_credits: { http: 403, exit: 1 },
+  /** A media link whose signature does not match or whose expiry has passed (not a spec code). */
+  invalid_media_link: { http: 403, exit: 1 },
   resource_not_found: { http: 404, exit: 1 },
   request_not_cancellable: { http: 409, exit: 1 },
   rate_limit_exceeded: { http: 429, exit: 1 },

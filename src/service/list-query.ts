@@ -39,3 +39,56 @@ export function paginate<T>(items: readonly T[], page: number, limit: number) {
   const totalCount = items.length;
   return { items: items.slice((page - 1) * limit, page * limit), pagination: { page, limit, totalPages: Math.ceil(totalCount / limit), totalCount } };
 }
+
+export const POST_STATUSES = ['scheduled', 'processing', 'published', 'failed', 'canceled'] as const;
+export const PLATFORMS = ['video_site', 'photo_site', 'short_video_site'] as const;
+
+export interface PostsQuery {
+  page: number;
+  limit: number;
+  status?: (typeof POST_STATUSES)[number];
+  platform?: (typeof PLATFORMS)[number];
+  source?: 'manual' | 'automation';
+  requestId?: string;
+  shortId?: string;
+  since?: string;
+  until?: string;
+  date: 'scheduled' | 'published';
+}
+
+function isoTime(raw: Raw, name: string): string | undefined {
+  const s = raw[name];
+  if (s === undefined || s === '') return undefined;
+  // ISO 8601 date or date-time; normalised to UTC so string comparison in SQL orders correctly.
+  if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(s) || Number.isNaN(Date.parse(s)))
+    throw new ShortsError('invalid_request', `${name} must be an ISO 8601 date or time, got "${s}"`, { parameter: name });
+  return new Date(s).toISOString();
+}
+
+/** GET /posts (spec 4.6): every filter validated, errors name the parameter. */
+export function parsePostsQuery(raw: Raw): PostsQuery {
+  const q: PostsQuery = {
+    ...parsePage(raw, 50),
+    status: oneOf(raw, 'status', POST_STATUSES),
+    platform: oneOf(raw, 'platform', PLATFORMS),
+    source: oneOf(raw, 'source', ['manual', 'automation'] as const),
+    requestId: raw.requestId || undefined,
+    shortId: raw.shortId || undefined,
+    since: isoTime(raw, 'since'),
+    until: isoTime(raw, 'until'),
+    date: oneOf(raw, 'date', ['scheduled', 'published'] as const) ?? 'scheduled',
+  };
+  if (q.requestId !== undefined && !/^[0-9a-f]{24}$/.test(q.requestId))
+    throw new ShortsError('invalid_request', `requestId must be a 24-character hex id, got "${q.requestId}"`, { parameter: 'requestId' });
+  if (q.shortId !== undefined && !/^[0-9a-f-]{36}$/i.test(q.shortId))
+    throw new ShortsError('invalid_request', `shortId must be a clip id (UUID), got "${q.shortId}"`, { parameter: 'shortId' });
+  if (q.since && q.until && q.since > q.until)
+    throw new ShortsError('invalid_request', 'since must not be later than until', { parameter: 'since' });
+  // date=published means "when it went live", which only published posts have.
+  if (q.date === 'published') {
+    if (q.status && q.status !== 'published')
+      throw new ShortsError('invalid_request', `date=published implies status=published, got status=${q.status}`, { parameter: 'status' });
+    q.status = 'published';
+  }
+  return q;
+}

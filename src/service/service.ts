@@ -6,7 +6,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ShortsError } from './errors.js';
 import { validateCreateRequest, type CreateRequest } from './create-request.js';
-import { parseListRequests, paginate, parsePage } from './list-query.js';
+import { parseListRequests, parsePostsQuery, paginate, parsePage } from './list-query.js';
 import type {
   CancelResponse, CreateResponse, PostObject, RequestDetail, RequestListItem, ShortObject, StatusResponse, TemplateList, Pagination,
 } from './api-types.js';
@@ -22,6 +22,25 @@ export interface Account { id: string; email: string }
 export interface ServiceOptions {
   /** Builds the temporary URL of a rendered clip (signed link in `serve`, file URL locally). */
   mediaUrl?: (short: ShortRecord) => string;
+  /** API mode: the credit ledger (one credit per accepted creation, refunded on failure). */
+  credits?: CreditLedger;
+  /** API mode: network checks of submitted URLs (spec 4.2 file URL checks, webhook and page URLs). */
+  urlChecks?: UrlChecks;
+  /** Called after a request is queued, so workers wake up at once instead of at their next poll. */
+  onQueued?: () => void;
+  /** Seconds of processing per second of requested range, measured on recent jobs (ETA). */
+  secondsPerSourceSecond?: () => number;
+}
+
+export interface CreditLedger {
+  chargeCredit(accountId: string, requestId: string): void;
+  refundCredit(requestId: string): boolean;
+}
+
+export interface UrlChecks {
+  fileUrl(url: string): Promise<void>;
+  videoSiteUrl(url: string): Promise<void>;
+  webhookUrl(url: string): Promise<void>;
 }
 
 const ID_PATTERN = /^[0-9a-f]{24}$/;
@@ -48,20 +67,45 @@ export class Service {
       timeAdjustment = await checkLocalFile(req, abs);
     } else {
       url = req.source.url;
+      const checks = this.opts.urlChecks;
+      if (checks) {
+        await (req.source.kind === 'fileUrl' ? checks.fileUrl(url) : checks.videoSiteUrl(url));
+        if (req.webhookUrl) await checks.webhookUrl(req.webhookUrl);
+      }
     }
     const id = randomBytes(12).toString('hex');
-    this.store.insertRequest({ id, accountId: account.id, origin, userEmail: account.email, options: req, url, start: req.start, end: req.end });
-    const queued = this.store.listLive().filter((r) => r.status === 'queued');
-    const position = queued.findIndex((r) => r.id === id);
+    // The request and its credit are one transaction: a creation refused for credit leaves no row,
+    // and two creations racing for the last credit cannot both be accepted.
+    this.store.db.transaction(() => {
+      this.store.insertRequest({ id, accountId: account.id, origin, userEmail: account.email, options: req, url, start: req.start, end: req.end });
+      this.opts.credits?.chargeCredit(account.id, id);
+    })();
+    this.opts.onQueued?.();
+    const { position, etaSeconds } = this.queueEstimate(id);
     const response: CreateResponse = {
       requestId: id,
       status: 'processing',
       creditsUsed: 1,
-      estimatedCompletionTime: new Date(Date.now() + estimateSeconds(req) * 1000 * (position + 1)).toISOString(),
-      queuePosition: position >= 0 ? position + 1 : null,
+      estimatedCompletionTime: new Date(Date.now() + etaSeconds * 1000).toISOString(),
+      queuePosition: position,
     };
     if (timeAdjustment) response.timeAdjustment = timeAdjustment;
     return response;
+  }
+
+  /**
+   * Position among queued API requests (1 = next) and seconds until this one should finish: the range
+   * seconds of everything ahead plus its own, at the measured processing speed of recent jobs.
+   */
+  private queueEstimate(id: string): { position: number | null; etaSeconds: number } {
+    const live = this.store.listLive().filter((r) => r.origin === 'api' || r.id === id);
+    const index = live.findIndex((r) => r.id === id);
+    const ahead = live.slice(0, Math.max(0, index));
+    const rate = this.opts.secondsPerSourceSecond?.() ?? DEFAULT_SECONDS_PER_SOURCE_SECOND;
+    const work = [...ahead, live[index]].reduce((sum, r) => sum + (r ? r.end - r.start : 0), 0);
+    const queued = live.filter((r) => r.status === 'queued');
+    const position = queued.findIndex((r) => r.id === id);
+    return { position: position >= 0 ? position + 1 : null, etaSeconds: Math.ceil(30 + work * rate) };
   }
 
   private owned(account: Account, id: string): RequestRecord {
@@ -91,7 +135,7 @@ export class Service {
       url: r.url, start: r.start, end: r.end, title: r.title, language: r.options.language, template: template.name,
       captionLanguage: r.options.captionLanguage, heatmap: r.heatmap, sentences: r.sentences,
       preferredLength: r.options.preferredLength, projectId: null,
-      shorts: this.store.listShorts(r.id).map((s) => shortObject(s, s.error ? '' : mediaUrl(s), [])),
+      shorts: this.store.listShorts(r.id).map((s) => shortObject(s, s.error ? '' : mediaUrl(s), this.store.postsForShort(s.id))),
     };
   }
 
@@ -112,6 +156,8 @@ export class Service {
     if (TERMINAL.has(r.status) || !this.store.finish(id, 'cancelled'))
       throw new ShortsError('request_not_cancellable', `request ${id} is already ${this.store.getRequest(id)?.status ?? r.status}`);
     this.running.get(id)?.abort();
+    // Cancelled before any work started: nothing was spent, so the credit comes back (DESIGN.md).
+    if (r.status === 'queued') this.opts.credits?.refundCredit(id);
     return { _id: id, status: 'cancelled' };
   }
 
@@ -139,10 +185,10 @@ export class Service {
     return paginate<{ name: string }>([], page, limit);
   }
 
-  posts(_account: Account, raw: Record<string, string | undefined>): { posts: PostObject[]; pagination: Pagination } {
-    const { page, limit } = parsePage(raw, 50);
-    const { items, pagination } = paginate<PostObject>([], page, limit);
-    return { posts: items, pagination };
+  posts(account: Account, raw: Record<string, string | undefined>): { posts: PostObject[]; pagination: Pagination } {
+    const q = parsePostsQuery(raw);
+    const { items, total } = this.store.listPosts(account.id, q);
+    return { posts: items, pagination: { page: q.page, limit: q.limit, totalPages: Math.ceil(total / q.limit), totalCount: total } };
   }
 }
 
@@ -160,11 +206,8 @@ async function checkLocalFile(req: CreateRequest, abs: string): Promise<TimeAdju
   return clampRange({ start: req.start, end: req.end }, info.durationSec).adjustment;
 }
 
-/** Rough seconds to finish: transcription ~12x real time plus rendering ~2x real time of the output. */
-function estimateSeconds(req: CreateRequest): number {
-  const window = req.end - req.start;
-  return Math.ceil(30 + window / 12 + Math.min(window, (req.maxShorts ?? 5) * 60) / 2);
-}
+/** Before any job has finished here: 600 s of range took ~130-210 s on a 2-core machine (docs/benchmarks.md). */
+const DEFAULT_SECONDS_PER_SOURCE_SECOND = 0.35;
 
 export function shortObject(s: ShortRecord, videoUrl: string, posts: PostObject[]): ShortObject {
   const o: ShortObject = {

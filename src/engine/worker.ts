@@ -1,0 +1,117 @@
+// Workers inside `shorts serve`: take queued API requests from the SQLite store in creation order, a
+// bounded number at a time, run them through the orchestrator, refund the credit of a failed request
+// and send its webhook. On start they first resume requests a previous process left `processing`.
+import { JobStore, type RequestRecord } from './job-store.js';
+import { Orchestrator, ShutdownSignal } from './orchestrator.js';
+
+export interface WorkerOptions {
+  store: JobStore;
+  orchestrator: Orchestrator;
+  concurrency: number;
+  /** Refunds the credit of a failed request (spec 6: failed requests are refunded). */
+  refund: (requestId: string) => void;
+  /** Called once a request reaches completed or failed (webhooks). Never awaited by the worker slot. */
+  onFinished?: (request: RequestRecord) => Promise<void>;
+  /** Registers the job's AbortController so DELETE kills it at once; returns the unregister function. */
+  track: (requestId: string, controller: AbortController) => () => void;
+  /** Starts after which a request that keeps dying with its process is failed instead of retried. */
+  maxAttempts?: number;
+  pollMs?: number;
+  log?: (line: string) => void;
+}
+
+export class Worker {
+  private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private readonly followUps = new Set<Promise<void>>();
+  private resume: string[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = true;
+
+  constructor(private readonly opts: WorkerOptions) {}
+
+  /** Resumes orphaned requests, then polls the queue (and wakes at once on `wake()`). */
+  start(): void {
+    this.stopped = false;
+    this.resume = this.opts.store.listLive()
+      .filter((r) => r.origin === 'api' && r.status === 'processing' && !this.isOurs(r.id))
+      .map((r) => r.id);
+    if (this.resume.length) this.opts.log?.(`resuming ${this.resume.length} interrupted request(s)`);
+    this.pump();
+    this.timer = setInterval(() => this.pump(), this.opts.pollMs ?? 1000);
+    this.timer.unref();
+  }
+
+  wake(): void {
+    if (!this.stopped) queueMicrotask(() => this.pump());
+  }
+
+  /**
+   * Stops taking work. Running jobs are interrupted with a ShutdownSignal: they stay `processing`
+   * with their checkpoints and resume on the next start (they are not cancelled, not failed).
+   */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    for (const job of this.active.values()) job.controller.abort(new ShutdownSignal());
+    await Promise.all([...this.active.values()].map((j) => j.done));
+    await Promise.all(this.followUps);
+  }
+
+  get running(): number {
+    return this.active.size;
+  }
+
+  private isOurs(id: string): boolean {
+    return this.active.has(id);
+  }
+
+  private pump(): void {
+    while (!this.stopped && this.active.size < this.opts.concurrency) {
+      const record = this.next();
+      if (!record) return;
+      this.run(record);
+    }
+  }
+
+  private next(): RequestRecord | undefined {
+    const { store } = this.opts;
+    while (this.resume.length) {
+      const taken = store.reclaim(this.resume.shift()!, process.pid);
+      if (taken) return taken;
+    }
+    return store.claimNextQueued(process.pid);
+  }
+
+  private run(record: RequestRecord): void {
+    const { store, orchestrator, refund } = this.opts;
+    const controller = new AbortController();
+    const untrack = this.opts.track(record.id, controller);
+    const maxAttempts = this.opts.maxAttempts ?? 3;
+    const entry = { controller, done: Promise.resolve() };
+    this.active.set(record.id, entry);
+    entry.done = (async () => {
+      await Promise.resolve(); // run after the slot is registered, even when nothing below awaits
+      try {
+        let final: RequestRecord;
+        if (store.attempts(record.id) > maxAttempts) {
+          store.finish(record.id, 'failed', `internal error: processing stopped unexpectedly ${maxAttempts} times`);
+          final = store.getRequest(record.id)!;
+        } else {
+          final = await orchestrator.run(record.id, controller.signal);
+        }
+        if (final.status === 'failed') refund(final.id);
+        if ((final.status === 'failed' || final.status === 'completed') && this.opts.onFinished) {
+          const followUp = this.opts.onFinished(final).catch((e: unknown) => this.opts.log?.(`webhook for ${final.id}: ${String(e)}`));
+          this.followUps.add(followUp);
+          void followUp.finally(() => this.followUps.delete(followUp));
+        }
+      } catch (e) {
+        this.opts.log?.(`worker error on ${record.id}: ${e instanceof Error ? e.message : String(e)}`);
+      } finally {
+        untrack();
+        this.active.delete(record.id);
+        this.pump();
+      }
+    })();
+  }
+}

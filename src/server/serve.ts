@@ -1,0 +1,151 @@
+// Wires `shorts serve`: the store, accounts, limits, URL guard, workers, webhooks and signed media
+// links around one Service, then listens. close() stops taking work and leaves running requests
+// `processing` with their checkpoints, so the next start resumes them.
+import { existsSync, statfsSync } from 'node:fs';
+import type http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { JobStore, type RequestRecord } from '../engine/job-store.js';
+import { Orchestrator } from '../engine/orchestrator.js';
+import { renderSettingsFromEnv } from '../engine/render-settings.js';
+import { Worker } from '../engine/worker.js';
+import { mediaBinaries } from '../media/binaries.js';
+import { checkFileUrl, checkVideoSiteUrl, checkWebhookUrl, guardUrlCheck } from '../net/url-guard.js';
+import { createTranscriber } from '../pipeline/transcribe.js';
+import { whisperCliPath } from '../pipeline/whisper-cli.js';
+import { AccountStore } from '../service/accounts.js';
+import { Service } from '../service/service.js';
+import { createApiServer, type ReadinessReport } from './http-server.js';
+import { MediaLinks, loadOrCreateSecret } from './media-links.js';
+import { openApiDocument } from './openapi.js';
+import { RateLimiter } from './rate-limit.js';
+import { WebhookSender, type WebhookEvent } from './webhooks.js';
+
+export interface ServeOptions {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** Base of media links (SHORTS_PUBLIC_URL); default the address the server listens on. */
+  publicUrl?: string;
+  /** Requests processed at once (SHORTS_WORKERS, default 1: one job already uses every core). */
+  workers?: number;
+  log: (line: string) => void;
+}
+
+export interface RunningServer { url: string; server: http.Server; worker: Worker; store: JobStore; close(): Promise<void> }
+
+export async function startServer(opts: ServeOptions): Promise<RunningServer> {
+  const store = new JobStore(path.join(opts.dataDir, 'shorts.db'));
+  const accounts = new AccountStore(store.db);
+  const limiter = new RateLimiter(store.db);
+  const webhooks = new WebhookSender(store.db);
+  const links: { current: MediaLinks | null } = { current: null };
+  const mediaLinks = () => links.current!;
+  let worker: Worker | null = null;
+
+  const service = new Service(store, {
+    mediaUrl: (s) => mediaLinks().url(s.requestId, s.id),
+    credits: accounts,
+    urlChecks: {
+      fileUrl: async (u) => { await checkFileUrl(u); },
+      videoSiteUrl: async (u) => { await checkVideoSiteUrl(u); },
+      webhookUrl: async (u) => { await checkWebhookUrl(u); },
+    },
+    onQueued: () => worker?.wake(),
+    secondsPerSourceSecond: () => store.measuredSecondsPerSourceSecond() ?? 0.35,
+  });
+  const transcriber = createTranscriber({ dataDir: opts.dataDir });
+  const orchestrator = new Orchestrator({
+    store, transcriber, dataDir: opts.dataDir, render: renderSettingsFromEnv(),
+    blurPreference: (id) => accounts.getAccount(id)?.blurBackground ?? true,
+    checkUrl: guardUrlCheck('invalid_file_url'),
+  });
+
+  const notify = async (r: RequestRecord) => {
+    const url = r.options.webhookUrl;
+    const account = accounts.getAccount(r.accountId);
+    if (!url || !account) return;
+    await webhooks.deliver(url, account.webhookSecret, webhookEvent(r, service, account));
+  };
+  worker = new Worker({
+    store, orchestrator, concurrency: opts.workers ?? Number(process.env.SHORTS_WORKERS ?? 1),
+    refund: (id) => { accounts.refundCredit(id); },
+    onFinished: notify,
+    track: (id, c) => service.track(id, c),
+    log: opts.log,
+  });
+
+  const server = createApiServer({
+    service, store, accounts, limiter,
+    get mediaLinks() { return mediaLinks(); },
+    openapi: () => openApiDocument({ serverUrl: `${baseUrl}/api/v1` }),
+    readiness: () => readiness(store, opts.dataDir),
+    log: opts.log,
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const baseUrl = (opts.publicUrl ?? process.env.SHORTS_PUBLIC_URL ?? `http://${host}:${address.port}`).replace(/\/+$/, '');
+  links.current = new MediaLinks({ secret: loadOrCreateSecret(opts.dataDir), publicBaseUrl: baseUrl, ttlSec: Number(process.env.SHORTS_MEDIA_TTL ?? 86_400) });
+  worker.start();
+
+  let closing: Promise<void> | null = null;
+  return {
+    url: `http://${host}:${address.port}`,
+    server, worker, store,
+    close: () => (closing ??= (async () => {
+      await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
+      await worker!.stop();
+      store.close();
+    })()),
+  };
+}
+
+/** DESIGN.md: data is {shorts} for completed and {failureReason} for failed; viral_score on 0-10 here. */
+function webhookEvent(r: RequestRecord, service: Service, account: { id: string; email: string }): WebhookEvent {
+  const base = { requestId: r.id, timestamp: new Date().toISOString() };
+  if (r.status === 'failed') return { ...base, event: 'shorts.failed', status: 'failed', data: { failureReason: r.failureReason ?? 'internal error' } };
+  const detail = service.detail(account, r.id);
+  return {
+    ...base, event: 'shorts.completed', status: 'completed',
+    data: { shorts: detail.shorts.filter((s) => !s.error).map((s) => ({ id: s.id, title: s.title, video_url: s.video_url, duration: s.duration, viral_score: Math.round(s.viral_score) / 10 })) },
+  };
+}
+
+async function readiness(store: JobStore, dataDir: string): Promise<ReadinessReport> {
+  const checks: ReadinessReport['checks'] = {};
+  const check = (name: string, fn: () => string) => {
+    try {
+      checks[name] = { ok: true, detail: fn() };
+    } catch (e) {
+      checks[name] = { ok: false, detail: e instanceof Error ? e.message : String(e) };
+    }
+  };
+  check('store', () => {
+    store.db.prepare('SELECT 1').get();
+    return 'sqlite ok';
+  });
+  check('disk', () => {
+    const s = statfsSync(dataDir);
+    const free = s.bavail * s.bsize;
+    if (free < 2 * 1024 ** 3) throw new Error(`only ${(free / 1024 ** 3).toFixed(1)} GB free in ${dataDir}`);
+    return `${(free / 1024 ** 3).toFixed(0)} GB free`;
+  });
+  check('ffmpeg', () => mediaBinaries().ffmpeg);
+  check('whisper', () => whisperCliPath());
+  check('model', () => {
+    const spec = process.env.SHORTS_WHISPER_MODEL ?? 'tiny.en';
+    const file = spec.includes('/') || spec.endsWith('.bin') ? spec : path.join(dataDir, 'models', `ggml-${spec}.bin`);
+    if (!existsSync(file)) throw new Error(`Whisper model ${spec} is not present yet (${file}); it downloads on first use`);
+    return file;
+  });
+  return { ready: Object.values(checks).every((c) => c.ok), checks };
+}
+
+export function defaultWorkers(): number {
+  return Math.max(1, Math.floor(os.availableParallelism() / 4));
+}

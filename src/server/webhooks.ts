@@ -1,0 +1,202 @@
+// Webhook delivery (spec 6): a JSON POST, acknowledged by any 2xx; otherwise retried, at most 3 attempts
+// (immediately, after 1 s, after 3 s), 10 s each, then abandoned without touching the request. Signed
+// the Standard Webhooks way (DESIGN.md). Every attempt is a row in webhook_attempts. The URL guard runs
+// again before each attempt and the connection is pinned to the addresses it approved, so a hostname
+// that was public at creation cannot be rebound to an internal address by delivery time.
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type Database from 'better-sqlite3';
+import got from 'got';
+import { checkPublicUrl, pinnedLookup, type GuardOptions } from '../net/url-guard.js';
+
+export interface WebhookEvent {
+  event: 'shorts.completed' | 'shorts.failed';
+  requestId: string;
+  status: 'completed' | 'failed';
+  /** ISO 8601 time of the event. */
+  timestamp: string;
+  data: Record<string, unknown>;
+}
+
+export interface WebhookSenderOptions {
+  /** Wait before each attempt, measured from the end of the previous one. Default [0, 1000, 3000]. */
+  delaysMs?: number[];
+  /** Per attempt, covering connect, upload and the response status. Default 10 000. */
+  timeoutMs?: number;
+  guard?: GuardOptions;
+  now?: () => Date;
+}
+
+export interface WebhookAttempt {
+  messageId: string;
+  attempt: number;
+  startedAt: string;
+  durationMs: number | null;
+  statusCode: number | null;
+  error: string | null;
+  delivered: boolean;
+}
+
+export interface DeliveryResult { delivered: boolean; attempts: number; messageId: string }
+
+export const DEFAULT_WEBHOOK_DELAYS_MS = [0, 1000, 3000];
+export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
+const USER_AGENT = 'shortwright';
+
+// ---------------------------------------------------------------------------------------------------
+// Signatures (https://www.standardwebhooks.com): HMAC-SHA256 over "<id>.<timestamp>.<body>" with the
+// base64-decoded part of a "whsec_<base64>" secret, sent as "v1,<base64 signature>".
+
+function signingKey(secret: string): Buffer {
+  return Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
+}
+
+/** The `webhook-signature` header value for one delivery attempt. */
+export function signWebhook(secret: string, messageId: string, timestamp: number, body: string): string {
+  const mac = createHmac('sha256', signingKey(secret)).update(`${messageId}.${timestamp}.${body}`).digest('base64');
+  return `v1,${mac}`;
+}
+
+type HeaderBag = Headers | Record<string, string | string[] | undefined>;
+
+function header(headers: HeaderBag, name: string): string | undefined {
+  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
+  const bag = headers as Record<string, string | string[] | undefined>;
+  const key = Object.keys(bag).find((k) => k.toLowerCase() === name);
+  const value = key === undefined ? undefined : bag[key];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * For receivers (and tests): true when one of the `webhook-signature` entries matches the body and the
+ * `webhook-timestamp` is within `toleranceSec` of now (replayed old deliveries are refused).
+ */
+export function verifyWebhook(secret: string, headers: HeaderBag, body: string, toleranceSec = 300, now: Date = new Date()): boolean {
+  const id = header(headers, 'webhook-id');
+  const stamp = header(headers, 'webhook-timestamp');
+  const signatures = header(headers, 'webhook-signature');
+  if (!id || !stamp || !signatures || !/^\d+$/.test(stamp)) return false;
+  const timestamp = Number(stamp);
+  if (Math.abs(now.getTime() / 1000 - timestamp) > toleranceSec) return false;
+  const expected = Buffer.from(signWebhook(secret, id, timestamp, body).slice('v1,'.length), 'base64');
+  return signatures.split(' ').some((entry) => {
+    const [version, sig] = entry.split(',', 2);
+    if (version !== 'v1' || !sig) return false;
+    const given = Buffer.from(sig, 'base64');
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Delivery
+
+interface AttemptOutcome { statusCode: number | null; error: string | null; delivered: boolean }
+
+function errorText(e: unknown): string {
+  if (e instanceof Error) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return code && !e.message.includes(code) ? `${code}: ${e.message}` : e.message;
+  }
+  return String(e);
+}
+
+export class WebhookSender {
+  private readonly delays: number[];
+  private readonly timeoutMs: number;
+  private readonly now: () => Date;
+  private readonly insert: Database.Statement;
+
+  constructor(private readonly db: Database.Database, private readonly opts: WebhookSenderOptions = {}) {
+    this.delays = (opts.delaysMs ?? DEFAULT_WEBHOOK_DELAYS_MS).slice(0, 3);
+    if (this.delays.length === 0) throw new RangeError('delaysMs needs at least one entry');
+    this.timeoutMs = opts.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
+    this.now = opts.now ?? (() => new Date());
+    this.insert = db.prepare(`INSERT INTO webhook_attempts
+      (message_id, request_id, event, url, attempt, started_at, duration_ms, status_code, error, delivered)
+      VALUES (@messageId, @requestId, @event, @url, @attempt, @startedAt, @durationMs, @statusCode, @error, @delivered)`);
+  }
+
+  /**
+   * Delivers `event` to `url` and resolves once it is acknowledged or abandoned; delivery failures are
+   * never thrown. `signal` (server shutdown) stops between or during attempts; the result then says
+   * not delivered.
+   */
+  async deliver(url: string, secret: string, event: WebhookEvent, signal?: AbortSignal): Promise<DeliveryResult> {
+    const messageId = `msg_${randomBytes(16).toString('hex')}`;
+    const body = JSON.stringify(event);
+    let attempts = 0;
+    for (const delay of this.delays) {
+      if (delay > 0) await sleep(delay, undefined, { signal }).catch(() => undefined);
+      if (signal?.aborted) break;
+      attempts++;
+      const started = this.now();
+      const t0 = performance.now();
+      const outcome = await this.attempt(url, secret, messageId, body, signal);
+      this.insert.run({
+        messageId, requestId: event.requestId, event: event.event, url, attempt: attempts,
+        startedAt: started.toISOString(), durationMs: Math.round(performance.now() - t0),
+        statusCode: outcome.statusCode, error: outcome.error, delivered: outcome.delivered ? 1 : 0,
+      });
+      if (outcome.delivered) return { delivered: true, attempts, messageId };
+    }
+    return { delivered: false, attempts, messageId };
+  }
+
+  private async attempt(url: string, secret: string, messageId: string, body: string, signal?: AbortSignal): Promise<AttemptOutcome> {
+    let addresses: string[];
+    try {
+      // Again at every attempt: the answer may have changed since creation (DNS rebinding).
+      addresses = (await checkPublicUrl(url, this.opts.guard)).addresses;
+    } catch (e) {
+      return { statusCode: null, error: `refused by the URL guard: ${errorText(e)}`, delivered: false };
+    }
+    const timestamp = Math.floor(this.now().getTime() / 1000);
+    const stream = got.stream.post(url, {
+      body,
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': USER_AGENT,
+        'webhook-id': messageId,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signWebhook(secret, messageId, timestamp, body),
+      },
+      dnsLookup: pinnedLookup(addresses),
+      // A private agent: a pooled socket could have been connected under an older DNS answer.
+      agent: { http: new http.Agent({ keepAlive: false }), https: new https.Agent({ keepAlive: false }) },
+      // Retries are ours (spec timing, every attempt recorded); a redirect is an answer, not a 2xx.
+      retry: { limit: 0 },
+      followRedirect: false,
+      throwHttpErrors: false,
+      timeout: { request: this.timeoutMs },
+      signal,
+    });
+    try {
+      // Only the status matters; the body is never read, so a receiver cannot make us buffer anything.
+      const statusCode = await new Promise<number>((resolve, reject) => {
+        stream.once('response', (response: http.IncomingMessage) => resolve(response.statusCode ?? 0));
+        stream.once('error', reject);
+      });
+      const delivered = statusCode >= 200 && statusCode < 300;
+      return { statusCode, error: delivered ? null : `HTTP ${statusCode}`, delivered };
+    } catch (e) {
+      return { statusCode: null, error: errorText(e), delivered: false };
+    } finally {
+      stream.destroy();
+    }
+  }
+
+  /** Every recorded attempt for a request, oldest first. */
+  attempts(requestId: string): WebhookAttempt[] {
+    const rows = this.db.prepare(`SELECT message_id, attempt, started_at, duration_ms, status_code, error, delivered
+      FROM webhook_attempts WHERE request_id = ? ORDER BY id`).all(requestId) as {
+      message_id: string; attempt: number; started_at: string; duration_ms: number | null;
+      status_code: number | null; error: string | null; delivered: number;
+    }[];
+    return rows.map((r) => ({
+      messageId: r.message_id, attempt: r.attempt, startedAt: r.started_at, durationMs: r.duration_ms,
+      statusCode: r.status_code, error: r.error, delivered: r.delivered === 1,
+    }));
+  }
+}

@@ -1,0 +1,47 @@
+// kill -9 `shorts serve` mid-request and start it again: the request resumes from its last finished
+// stage and completes; nothing accepted is lost, and its credit is spent once.
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SAMPLE } from './helpers/cli.js';
+import { api, createKey, fileHandler, loopback, serveEnv, startServe, until, type Loopback, type ServeProcess } from './helpers/serve.js';
+
+let serve: ServeProcess | undefined;
+let cdn: Loopback | undefined;
+afterAll(async () => {
+  await serve?.kill('SIGKILL');
+  await cdn?.close();
+});
+
+describe('restart safety', () => {
+  it('a request interrupted by kill -9 resumes on the next start and completes', async () => {
+    const env = serveEnv();
+    const { key } = await createKey(env);
+    cdn = await loopback(fileHandler(SAMPLE));
+    serve = await startServe(env);
+    const created = await api(serve.api, key, 'POST', '/shorts/create', { fileUrl: `${cdn.url}/talk.mp4`, start: 0, end: 80, maxShorts: 2 });
+    const id = created.json.requestId as string;
+    const mid = await until(() => api(serve!.api, key, 'GET', `/shorts/${id}/status`),
+      (r) => ['transcribing_audio', 'finding_highlights', 'finalizing'].includes(r.json.step), 120_000, 100);
+    await serve.kill('SIGKILL');
+    const db = new Database(path.join(env.SHORTS_DATA_DIR!, 'shorts.db'), { readonly: true });
+    const row = db.prepare('SELECT status FROM requests WHERE id = ?').get(id) as { status: string };
+    db.close();
+    expect(row.status).toBe('processing'); // the truth at the moment of the crash
+
+    serve = await startServe(env);
+    const final = await until(() => api(serve!.api, key, 'GET', `/shorts/${id}/status`),
+      (r) => ['completed', 'failed', 'cancelled'].includes(r.json.status), 240_000, 250);
+    expect(final.json.status, JSON.stringify(final.json)).toBe('completed');
+    expect(final.json.progress).toBeGreaterThanOrEqual(mid.json.progress);
+    const detail = await api(serve.api, key, 'GET', `/shorts/${id}`);
+    expect(detail.json.shorts.length).toBeGreaterThanOrEqual(1);
+    for (const s of detail.json.shorts) expect((await fetch(s.video_url)).status).toBe(200);
+    expect(serve.log()).toMatch(/resuming 1 interrupted request/);
+
+    const check = new Database(path.join(env.SHORTS_DATA_DIR!, 'shorts.db'), { readonly: true });
+    const ledger = check.prepare('SELECT reason, delta FROM credit_ledger WHERE request_id = ?').all(id);
+    check.close();
+    expect(ledger).toEqual([{ reason: 'creation', delta: -1 }]);
+  }, 420_000);
+});
