@@ -3,14 +3,13 @@
 import { CommanderError } from 'commander';
 import { buildProgram } from './program.js';
 import { CliError, EXIT } from './cli-error.js';
-import { LocalClient } from '../client/local-client.js';
-import { dataDir } from '../client/data-dir.js';
+import { makeClient } from '../client/client-factory.js';
 import { ShortsError } from '../service/errors.js';
 import { note } from './output.js';
 
 export async function main(argv: string[]): Promise<number> {
   let code: number = EXIT.ok;
-  const program = buildProgram(() => new LocalClient(dataDir(), note), (c) => { code = c; });
+  const program = buildProgram((flags) => makeClient(flags), (c) => { code = c; });
   try {
     await program.parseAsync(argv);
     return code;

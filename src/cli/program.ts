@@ -8,6 +8,7 @@ import { cancelCommand, getCommand, listCommand, statusCommand } from './command
 import { catalogCommand, postsCommand, templatesCommand } from './commands/catalogs.js';
 import { serveCommand, type ServeFlags } from './commands/serve.js';
 import { registerKeysCommand } from './commands/keys.js';
+import { registerConfigCommand } from './commands/config.js';
 import { dataDir } from '../client/data-dir.js';
 import { JobStore } from '../engine/job-store.js';
 import { AccountStore } from '../service/accounts.js';
@@ -32,7 +33,7 @@ export function buildProgram(makeClient: ClientFactory, setExit: (code: number) 
     }
   };
 
-  const create = addCreateOptions(program.command('create').description('create short clips from a video (runs locally in the foreground)'));
+  const create = addCreateOptions(program.command('create').description('create short clips from a video (locally in the foreground, or on the remote instance)'));
   create.action(async (flags: Record<string, unknown>, cmd: Command) => {
     await withClient((c) => createCommand(c, bodyFromFlags(flags, cmd), flags))();
   });
@@ -61,6 +62,7 @@ export function buildProgram(makeClient: ClientFactory, setExit: (code: number) 
     .option('--request-id <id>').option('--short-id <id>').option('--since <iso>').option('--until <iso>').option('--date <which>')
     .option('--json', 'JSON output')
     .action((f: Record<string, string | undefined> & { json?: boolean }) => withClient((c) => postsCommand(c, f))());
+  registerConfigCommand(program, setExit);
   registerKeysCommand(program, () => {
     const store = new JobStore(path.join(dataDir(), 'shorts.db'));
     return { accounts: new AccountStore(store.db), close: () => store.close() };
