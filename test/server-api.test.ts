@@ -235,3 +235,28 @@ describe('credits', () => {
     for (const r of accepted.slice(0, 5)) await api(serve.api, poor, 'DELETE', `/shorts/${r.requestId}`);
   }, 120_000);
 });
+
+describe('limits and credits under load', () => {
+  it('the account hourly limit answers 429 rate_limit_exceeded with retryAfter, reset and headers', async () => {
+    const { key: tiny } = await createKey(serve.env, ['--hourly-limit', '3']);
+    const answers = [];
+    for (let i = 0; i < 4; i++) answers.push(await api(serve.api, tiny, 'GET', '/templates'));
+    expect(answers.slice(0, 3).map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(answers.map((r) => r.headers.get('x-ratelimit-remaining-hour'))).toEqual(['2', '1', '0', '0']);
+    const limited = answers[3]!;
+    expect([limited.status, limited.json.error.code]).toEqual([429, 'rate_limit_exceeded']);
+    expect(limited.json.error.details.retryAfter).toBeGreaterThanOrEqual(1);
+    expect(limited.json.error.details.retryAfter).toBeLessThanOrEqual(3600);
+    expect(Number.isNaN(Date.parse(limited.json.error.details.reset))).toBe(false);
+    expect(limited.headers.get('x-ratelimit-limit-hour')).toBe('3');
+  });
+
+  it('two concurrent creations on the last credit: exactly one is accepted', async () => {
+    const { key: last } = await createKey(serve.env, ['--credits', '1']); // the later --credits wins: one credit
+    const [a, b] = await Promise.all([api(serve.api, last, 'POST', '/shorts/create', body()), api(serve.api, last, 'POST', '/shorts/create', body())]);
+    expect([a.status, b.status].sort()).toEqual([202, 403]);
+    expect([a, b].find((r) => r.status === 403)!.json.error.code).toBe('insufficient_credits');
+    const accepted = [a, b].find((r) => r.status === 202)!;
+    await api(serve.api, last, 'DELETE', `/shorts/${accepted.json.requestId}`);
+  });
+});
