@@ -16,7 +16,7 @@ beforeAll(async () => {
   cdn = await loopback(fileHandler(SAMPLE));
   envs.local = cliEnv();
   const serverEnv = serveEnv();
-  const { key } = await createKey(serverEnv);
+  const { key } = await createKey(serverEnv, ['--hourly-limit', '2000', '--daily-limit', '20000']);
   serve = await startServe(serverEnv);
   // The client side has its own (empty) data dir: everything goes through HTTP.
   envs.remote = cliEnv({ SHORTS_REMOTE: serve.api, SHORTS_API_KEY: key, SHORTS_POLL_INTERVAL_MS: '300' });

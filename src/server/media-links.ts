@@ -1,30 +1,60 @@
-// Temporary links to rendered clips: the path names the clip, `expires` is a unix time and `sig` an
-// HMAC over both, so a link cannot be extended or pointed at another clip. The secret lives in the
-// data dir, so links survive a restart.
+// Temporary links to rendered clips (spec 2.3: `video_url` is temporary). The path names the clip,
+// `expires` is a unix time and `sig` an HMAC-SHA256 over "requestId/shortId/expires", so a link can be
+// neither extended nor pointed at another clip. The secret lives in the data dir, so links handed out
+// before a restart still work after it.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-export interface MediaLinksOptions { secret: Buffer; publicBaseUrl: string; ttlSec?: number; now?: () => number }
+export interface MediaLinksOptions {
+  /** At least 16 bytes; `loadOrCreateSecret` gives 32. */
+  secret: Buffer;
+  /** Base of the links, e.g. http://127.0.0.1:8080 (SHORTS_PUBLIC_URL, else the server's address). */
+  publicBaseUrl: string;
+  /** Lifetime of a link in seconds; default 24 h (SHORTS_MEDIA_TTL, see parseMediaTtl). */
+  ttlSec?: number;
+  /** Milliseconds since the epoch; tests pass a fake clock. */
+  now?: () => number;
+}
+
+export type LinkVerdict = 'ok' | 'expired' | 'invalid';
+
+export const DEFAULT_MEDIA_TTL_SEC = 24 * 3600;
+const MIN_SECRET_BYTES = 16;
+const SECRET_FILE = 'media-secret';
+/** A unix time in seconds; 12 digits reach the year 33658, and bound what Number() has to parse. */
+const EXPIRES_PATTERN = /^\d{1,12}$/;
 
 export class MediaLinks {
   private readonly ttlSec: number;
   private readonly now: () => number;
+  private readonly base: string;
 
   constructor(private readonly opts: MediaLinksOptions) {
-    this.ttlSec = opts.ttlSec ?? 24 * 3600;
-    this.now = opts.now ?? (() => Date.now());
+    if (opts.secret.length < MIN_SECRET_BYTES) throw new RangeError(`the media link secret needs at least ${MIN_SECRET_BYTES} bytes`);
+    this.ttlSec = opts.ttlSec ?? DEFAULT_MEDIA_TTL_SEC;
+    if (!Number.isSafeInteger(this.ttlSec) || this.ttlSec < 1) throw new RangeError(`the media link lifetime must be a whole number of seconds >= 1, got ${opts.ttlSec}`);
+    this.now = opts.now ?? Date.now;
+    this.base = opts.publicBaseUrl.replace(/\/+$/, '');
   }
 
+  /** A link to one clip, valid for the configured lifetime from now. */
   url(requestId: string, shortId: string): string {
-    const expires = Math.floor(this.now() / 1000) + this.ttlSec;
-    return `${this.opts.publicBaseUrl.replace(/\/+$/, '')}/media/${requestId}/${shortId}.mp4?expires=${expires}&sig=${this.sign(requestId, shortId, String(expires))}`;
+    if (!isSegment(requestId) || !isSegment(shortId)) throw new RangeError('request and clip ids must be non-empty and contain no "/"');
+    const expires = String(Math.floor(this.now() / 1000) + this.ttlSec);
+    return `${this.base}/media/${requestId}/${shortId}.mp4?expires=${expires}&sig=${this.sign(requestId, shortId, expires)}`;
   }
 
-  verify(requestId: string, shortId: string, expires: string | undefined, sig: string | undefined): 'ok' | 'expired' | 'invalid' {
-    if (!expires || !sig || !/^\d{1,12}$/.test(expires)) return 'invalid';
-    const expected = Buffer.from(this.sign(requestId, shortId, expires));
-    const given = Buffer.from(sig);
+  /**
+   * 'ok' for a link this server signed that has not expired; 'expired' for a genuine link past its
+   * time; 'invalid' for anything else (missing parameters, another clip, a changed expiry or signature).
+   * The signature is checked before the expiry, so 'expired' is never said about a forged link.
+   */
+  verify(requestId: string, shortId: string, expires: string | undefined, sig: string | undefined): LinkVerdict {
+    if (!expires || !sig || !EXPIRES_PATTERN.test(expires) || !isSegment(requestId) || !isSegment(shortId)) return 'invalid';
+    const expected = Buffer.from(this.sign(requestId, shortId, expires), 'utf8');
+    const given = Buffer.from(sig, 'utf8');
+    // Lengths are public (a SHA-256 HMAC is always 43 base64url characters); the bytes are compared in constant time.
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'invalid';
     return Number(expires) * 1000 < this.now() ? 'expired' : 'ok';
   }
@@ -34,11 +64,62 @@ export class MediaLinks {
   }
 }
 
+/** "/" is the separator of the signed text: an id containing one could be re-split into another pair. */
+function isSegment(id: string): boolean {
+  return id.length > 0 && !id.includes('/');
+}
+
+/** SHORTS_MEDIA_TTL: whole seconds >= 1; unset or empty gives the default (24 h). */
+export function parseMediaTtl(value: string | undefined): number {
+  if (value === undefined || value.trim() === '') return DEFAULT_MEDIA_TTL_SEC;
+  const n = Number(value.trim());
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1)
+    throw new RangeError(`SHORTS_MEDIA_TTL must be a whole number of seconds >= 1, got "${value}"`);
+  return n;
+}
+
+/**
+ * The signing secret of this data dir: 32 random bytes kept (base64) in <dataDir>/media-secret with
+ * mode 0600, created on first use and reused afterwards. Creation goes through a private temp file and
+ * a hard link, so two processes starting at once agree on one secret and nobody reads a half-written file.
+ */
 export function loadOrCreateSecret(dataDir: string): Buffer {
-  const file = path.join(dataDir, 'media-secret');
-  if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+  const file = path.join(dataDir, SECRET_FILE);
+  const existing = readSecret(file);
+  if (existing) return existing;
   mkdirSync(dataDir, { recursive: true });
-  const secret = randomBytes(32);
-  writeFileSync(file, secret.toString('base64'), { mode: 0o600, flag: 'wx' });
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  writeFileSync(tmp, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+  try {
+    linkSync(tmp, file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    // Another process won the race: use its secret.
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+  const secret = readSecret(file);
+  if (!secret) throw new Error(`${file} could not be read back`);
+  return secret;
+}
+
+function readSecret(file: string): Buffer | null {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  }
+  const secret = Buffer.from(text.trim(), 'base64');
+  // A damaged file must not silently become a weak (or empty) key: say so and let the operator decide.
+  if (secret.length < MIN_SECRET_BYTES)
+    throw new Error(`${file} does not hold a valid media link secret; delete it to create a new one (existing links stop working)`);
+  // Kept private even if someone loosened it: anyone who reads it can mint links to every clip.
+  try {
+    chmodSync(file, 0o600);
+  } catch {
+    // not ours to change (another owner, a read-only mount): reading it is all we need
+  }
   return secret;
 }

@@ -1,131 +1,431 @@
-// The OpenAPI 3.1 document of the Shorts API. The create body is generated from CREATE_OPTIONS (the
-// one definition of every option), so the document cannot drift from the validator.
+// The OpenAPI 3.1 document of the Shorts API as `shorts serve` implements it (docs/api.md says the
+// same in prose). Nothing here is typed twice: the create body is generated from CREATE_OPTIONS (the
+// one definition of every option), error codes and their statuses come from ERROR_CODES, and the
+// rate-limit pools from ENDPOINT_LIMITERS; test/openapi.test.ts validates real Service responses
+// against these schemas, so the document cannot drift from the code.
 import { CREATE_OPTIONS, type OptionDef } from '../service/create-options.js';
-import { ERROR_CODES } from '../service/errors.js';
+import { ERROR_CODES, type ErrorCode } from '../service/errors.js';
+import { PLATFORMS, POST_STATUSES } from '../service/list-query.js';
+import { ENDPOINT_LIMITERS, type LimiterName } from './rate-limit.js';
 
 type Schema = Record<string, unknown>;
+
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 const str: Schema = { type: 'string' };
 const num: Schema = { type: 'number' };
+const int: Schema = { type: 'integer' };
 const bool: Schema = { type: 'boolean' };
+const dateTime: Schema = { type: 'string', format: 'date-time' };
 const nullable = (s: Schema): Schema => ({ ...s, type: [s.type as string, 'null'] });
-const obj = (properties: Record<string, Schema>, optional: string[] = []): Schema => ({
+const enumOf = (values: readonly string[]): Schema => ({ type: 'string', enum: [...values] });
+/** A closed object: every listed property is required unless named in `optional`. */
+const obj = (properties: Record<string, Schema>, optional: readonly string[] = []): Schema => ({
   type: 'object', additionalProperties: false, properties, required: Object.keys(properties).filter((k) => !optional.includes(k)),
 });
 
-function optionSchema(o: OptionDef): Schema {
+export const REQUEST_STATUSES = ['queued', 'processing', 'completed', 'failed', 'cancelled'] as const;
+const STEPS = ['queued', 'fetching_video', 'transcribing_audio', 'finding_highlights', 'finalizing', 'completed', 'failed', 'cancelled'] as const;
+
+// ---------------------------------------------------------------------------------------------------
+// The create body, generated from CREATE_OPTIONS.
+
+/** What an option's table row cannot say: the shape of URL and id strings. Keys must be option fields. */
+export const CREATE_FIELD_FORMATS: Readonly<Record<string, Schema>> = {
+  url: { format: 'uri' },
+  fileUrl: { format: 'uri' },
+  outroImageUrl: { format: 'uri' },
+  webhookUrl: { format: 'uri' },
+  templateId: { pattern: '^[0-9a-fA-F]{24}$' },
+};
+
+export function optionSchema(o: OptionDef): Schema {
   const t = o.type;
-  const base: Schema = { description: o.description };
-  if (o.defaultValue !== undefined && o.defaultValue !== null) base.default = o.defaultValue;
+  const s: Schema = { description: o.description };
+  if (o.defaultValue !== undefined && o.defaultValue !== null) s.default = o.defaultValue;
   switch (t.kind) {
-    case 'boolean': return { ...base, type: 'boolean' };
-    case 'enum': return { ...base, type: 'string', enum: [...t.values] };
-    case 'string': return { ...base, type: 'string', ...(t.maxLength !== undefined ? { maxLength: t.maxLength } : {}) };
-    case 'number': return { ...base, type: t.integer ? 'integer' : 'number', ...(t.min !== undefined ? { minimum: t.min } : {}), ...(t.max !== undefined ? { maximum: t.max } : {}) };
+    case 'boolean':
+      s.type = 'boolean';
+      break;
+    case 'enum':
+      s.type = 'string';
+      s.enum = [...t.values];
+      break;
+    case 'string':
+      s.type = 'string';
+      if (t.maxLength !== undefined) s.maxLength = t.maxLength;
+      // Longer text is accepted and cut, not refused: an annotation, not a constraint.
+      if (t.trimTo !== undefined) s['x-trimmed-to'] = t.trimTo;
+      break;
+    case 'number':
+      s.type = t.integer ? 'integer' : 'number';
+      if (t.min !== undefined) s.minimum = t.min;
+      if (t.max !== undefined) s.maximum = t.max;
+      break;
   }
+  return { ...s, ...CREATE_FIELD_FORMATS[o.field] };
 }
 
-const STATUS = { type: 'string', enum: ['queued', 'processing', 'completed', 'failed', 'cancelled'] };
-const STEP = { type: 'string', enum: ['queued', 'fetching_video', 'transcribing_audio', 'finding_highlights', 'finalizing', 'completed', 'failed', 'cancelled'] };
-const range = obj({ start: num, end: num });
+const createRequest: Schema = {
+  type: 'object',
+  description: 'Exactly one of url / fileUrl. The window end - start must be 60-1200 seconds. Unknown fields are refused (400 invalid_request).',
+  additionalProperties: false,
+  properties: Object.fromEntries(CREATE_OPTIONS.map((o) => [o.field, optionSchema(o)])),
+  required: ['start', 'end'],
+  oneOf: [
+    { title: 'video-platform page', required: ['url'] },
+    { title: 'direct file URL', required: ['fileUrl'] },
+  ],
+};
+
+// ---------------------------------------------------------------------------------------------------
+// Response schemas (src/service/api-types.ts, field for field).
+
+const timeRange = obj({ start: num, end: num });
 
 const schemas: Record<string, Schema> = {
-  Error: obj({ error: obj({ code: { type: 'string', enum: Object.keys(ERROR_CODES) }, message: str, details: { type: 'object' } }, ['details']) }),
-  Pagination: obj({ page: { type: 'integer' }, limit: { type: 'integer' }, totalPages: { type: 'integer' }, totalCount: { type: 'integer' } }),
-  CreateRequest: {
-    type: 'object', additionalProperties: false,
-    properties: Object.fromEntries(CREATE_OPTIONS.map((o) => [o.field, optionSchema(o)])),
-    required: ['start', 'end'],
-    oneOf: [{ required: ['url'] }, { required: ['fileUrl'] }],
-  },
+  CreateRequest: createRequest,
+  Pagination: obj({ page: int, limit: int, totalPages: int, totalCount: int }),
+  TimeRange: timeRange,
+  TimeAdjustment: { ...obj({ original: ref('TimeRange'), adjusted: ref('TimeRange') }), description: 'The range as requested and as processed (it ran past the end of the video).' },
   CreateResponse: obj({
-    requestId: str, status: { type: 'string', enum: ['processing'] }, creditsUsed: { type: 'integer', enum: [1] },
-    estimatedCompletionTime: { type: 'string', format: 'date-time' }, queuePosition: nullable({ type: 'integer' }),
-    timeAdjustment: obj({ original: range, adjusted: range }),
+    requestId: { type: 'string', pattern: '^[0-9a-f]{24}$' },
+    status: { type: 'string', const: 'processing' },
+    creditsUsed: { type: 'integer', const: 1 },
+    estimatedCompletionTime: dateTime,
+    queuePosition: { ...nullable(int), description: '1 = next in the queue; null when not waiting' },
+    timeAdjustment: ref('TimeAdjustment'),
   }, ['timeAdjustment']),
-  Status: obj({ _id: str, status: STATUS, step: STEP, stepMessage: str, progress: num, userEmail: str, failureReason: str, isDemo: bool }, ['failureReason']),
-  Sentence: obj({ index: { type: 'integer' }, sentence: str, start: num, end: num }),
-  HeatmapPoint: obj({ start: num, end: num, value: num }),
+  Status: obj({
+    _id: str, status: enumOf(REQUEST_STATUSES), step: enumOf(STEPS), stepMessage: str, progress: { ...num, minimum: 0, maximum: 100 },
+    userEmail: str, failureReason: { ...str, description: 'Present only when status is failed' }, isDemo: bool,
+  }, ['failureReason']),
+  Sentence: obj({ index: int, sentence: str, start: num, end: num }),
+  HeatmapPoint: { ...obj({ start: num, end: num, value: { ...num, minimum: 0, maximum: 1 } }), description: 'One point of the platform\'s most-replayed graph (seconds, value 0..1)' },
+  PostAccount: obj({ handle: str }),
   Post: obj({
-    id: str, platform: { type: 'string', enum: ['video_site', 'photo_site', 'short_video_site'] },
-    status: { type: 'string', enum: ['scheduled', 'processing', 'published', 'failed', 'canceled'] },
-    scheduledAt: str, publishedAt: nullable(str), url: nullable(str), shortId: str, requestId: str, title: str,
-    account: obj({ handle: str }), source: { type: 'string', enum: ['manual', 'automation'] },
-    error: nullable(str), errorCode: nullable(str), retryable: nullable(bool), createdAt: str,
+    id: str, platform: enumOf(PLATFORMS), status: enumOf(POST_STATUSES),
+    scheduledAt: dateTime, publishedAt: nullable(dateTime), url: nullable(str), shortId: str, requestId: str, title: str,
+    account: ref('PostAccount'), source: enumOf(['manual', 'automation']),
+    error: nullable(str), errorCode: nullable(str), retryable: nullable(bool), createdAt: dateTime,
   }),
   Short: obj({
-    id: str, title: str, sentenceIndexes: { type: 'array', items: { type: 'integer' } }, reason: str, description: str,
-    viral_score: { type: 'number', minimum: 0, maximum: 100 }, video_url: str, startTimestamp: num, endTimestamp: num, duration: num,
-    width: { type: 'integer' }, height: { type: 'integer' }, recompiling: bool, error: bool, errorMessage: str,
+    id: str, title: str, sentenceIndexes: { type: 'array', items: int }, reason: str, description: str,
+    viral_score: { ...num, minimum: 0, maximum: 100 },
+    video_url: { ...str, description: 'Signed link to the MP4; expires (default 24 h). Empty when error is true.' },
+    startTimestamp: num, endTimestamp: num, duration: num, width: int, height: int, recompiling: bool, error: bool,
+    errorMessage: { ...str, description: 'Present only when error is true' },
     posts: { type: 'array', items: ref('Post') },
   }, ['errorMessage']),
   RequestDetail: obj({
-    _id: str, status: STATUS, progress: num, userEmail: str, url: str, start: num, end: num, title: str, language: str, template: str,
-    captionLanguage: str, heatmap: { type: 'array', items: ref('HeatmapPoint') }, sentences: { type: 'array', items: ref('Sentence') },
+    _id: str, status: enumOf(REQUEST_STATUSES), progress: { ...num, minimum: 0, maximum: 100 }, userEmail: str, url: str,
+    start: num, end: num, title: str, language: str, template: str,
+    captionLanguage: { ...str, description: 'Empty when the same as language' },
+    heatmap: { type: 'array', items: ref('HeatmapPoint') }, sentences: { type: 'array', items: ref('Sentence') },
     preferredLength: str, projectId: nullable(str), shorts: { type: 'array', items: ref('Short') },
   }),
-  RequestListItem: obj({ requestId: str, status: STATUS, progress: num, createdAt: str, updatedAt: str, url: str, duration: num }),
-  Template: obj({ templateId: str, name: str, displayName: str, thumbnail: str, order: { type: 'integer' }, preview: str, gif: str }),
+  RequestListItem: obj({
+    requestId: str, status: enumOf(REQUEST_STATUSES), progress: { ...num, minimum: 0, maximum: 100 },
+    createdAt: dateTime, updatedAt: dateTime, url: str, duration: num,
+  }),
+  Template: obj({ templateId: str, name: str, displayName: str, thumbnail: str, order: int, preview: str, gif: str }),
   TemplateList: obj({ templates: { type: 'array', items: ref('Template') }, defaultTemplateId: str, defaultTemplateName: str }),
-  Cancelled: obj({ _id: str, status: { type: 'string', enum: ['cancelled'] } }),
+  MusicTrack: obj({ name: str, duration: num }),
+  MemeHook: obj({ name: str, preview: str }),
+  GameVideo: obj({ name: str, preview: str }),
+  Cancelled: obj({ _id: str, status: { type: 'string', const: 'cancelled' } }),
+  Error: obj({ error: obj({ code: enumOf(Object.keys(ERROR_CODES)), message: str, details: { type: 'object' } }, ['details']) }),
+  Health: obj({ status: { type: 'string', const: 'ok' } }),
+  Readiness: obj({
+    ready: bool,
+    checks: { type: 'object', additionalProperties: obj({ ok: bool, detail: str }) },
+  }),
 };
 
-const listOf = (key: string, item: Schema): Schema => obj({ data: obj({ [key]: { type: 'array', items: item }, pagination: ref('Pagination') }) });
+/** `{ data: { <key>: [...], pagination } }`: the envelope of every paginated list. */
+const listOf = (key: string, item: string): Schema => obj({ data: obj({ [key]: { type: 'array', items: ref(item) }, pagination: ref('Pagination') }) });
 Object.assign(schemas, {
-  RequestList: listOf('requests', ref('RequestListItem')),
-  PostList: listOf('posts', ref('Post')),
-  MusicList: listOf('music', obj({ name: str, duration: num })),
-  MemeHookList: listOf('memeHooks', obj({ name: str, preview: str })),
-  GameVideoList: listOf('gameVideos', obj({ name: str, preview: str })),
+  RequestList: listOf('requests', 'RequestListItem'),
+  PostList: listOf('posts', 'Post'),
+  MusicList: listOf('music', 'MusicTrack'),
+  MemeHookList: listOf('memeHooks', 'MemeHook'),
+  GameVideoList: listOf('gameVideos', 'GameVideo'),
 });
 
-const RATE_HEADERS = Object.fromEntries(['X-RateLimit-Limit-Hour', 'X-RateLimit-Remaining-Hour', 'X-RateLimit-Limit-Day', 'X-RateLimit-Remaining-Day', 'X-RateLimit-Reset']
-  .map((h) => [h, { schema: h.endsWith('Reset') ? { type: 'string', format: 'date-time' } : { type: 'integer' } }]));
+// ---------------------------------------------------------------------------------------------------
+// Errors and headers
 
-function op(operationId: string, summary: string, ok: [number, string], errors: number[], extra: Schema = {}): Schema {
+/** The error envelope narrowed to the codes one response can carry. */
+function errorSchema(codes: readonly ErrorCode[]): Schema {
+  const details: Schema = codes.includes('rate_limit_exceeded')
+    ? {
+      ...obj({
+        retryAfter: { type: 'integer', minimum: 1, description: 'seconds until the blocking limit resets' },
+        reset: { ...dateTime, description: 'when the blocking limit resets' },
+        limit: { ...str, description: '"hourly", "daily" or the endpoint limiter\'s name' },
+      }),
+    }
+    : { type: 'object', description: 'e.g. {"field": "ctaText"} or {"parameter": "limit"}' };
+  const error = obj({ code: enumOf(codes), message: str, details }, codes.includes('rate_limit_exceeded') ? [] : ['details']);
+  return obj({ error });
+}
+
+const RATE_HEADERS: Record<string, Schema> = {
+  'X-RateLimit-Limit-Hour': { description: 'Requests allowed per hour (account)', schema: int },
+  'X-RateLimit-Remaining-Hour': { description: 'Requests left in the current hour (account)', schema: int },
+  'X-RateLimit-Limit-Day': { description: 'Requests allowed per day (account)', schema: int },
+  'X-RateLimit-Remaining-Day': { description: 'Requests left today, UTC (account)', schema: int },
+  'X-RateLimit-Reset': { description: 'When the hourly limit resets (ISO 8601)', schema: dateTime },
+};
+const RETRY_AFTER: Schema = { description: 'Seconds until the blocking limit resets (same as details.retryAfter)', schema: int };
+
+const LIMITER_TITLES: Record<LimiterName, string> = {
+  videoCreation: 'Video creation', statusCheck: 'Status check', listRequests: 'List requests', standard: 'Standard', posts: 'Posts',
+};
+
+const AUTH_ERRORS: readonly ErrorCode[] = ['missing_api_key', 'invalid_api_key', 'rate_limit_exceeded', 'internal_error'];
+
+interface OperationDef {
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  limiter: LimiterName;
+  ok: { status: number; schema: string; description: string };
+  /** Codes besides the ones every authenticated endpoint can return (401s, 429, 500). */
+  errors: readonly ErrorCode[];
+  parameters?: Schema[];
+  requestBody?: Schema;
+}
+
+function operation(d: OperationDef): Schema {
   const responses: Record<string, Schema> = {
-    [ok[0]]: { description: 'OK', headers: RATE_HEADERS, content: { 'application/json': { schema: ref(ok[1]) } } },
+    [d.ok.status]: { description: d.ok.description, headers: RATE_HEADERS, content: { 'application/json': { schema: ref(d.ok.schema) } } },
   };
-  for (const code of errors) responses[code] = { description: errorDescription(code), headers: RATE_HEADERS, content: { 'application/json': { schema: ref('Error') } } };
-  return { operationId, summary, security: [{ apiKey: [] }], responses, ...extra };
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of [...d.errors, ...AUTH_ERRORS]) {
+    const status = ERROR_CODES[code].http;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    // The key is checked before the limiters, so a 401 has no counters to report; a crash has none either.
+    const headers = status === 401 || status === 500 ? undefined : status === 429 ? { ...RATE_HEADERS, 'Retry-After': RETRY_AFTER } : RATE_HEADERS;
+    responses[status] = {
+      description: codes.join(', '),
+      ...(headers ? { headers } : {}),
+      content: { 'application/json': { schema: errorSchema(codes) } },
+    };
+  }
+  const pool = ENDPOINT_LIMITERS[d.limiter];
+  return {
+    operationId: d.operationId,
+    summary: d.summary,
+    ...(d.description ? { description: d.description } : {}),
+    tags: [d.tag],
+    security: [{ apiKey: [] }],
+    ...(d.parameters ? { parameters: d.parameters } : {}),
+    ...(d.requestBody ? { requestBody: d.requestBody } : {}),
+    responses,
+    'x-rate-limiter': { name: LIMITER_TITLES[d.limiter], limit: pool.limit, windowSeconds: pool.windowSec },
+  };
 }
 
-function errorDescription(status: number): string {
-  return Object.entries(ERROR_CODES).filter(([, v]) => v.http === status).map(([k]) => k).join(', ');
+const query = (name: string, schema: Schema, description: string): Schema => ({ name, in: 'query', required: false, schema, description });
+const pageParams = (defaultLimit: number): Schema[] => [
+  query('page', { type: 'integer', minimum: 1, default: 1 }, 'Page number, from 1'),
+  query('limit', { type: 'integer', minimum: 1, maximum: 100, default: defaultLimit }, 'Items per page, 1-100'),
+];
+const idParam: Schema = { name: 'id', in: 'path', required: true, description: '24-character hex request id', schema: { type: 'string', pattern: '^[0-9a-f]{24}$' } };
+const isoFilter = { type: 'string', description: 'ISO 8601 date or date-time' };
+
+// ---------------------------------------------------------------------------------------------------
+// Endpoints outside /api/v1 (health, readiness, media links) are served from the root.
+
+function rootOf(serverUrl: string): string {
+  const trimmed = serverUrl.replace(/\/+$/, '');
+  return trimmed.endsWith('/api/v1') ? trimmed.slice(0, -'/api/v1'.length) : trimmed;
 }
 
-const q = (name: string, schema: Schema, description = ''): Schema => ({ name, in: 'query', required: false, schema, description });
-const pageParams = (defaultLimit: number) => [q('page', { type: 'integer', minimum: 1, default: 1 }), q('limit', { type: 'integer', minimum: 1, maximum: 100, default: defaultLimit })];
-const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9a-f]{24}$' } };
+function mediaPath(): Schema {
+  const binary = (description: string): Schema => ({
+    description,
+    headers: {
+      'Accept-Ranges': { schema: { type: 'string', const: 'bytes' } },
+      'Content-Length': { schema: int },
+      ETag: { schema: str },
+      'Last-Modified': { schema: str },
+    },
+    content: { 'video/mp4': { schema: { type: 'string', contentMediaType: 'video/mp4' } } },
+  });
+  const linkError = (codes: ErrorCode[], description: string): Schema => ({ description, content: { 'application/json': { schema: errorSchema(codes) } } });
+  const get = (operationId: string, summary: string): Schema => ({
+    operationId, summary, tags: ['media'],
+    description: 'The `video_url` of a clip. Signed and temporary: no API key; the link itself is the credential. '
+      + 'One byte range per request (several ranges get the whole file).',
+    security: [],
+    parameters: [
+      { name: 'requestId', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9a-f]{24}$' } },
+      { name: 'shortId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
+      { name: 'expires', in: 'query', required: true, schema: { type: 'string', pattern: '^[0-9]{1,12}$' }, description: 'Unix time the link expires' },
+      { name: 'sig', in: 'query', required: true, schema: { type: 'string' }, description: 'base64url HMAC-SHA256 of "requestId/shortId/expires"' },
+      { name: 'Range', in: 'header', required: false, schema: { type: 'string' }, description: 'bytes=a-b, bytes=a- or bytes=-n' },
+      { name: 'If-Range', in: 'header', required: false, schema: { type: 'string' } },
+    ],
+    responses: {
+      200: binary('The whole file'),
+      206: { ...binary('The requested range'), headers: { ...(binary('').headers as Schema), 'Content-Range': { schema: str, description: 'bytes a-b/size' } } },
+      304: { description: 'Not modified (If-None-Match / If-Modified-Since)' },
+      403: linkError(['invalid_media_link'], 'invalid_media_link: the link expired or was altered; GET /shorts/{id} hands out a fresh one'),
+      404: linkError(['resource_not_found'], 'resource_not_found: the clip has no file (any more)'),
+      416: { description: 'Range not satisfiable', headers: { 'Content-Range': { schema: str, description: 'bytes */size' } } },
+    },
+  });
+  return { get: get('getClipVideo', 'Download or stream a rendered clip'), head: { ...get('headClipVideo', 'Headers of a rendered clip'), responses: undefined } };
+}
 
 export function openApiDocument(opts: { serverUrl: string }): object {
+  const root = rootOf(opts.serverUrl);
+  const media = mediaPath() as { get: Schema; head: Schema };
+  media.head.responses = media.get.responses; // same statuses and headers, never a body
   return {
     openapi: '3.1.0',
-    info: { title: 'Shorts API (shortwright)', version: '1.0.0', description: 'Long videos to ranked, captioned vertical clips. See docs/api.md.' },
+    info: {
+      title: 'Shorts API (shortwright)',
+      version: '1.0.0',
+      summary: 'Long videos in, ranked, captioned vertical clips out.',
+      description: 'The Shorts API as `shorts serve` implements it. Prose reference: docs/api.md. Every authenticated response '
+        + 'except a 401 carries the X-RateLimit-* headers. Paginated lists answer {"data": {"<items>": [...], "pagination": {...}}}; '
+        + 'every other success is a bare object; errors are {"error": {"code", "message", "details"?}}.',
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
     servers: [{ url: opts.serverUrl }],
-    components: { schemas, securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
     security: [{ apiKey: [] }],
+    tags: [
+      { name: 'shorts', description: 'Creation requests and their clips' },
+      { name: 'posts', description: 'Social posts made from clips' },
+      { name: 'catalogs', description: 'Caption templates, music, meme hooks, game videos' },
+      { name: 'service', description: 'Health, readiness and this document' },
+      { name: 'media', description: 'Signed, temporary clip links' },
+    ],
+    components: {
+      schemas,
+      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'sk_live_ followed by 43 base62 characters; issued with `shorts keys create`' } },
+    },
     paths: {
-      '/shorts': { get: op('listShorts', 'List requests made through the API', [200, 'RequestList'], [400, 401, 429], {
-        parameters: [...pageParams(20), q('status', STATUS), q('sortBy', { type: 'string', enum: ['createdAt', 'updatedAt'], default: 'createdAt' }),
-          q('sortOrder', { type: 'string', enum: ['asc', 'desc'], default: 'desc' })] }) },
-      '/shorts/create': { post: op('createShorts', 'Create shorts from a video (1 credit)', [202, 'CreateResponse'], [400, 401, 403, 429], {
-        requestBody: { required: true, content: { 'application/json': { schema: ref('CreateRequest') } } } }) },
-      '/shorts/{id}/status': { get: op('getStatus', 'Status of a request', [200, 'Status'], [400, 401, 404, 429], { parameters: [idParam] }) },
-      '/shorts/{id}': {
-        get: op('getShorts', 'A request with its clips', [200, 'RequestDetail'], [400, 401, 404, 429], { parameters: [idParam] }),
-        delete: op('cancelShorts', 'Cancel a queued or processing request', [200, 'Cancelled'], [400, 401, 404, 409, 429], { parameters: [idParam] }),
+      '/shorts': {
+        get: operation({
+          operationId: 'listShorts', summary: 'List requests made through the API with this account', tag: 'shorts', limiter: 'listRequests',
+          ok: { status: 200, schema: 'RequestList', description: 'A page of requests' },
+          errors: ['invalid_request'],
+          parameters: [
+            ...pageParams(20),
+            query('status', enumOf(REQUEST_STATUSES), 'Only requests in this status; absent means all'),
+            query('sortBy', { type: 'string', enum: ['createdAt', 'updatedAt'], default: 'createdAt' }, 'Sort key'),
+            query('sortOrder', { type: 'string', enum: ['asc', 'desc'], default: 'desc' }, 'asc = oldest first, desc = newest first'),
+          ],
+        }),
       },
-      '/posts': { get: op('listPosts', 'Social posts made from clips', [200, 'PostList'], [400, 401, 403, 429], {
-        parameters: [...pageParams(50), q('status', { type: 'string', enum: ['scheduled', 'processing', 'published', 'failed', 'canceled'] }),
-          q('platform', { type: 'string', enum: ['video_site', 'photo_site', 'short_video_site'] }), q('source', { type: 'string', enum: ['manual', 'automation'] }),
-          q('requestId', str), q('shortId', str), q('since', { type: 'string', format: 'date-time' }), q('until', { type: 'string', format: 'date-time' }),
-          q('date', { type: 'string', enum: ['scheduled', 'published'], default: 'scheduled' })] }) },
-      '/templates': { get: op('listTemplates', 'Caption templates', [200, 'TemplateList'], [401, 429]) },
-      '/music': { get: op('listMusic', 'Background music', [200, 'MusicList'], [400, 401, 429], { parameters: pageParams(20) }) },
-      '/meme-hooks': { get: op('listMemeHooks', 'Meme intro clips', [200, 'MemeHookList'], [400, 401, 429], { parameters: pageParams(20) }) },
-      '/game-videos': { get: op('listGameVideos', 'Gameplay videos for split screen', [200, 'GameVideoList'], [400, 401, 429], { parameters: pageParams(20) }) },
-      '/openapi.json': { get: { operationId: 'openapi', summary: 'This document', security: [], responses: { 200: { description: 'OpenAPI 3.1' } } } },
+      '/shorts/create': {
+        post: operation({
+          operationId: 'createShorts', summary: 'Create shorts from a video (1 credit)', tag: 'shorts', limiter: 'videoCreation',
+          description: 'Accepted requests answer 202 and are processed asynchronously; poll GET /shorts/{id}/status or give a webhookUrl. '
+            + 'A rejected request (any 4xx) costs nothing.',
+          ok: { status: 202, schema: 'CreateResponse', description: 'Accepted; 1 credit taken' },
+          errors: ['invalid_request', 'invalid_video_site_url', 'invalid_file_url', 'invalid_webhook_url', 'file_too_large', 'video_too_long',
+            'subscription_required', 'insufficient_credits'],
+          requestBody: { required: true, content: { 'application/json': { schema: ref('CreateRequest') } } },
+        }),
+      },
+      '/shorts/{id}/status': {
+        get: operation({
+          operationId: 'getShortsStatus', summary: 'Status, step and progress of a request', tag: 'shorts', limiter: 'statusCheck',
+          ok: { status: 200, schema: 'Status', description: 'The request\'s status' },
+          errors: ['invalid_request', 'resource_not_found'],
+          parameters: [idParam],
+        }),
+      },
+      '/shorts/{id}': {
+        get: operation({
+          operationId: 'getShorts', summary: 'A request with its sentences and clips', tag: 'shorts', limiter: 'statusCheck',
+          description: 'Call after the status is completed; before that `shorts` may be empty or incomplete.',
+          ok: { status: 200, schema: 'RequestDetail', description: 'The request' },
+          errors: ['invalid_request', 'resource_not_found'],
+          parameters: [idParam],
+        }),
+        delete: operation({
+          operationId: 'cancelShorts', summary: 'Cancel a queued or processing request', tag: 'shorts', limiter: 'standard',
+          description: 'Stops the work at once. The credit comes back only if the request was still queued.',
+          ok: { status: 200, schema: 'Cancelled', description: 'Cancelled' },
+          errors: ['invalid_request', 'resource_not_found', 'request_not_cancellable'],
+          parameters: [idParam],
+        }),
+      },
+      '/posts': {
+        get: operation({
+          operationId: 'listPosts', summary: 'Social posts made from clips, newest first', tag: 'posts', limiter: 'posts',
+          ok: { status: 200, schema: 'PostList', description: 'A page of posts' },
+          errors: ['invalid_request', 'subscription_required'],
+          parameters: [
+            ...pageParams(50),
+            query('status', enumOf(POST_STATUSES), 'Only posts in this status'),
+            query('platform', enumOf(PLATFORMS), 'Only posts on this platform'),
+            query('source', enumOf(['manual', 'automation']), 'Only manual or automation posts'),
+            query('requestId', { type: 'string', pattern: '^[0-9a-f]{24}$' }, 'Only posts from this request'),
+            query('shortId', { type: 'string', format: 'uuid' }, 'Only posts from this clip'),
+            query('since', isoFilter, 'Lower bound (inclusive) of the timestamp chosen by `date`'),
+            query('until', isoFilter, 'Upper bound (inclusive) of the timestamp chosen by `date`'),
+            query('date', { type: 'string', enum: ['scheduled', 'published'], default: 'scheduled' },
+              'Timestamp used by since, until and the sort; published implies status=published'),
+          ],
+        }),
+      },
+      '/templates': {
+        get: operation({
+          operationId: 'listTemplates', summary: 'Caption templates and the default one', tag: 'catalogs', limiter: 'standard',
+          ok: { status: 200, schema: 'TemplateList', description: 'Every template' }, errors: [],
+        }),
+      },
+      '/music': {
+        get: operation({
+          operationId: 'listMusic', summary: 'Background music tracks', tag: 'catalogs', limiter: 'statusCheck',
+          ok: { status: 200, schema: 'MusicList', description: 'A page of tracks' }, errors: ['invalid_request'], parameters: pageParams(20),
+        }),
+      },
+      '/meme-hooks': {
+        get: operation({
+          operationId: 'listMemeHooks', summary: 'Meme intro clips', tag: 'catalogs', limiter: 'statusCheck',
+          ok: { status: 200, schema: 'MemeHookList', description: 'A page of meme hooks' }, errors: ['invalid_request'], parameters: pageParams(20),
+        }),
+      },
+      '/game-videos': {
+        get: operation({
+          operationId: 'listGameVideos', summary: 'Gameplay videos for split screen', tag: 'catalogs', limiter: 'statusCheck',
+          ok: { status: 200, schema: 'GameVideoList', description: 'A page of game videos' }, errors: ['invalid_request'], parameters: pageParams(20),
+        }),
+      },
+      '/openapi.json': {
+        get: {
+          operationId: 'getOpenApiDocument', summary: 'This document', tags: ['service'], security: [],
+          responses: { 200: { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } } },
+        },
+      },
+      '/healthz': {
+        servers: [{ url: root }],
+        get: {
+          operationId: 'getHealth', summary: 'Liveness: the process answers', tags: ['service'], security: [],
+          responses: { 200: { description: 'Alive', content: { 'application/json': { schema: ref('Health') } } } },
+        },
+      },
+      '/readyz': {
+        servers: [{ url: root }],
+        get: {
+          operationId: 'getReadiness', summary: 'Readiness: store, disk, ffmpeg, whisper and model present', tags: ['service'], security: [],
+          responses: {
+            200: { description: 'Ready', content: { 'application/json': { schema: ref('Readiness') } } },
+            503: { description: 'Not ready; `checks` says what is missing', content: { 'application/json': { schema: ref('Readiness') } } },
+          },
+        },
+      },
+      '/media/{requestId}/{shortId}.mp4': { servers: [{ url: root }], ...media },
     },
   };
 }
