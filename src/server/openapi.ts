@@ -134,6 +134,15 @@ const schemas: Record<string, Schema> = {
   GameVideo: obj({ name: str, preview: str }),
   Cancelled: obj({ _id: str, status: { type: 'string', const: 'cancelled' } }),
   Error: obj({ error: obj({ code: enumOf(Object.keys(ERROR_CODES)), message: str, details: { type: 'object' } }, ['details']) }),
+  WebhookShort: obj({ id: str, title: str, video_url: str, duration: num, viral_score: { ...num, minimum: 0, maximum: 10, description: '0-10 here (the detail uses 0-100)' } }),
+  ShortsCompletedEvent: obj({
+    event: { type: 'string', const: 'shorts.completed' }, requestId: str, status: { type: 'string', const: 'completed' }, timestamp: dateTime,
+    data: obj({ shorts: { type: 'array', items: ref('WebhookShort') } }),
+  }),
+  ShortsFailedEvent: obj({
+    event: { type: 'string', const: 'shorts.failed' }, requestId: str, status: { type: 'string', const: 'failed' }, timestamp: dateTime,
+    data: obj({ failureReason: str }),
+  }),
   Health: obj({ status: { type: 'string', const: 'ok' } }),
   Readiness: obj({
     ready: bool,
@@ -246,18 +255,16 @@ function rootOf(serverUrl: string): string {
 }
 
 function mediaPath(): Schema {
-  const binary = (description: string): Schema => ({
-    description,
-    headers: {
-      'Accept-Ranges': { schema: { type: 'string', const: 'bytes' } },
-      'Content-Length': { schema: int },
-      ETag: { schema: str },
-      'Last-Modified': { schema: str },
-    },
-    content: { 'video/mp4': { schema: { type: 'string', contentMediaType: 'video/mp4' } } },
-  });
-  const linkError = (codes: ErrorCode[], description: string): Schema => ({ description, content: { 'application/json': { schema: errorSchema(codes) } } });
-  const get = (operationId: string, summary: string): Schema => ({
+  const fileHeaders: Record<string, Schema> = {
+    'Accept-Ranges': { schema: { type: 'string', const: 'bytes' } },
+    'Content-Length': { schema: int },
+    ETag: { schema: str, description: 'From the file\'s size and modification time' },
+    'Last-Modified': { schema: str },
+  };
+  const video = (withBody: boolean) => (withBody ? { content: { 'video/mp4': { schema: { type: 'string', contentMediaType: 'video/mp4' } } } } : {});
+  const linkError = (codes: ErrorCode[], description: string, withBody: boolean): Schema =>
+    ({ description, ...(withBody ? { content: { 'application/json': { schema: errorSchema(codes) } } } : {}) });
+  const op = (operationId: string, summary: string, withBody: boolean): Schema => ({
     operationId, summary, tags: ['media'],
     description: 'The `video_url` of a clip. Signed and temporary: no API key; the link itself is the credential. '
       + 'One byte range per request (several ranges get the whole file).',
@@ -268,24 +275,40 @@ function mediaPath(): Schema {
       { name: 'expires', in: 'query', required: true, schema: { type: 'string', pattern: '^[0-9]{1,12}$' }, description: 'Unix time the link expires' },
       { name: 'sig', in: 'query', required: true, schema: { type: 'string' }, description: 'base64url HMAC-SHA256 of "requestId/shortId/expires"' },
       { name: 'Range', in: 'header', required: false, schema: { type: 'string' }, description: 'bytes=a-b, bytes=a- or bytes=-n' },
-      { name: 'If-Range', in: 'header', required: false, schema: { type: 'string' } },
+      { name: 'If-Range', in: 'header', required: false, schema: { type: 'string' }, description: 'ETag or Last-Modified; a stale one gets the whole file' },
     ],
     responses: {
-      200: binary('The whole file'),
-      206: { ...binary('The requested range'), headers: { ...(binary('').headers as Schema), 'Content-Range': { schema: str, description: 'bytes a-b/size' } } },
+      200: { description: 'The whole file', headers: fileHeaders, ...video(withBody) },
+      206: { description: 'The requested range', headers: { ...fileHeaders, 'Content-Range': { schema: str, description: 'bytes a-b/size' } }, ...video(withBody) },
       304: { description: 'Not modified (If-None-Match / If-Modified-Since)' },
-      403: linkError(['invalid_media_link'], 'invalid_media_link: the link expired or was altered; GET /shorts/{id} hands out a fresh one'),
-      404: linkError(['resource_not_found'], 'resource_not_found: the clip has no file (any more)'),
+      403: linkError(['invalid_media_link'], 'invalid_media_link: the link expired or was altered; GET /shorts/{id} hands out a fresh one', withBody),
+      404: linkError(['resource_not_found'], 'resource_not_found: the clip has no file (any more)', withBody),
       416: { description: 'Range not satisfiable', headers: { 'Content-Range': { schema: str, description: 'bytes */size' } } },
     },
   });
-  return { get: get('getClipVideo', 'Download or stream a rendered clip'), head: { ...get('headClipVideo', 'Headers of a rendered clip'), responses: undefined } };
+  return { get: op('getClipVideo', 'Download or stream a rendered clip', true), head: op('headClipVideo', 'Headers of a rendered clip', false) };
+}
+
+/** Spec 6 deliveries, signed the Standard Webhooks way with the account's whsec_ secret. */
+function webhook(operationId: string, summary: string, schema: string): Schema {
+  const header = (name: string, description: string): Schema => ({ name, in: 'header', required: true, schema: str, description });
+  return {
+    post: {
+      operationId, summary, tags: ['shorts'], security: [],
+      description: 'POSTed to the request\'s webhookUrl. At most 3 attempts (at once, after 1 s, after 3 s), 10 s each; any 2xx acknowledges.',
+      parameters: [
+        header('webhook-id', 'Message id, the same on every attempt (deduplicate on it)'),
+        header('webhook-timestamp', 'Unix seconds of this attempt'),
+        header('webhook-signature', 'v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> keyed with the base64-decoded part of the whsec_ secret'),
+      ],
+      requestBody: { required: true, content: { 'application/json': { schema: ref(schema) } } },
+      responses: { '2XX': { description: 'Acknowledged; anything else (or no answer within 10 s) is retried' } },
+    },
+  };
 }
 
 export function openApiDocument(opts: { serverUrl: string }): object {
   const root = rootOf(opts.serverUrl);
-  const media = mediaPath() as { get: Schema; head: Schema };
-  media.head.responses = media.get.responses; // same statuses and headers, never a body
   return {
     openapi: '3.1.0',
     info: {
@@ -425,7 +448,11 @@ export function openApiDocument(opts: { serverUrl: string }): object {
           },
         },
       },
-      '/media/{requestId}/{shortId}.mp4': { servers: [{ url: root }], ...media },
+      '/media/{requestId}/{shortId}.mp4': { servers: [{ url: root }], ...mediaPath() },
+    },
+    webhooks: {
+      'shorts.completed': webhook('shortsCompletedWebhook', 'All clips were generated', 'ShortsCompletedEvent'),
+      'shorts.failed': webhook('shortsFailedWebhook', 'Processing failed (the credit is refunded)', 'ShortsFailedEvent'),
     },
   };
 }
