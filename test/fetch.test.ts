@@ -10,6 +10,7 @@ import { isShortFormUrl, parseYtDlpInfo, parseYtDlpProgress, ytDlpErrorReason } 
 import { contentKey, fetchSource } from '../src/pipeline/fetch.js';
 import { PipelineError, ShortsError } from '../src/service/errors.js';
 import { video } from './helpers/media.js';
+import { rejection } from './helpers/rejection.js';
 
 const FIXTURE_DIR = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures', 'ytdlp');
 const fixture = (name: string) => readFileSync(path.join(FIXTURE_DIR, name), 'utf8');
@@ -108,14 +109,6 @@ afterEach(() => {
   rmSync(workDir, { recursive: true, force: true });
 });
 
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('fetchSource: local file', () => {
   it('reads a local file in place and takes the title from the container tag', async () => {

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RemoteClient, apiBaseUrl } from '../src/client/remote-client.js';
 import { ShortsError } from '../src/service/errors.js';
 import type { StatusResponse } from '../src/service/api-types.js';
+import { rejection } from './helpers/rejection.js';
 
 const KEY = 'sk_live_testkey0000000000000000000000000000000000000';
 const CLIP = Buffer.from('not really an mp4, but bytes all the same '.repeat(2000));
@@ -132,14 +133,6 @@ beforeEach(() => {
   logged.length = 0;
 });
 
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('apiBaseUrl', () => {
   it('accepts the server root or the /api/v1 base and normalises to the base', () => {

@@ -12,6 +12,7 @@ import {
 } from '../src/net/url-guard.js';
 import { ShortsError } from '../src/service/errors.js';
 import { installTripwire, type Tripwire } from './helpers/socket-tripwire.js';
+import { rejection } from './helpers/rejection.js';
 
 /** A resolver from a fixed table that records what it was asked; unknown names fail like DNS does. */
 function tableResolver(table: Record<string, string[]>): Resolver & { calls: string[] } {
@@ -25,14 +26,6 @@ function tableResolver(table: Record<string, string[]>): Resolver & { calls: str
   return Object.assign(resolve, { calls });
 }
 
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('classifyAddress', () => {
   const table: [string, AddressClass][] = [
