@@ -57,7 +57,6 @@ function send(res: http.ServerResponse, status: number, body: unknown, headers: 
 function sendError(res: http.ServerResponse, e: ShortsError, headers: Record<string, string> = {}): void {
   const error: Record<string, unknown> = { code: e.code, message: e.message };
   if (e.details) error.details = e.details;
-  if (e.code === 'rate_limit_exceeded' && typeof e.details?.retryAfter === 'number') headers = { ...headers, 'retry-after': String(e.details.retryAfter) };
   send(res, e.httpStatus, { error }, headers);
 }
 

@@ -17,7 +17,7 @@ import { whisperCliPath } from '../pipeline/whisper-cli.js';
 import { AccountStore } from '../service/accounts.js';
 import { Service } from '../service/service.js';
 import { createApiServer, type ReadinessReport } from './http-server.js';
-import { MediaLinks, loadOrCreateSecret } from './media-links.js';
+import { MediaLinks, loadOrCreateSecret, parseMediaTtl } from './media-links.js';
 import { openApiDocument } from './openapi.js';
 import { RateLimiter } from './rate-limit.js';
 import { WebhookSender, type WebhookEvent } from './webhooks.js';
@@ -90,7 +90,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const baseUrl = (opts.publicUrl ?? process.env.SHORTS_PUBLIC_URL ?? `http://${host}:${address.port}`).replace(/\/+$/, '');
-  links.current = new MediaLinks({ secret: loadOrCreateSecret(opts.dataDir), publicBaseUrl: baseUrl, ttlSec: Number(process.env.SHORTS_MEDIA_TTL ?? 86_400) });
+  links.current = new MediaLinks({ secret: loadOrCreateSecret(opts.dataDir), publicBaseUrl: baseUrl, ttlSec: parseMediaTtl(process.env.SHORTS_MEDIA_TTL) });
   worker.start();
 
   let closing: Promise<void> | null = null;

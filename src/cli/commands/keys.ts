@@ -42,14 +42,18 @@ export async function keysCreateCommand(accounts: AccountStore, flags: KeysCreat
     if (credits !== undefined && credits > 0) account = accounts.addCredits(account.id, credits);
   }
   const { key } = accounts.createKey(account.id);
+  // The account's webhook signing secret goes to stderr, so --json keeps the contract's exact shape.
+  const secretLine = `webhook signing secret of this account (verify deliveries with it): ${account.webhookSecret}`;
   if (flags.json) {
     printJson({ key, accountId: account.id });
+    note(secretLine);
     return EXIT.ok;
   }
   process.stdout.write(`${key}\n`);
   note(`${existed ? 'new key for existing' : 'created'} account ${account.id} (${account.email}): ${account.credits} credits, `
     + `${account.hourlyLimit}/hour, ${account.dailyLimit}/day, subscription ${account.subscriptionActive ? 'active' : 'inactive'}`);
   note('the key is shown only this once; store it now');
+  note(secretLine);
   return EXIT.ok;
 }
 
