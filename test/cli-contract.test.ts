@@ -62,7 +62,11 @@ describe.each(['local', 'remote'] as const)('the CLI in %s mode', (mode) => {
   it('catalog and posts commands answer the API envelopes', async () => {
     const t = JSON.parse((await runCli(['templates', '--json'], envs[mode])).stdout);
     expect(t.defaultTemplateName).toBe('Karaoke');
-    for (const [cmd, key] of [['music', 'music'], ['meme-hooks', 'memeHooks'], ['game-videos', 'gameVideos']] as const) {
+    const music = JSON.parse((await runCli(['music', '--limit', '5', '--json'], envs[mode])).stdout);
+    expect(music.data.music).toHaveLength(5);
+    expect(music.data.music[0]).toEqual({ name: expect.any(String), duration: expect.any(Number) });
+    expect(music.data.pagination).toMatchObject({ page: 1, limit: 5, totalCount: expect.any(Number) });
+    for (const [cmd, key] of [['meme-hooks', 'memeHooks'], ['game-videos', 'gameVideos']] as const) {
       const r = JSON.parse((await runCli([cmd, '--json'], envs[mode])).stdout);
       expect(r.data[key]).toEqual([]);
     }

@@ -109,9 +109,10 @@ describe('shorts create on the shipped sample (local mode)', () => {
 });
 
 describe('shorts create --no-clipping', () => {
-  it('makes the whole range one clip', async () => {
+  it('makes the whole range one clip (here with background music mixed in)', async () => {
     const env = cliEnv();
-    const r = await runCli(['create', '--file', SAMPLE, '--start', '5', '--end', '70', '--no-clipping', '--no-captions', '--layout', 'fit', '--json'], env);
+    const r = await runCli(['create', '--file', SAMPLE, '--start', '5', '--end', '70', '--no-clipping', '--no-captions', '--layout', 'fit',
+      '--music', '--music-volume', '30', '--json'], env);
     expect(r.code, r.stderr).toBe(0);
     const d = JSON.parse(r.stdout) as RequestDetail;
     expect(d.shorts).toHaveLength(1);

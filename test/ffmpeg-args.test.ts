@@ -213,3 +213,48 @@ describe('x264 tuning', () => {
     expect(tuned.slice(tuned.indexOf('-x264-params'), tuned.indexOf('-x264-params') + 2)).toEqual(['-x264-params', 'me=dia:subme=1:trellis=0']);
   });
 });
+
+describe('buildRenderArgs with background music', () => {
+  const FILL = "[0:v]crop=w=608:h=1080:x='656':y='0',scale=1080:1920,setsar=1[vout]";
+  const FMT = 'aformat=channel_layouts=mono|stereo,pan=stereo|FL=FL+FC|FR=FR+FC,aformat=sample_fmts=fltp:sample_rates=48000:channel_layouts=stereo';
+  const withMusic = (music: NonNullable<RenderPlan['music']>, input: Partial<RenderPlan['input']> = {}): RenderPlan => ({ ...plan({ input }), music });
+
+  it('loops the track as a second input, sets its gain relative to the measured voice, ducks, fades and mixes', () => {
+    // voice -20 LUFS, track -14 LUFS, volume 50: -20 - (-14) + 20*log10(0.5) = -6 - 6.0206 dB.
+    // The key is lifted from -20 to the -16 LUFS reference: level_sc = 10^(4/20) = 1.585.
+    const args = buildRenderArgs(withMusic({ path: '/catalog/music/funky.opus', volume: 50, trackLufs: -14, speechLufs: -20 }));
+    expect(args).toEqual([
+      ...HEAD,
+      '-stream_loop', '-1', '-t', '30', '-i', '/catalog/music/funky.opus',
+      '-filter_complex', `${FILL};`
+        + `[0:a]${FMT},apad=whole_dur=30,asplit=2[voice][key];`
+        + `[1:a]${FMT},volume=-12.021dB,afade=t=in:st=0:d=1,afade=t=out:st=28.5:d=1.5[bed];`
+        + '[bed][key]sidechaincompress=threshold=0.02:ratio=4:attack=20:release=400:level_sc=1.585[ducked];'
+        + '[voice][ducked]amix=inputs=2:duration=first:dropout_transition=0:normalize=0,alimiter=limit=0.98:level=0[aout]',
+      '-map', '[vout]', '-map', '[aout]', ...VIDEO, ...AAC, ...TAIL,
+    ]);
+  });
+
+  it('a source without audio gets the music alone, at the reference speech level', () => {
+    // -16 - (-16) + 20*log10(0.1) = -20 dB; short clip (2 s): fades shrink to a quarter of it.
+    const args = buildRenderArgs(withMusic({ path: '/m.opus', volume: 10, trackLufs: -16, speechLufs: null }, { hasAudio: false, start: 0, end: 2 }));
+    const fc = args[args.indexOf('-filter_complex') + 1];
+    expect(fc).toBe("[0:v]crop=w=608:h=1080:x='656':y='0',scale=1080:1920,setsar=1[vout];"
+      + `[1:a]${FMT},volume=-20dB,afade=t=in:st=0:d=0.5,afade=t=out:st=1.5:d=0.5[aout]`);
+    expect(args.slice(args.indexOf('-map'))).toEqual(['-map', '[vout]', '-map', '[aout]', ...VIDEO, ...AAC, ...TAIL]);
+    expect(args).toContain('/m.opus');
+  });
+
+  it('volume 0 is no music at all: the plain argv', () => {
+    expect(buildRenderArgs(withMusic({ path: '/m.opus', volume: 0, trackLufs: -16, speechLufs: -18 }))).toEqual(buildRenderArgs(plan()));
+  });
+
+  it('a track path that looks like an option or a URL is passed as file:', () => {
+    const args = buildRenderArgs(withMusic({ path: '-odd.opus', volume: 10, trackLufs: -16, speechLufs: -16 }));
+    expect(args.slice(args.indexOf('-stream_loop'), args.indexOf('-stream_loop') + 6)).toEqual(['-stream_loop', '-1', '-t', '30', '-i', 'file:-odd.opus']);
+  });
+
+  it('refuses a volume outside 0-100', () => {
+    expect(() => buildRenderArgs(withMusic({ path: '/m.opus', volume: 101, trackLufs: -16, speechLufs: -16 }))).toThrow(/0-100/);
+  });
+});

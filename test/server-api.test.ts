@@ -127,7 +127,10 @@ describe('lists and catalogs', () => {
     const t = await api(serve.api, key, 'GET', '/templates');
     expect(t.json.defaultTemplateName).toBe('Karaoke');
     expect(t.json.templates[0]).toEqual(expect.objectContaining({ templateId: expect.stringMatching(/^[0-9a-f]{24}$/), name: 'karaoke' }));
-    for (const [path, item] of [['/music', 'music'], ['/meme-hooks', 'memeHooks'], ['/game-videos', 'gameVideos']]) {
+    const music = await api(serve.api, key, 'GET', '/music?page=2&limit=10');
+    expect(music.json.data.pagination).toMatchObject({ page: 2, limit: 10 });
+    expect(music.json.data.pagination.totalCount).toBeGreaterThanOrEqual(10);
+    for (const [path, item] of [['/meme-hooks', 'memeHooks'], ['/game-videos', 'gameVideos']]) {
       const r = await api(serve.api, key, 'GET', path!);
       expect(r.json.data.pagination).toEqual({ page: 1, limit: 20, totalPages: 0, totalCount: 0 });
       expect(Array.isArray(r.json.data[item!])).toBe(true);

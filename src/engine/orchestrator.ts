@@ -22,6 +22,8 @@ import { llmConfigFromEnv, refineWithLlm } from '../pipeline/llm.js';
 import { planReframe } from '../pipeline/reframe.js';
 import { buildAss, buildCues } from '../pipeline/captions.js';
 import { DEFAULT_TEMPLATE, findTemplate, fontsDir } from '../catalog/templates.js';
+import { findMusic, musicFilePath, randomMusic } from '../catalog/music.js';
+import { measureIntegratedLoudness } from '../media/speech-loudness.js';
 import { PipelineError, ShortsError } from '../service/errors.js';
 import type { ClipCopy, FetchedSource, Highlight, MediaInfo, TimeRange, Transcript } from '../pipeline/types.js';
 
@@ -204,6 +206,7 @@ export class Orchestrator {
             reframe,
             background: { blur, color: template.colors.background },
             captions,
+            music: await musicFor(req, source.path, clip, info.hasAudio, signal),
           };
           await renderClip(renderPlan, { signal, onProgress: (f) => { fractions[rank] = f; report(); } });
         }
@@ -219,6 +222,19 @@ export class Orchestrator {
       return record;
     });
   }
+}
+
+/**
+ * The music of one clip: the named track (validated at creation) or a random one, with the clip's
+ * voice measured so the mix can follow musicVolume relative to it. musicVolume 0 is no music.
+ */
+async function musicFor(req: RequestRecord, sourcePath: string, clip: TimeRange, hasAudio: boolean, signal: AbortSignal): Promise<RenderPlan['music']> {
+  const { music, musicName, musicVolume } = req.options;
+  if (!music || musicVolume <= 0) return null;
+  const track = musicName ? findMusic(musicName) : randomMusic();
+  if (!track) throw new PipelineError('rendering', musicName ? `the music track "${musicName}" is no longer in the catalog` : 'the music catalog is empty');
+  const speechLufs = hasAudio ? await measureIntegratedLoudness(sourcePath, clip, signal) : null;
+  return { path: musicFilePath(track), volume: musicVolume, trackLufs: track.loudnessLufs, speechLufs };
 }
 
 /** A reason a user understands; never a stack trace. */

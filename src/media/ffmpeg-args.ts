@@ -1,5 +1,6 @@
 // Render plan -> ffmpeg argv, as a pure function (tested with exact arrays). One ffmpeg run renders one
-// clip: input seeking, one filter graph (fps cap, reframe, background, captions), x264 + AAC, faststart.
+// clip: input seeking, one filter graph (fps cap, reframe, background, captions; music mix), x264 + AAC,
+// faststart.
 // Costs behind the choices are measured in DESIGN.md "Performance notes".
 import type { CropKeyframe } from '../pipeline/types.js';
 import { RENDER_PLAN_VERSION, type RenderPlan } from './render-plan.js';
@@ -19,13 +20,17 @@ export function buildRenderArgs(plan: RenderPlan): string[] {
     // Seeking on the input decodes only the clip's range, and restarts timestamps at 0, so `t` in the
     // crop expressions and the ASS times are clip-relative.
     '-ss', num(input.start), '-t', num(input.end - input.start), '-i', fileArg(input.path),
-    '-filter_complex', buildFilterGraph(plan),
-    '-map', '[vout]',
   ];
-  if (input.hasAudio) args.push('-map', '0:a:0');
+  const music = audibleMusic(plan);
+  // The track loops (-stream_loop -1) for as long as the clip lasts (-t on the input ends it).
+  if (music) args.push('-stream_loop', '-1', '-t', num(input.end - input.start), '-i', fileArg(music.path));
+  const audioGraph = music ? buildMusicGraph(plan, music) : null;
+  args.push('-filter_complex', audioGraph ? `${buildFilterGraph(plan)};${audioGraph}` : buildFilterGraph(plan), '-map', '[vout]');
+  if (audioGraph) args.push('-map', '[aout]');
+  else if (input.hasAudio) args.push('-map', '0:a:0');
   args.push('-c:v', 'libx264', '-preset', output.preset, '-crf', num(output.crf), '-pix_fmt', 'yuv420p');
   if (output.x264Params) args.push('-x264-params', output.x264Params);
-  if (input.hasAudio) args.push('-c:a', 'aac', '-b:a', '128k');
+  if (input.hasAudio || audioGraph) args.push('-c:a', 'aac', '-b:a', '128k');
   else args.push('-an');
   // moov before mdat: players (and platform upload checks) can start before the whole file arrives.
   args.push('-movflags', '+faststart', '-f', 'mp4', fileArg(partialOutputPath(plan)));
@@ -72,6 +77,57 @@ export function buildFilterGraph(plan: RenderPlan): string {
     + `boxblur=${radius}:2,scale=${OW}:${OH}:flags=bilinear,setsar=1[bgb];`
     + `[fg]${picture},setsar=1[fgs];`
     + `[bgb][fgs]overlay=${x}:${y}${tail}`;
+}
+
+/** Speech level assumed when the clip has no voice to follow: the loudness platforms normalise to. */
+export const REFERENCE_SPEECH_LUFS = -16;
+/** Fades of the music bed (seconds), shortened for very short clips. */
+export const MUSIC_FADE_IN = 1;
+export const MUSIC_FADE_OUT = 1.5;
+/**
+ * Ducking: the key (the voice) is first brought to REFERENCE_SPEECH_LUFS by level_sc, so the same
+ * threshold works for quiet and loud sources. Speech there sits ~15 dB over the threshold, which at
+ * 4:1 pulls the music down ~11 dB while someone speaks; the 400 ms release lets it swell back in pauses.
+ */
+export const DUCK = { threshold: 0.02, ratio: 4, attack: 20, release: 400 } as const;
+
+/** The plan's music when it is audible (volume > 0), else null (volume 0 means no music at all). */
+function audibleMusic(plan: RenderPlan): NonNullable<RenderPlan['music']> | null {
+  const m = plan.music;
+  return m && m.volume > 0 ? m : null;
+}
+
+/**
+ * Music gain (dB) that puts the track's integrated loudness at the voice's, then musicVolume below it:
+ * 100 = as loud as the voice, 50 = -6 dB, 10 = -20 dB (before ducking).
+ */
+export function musicGainDb(music: NonNullable<RenderPlan['music']>): number {
+  const voice = music.speechLufs ?? REFERENCE_SPEECH_LUFS;
+  return voice - music.trackLufs + 20 * Math.log10(Math.min(100, music.volume) / 100);
+}
+
+/**
+ * The audio part of the graph; its output is labelled [aout]. Voice and music are brought to one
+ * format (sidechaincompress and amix need equal rates and layouts), the music is set to its gain,
+ * faded in and out, ducked by the voice and summed with it unnormalised (amix would otherwise halve
+ * both); a limiter with auto-level off only catches peaks of the sum.
+ */
+export function buildMusicGraph(plan: RenderPlan, music: NonNullable<RenderPlan['music']>): string {
+  const duration = plan.input.end - plan.input.start;
+  const fadeIn = Math.min(MUSIC_FADE_IN, duration / 4), fadeOut = Math.min(MUSIC_FADE_OUT, duration / 4);
+  // Mono or stereo in, stereo out at unity gain: ffmpeg's own mono->stereo upmix puts each side 3 dB
+  // down (measured), which would make the voice quieter with music than without. The pan copies a mono
+  // centre to both sides and passes stereo through untouched; other layouts are first folded to stereo.
+  const format = 'aformat=channel_layouts=mono|stereo,pan=stereo|FL=FL+FC|FR=FR+FC,aformat=sample_fmts=fltp:sample_rates=48000:channel_layouts=stereo';
+  const bed = `[1:a]${format},volume=${num(musicGainDb(music))}dB,`
+    + `afade=t=in:st=0:d=${num(fadeIn)},afade=t=out:st=${num(duration - fadeOut)}:d=${num(fadeOut)}`;
+  if (!plan.input.hasAudio) return `${bed}[aout]`;
+  const keyLevel = Math.min(64, Math.max(0.015625, 10 ** ((REFERENCE_SPEECH_LUFS - (music.speechLufs ?? REFERENCE_SPEECH_LUFS)) / 20)));
+  // apad + whole_dur: a source whose audio stops early still keys and carries the mix to the end.
+  return `[0:a]${format},apad=whole_dur=${num(duration)},asplit=2[voice][key];`
+    + `${bed}[bed];`
+    + `[bed][key]sidechaincompress=threshold=${DUCK.threshold}:ratio=${DUCK.ratio}:attack=${DUCK.attack}:release=${DUCK.release}:level_sc=${num(keyLevel)}[ducked];`
+    + `[voice][ducked]amix=inputs=2:duration=first:dropout_transition=0:normalize=0,alimiter=limit=0.98:level=0[aout]`;
 }
 
 /**
@@ -150,6 +206,11 @@ function assertRenderable(plan: RenderPlan): void {
   }
   if (!(plan.input.width > 0 && plan.input.height > 0)) throw new RangeError('input has no picture size');
   if (!(plan.input.end > plan.input.start && plan.input.start >= 0)) throw new RangeError('clip range is empty');
+  const m = plan.music;
+  if (m) {
+    if (!(m.volume >= 0 && m.volume <= 100)) throw new RangeError(`music volume must be 0-100, got ${m.volume}`);
+    if (!Number.isFinite(m.trackLufs) || (m.speechLufs !== null && !Number.isFinite(m.speechLufs))) throw new RangeError('music loudness must be a finite LUFS value');
+  }
 }
 
 /** Seconds and sizes with at most millisecond precision, no exponent, no trailing zeros. */

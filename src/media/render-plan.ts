@@ -35,6 +35,23 @@ export interface RenderPlan {
   background: { blur: boolean; color: string };
   /** ASS file written by the captions stage; null renders no captions. */
   captions: { assPath: string; fontsDir: string } | null;
+  /**
+   * Background music mixed under the speech; absent or null renders none. Optional, so plans written
+   * before music existed still mean the same (RENDER_PLAN_VERSION unchanged).
+   */
+  music?: RenderMusic | null;
+}
+
+/** Inputs of the music mix (DESIGN.md, "Background music"): all levels are measured, none assumed. */
+export interface RenderMusic {
+  /** Audio file; looped when shorter than the clip. */
+  path: string;
+  /** Music loudness relative to the voice, 0-100 (spec `musicVolume`): gain 20*log10(volume/100) dB; 0 = no music. */
+  volume: number;
+  /** Integrated loudness of the track (catalog manifest), LUFS. */
+  trackLufs: number;
+  /** Integrated loudness of the clip's own audio (the voice), LUFS; null when the clip has no audible audio. */
+  speechLufs: number | null;
 }
 
 /** The encoder preset dominates render time (DESIGN.md, Performance notes): veryfast is 2.9x real time. */

@@ -47,6 +47,8 @@ export interface ValidationContext {
   templateExists: (id: string) => boolean;
   defaultTemplateId: string;
   /** Render features this build can produce; a request for any other is refused, never faked. */
+  /** Exact, case-sensitive lookup in the music catalog; without it, any musicName is refused. */
+  musicExists?: (name: string) => boolean;
   supportedFeatures: ReadonlySet<'hookTitle' | 'memeHook' | 'gameVideo' | 'ctaEnabled' | 'music' | 'outroEnabled' | 'captionTranslation'>;
 }
 
@@ -99,6 +101,12 @@ export function validateCreateRequest(body: unknown, ctx: ValidationContext): Cr
   for (const key of Object.keys(input)) {
     if (!KNOWN_FIELDS.has(key)) throw bad(`unknown field "${key}"`, key);
   }
+  // Spec 7.2 gives webhook URLs their own code, for length as for scheme.
+  const hook = input.webhookUrl;
+  if (typeof hook === 'string') {
+    if (hook.length > 2048) throw new ShortsError('invalid_webhook_url', `webhookUrl must be at most 2048 characters (got ${hook.length})`);
+    if (!/^https?:\/\//i.test(hook) || !URL.canParse(hook)) throw new ShortsError('invalid_webhook_url', `webhookUrl must be a valid http or https URL, got "${hook.slice(0, 100)}"`);
+  }
   const v: Record<string, string | number | boolean | undefined> = {};
   for (const def of CREATE_OPTIONS) {
     const value = readOption(def, input[def.field]);
@@ -123,6 +131,9 @@ export function validateCreateRequest(body: unknown, ctx: ValidationContext): Cr
   if (!ctx.templateExists(templateId)) throw bad(`templateId ${templateId} is not in the template library (see \`shorts templates\`)`, 'templateId');
 
   if (v.ctaEnabled === true && !v.ctaText) throw bad('ctaText is required when ctaEnabled is true', 'ctaText');
+  const musicName = v.musicName as string | undefined;
+  if (musicName !== undefined && !(ctx.musicExists?.(musicName) ?? false))
+    throw bad(`musicName "${musicName}" is not in the music catalog; use an exact, case-sensitive name from GET /music`, 'musicName');
 
   const req: CreateRequest = {
     source,

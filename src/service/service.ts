@@ -15,6 +15,7 @@ import { MAX_SOURCE_SECONDS, STEP_MESSAGES } from '../engine/orchestrator.js';
 import { probeMedia, MediaError } from '../media/probe.js';
 import { clampRange } from '../pipeline/range.js';
 import { DEFAULT_TEMPLATE, TEMPLATES, findTemplate } from '../catalog/templates.js';
+import { findMusic, musicCatalog } from '../catalog/music.js';
 import type { TimeAdjustment } from '../pipeline/types.js';
 
 export interface Account { id: string; email: string }
@@ -56,7 +57,8 @@ export class Service {
       allowLocalFile: origin === 'local',
       templateExists: (id) => findTemplate(id) !== undefined,
       defaultTemplateId: DEFAULT_TEMPLATE.templateId,
-      supportedFeatures: new Set(),
+      supportedFeatures: new Set(['music'] as const),
+      musicExists: (name) => findMusic(name) !== undefined,
     });
     let timeAdjustment: TimeAdjustment | null = null;
     let url: string;
@@ -179,10 +181,15 @@ export class Service {
     };
   }
 
-  /** Catalogs ship with issue 5; until then they are truthfully empty. */
-  catalog(_kind: 'music' | 'memeHooks' | 'gameVideos', raw: Record<string, string | undefined>) {
+  /** Music lists the shipped catalog (assets/catalog/music); meme hooks and game videos stay empty until theirs ship. */
+  catalog(kind: 'music' | 'memeHooks' | 'gameVideos', raw: Record<string, string | undefined>) {
     const { page, limit } = parsePage(raw, 20);
-    return paginate<{ name: string }>([], page, limit);
+    if (kind === 'music') {
+      // Spec 2.6: name (exactly what musicName takes) and duration in seconds, in manifest order.
+      const tracks = musicCatalog().items.map((t) => ({ name: t.name, duration: t.duration }));
+      return paginate<{ name: string; duration?: number }>(tracks, page, limit);
+    }
+    return paginate<{ name: string; duration?: number }>([], page, limit);
   }
 
   posts(account: Account, raw: Record<string, string | undefined>): { posts: PostObject[]; pagination: Pagination } {

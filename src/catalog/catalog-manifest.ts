@@ -1,0 +1,88 @@
+// The shape shared by the shipped catalogs (music now; meme hooks and game videos follow the same
+// manifest): a folder with media files, preview images and a manifest.json that records, per item,
+// where it came from and under which licence. Operators add items by dropping files into the folder
+// and an entry into the manifest (assets/catalog/README.md). Names are exact and case-sensitive.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export type CatalogKind = 'music' | 'memeHooks' | 'gameVideos';
+
+export type CatalogSource =
+  /** Built by scripts/build-catalog.mjs from a Debian package. */
+  | { kind: 'debian'; package: string; version: string; path: string }
+  /** Added by the operator of this installation; `note` says where it came from. */
+  | { kind: 'operator'; note?: string };
+
+export interface CatalogItemBase {
+  /** Exact, case-sensitive name that requests use (musicName, memeHookName, gameVideoName). */
+  name: string;
+  /** Media file, relative to the catalog folder. */
+  file: string;
+  /** Preview image (PNG), relative to the catalog folder. */
+  preview: string;
+  /** Licence of the item (SPDX id or the licence statement it ships under). */
+  licence: string;
+  /** Credit line the licence asks for. */
+  attribution: string;
+  source: CatalogSource;
+}
+
+export interface CatalogManifest<T extends CatalogItemBase> {
+  version: 1;
+  kind: CatalogKind;
+  items: T[];
+}
+
+export class CatalogError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CatalogError';
+  }
+}
+
+/** assets/catalog: next to src/ in a checkout, next to dist/ in the installed package. */
+export function catalogRoot(): string {
+  return process.env.SHORTS_CATALOG_DIR
+    ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'assets', 'catalog');
+}
+
+/**
+ * Reads and checks a catalog manifest. A broken manifest is an operator error that must be seen at
+ * once, so every problem (missing fields, duplicate names, files that are not there) throws with the
+ * item named, instead of the item silently disappearing from the listing.
+ */
+export function readManifest<T extends CatalogItemBase>(dir: string, kind: CatalogKind, checkItem: (item: Record<string, unknown>, where: string) => void): CatalogManifest<T> {
+  const file = path.join(dir, 'manifest.json');
+  if (!existsSync(file)) return { version: 1, kind, items: [] };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new CatalogError(`${file} is not valid JSON: ${(e as Error).message}`);
+  }
+  const m = raw as { version?: unknown; kind?: unknown; items?: unknown };
+  if (m.version !== 1 || m.kind !== kind || !Array.isArray(m.items)) throw new CatalogError(`${file} must be {"version": 1, "kind": "${kind}", "items": [...]}`);
+  const names = new Set<string>();
+  m.items.forEach((item: unknown, i) => {
+    const where = `${file} item ${i}`;
+    if (typeof item !== 'object' || item === null) throw new CatalogError(`${where} is not an object`);
+    const it = item as Record<string, unknown>;
+    for (const key of ['name', 'file', 'preview', 'licence', 'attribution'] as const) {
+      if (typeof it[key] !== 'string' || (it[key] as string).trim() === '') throw new CatalogError(`${where} needs a non-empty "${key}"`);
+    }
+    const name = it.name as string;
+    if (names.has(name)) throw new CatalogError(`${where}: the name "${name}" is used twice`);
+    names.add(name);
+    const source = it.source as Record<string, unknown> | undefined;
+    if (!source || (source.kind !== 'debian' && source.kind !== 'operator')) throw new CatalogError(`${where} ("${name}") needs "source": {"kind": "debian" | "operator", ...}`);
+    for (const key of ['file', 'preview'] as const) {
+      const rel = it[key] as string;
+      const abs = path.resolve(dir, rel);
+      if (!abs.startsWith(path.resolve(dir) + path.sep)) throw new CatalogError(`${where} ("${name}"): ${key} must stay inside the catalog folder`);
+      if (!existsSync(abs)) throw new CatalogError(`${where} ("${name}"): ${key} ${rel} does not exist`);
+    }
+    checkItem(it, `${where} ("${name}")`);
+  });
+  return { version: 1, kind, items: m.items as T[] };
+}
