@@ -267,3 +267,18 @@ describe('limits and credits under load', () => {
     await api(serve.api, last, 'DELETE', `/shorts/${accepted.json.requestId}`);
   });
 });
+
+describe('blurBackground preference (spec 4.2)', () => {
+  it('an explicit choice is saved on the account; an omitted one uses the saved preference', async () => {
+    const { key: k, accountId } = await createKey(serve.env);
+    const first = await api(serve.api, k, 'POST', '/shorts/create', body({ blurBackground: false }));
+    const second = await api(serve.api, k, 'POST', '/shorts/create', body());
+    for (const r of [first, second]) await api(serve.api, k, 'DELETE', `/shorts/${r.json.requestId}`);
+    const db = new Database(path.join(serve.env.SHORTS_DATA_DIR!, 'shorts.db'), { readonly: true });
+    const saved = db.prepare('SELECT blur_background FROM accounts WHERE id = ?').get(accountId) as { blur_background: number };
+    const options = JSON.parse((db.prepare('SELECT options FROM requests WHERE id = ?').get(second.json.requestId) as { options: string }).options);
+    db.close();
+    expect(saved.blur_background).toBe(0);
+    expect(options.blurBackground).toBe(false);
+  });
+});

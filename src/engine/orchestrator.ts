@@ -21,11 +21,13 @@ import { writeCopy } from '../pipeline/copywriter.js';
 import { llmConfigFromEnv, refineWithLlm } from '../pipeline/llm.js';
 import { planReframe } from '../pipeline/reframe.js';
 import { buildAss, buildCues } from '../pipeline/captions.js';
+import { cueText, pairLabel, translateTexts, translatedCues, translatorFromEnv, type TranslatorConfig } from '../pipeline/translate.js';
 import { DEFAULT_TEMPLATE, findTemplate, fontsDir } from '../catalog/templates.js';
 import { findMusic, musicFilePath, randomMusic } from '../catalog/music.js';
 import { measureIntegratedLoudness } from '../media/speech-loudness.js';
 import { PipelineError, ShortsError } from '../service/errors.js';
-import type { ClipCopy, FetchedSource, Highlight, MediaInfo, TimeRange, Transcript } from '../pipeline/types.js';
+import type { CaptionCue, ClipCopy, FetchedSource, Highlight, MediaInfo, TimeRange, Transcript } from '../pipeline/types.js';
+import type { CaptionTemplate } from '../catalog/templates.js';
 
 export const MAX_SOURCE_SECONDS = 18_000;
 
@@ -177,6 +179,12 @@ export class Orchestrator {
     const { width, height, preset, crf, x264Params, concurrency } = this.deps.render;
     const template = findTemplate(req.options.templateId) ?? DEFAULT_TEMPLATE;
     const blur = req.options.blurBackground ?? this.deps.blurPreference?.(req.accountId) ?? true;
+    // Every clip's caption cues (translated when captionLanguage asks) before any render: a failed
+    // translation fails the request, it never leaves clips captioned in the wrong language.
+    const captionSet = req.options.captionsEnabled
+      ? await captionCuesFor(plan.clips.map((c) => ({ id: c.id, clip: { start: c.highlight.start, end: c.highlight.end } })), transcript, template,
+        { from: req.options.language, to: req.options.captionLanguage, translator: translatorFromEnv(), signal })
+      : null;
     const total = plan.clips.length;
     const fractions = new Array<number>(total).fill(0);
     const report = () => onProgress(fractions.reduce((a, b) => a + b, 0) / total);
@@ -193,10 +201,10 @@ export class Orchestrator {
         if (!existsSync(output)) {
           const reframe = await planReframe({ mediaPath: source.path, info, range: clip, layout: req.options.layout, output: { width, height }, signal });
           let captions: RenderPlan['captions'] = null;
-          if (req.options.captionsEnabled) {
-            const cues = buildCues(transcript.words, clip, { wordsPerCue: template.wordsPerLine * template.maxLines });
+          if (req.options.captionsEnabled && captionSet) {
+            const cues = captionSet.cues.get(id) ?? [];
             const assPath = art.captionsPath(id);
-            writeFileSync(assPath, buildAss(cues, template, { width, height }));
+            writeFileSync(assPath, buildAss(cues, captionSet.template, { width, height }));
             captions = { assPath, fontsDir: fontsDir() };
           }
           const renderPlan: RenderPlan = {
@@ -222,6 +230,39 @@ export class Orchestrator {
       return record;
     });
   }
+}
+
+export interface CaptionTranslation { from: string; to: string; translator: TranslatorConfig | null; signal?: AbortSignal }
+
+/**
+ * Caption cues per clip id, and the template to draw them with. With a caption language (`to`
+ * non-empty) each cue's phrase is translated and shown for the cue's own time span; words of two
+ * languages do not line up, so translated captions drop the per-word highlight (animation 'none')
+ * rather than light words at times nobody said them. Any failure is a PipelineError naming the pair.
+ */
+export async function captionCuesFor(clips: { id: string; clip: TimeRange }[], transcript: Transcript, template: CaptionTemplate,
+  translation: CaptionTranslation): Promise<{ cues: Map<string, CaptionCue[]>; template: CaptionTemplate }> {
+  const wordsPerCue = template.wordsPerLine * template.maxLines;
+  const original = clips.map(({ id, clip }) => ({ id, cues: buildCues(transcript.words, clip, { wordsPerCue }) }));
+  const { from, to, translator, signal } = translation;
+  if (!to || to === from) return { cues: new Map(original.map((c) => [c.id, c.cues])), template };
+  if (!translator) throw new PipelineError('finalizing', `captions ${pairLabel(from, to)} need a translation service, and none is configured (SHORTS_TRANSLATE_URL)`);
+  // One batch for all clips: fewer round trips, and the service sees every phrase of the request.
+  const texts = original.flatMap((c) => c.cues.map(cueText));
+  let translated: string[];
+  try {
+    translated = await translateTexts(translator, texts, from, to, signal);
+  } catch (e) {
+    if (signal?.aborted) throw e;
+    throw new PipelineError('finalizing', (e as Error).message, { cause: e });
+  }
+  const cues = new Map<string, CaptionCue[]>();
+  let at = 0;
+  for (const c of original) {
+    cues.set(c.id, translatedCues(c.cues, translated.slice(at, at + c.cues.length), wordsPerCue));
+    at += c.cues.length;
+  }
+  return { cues, template: { ...template, animation: 'none' } };
 }
 
 /**

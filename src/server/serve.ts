@@ -47,6 +47,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const service = new Service(store, {
     mediaUrl: (s) => mediaLinks().url(s.requestId, s.id),
     credits: accounts,
+    preferences: accounts,
     urlChecks: {
       fileUrl: async (u) => { await checkFileUrl(u); },
       videoSiteUrl: async (u) => { await checkVideoSiteUrl(u); },

@@ -17,6 +17,7 @@ import { clampRange } from '../pipeline/range.js';
 import { DEFAULT_TEMPLATE, TEMPLATES, findTemplate } from '../catalog/templates.js';
 import { findMusic, musicCatalog } from '../catalog/music.js';
 import type { TimeAdjustment } from '../pipeline/types.js';
+import { pairLabel, supportsPair, translatorFromEnv, type TranslatorConfig } from '../pipeline/translate.js';
 
 export interface Account { id: string; email: string }
 
@@ -27,6 +28,10 @@ export interface ServiceOptions {
   credits?: CreditLedger;
   /** API mode: network checks of submitted URLs (spec 4.2 file URL checks, webhook and page URLs). */
   urlChecks?: UrlChecks;
+  /** API mode: an explicit blurBackground becomes the account's saved preference; omitted uses it (spec 4.2). */
+  preferences?: { setBlurPreference(accountId: string, blur: boolean): void; getAccount(accountId: string): { blurBackground: boolean } | undefined };
+  /** Caption translation service (captionLanguage != language); undefined reads SHORTS_TRANSLATE_* from the environment. */
+  translator?: TranslatorConfig | null;
   /** Called after a request is queued, so workers wake up at once instead of at their next poll. */
   onQueued?: () => void;
   /** Seconds of processing per second of requested range, measured on recent jobs (ETA). */
@@ -53,13 +58,20 @@ export class Service {
   constructor(readonly store: JobStore, private readonly opts: ServiceOptions = {}) {}
 
   async create(account: Account, body: unknown, origin: 'api' | 'local'): Promise<CreateResponse> {
+    const translator = this.opts.translator !== undefined ? this.opts.translator : translatorFromEnv();
     const req = validateCreateRequest(body, {
       allowLocalFile: origin === 'local',
       templateExists: (id) => findTemplate(id) !== undefined,
       defaultTemplateId: DEFAULT_TEMPLATE.templateId,
-      supportedFeatures: new Set(['music'] as const),
+      supportedFeatures: new Set([...['music'] as const, ...(translator ? ['captionTranslation'] as const : [])]),
       musicExists: (name) => findMusic(name) !== undefined,
     });
+    if (req.captionLanguage && translator) await checkTranslationPair(translator, req.language, req.captionLanguage);
+    // "Omitted means the account's saved preference": resolved now, so a later change of preference does
+    // not alter a request already queued; an explicit choice becomes the saved preference once accepted.
+    const prefs = this.opts.preferences;
+    const explicitBlur = req.blurBackground;
+    if (prefs && explicitBlur === null) req.blurBackground = prefs.getAccount(account.id)?.blurBackground ?? true;
     let timeAdjustment: TimeAdjustment | null = null;
     let url: string;
     if (req.source.kind === 'file') {
@@ -82,6 +94,7 @@ export class Service {
       this.store.insertRequest({ id, accountId: account.id, origin, userEmail: account.email, options: req, url, start: req.start, end: req.end });
       this.opts.credits?.chargeCredit(account.id, id);
     })();
+    if (prefs && explicitBlur !== null) prefs.setBlurPreference(account.id, explicitBlur);
     this.opts.onQueued?.();
     const { position, etaSeconds } = this.queueEstimate(id);
     const response: CreateResponse = {
@@ -197,6 +210,18 @@ export class Service {
     const { items, total } = this.store.listPosts(account.id, q);
     return { posts: items, pagination: { page: q.page, limit: q.limit, totalPages: Math.ceil(total / q.limit), totalCount: total } };
   }
+}
+
+/** A configured translation service must do the pair, or the request is refused: never captions left untranslated. */
+async function checkTranslationPair(translator: TranslatorConfig, from: string, to: string): Promise<void> {
+  const pair = pairLabel(from, to);
+  let ok: boolean;
+  try {
+    ok = await supportsPair(translator, from, to);
+  } catch (e) {
+    throw new ShortsError('invalid_request', `captions in "${to}" for speech in "${from}" need a translation, and the translation service could not be asked about ${pair}: ${(e as Error).message}`, { field: 'captionLanguage' });
+  }
+  if (!ok) throw new ShortsError('invalid_request', `the configured translation service does not translate ${pair} (speech "${from}", captions "${to}")`, { field: 'captionLanguage' });
 }
 
 async function checkLocalFile(req: CreateRequest, abs: string): Promise<TimeAdjustment | null> {
