@@ -66,10 +66,13 @@ describe.each(['local', 'remote'] as const)('the CLI in %s mode', (mode) => {
     expect(music.data.music).toHaveLength(5);
     expect(music.data.music[0]).toEqual({ name: expect.any(String), duration: expect.any(Number) });
     expect(music.data.pagination).toMatchObject({ page: 1, limit: 5, totalCount: expect.any(Number) });
-    for (const [cmd, key] of [['meme-hooks', 'memeHooks'], ['game-videos', 'gameVideos']] as const) {
+    for (const [cmd, key] of [['meme-hooks', 'memeHooks']] as const) {
       const r = JSON.parse((await runCli([cmd, '--json'], envs[mode])).stdout);
       expect(r.data[key]).toEqual([]);
     }
+    const games = JSON.parse((await runCli(['game-videos', '--limit', '3', '--json'], envs[mode])).stdout);
+    expect(games.data.gameVideos).toHaveLength(3);
+    expect(games.data.gameVideos[0]).toEqual({ name: expect.any(String), preview: expect.stringMatching(/\.png$/) });
     const posts = JSON.parse((await runCli(['posts', '--json'], envs[mode])).stdout);
     expect(posts.data.pagination).toMatchObject({ page: 1, limit: 50 });
   });

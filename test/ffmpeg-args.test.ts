@@ -258,3 +258,71 @@ describe('buildRenderArgs with background music', () => {
     expect(() => buildRenderArgs(withMusic({ path: '/m.opus', volume: 101, trackLufs: -16, speechLufs: -16 }))).toThrow(/0-100/);
   });
 });
+
+describe('buildRenderArgs with split-screen gameplay', () => {
+  // The reframe and captions are planned for the 1080x960 top half (orchestrator): a 9:8 window.
+  const TOP = { layout: 'fill' as const, cropWidth: 1214, cropHeight: 1080, keyframes: [{ t: 0, cx: 0.5, cy: 0.5 }], faceCoverage: 1 };
+  const GAME = { path: '/catalog/game-videos/neon-life.mp4', offset: 7.25, duration: 20 };
+  const GAME_IN = ['-stream_loop', '-1', '-ss', '7.25', '-t', '30', '-an', '-i', '/catalog/game-videos/neon-life.mp4'];
+  const BOTTOM = '[top]pad=1080:1920:0:0:color=black[frame];'
+    + '[1:v]scale=1080:960:force_original_aspect_ratio=increase,crop=1080:960,setsar=1[game];'
+    + '[frame][game]overlay=x=0:y=960:eof_action=repeat[vout]';
+
+  it('content (cropped for the top half, captioned there) over the looped, muted gameplay; only the clip audio', () => {
+    const args = buildRenderArgs({
+      ...plan({ reframe: TOP, captions: { assPath: '/w/clip.ass', fontsDir: '/f' } }),
+      gameVideo: GAME,
+    });
+    expect(args).toEqual([
+      ...HEAD, ...GAME_IN,
+      '-filter_complex', "[0:v]crop=w=1214:h=1080:x='353':y='0',scale=1080:960,setsar=1,ass=filename=/w/clip.ass:fontsdir=/f[top];" + BOTTOM,
+      '-map', '[vout]', '-map', '0:a:0', ...VIDEO, ...AAC, ...TAIL,
+    ]);
+  });
+
+  it('fit in the top half over a blurred background, 30 fps cap applied to the gameplay too', () => {
+    const args = buildRenderArgs({ ...plan({ reframe: FIT_WIDE, output: { fps: 30 } }), gameVideo: GAME });
+    // 1920x1080 into 1080x960: 1080x608 centred at y=176; the blur works at a quarter (270x240).
+    expect(args[args.indexOf('-filter_complex') + 1]).toBe(
+      '[0:v]fps=30,split=2[bg][fg];'
+      + '[bg]scale=270:240:force_original_aspect_ratio=increase:flags=fast_bilinear,crop=270:240,boxblur=14:2,scale=1080:960:flags=bilinear,setsar=1[bgb];'
+      + '[fg]scale=1080:608,setsar=1[fgs];[bgb][fgs]overlay=0:176[top];'
+      + '[top]pad=1080:1920:0:0:color=black[frame];'
+      + '[1:v]fps=30,scale=1080:960:force_original_aspect_ratio=increase,crop=1080:960,setsar=1[game];'
+      + '[frame][game]overlay=x=0:y=960:eof_action=repeat[vout]');
+  });
+
+  it('square in the top half is fitted to its height (the half is wider than square)', () => {
+    const args = buildRenderArgs({
+      ...plan({ reframe: { layout: 'square', cropWidth: 1080, cropHeight: 1080, keyframes: [{ t: 0, cx: 0.5, cy: 0.5 }], faceCoverage: 1 }, background: { blur: false, color: '#000000' } }),
+      gameVideo: GAME,
+    });
+    expect(args[args.indexOf('-filter_complex') + 1]).toBe(
+      "[0:v]crop=w=1080:h=1080:x='420':y='0',scale=960:960,pad=1080:960:60:0:color=0x000000,setsar=1[top];" + BOTTOM);
+  });
+
+  it('with music the gameplay is the third input, and the mix still only hears clip + music', () => {
+    const args = buildRenderArgs({
+      ...plan({ reframe: TOP }),
+      music: { path: '/m.opus', volume: 50, trackLufs: -16, speechLufs: -16 },
+      gameVideo: GAME,
+    });
+    expect(args.slice(HEAD.length, HEAD.length + 15)).toEqual(['-stream_loop', '-1', '-t', '30', '-i', '/m.opus', ...GAME_IN]);
+    const fc = args[args.indexOf('-filter_complex') + 1]!;
+    expect(fc).toContain('[2:v]scale=1080:960:force_original_aspect_ratio=increase,crop=1080:960,setsar=1[game]');
+    expect(fc).toContain('[0:a]');
+    expect(fc).toContain('[1:a]');
+    expect(fc).not.toContain('[2:a]');
+    expect(args.slice(args.indexOf('-map'))).toEqual(['-map', '[vout]', '-map', '[aout]', ...VIDEO, ...AAC, ...TAIL]);
+  });
+
+  it('null gameVideo is the plain argv', () => {
+    expect(buildRenderArgs({ ...plan(), gameVideo: null })).toEqual(buildRenderArgs(plan()));
+  });
+
+  it('refuses an output height whose halves are odd, and an offset outside the file', () => {
+    expect(() => buildRenderArgs({ ...plan({ output: { height: 1918 } }), gameVideo: GAME })).toThrow(/divisible by 4/);
+    expect(() => buildRenderArgs({ ...plan(), gameVideo: { ...GAME, offset: 20 } })).toThrow(/offset/);
+    expect(() => buildRenderArgs({ ...plan(), gameVideo: { ...GAME, offset: -1 } })).toThrow(/offset/);
+  });
+});

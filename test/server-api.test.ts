@@ -130,11 +130,15 @@ describe('lists and catalogs', () => {
     const music = await api(serve.api, key, 'GET', '/music?page=2&limit=10');
     expect(music.json.data.pagination).toMatchObject({ page: 2, limit: 10 });
     expect(music.json.data.pagination.totalCount).toBeGreaterThanOrEqual(10);
-    for (const [path, item] of [['/meme-hooks', 'memeHooks'], ['/game-videos', 'gameVideos']]) {
+    for (const [path, item] of [['/meme-hooks', 'memeHooks']]) {
       const r = await api(serve.api, key, 'GET', path!);
       expect(r.json.data.pagination).toEqual({ page: 1, limit: 20, totalPages: 0, totalCount: 0 });
       expect(Array.isArray(r.json.data[item!])).toBe(true);
     }
+    const games = await api(serve.api, key, 'GET', '/game-videos?limit=2');
+    expect(games.json.data.pagination).toMatchObject({ page: 1, limit: 2 });
+    expect(games.json.data.pagination.totalCount).toBeGreaterThanOrEqual(6);
+    expect(games.json.data.gameVideos[0]).toEqual({ name: expect.any(String), preview: expect.stringMatching(/\.png$/) });
     const posts = await api(serve.api, key, 'GET', '/posts');
     expect(posts.json).toEqual({ data: { posts: [], pagination: { page: 1, limit: 50, totalPages: 0, totalCount: 0 } } });
   });

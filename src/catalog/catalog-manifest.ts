@@ -11,6 +11,8 @@ export type CatalogKind = 'music' | 'memeHooks' | 'gameVideos';
 export type CatalogSource =
   /** Built by scripts/build-catalog.mjs from a Debian package. */
   | { kind: 'debian'; package: string; version: string; path: string }
+  /** Made by scripts/build-catalog.mjs itself (e.g. FFmpeg's generative sources); `recipe` remakes it. */
+  | { kind: 'generated'; tool: string; recipe: string }
   /** Added by the operator of this installation; `note` says where it came from. */
   | { kind: 'operator'; note?: string };
 
@@ -75,7 +77,7 @@ export function readManifest<T extends CatalogItemBase>(dir: string, kind: Catal
     if (names.has(name)) throw new CatalogError(`${where}: the name "${name}" is used twice`);
     names.add(name);
     const source = it.source as Record<string, unknown> | undefined;
-    if (!source || (source.kind !== 'debian' && source.kind !== 'operator')) throw new CatalogError(`${where} ("${name}") needs "source": {"kind": "debian" | "operator", ...}`);
+    if (!source || (source.kind !== 'debian' && source.kind !== 'generated' && source.kind !== 'operator')) throw new CatalogError(`${where} ("${name}") needs "source": {"kind": "debian" | "generated" | "operator", ...}`);
     for (const key of ['file', 'preview'] as const) {
       const rel = it[key] as string;
       const abs = path.resolve(dir, rel);

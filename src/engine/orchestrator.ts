@@ -21,9 +21,11 @@ import { writeCopy } from '../pipeline/copywriter.js';
 import { llmConfigFromEnv, refineWithLlm } from '../pipeline/llm.js';
 import { planReframe } from '../pipeline/reframe.js';
 import { buildAss, buildCues } from '../pipeline/captions.js';
+import { withOverlays } from '../pipeline/overlays.js';
 import { cueText, pairLabel, translateTexts, translatedCues, translatorFromEnv, type TranslatorConfig } from '../pipeline/translate.js';
 import { DEFAULT_TEMPLATE, findTemplate, fontsDir } from '../catalog/templates.js';
 import { findMusic, musicFilePath, randomMusic } from '../catalog/music.js';
+import { findGameVideo, gameVideoFilePath, randomGameOffset, randomGameVideo } from '../catalog/game-videos.js';
 import { measureIntegratedLoudness } from '../media/speech-loudness.js';
 import { PipelineError, ShortsError } from '../service/errors.js';
 import type { CaptionCue, ClipCopy, FetchedSource, Highlight, MediaInfo, TimeRange, Transcript } from '../pipeline/types.js';
@@ -199,12 +201,18 @@ export class Orchestrator {
       };
       try {
         if (!existsSync(output)) {
-          const reframe = await planReframe({ mediaPath: source.path, info, range: clip, layout: req.options.layout, output: { width, height }, signal });
+          // Split screen: the content, its layout and its captions live in the top half only.
+          const gameVideo = gameVideoFor(req);
+          const picture = gameVideo ? { width, height: height / 2 } : { width, height };
+          const reframe = await planReframe({ mediaPath: source.path, info, range: clip, layout: req.options.layout, output: picture, signal });
           let captions: RenderPlan['captions'] = null;
-          if (req.options.captionsEnabled && captionSet) {
-            const cues = captionSet.cues.get(id) ?? [];
+          const captionAss = req.options.captionsEnabled && captionSet ? buildAss(captionSet.cues.get(id) ?? [], captionSet.template, picture) : null;
+          // Hook title and CTA ride in the same libass pass as the captions.
+          const overlays = { hookTitle: req.options.hookTitle ? copy.title : null, cta: req.options.ctaEnabled ? req.options.ctaText : null, clipDuration: clip.end - clip.start };
+          const ass = overlays.hookTitle || overlays.cta ? withOverlays(captionAss, overlays, picture) : captionAss;
+          if (ass) {
             const assPath = art.captionsPath(id);
-            writeFileSync(assPath, buildAss(cues, captionSet.template, { width, height }));
+            writeFileSync(assPath, ass);
             captions = { assPath, fontsDir: fontsDir() };
           }
           const renderPlan: RenderPlan = {
@@ -215,6 +223,7 @@ export class Orchestrator {
             background: { blur, color: template.colors.background },
             captions,
             music: await musicFor(req, source.path, clip, info.hasAudio, signal),
+            gameVideo,
           };
           await renderClip(renderPlan, { signal, onProgress: (f) => { fractions[rank] = f; report(); } });
         }
@@ -276,6 +285,18 @@ async function musicFor(req: RequestRecord, sourcePath: string, clip: TimeRange,
   if (!track) throw new PipelineError('rendering', musicName ? `the music track "${musicName}" is no longer in the catalog` : 'the music catalog is empty');
   const speechLufs = hasAudio ? await measureIntegratedLoudness(sourcePath, clip, signal) : null;
   return { path: musicFilePath(track), volume: musicVolume, trackLufs: track.loudnessLufs, speechLufs };
+}
+
+/**
+ * The gameplay of one clip: the named video (validated at creation) or a random one, started at a
+ * random point of its loop, so the shorts of one request do not all show the same footage.
+ */
+function gameVideoFor(req: RequestRecord): RenderPlan['gameVideo'] {
+  const { gameVideo, gameVideoName } = req.options;
+  if (!gameVideo) return null;
+  const item = gameVideoName ? findGameVideo(gameVideoName) : randomGameVideo();
+  if (!item) throw new PipelineError('rendering', gameVideoName ? `the game video "${gameVideoName}" is no longer in the catalog` : 'the game-video catalog is empty');
+  return { path: gameVideoFilePath(item), offset: randomGameOffset(item), duration: item.duration };
 }
 
 /** A reason a user understands; never a stack trace. */

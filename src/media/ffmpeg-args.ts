@@ -1,6 +1,6 @@
 // Render plan -> ffmpeg argv, as a pure function (tested with exact arrays). One ffmpeg run renders one
-// clip: input seeking, one filter graph (fps cap, reframe, background, captions; music mix), x264 + AAC,
-// faststart.
+// clip: input seeking, one filter graph (fps cap, reframe, background, captions; split-screen gameplay;
+// music mix), x264 + AAC, faststart.
 // Costs behind the choices are measured in DESIGN.md "Performance notes".
 import type { CropKeyframe } from '../pipeline/types.js';
 import { RENDER_PLAN_VERSION, type RenderPlan } from './render-plan.js';
@@ -24,6 +24,11 @@ export function buildRenderArgs(plan: RenderPlan): string[] {
   const music = audibleMusic(plan);
   // The track loops (-stream_loop -1) for as long as the clip lasts (-t on the input ends it).
   if (music) args.push('-stream_loop', '-1', '-t', num(input.end - input.start), '-i', fileArg(music.path));
+  // Gameplay: seeked to its offset, looped endlessly (on each loop the demuxer restarts at the file's
+  // start) and cut to the clip's length, so a loop shorter than the clip never runs out. -an on the
+  // input: the gameplay is muted, so its audio is not even demuxed.
+  const game = plan.gameVideo;
+  if (game) args.push('-stream_loop', '-1', '-ss', num(game.offset), '-t', num(input.end - input.start), '-an', '-i', fileArg(game.path));
   const audioGraph = music ? buildMusicGraph(plan, music) : null;
   args.push('-filter_complex', audioGraph ? `${buildFilterGraph(plan)};${audioGraph}` : buildFilterGraph(plan), '-map', '[vout]');
   if (audioGraph) args.push('-map', '[aout]');
@@ -39,11 +44,30 @@ export function buildRenderArgs(plan: RenderPlan): string[] {
 
 /** The -filter_complex graph; its single output is labelled [vout]. */
 export function buildFilterGraph(plan: RenderPlan): string {
+  const game = plan.gameVideo;
+  if (!game) return contentGraph(plan, plan.output.width, plan.output.height, 'vout');
+  // Split screen: the content (reframed, backgrounded and captioned for the top half, so captions
+  // can never cross the seam) padded to the full frame, and the gameplay scaled to cover the bottom
+  // half, cropped to it and overlaid there. overlay rather than vstack: overlay emits one frame per
+  // content frame and samples the gameplay at that time, so the output keeps the content's frame
+  // rate and timing whatever rate the gameplay file has; vstack would emit a frame for every frame of
+  // either input.
+  const OW = plan.output.width, HH = plan.output.height / 2;
+  const gameInput = audibleMusic(plan) ? 2 : 1;
+  const gameFps = plan.output.fps ? `fps=${num(plan.output.fps)},` : '';
+  return `${contentGraph(plan, OW, HH, 'top')};`
+    + `[top]pad=${OW}:${plan.output.height}:0:0:color=black[frame];`
+    + `[${gameInput}:v]${gameFps}scale=${OW}:${HH}:force_original_aspect_ratio=increase,crop=${OW}:${HH},setsar=1[game];`
+    + `[frame][game]overlay=x=0:y=${HH}:eof_action=repeat[vout]`;
+}
+
+/** The clip's own picture at OW x OH (the full frame, or the top half of a split screen), labelled [label]. */
+function contentGraph(plan: RenderPlan, OW: number, OH: number, label: string): string {
   const { input, output, reframe, background } = plan;
-  const W = input.width, H = input.height, OW = output.width, OH = output.height;
+  const W = input.width, H = input.height;
   // Cap the frame rate first, so every later filter processes only the frames that are kept.
   const head = output.fps ? `[0:v]fps=${num(output.fps)},` : '[0:v]';
-  const tail = `${captionFilter(plan)}[vout]`;
+  const tail = `${captionFilter(plan)}[${label}]`;
 
   if (reframe.layout === 'fill') {
     // Crop then scale: scaling the small window is the cheapest order, also for 4K sources.
@@ -54,8 +78,15 @@ export function buildFilterGraph(plan: RenderPlan): string {
   let picture: string, fw: number, fh: number;
   if (reframe.layout === 'square') {
     const { cw, ch } = cropSize(plan);
-    fw = OW;
-    fh = Math.min(OH, even((OW * ch) / cw));
+    if (OW * ch <= OH * cw) {
+      // Full width (the 9:16 frame): as before.
+      fw = OW;
+      fh = Math.min(OH, even((OW * ch) / cw));
+    } else {
+      // Full height (the 9:8 top half of a split screen is wider than a square).
+      fh = OH;
+      fw = Math.min(OW, even((OH * cw) / ch));
+    }
     picture = `${cropFilter(plan)},scale=${fw}:${fh}`;
   } else {
     const s = Math.min(OW / W, OH / H);
@@ -206,6 +237,12 @@ function assertRenderable(plan: RenderPlan): void {
   }
   if (!(plan.input.width > 0 && plan.input.height > 0)) throw new RangeError('input has no picture size');
   if (!(plan.input.end > plan.input.start && plan.input.start >= 0)) throw new RangeError('clip range is empty');
+  const g = plan.gameVideo;
+  if (g) {
+    // Each half must be even for yuv420p.
+    if (height % 4 !== 0) throw new RangeError(`a split screen needs an output height divisible by 4, got ${height}`);
+    if (!(g.duration > 0 && g.offset >= 0 && g.offset < g.duration)) throw new RangeError(`game video offset ${g.offset} must lie inside its ${g.duration} s`);
+  }
   const m = plan.music;
   if (m) {
     if (!(m.volume >= 0 && m.volume <= 100)) throw new RangeError(`music volume must be 0-100, got ${m.volume}`);

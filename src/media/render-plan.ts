@@ -40,6 +40,22 @@ export interface RenderPlan {
    * before music existed still mean the same (RENDER_PLAN_VERSION unchanged).
    */
   music?: RenderMusic | null;
+  /**
+   * Split screen (spec `gameVideo`): the clip in the top half, this gameplay loop muted in the bottom
+   * half. With it, `reframe` and `captions` are planned for the top half (output.width x output.height/2).
+   * Optional and null-able like `music`, so older plans keep their meaning.
+   */
+  gameVideo?: RenderGameVideo | null;
+}
+
+/** The gameplay of a split-screen short: looped for as long as the clip lasts, never heard. */
+export interface RenderGameVideo {
+  /** Video file (catalog item); its audio, if any, is not read. */
+  path: string;
+  /** Where in the file the gameplay starts, seconds (random per clip, so shorts differ). */
+  offset: number;
+  /** Length of the file, seconds (catalog manifest); the offset must fall inside it. */
+  duration: number;
 }
 
 /** Inputs of the music mix (DESIGN.md, "Background music"): all levels are measured, none assumed. */

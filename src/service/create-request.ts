@@ -49,6 +49,8 @@ export interface ValidationContext {
   /** Render features this build can produce; a request for any other is refused, never faked. */
   /** Exact, case-sensitive lookup in the music catalog; without it, any musicName is refused. */
   musicExists?: (name: string) => boolean;
+  /** Exact, case-sensitive lookup in the game-video catalog; without it, any gameVideoName is refused. */
+  gameVideoExists?: (name: string) => boolean;
   supportedFeatures: ReadonlySet<'hookTitle' | 'memeHook' | 'gameVideo' | 'ctaEnabled' | 'music' | 'outroEnabled' | 'captionTranslation'>;
 }
 
@@ -134,6 +136,9 @@ export function validateCreateRequest(body: unknown, ctx: ValidationContext): Cr
   const musicName = v.musicName as string | undefined;
   if (musicName !== undefined && !(ctx.musicExists?.(musicName) ?? false))
     throw bad(`musicName "${musicName}" is not in the music catalog; use an exact, case-sensitive name from GET /music`, 'musicName');
+  const gameVideoName = v.gameVideoName as string | undefined;
+  if (gameVideoName !== undefined && !(ctx.gameVideoExists?.(gameVideoName) ?? false))
+    throw bad(`gameVideoName "${gameVideoName}" is not in the game-video catalog; use an exact, case-sensitive name from GET /game-videos`, 'gameVideoName');
 
   const req: CreateRequest = {
     source,

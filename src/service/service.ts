@@ -16,6 +16,7 @@ import { probeMedia, MediaError } from '../media/probe.js';
 import { clampRange } from '../pipeline/range.js';
 import { DEFAULT_TEMPLATE, TEMPLATES, findTemplate } from '../catalog/templates.js';
 import { findMusic, musicCatalog } from '../catalog/music.js';
+import { findGameVideo, gameVideoCatalog, gameVideoPreviewPath } from '../catalog/game-videos.js';
 import type { TimeAdjustment } from '../pipeline/types.js';
 import { pairLabel, supportsPair, translatorFromEnv, type TranslatorConfig } from '../pipeline/translate.js';
 
@@ -63,8 +64,11 @@ export class Service {
       allowLocalFile: origin === 'local',
       templateExists: (id) => findTemplate(id) !== undefined,
       defaultTemplateId: DEFAULT_TEMPLATE.templateId,
-      supportedFeatures: new Set([...['music'] as const, ...(translator ? ['captionTranslation'] as const : [])]),
+      // gameVideo needs footage: an operator who emptied the catalog gets a refusal, not a failed render.
+      supportedFeatures: new Set([...['music', 'hookTitle', 'ctaEnabled'] as const, ...(gameVideoCatalog().items.length > 0 ? ['gameVideo'] as const : []),
+        ...(translator ? ['captionTranslation'] as const : [])]),
       musicExists: (name) => findMusic(name) !== undefined,
+      gameVideoExists: (name) => findGameVideo(name) !== undefined,
     });
     if (req.captionLanguage && translator) await checkTranslationPair(translator, req.language, req.captionLanguage);
     // "Omitted means the account's saved preference": resolved now, so a later change of preference does
@@ -201,6 +205,12 @@ export class Service {
       // Spec 2.6: name (exactly what musicName takes) and duration in seconds, in manifest order.
       const tracks = musicCatalog().items.map((t) => ({ name: t.name, duration: t.duration }));
       return paginate<{ name: string; duration?: number }>(tracks, page, limit);
+    }
+    if (kind === 'gameVideos') {
+      // Spec 2.8: name and the URL of a preview image. No HTTP route serves the catalog folder (yet), so
+      // the URL is the file's own file:// URL: true for the CLI and for a server on the same machine.
+      const videos = gameVideoCatalog().items.map((g) => ({ name: g.name, preview: pathToFileURL(gameVideoPreviewPath(g)).href }));
+      return paginate<{ name: string; preview?: string }>(videos, page, limit);
     }
     return paginate<{ name: string; duration?: number }>([], page, limit);
   }
