@@ -122,3 +122,19 @@ describe('shorts create --no-clipping', () => {
     expect(only.sentenceIndexes).toEqual(d.sentences.map((s) => s.index));
   }, 300_000);
 });
+
+describe('shorts create with overlays and a gameplay split screen', () => {
+  it('renders captions, hook title and CTA over the top half with gameplay below', async () => {
+    const env = cliEnv();
+    const r = await runCli(['create', '--file', SAMPLE, '--start', '0', '--end', '80', '--max-shorts', '1', '--preferred-length', 'under30sec',
+      '--game-video', '--game-video-name', 'Neon Life', '--hook-title', '--cta', '--cta-text', 'Follow for part 2', '--json'], env);
+    expect(r.code, r.stderr).toBe(0);
+    const d = JSON.parse(r.stdout) as RequestDetail;
+    const file = new URL(d.shorts[0]!.video_url).pathname;
+    const p = probe(file);
+    expect(p.streams.find((x) => x.codec_type === 'video')).toMatchObject({ width: 270, height: 480 });
+    expect(p.streams.filter((x) => x.codec_type === 'audio')).toHaveLength(1);
+    expect(Number(p.format.duration)).toBeCloseTo(d.shorts[0]!.duration, 0);
+  }, 300_000);
+});
+
