@@ -88,3 +88,38 @@ export function readManifest<T extends CatalogItemBase>(dir: string, kind: Catal
   });
   return { version: 1, kind, items: m.items as T[] };
 }
+
+/** One catalog folder: its manifest (read once per folder), exact lookup, random pick, file paths. */
+export interface Catalog<T extends CatalogItemBase> {
+  dir(): string;
+  manifest(): CatalogManifest<T>;
+  /** Exact, case-sensitive lookup, as the spec asks for names. */
+  find(name: string): T | undefined;
+  /** An item chosen at random (name omitted); `random` is injectable so tests are repeatable. */
+  random(random?: () => number): T | undefined;
+  filePath(item: T): string;
+  previewPath(item: T): string;
+}
+
+export function defineCatalog<T extends CatalogItemBase>(folder: string, kind: CatalogKind,
+  checkItem: (item: Record<string, unknown>, where: string) => void): Catalog<T> {
+  let cached: { dir: string; manifest: CatalogManifest<T> } | null = null;
+  const dir = () => path.join(catalogRoot(), folder);
+  // Operators restart to add items: the manifest is read at first use, again only if the folder moves.
+  const manifest = () => {
+    const d = dir();
+    if (cached?.dir !== d) cached = { dir: d, manifest: readManifest<T>(d, kind, checkItem) };
+    return cached.manifest;
+  };
+  return {
+    dir,
+    manifest,
+    find: (name) => manifest().items.find((i) => i.name === name),
+    random: (random = Math.random) => {
+      const items = manifest().items;
+      return items[Math.min(items.length - 1, Math.floor(random() * items.length))];
+    },
+    filePath: (item) => path.resolve(dir(), item.file),
+    previewPath: (item) => path.resolve(dir(), item.preview),
+  };
+}

@@ -3,8 +3,7 @@
 // preview frames that scripts/build-catalog.mjs generates with FFmpeg's own generative sources.
 // The render loops a file and starts it at a random offset, so any length works; the manifest keeps
 // the measured duration so the offset can be drawn without probing the file at render time.
-import path from 'node:path';
-import { CatalogError, catalogRoot, readManifest, type CatalogItemBase, type CatalogManifest } from './catalog-manifest.js';
+import { CatalogError, defineCatalog, type CatalogItemBase } from './catalog-manifest.js';
 
 export interface GameVideo extends CatalogItemBase {
   /** Seconds, measured with ffprobe. */
@@ -14,18 +13,14 @@ export interface GameVideo extends CatalogItemBase {
   height: number;
 }
 
-export function gameVideosDir(): string {
-  return path.join(catalogRoot(), 'game-videos');
-}
+const catalog = defineCatalog<GameVideo>('game-videos', 'gameVideos', checkGameVideo);
 
-let cached: { dir: string; manifest: CatalogManifest<GameVideo> } | null = null;
-
-/** The catalog, read once per folder (operators restart to add items, as for music). */
-export function gameVideoCatalog(): CatalogManifest<GameVideo> {
-  const dir = gameVideosDir();
-  if (cached?.dir !== dir) cached = { dir, manifest: readManifest<GameVideo>(dir, 'gameVideos', checkGameVideo) };
-  return cached.manifest;
-}
+export const gameVideosDir = catalog.dir;
+export const gameVideoCatalog = catalog.manifest;
+export const findGameVideo = catalog.find;
+export const randomGameVideo = catalog.random;
+export const gameVideoFilePath = catalog.filePath;
+export const gameVideoPreviewPath = catalog.previewPath;
 
 function checkGameVideo(item: Record<string, unknown>, where: string): void {
   if (typeof item.duration !== 'number' || !(item.duration > 0)) throw new CatalogError(`${where} needs "duration" (seconds, > 0; ffprobe)`);
@@ -33,25 +28,6 @@ function checkGameVideo(item: Record<string, unknown>, where: string): void {
     const v = item[key];
     if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0) throw new CatalogError(`${where} needs "${key}" (pixels, a positive integer)`);
   }
-}
-
-/** Exact, case-sensitive lookup, as the spec asks for names. */
-export function findGameVideo(name: string): GameVideo | undefined {
-  return gameVideoCatalog().items.find((g) => g.name === name);
-}
-
-export function gameVideoFilePath(item: GameVideo): string {
-  return path.resolve(gameVideosDir(), item.file);
-}
-
-export function gameVideoPreviewPath(item: GameVideo): string {
-  return path.resolve(gameVideosDir(), item.preview);
-}
-
-/** An item chosen at random (gameVideoName omitted); `random` is injectable so tests are repeatable. */
-export function randomGameVideo(random: () => number = Math.random): GameVideo | undefined {
-  const items = gameVideoCatalog().items;
-  return items[Math.min(items.length - 1, Math.floor(random() * items.length))];
 }
 
 /**
