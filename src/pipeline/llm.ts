@@ -1,7 +1,7 @@
 // Optional polish: when an OpenAI-compatible chat endpoint is configured, ask a model to re-rank the
 // picks and rewrite titles and descriptions. Never required and never fatal: any failure or any
 // answer that does not fit the expected shape leaves the local result exactly as it was.
-import got from 'got';
+import { chatJson, type ChatMessage } from '../net/chat-completions.js';
 import type { ClipCopy, Highlight } from './types.js';
 
 export interface LlmConfig { baseUrl: string; apiKey?: string; model: string }
@@ -58,7 +58,6 @@ export async function refineWithLlm(cfg: LlmConfig, items: LlmItem[], signal?: A
     .map(({ highlight, copy }) => ({ highlight, copy }));
 }
 
-interface ChatMessage { role: 'system' | 'user'; content: string }
 
 export function buildMessages(items: LlmItem[]): ChatMessage[] {
   const clips = items.map((it, id) => ({
@@ -86,18 +85,9 @@ export function buildMessages(items: LlmItem[]): ChatMessage[] {
   ];
 }
 
-async function complete(cfg: LlmConfig, messages: ChatMessage[], signal?: AbortSignal): Promise<string> {
-  const body = await got.post(`${cfg.baseUrl}/chat/completions`, {
-    json: { model: cfg.model, messages, temperature: 0.2, response_format: { type: 'json_object' } },
-    headers: cfg.apiKey ? { authorization: `Bearer ${cfg.apiKey}` } : {},
-    // A POST may cost the provider money; a failure simply means "keep the local result".
-    retry: { limit: 0 },
-    timeout: { request: TIMEOUT_MS },
-    signal,
-  }).json<unknown>();
-  const content = (body as { choices?: { message?: { content?: unknown } }[] })?.choices?.[0]?.message?.content;
-  if (typeof content !== 'string') throw new Error('no message content in the response');
-  return content;
+function complete(cfg: LlmConfig, messages: ChatMessage[], signal?: AbortSignal): Promise<string> {
+  // A failure simply means "keep the local result".
+  return chatJson(cfg, messages, { temperature: 0.2, timeoutMs: TIMEOUT_MS, signal });
 }
 
 interface Answer { score: number; title: string; description: string }

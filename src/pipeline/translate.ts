@@ -4,6 +4,7 @@
 // so untranslated text is never rendered as if it were translated.
 import got from 'got';
 import { LANGUAGES } from '../service/languages.js';
+import { NoContentError, chatJson } from '../net/chat-completions.js';
 import type { CaptionCue } from './types.js';
 
 export interface TranslatorConfig { kind: 'libretranslate' | 'openai'; baseUrl: string; apiKey?: string; model?: string }
@@ -182,34 +183,26 @@ function languageName(code: string): string {
 }
 
 async function chatTranslate(cfg: TranslatorConfig, texts: string[], from: string, to: string, signal?: AbortSignal): Promise<string[]> {
-  const body = await got.post(`${cfg.baseUrl}/chat/completions`, {
-    json: {
-      model: cfg.model,
-      temperature: 0,
-      response_format: { type: 'json_object' },
-      messages: [
-        {
-          role: 'system',
-          content: `You translate video subtitles from ${languageName(from)} to ${languageName(to)}. Each input string is one `
-            + 'spoken phrase: translate it on its own, naturally and briefly, keeping its meaning. Answer with JSON only.',
-        },
-        {
-          role: 'user',
-          content: `Phrases (a JSON array of ${texts.length} strings):\n${JSON.stringify(texts)}\n\n`
-            + `Return {"translations":[...]} with exactly ${texts.length} strings, in the same order.`,
-        },
-      ],
-    },
-    headers: cfg.apiKey ? { authorization: `Bearer ${cfg.apiKey}` } : {},
-    // A POST may cost the provider money: no automatic retries.
-    retry: { limit: 0 },
-    timeout: { request: POST_TIMEOUT_MS },
-    signal,
-  }).json<unknown>();
-  const content = (body as { choices?: { message?: { content?: unknown } }[] })?.choices?.[0]?.message?.content;
-  if (typeof content !== 'string') throw new TranslationError('the model answered without message content');
-  // Some servers wrap JSON in a code fence even in JSON mode; a bare array is accepted too.
-  const parsed = parseJson(content.trim().replace(/^```(?:json)?\s*|\s*```$/g, ''));
+  let content: string;
+  try {
+    content = await chatJson(cfg, [
+      {
+        role: 'system',
+        content: `You translate video subtitles from ${languageName(from)} to ${languageName(to)}. Each input string is one `
+          + 'spoken phrase: translate it on its own, naturally and briefly, keeping its meaning. Answer with JSON only.',
+      },
+      {
+        role: 'user',
+        content: `Phrases (a JSON array of ${texts.length} strings):\n${JSON.stringify(texts)}\n\n`
+          + `Return {"translations":[...]} with exactly ${texts.length} strings, in the same order.`,
+      },
+    ], { temperature: 0, timeoutMs: POST_TIMEOUT_MS, signal });
+  } catch (e) {
+    if (e instanceof NoContentError) throw new TranslationError('the model answered without message content');
+    throw e;
+  }
+  // A bare array is accepted as well as {"translations": [...]}.
+  const parsed = parseJson(content);
   const list = Array.isArray(parsed) ? parsed : (parsed as { translations?: unknown })?.translations;
   if (!Array.isArray(list) || !list.every((t) => typeof t === 'string'))
     throw new TranslationError('the model did not answer with a list of translated strings');
