@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createTranscriber, extractAudioArgs, wavSamples } from '../src/pipeline/transcribe.js';
 import { transcriptCacheFile } from '../src/pipeline/transcript-cache.js';
 import type { Transcript, Word } from '../src/pipeline/types.js';
@@ -176,7 +176,16 @@ describe('createTranscriber (whisper.cpp)', () => {
     const { file } = embeddedSpeech();
     const long = path.join(FIXTURES, 'transcribe-abort-40s.wav');
     if (!existsSync(long)) execFileSync('ffmpeg', ['-v', 'error', '-y', '-i', file, '-af', 'apad=whole_dur=40', '-ar', '16000', '-ac', '1', long]);
-    const before = new Set(readdirSync(os.tmpdir()).filter((f) => f.startsWith('shorts-transcribe-') && !f.includes('test')));
+    // A private temp root: other test files run at the same time and transcribe too, and their
+    // shorts-transcribe-* folders in the shared temp dir would look like ours.
+    const privateTmp = tmpDir();
+    const savedTmp = process.env.TMPDIR;
+    process.env.TMPDIR = privateTmp;
+    onTestFinished(() => {
+      if (savedTmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = savedTmp;
+    });
+    expect(os.tmpdir()).toBe(privateTmp);
     const ac = new AbortController();
     let childSeen = false;
     const run = createTranscriber({ dataDir: tmpDir() }).transcribe({
@@ -197,8 +206,7 @@ describe('createTranscriber (whisper.cpp)', () => {
       children = execFileSync('ps', ['-o', 'comm=', '--ppid', String(process.pid)], { encoding: 'utf8' });
     } catch { /* ps exits 1 when there are none */ }
     expect(children).not.toContain('whisper-cli');
-    const after = readdirSync(os.tmpdir()).filter((f) => f.startsWith('shorts-transcribe-') && !f.includes('test') && !before.has(f));
-    expect(after).toEqual([]);
+    expect(readdirSync(privateTmp).filter((f) => f.startsWith('shorts-transcribe-') && !f.includes('test'))).toEqual([]);
   });
 });
 
