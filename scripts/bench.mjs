@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchSource } from './bench-source.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const out = path.join(root, 'bench-out');
@@ -25,14 +26,7 @@ const X264_PARAMS = env.SHORTS_X264_PARAMS ?? (env.SHORTS_X264_PRESET ? '' : DEF
 const now = () => performance.now() / 1000;
 const fmt = (s) => `${s.toFixed(1)} s`;
 
-// 1080p, 10:40 of talking head: the shipped sample (face + narration) looped 8 times, upscaled and padded.
-const source = path.join(out, 'talk-10min-1080p.mp4');
-if (!existsSync(source)) {
-  console.error('making the 10-minute 1080p source...');
-  execFileSync(ffmpeg, ['-v', 'error', '-y', '-stream_loop', '7', '-i', path.join(root, 'assets', 'sample', 'talk.mp4'),
-    '-vf', 'scale=1440:1080:flags=lanczos,pad=1920:1080:240:0:color=0x202830,format=yuv420p', '-r', '30',
-    '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '20', '-c:a', 'aac', '-b:a', '128k', '-movflags', '+faststart', source]);
-}
+const source = benchSource(root, out, ffmpeg);
 const SOURCE_SEC = Number(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', source]).toString());
 const RANGE_END = Math.min(600, Math.floor(SOURCE_SEC));
 

@@ -27,7 +27,7 @@ const events = (ass: string) => dialogues(ass).map((l) => {
 const styleFields = (ass: string) => ass.split('\n').find((l) => l.startsWith('Style: '))!.slice(7).split(',');
 
 describe('caption templates', () => {
-  it('offers Karaoke as the default and two more styles, each with a stable 24-hex id', () => {
+  it('offers Karaoke as the default among the styles, each with a stable 24-hex id', () => {
     expect(DEFAULT_TEMPLATE.displayName).toBe('Karaoke');
     expect(DEFAULT_TEMPLATE.animation).toBe('karaoke-highlight');
     expect(TEMPLATES.length).toBeGreaterThanOrEqual(3);
@@ -156,6 +156,38 @@ describe('buildAss', () => {
   it('none: one event per phrase with no overrides, in the original case', () => {
     const ass = buildAss([cue], template('minimal'), video);
     expect(events(ass)).toEqual([['0:00:01.00', '0:00:02.80', 'ask not what your']]);
+  });
+
+  it('box: a lower-layer pill in the box colour behind the spoken word, the text layer above it', () => {
+    const t = template('highlight-box');
+    const lines = dialogues(buildAss([cue], t, video));
+    expect(lines).toHaveLength(8);
+    const [pill, text] = [lines[2]!, lines[3]!];
+    expect(pill.startsWith('Dialogue: 0,0:00:01.40,0:00:01.90,')).toBe(true);
+    expect(text.startsWith('Dialogue: 1,0:00:01.40,0:00:01.90,')).toBe(true);
+    const box = '&HF72F7B&'; // #7B2FF7
+    expect(pill).toContain(`{\\1c${box}\\3c${box}\\bord23\\shad0\\blur0\\alpha&HFF&}ASK {\\alpha&H00&}NOT{\\alpha&HFF&} WHAT\\NYOUR`);
+    expect(text).toContain('ASK {\\1c&HFFFFFF&\\bord0\\shad0}NOT{\\r} WHAT\\NYOUR');
+  });
+
+  it('typewriter: words not yet spoken are laid out but invisible', () => {
+    const ass = buildAss([cue], template('typewriter'), video);
+    expect(events(ass)[1]![2]).toBe('ask {\\1c&H66E0FF&}not{\\r} {\\alpha&HFF&}what{\\r} {\\alpha&HFF&}your{\\r}');
+    expect(events(ass)[3]![2]).toBe('ask not what {\\1c&H66E0FF&}your{\\r}');
+  });
+
+  it('glow: every event opens with the blur, and it is restored after the highlight', () => {
+    const t = template('neon');
+    const ass = buildAss([cue], t, video);
+    expect(events(ass)[0]![2]).toBe('{\\blur9}{\\1c&HFFF23D&}ASK{\\r\\blur9} NOT WHAT\\NYOUR');
+  });
+
+  it('lineBox: BorderStyle 3 with the band colour as outline and back colour', () => {
+    const style = styleFields(buildAss([cue], template('subtitle'), video));
+    expect(style[15]).toBe('3');
+    expect(style[5]).toBe('&H30000000');
+    expect(style[6]).toBe('&H30000000');
+    expect(styleFields(buildAss([cue], DEFAULT_TEMPLATE, video))[15]).toBe('1');
   });
 
   it('shows a phrase longer than the template holds as consecutive pages', () => {

@@ -66,13 +66,13 @@ describe.each(['local', 'remote'] as const)('the CLI in %s mode', (mode) => {
     expect(music.data.music).toHaveLength(5);
     expect(music.data.music[0]).toEqual({ name: expect.any(String), duration: expect.any(Number) });
     expect(music.data.pagination).toMatchObject({ page: 1, limit: 5, totalCount: expect.any(Number) });
-    for (const [cmd, key] of [['meme-hooks', 'memeHooks']] as const) {
-      const r = JSON.parse((await runCli([cmd, '--json'], envs[mode])).stdout);
-      expect(r.data[key]).toEqual([]);
-    }
+    const memes = JSON.parse((await runCli(['meme-hooks', '--limit', '3', '--json'], envs[mode])).stdout);
+    expect(memes.data.memeHooks).toHaveLength(3);
+    // A file:// URL locally, the server's public preview route remotely.
+    expect(memes.data.memeHooks[0]).toEqual({ name: expect.any(String), preview: expect.stringMatching(mode === 'local' ? /^file:.*\.png$/ : /\/assets\/catalog\/meme-hooks\/.+\/preview$/) });
     const games = JSON.parse((await runCli(['game-videos', '--limit', '3', '--json'], envs[mode])).stdout);
     expect(games.data.gameVideos).toHaveLength(3);
-    expect(games.data.gameVideos[0]).toEqual({ name: expect.any(String), preview: expect.stringMatching(/\.png$/) });
+    expect(games.data.gameVideos[0]).toEqual({ name: expect.any(String), preview: expect.stringMatching(mode === 'local' ? /^file:.*\.png$/ : /\/assets\/catalog\/game-videos\/.+\/preview$/) });
     const posts = JSON.parse((await runCli(['posts', '--json'], envs[mode])).stdout);
     expect(posts.data.pagination).toMatchObject({ page: 1, limit: 50 });
   });

@@ -77,7 +77,7 @@ describe('shorts create rejects bad input clearly', () => {
     [['--end', '30'], /window end - start must be from 60 to 1200 seconds/],
     [['--bogus-flag'], /unknown option '--bogus-flag'/],
     [['--template-id', 'nope'], /templateId must be a 24-character hex id/],
-    [['--meme-hook'], /memeHook \(meme intro\) is not available/],
+    [['--meme-hook', '--meme-hook-name', 'No Such Meme'], /memeHookName "No Such Meme" is not in the meme-hook catalog/],
     [['--music', '--music-name', 'No Such Track'], /musicName "No Such Track" is not in the music catalog/],
   ])('a malformed flag %j: exit 2 with the rule', async (flags, message) => {
     const r = await runCli(['create', '--file', SAMPLE, '--start', '0', '--end', '80', ...flags.filter((f) => f !== '--end' && f !== '30'),

@@ -326,3 +326,106 @@ describe('buildRenderArgs with split-screen gameplay', () => {
     expect(() => buildRenderArgs({ ...plan(), gameVideo: { ...GAME, offset: -1 } })).toThrow(/offset/);
   });
 });
+
+describe('buildRenderArgs with an end-screen outro', () => {
+  const OUTRO = { seconds: 2, fps: 30, text: 'Subscribe for more', handle: '@me', imagePath: null, stingPath: '/s/sting.oga', assPath: '/w/outro.ass', fontsDir: '/f' };
+  const FILL = "[0:v]crop=w=608:h=1080:x='656':y='0',scale=1080:1920,setsar=1[cv]";
+  const STEREO = 'aformat=channel_layouts=mono|stereo,pan=stereo|FL=FL+FC|FR=FR+FC,aformat=sample_fmts=fltp:sample_rates=48000:channel_layouts=stereo';
+  const CARD = 'color=c=0x111111:s=1080x1920:r=30:d=2,setsar=1,ass=filename=/w/outro.ass:fontsdir=/f,format=yuv420p[ov]';
+  const STING = `[1:a]${STEREO},apad=whole_dur=2,atrim=end=2,afade=t=out:st=1.85:d=0.15[oa]`;
+  const CONCAT = '[cv][ca][ov][oa]concat=n=2:v=1:a=1[vout][aout]';
+
+  it('stock card with sting: the bell is input 1, content + card joined by one concat', () => {
+    expect(buildRenderArgs({ ...plan(), outro: OUTRO })).toEqual([
+      ...HEAD, '-i', '/s/sting.oga',
+      '-filter_complex', `${FILL};[0:a]${STEREO},apad=whole_dur=30,atrim=end=30[ca];${CARD};${STING};${CONCAT}`,
+      '-map', '[vout]', '-map', '[aout]', ...VIDEO, ...AAC, ...TAIL,
+    ]);
+  });
+
+  it('no sting and no source audio: silence for both parts, still an AAC track', () => {
+    expect(buildRenderArgs({ ...plan({ input: { hasAudio: false } }), outro: { ...OUTRO, stingPath: null, seconds: 1 } })).toEqual([
+      ...HEAD,
+      '-filter_complex', `${FILL};anullsrc=r=48000:cl=stereo:d=30[ca];${CARD.replace(':d=2', ':d=1')};anullsrc=r=48000:cl=stereo:d=1[oa];${CONCAT}`,
+      '-map', '[vout]', '-map', '[aout]', ...VIDEO, ...AAC, ...TAIL,
+    ]);
+  });
+
+  it('custom image after music and gameplay inputs: fitted, centred on the backdrop, no text', () => {
+    const args = buildRenderArgs({
+      ...plan({ reframe: { cropHeight: 540, cropWidth: 1080 } }),
+      music: { path: '/m.opus', volume: 100, trackLufs: -16, speechLufs: -16 },
+      gameVideo: { path: '/g.mp4', offset: 1, duration: 10 },
+      outro: { ...OUTRO, imagePath: '/w/card.png', assPath: null, seconds: 3, fps: 25 },
+    });
+    expect(args.slice(HEAD.length)).toEqual(expect.arrayContaining(['-loop', '1', '-framerate', '25', '-t', '3', '-i', '/w/card.png', '-i', '/s/sting.oga']));
+    expect(args.indexOf('/w/card.png')).toBe(args.indexOf('/g.mp4') + 8);
+    const fc = args[args.indexOf('-filter_complex') + 1]!;
+    expect(fc).toContain('[bed][key]sidechaincompress');
+    expect(fc).toContain('alimiter=limit=0.98:level=0[ca];');
+    expect(fc).toContain('eof_action=repeat[cv];');
+    expect(fc).toContain('color=c=0x111111:s=1080x1920:r=25:d=3,setsar=1[obg];[3:v]scale=1080:1920:force_original_aspect_ratio=decrease,setsar=1[oimg];'
+      + '[obg][oimg]overlay=x=(main_w-overlay_w)/2:y=(main_h-overlay_h)/2,format=yuv420p[ov];');
+    expect(fc).toContain(`[4:a]${STEREO},apad=whole_dur=3,atrim=end=3,afade=t=out:st=2.85:d=0.15[oa];${CONCAT}`);
+    expect(args.slice(args.indexOf('-map'))).toEqual(['-map', '[vout]', '-map', '[aout]', ...VIDEO, ...AAC, ...TAIL]);
+  });
+
+  it('null outro is the plain argv; out-of-range seconds are refused', () => {
+    expect(buildRenderArgs({ ...plan(), outro: null })).toEqual(buildRenderArgs(plan()));
+    expect(() => buildRenderArgs({ ...plan(), outro: { ...OUTRO, seconds: 4 } })).toThrow(/1-3/);
+  });
+});
+
+describe('buildRenderArgs with a meme intro', () => {
+  const MEME = { path: '/c/meme-hooks/plot-twist.mp4', seconds: 3, fps: 30, hasAudio: true };
+  const FILL = "[0:v]crop=w=608:h=1080:x='656':y='0',scale=1080:1920,setsar=1[cv]";
+  const STEREO = 'aformat=channel_layouts=mono|stereo,pan=stereo|FL=FL+FC|FR=FR+FC,aformat=sample_fmts=fltp:sample_rates=48000:channel_layouts=stereo';
+  const memePicture = (input: number, fps = '30', s = '3') => `[${input}:v]fps=${fps},scale=1080:1920:force_original_aspect_ratio=increase,crop=1080:1920,setsar=1,format=yuv420p,`
+    + `tpad=stop_mode=clone:stop_duration=${s},trim=duration=${s},setpts=PTS-STARTPTS[mv]`;
+
+  it('the meme is the next input, covers the full frame and plays before the content in one concat', () => {
+    expect(buildRenderArgs({ ...plan(), memeHook: MEME })).toEqual([
+      ...HEAD, '-t', '3', '-i', '/c/meme-hooks/plot-twist.mp4',
+      '-filter_complex', `${FILL};[0:a]${STEREO},apad=whole_dur=30,atrim=end=30[ca];${memePicture(1)};`
+        + `[1:a]${STEREO},apad=whole_dur=3,atrim=end=3[ma];[mv][ma][cv][ca]concat=n=2:v=1:a=1[vout][aout]`,
+      '-map', '[vout]', '-map', '[aout]', ...VIDEO, ...AAC, ...TAIL,
+    ]);
+  });
+
+  it('a silent meme before a silent clip: silence for both, still an AAC track; the rate follows the plan', () => {
+    expect(buildRenderArgs({ ...plan({ input: { hasAudio: false } }), memeHook: { ...MEME, hasAudio: false, seconds: 2.5, fps: 29.97 } })).toEqual([
+      ...HEAD, '-t', '2.5', '-i', '/c/meme-hooks/plot-twist.mp4',
+      '-filter_complex', `${FILL};anullsrc=r=48000:cl=stereo:d=30[ca];${memePicture(1, '29.97', '2.5')};`
+        + 'anullsrc=r=48000:cl=stereo:d=2.5[ma];[mv][ma][cv][ca]concat=n=2:v=1:a=1[vout][aout]',
+      '-map', '[vout]', '-map', '[aout]', ...VIDEO, ...AAC, ...TAIL,
+    ]);
+  });
+
+  it('with music, gameplay and an outro: meme input last, full frame before the split screen, three segments', () => {
+    const args = buildRenderArgs({
+      ...plan({ reframe: { cropHeight: 540, cropWidth: 1080 } }),
+      music: { path: '/m.opus', volume: 100, trackLufs: -16, speechLufs: -16 },
+      gameVideo: { path: '/g.mp4', offset: 1, duration: 10 },
+      outro: { seconds: 2, fps: 30, text: 'Bye', handle: null, imagePath: null, stingPath: '/s/sting.oga', assPath: null, fontsDir: '/f' },
+      memeHook: MEME,
+    });
+    // 0 content, 1 music, 2 gameplay, 3 sting, 4 meme: the content's indexes never move.
+    expect(args.slice(HEAD.length, args.indexOf('-filter_complex'))).toEqual([
+      '-stream_loop', '-1', '-t', '30', '-i', '/m.opus',
+      '-stream_loop', '-1', '-ss', '1', '-t', '30', '-an', '-i', '/g.mp4',
+      '-i', '/s/sting.oga', '-t', '3', '-i', '/c/meme-hooks/plot-twist.mp4',
+    ]);
+    const fc = args[args.indexOf('-filter_complex') + 1]!;
+    expect(fc).toContain('[2:v]scale=1080:960:force_original_aspect_ratio=increase');
+    expect(fc).toContain(`${memePicture(4)};[4:a]${STEREO},apad=whole_dur=3,atrim=end=3[ma];`);
+    expect(fc).toContain('[3:a]');
+    expect(fc.endsWith('[mv][ma][cv][ca][ov][oa]concat=n=3:v=1:a=1[vout][aout]')).toBe(true);
+    expect(args.slice(args.indexOf('-map'))).toEqual(['-map', '[vout]', '-map', '[aout]', ...VIDEO, ...AAC, ...TAIL]);
+  });
+
+  it('null memeHook is the plain argv; a zero length or frame rate is refused', () => {
+    expect(buildRenderArgs({ ...plan(), memeHook: null })).toEqual(buildRenderArgs(plan()));
+    expect(() => buildRenderArgs({ ...plan(), memeHook: { ...MEME, seconds: 0 } })).toThrow(/meme hook must last/);
+    expect(() => buildRenderArgs({ ...plan(), memeHook: { ...MEME, fps: 0 } })).toThrow(/meme hook frame rate/);
+  });
+});

@@ -224,7 +224,8 @@ describe('translated cues', () => {
     expect(out).toHaveLength(2);
     expect(out[0]!.words.map((w) => w.text)).toEqual(['uno dos tres', 'cuatro cinco', 'seis siete']);
     expect(out[0]!.words.every((w) => w.start === 0 && w.end === 1.9)).toBe(true);
-    expect(out[1]).toEqual({ start: 3, end: 4.8, words: [{ text: 'ocho', start: 3, end: 4.8, probability: 1 }] });
+    // What was spoken stays with the translation (emoji accents are looked up in it).
+    expect(out[1]).toEqual({ start: 3, end: 4.8, words: [{ text: 'ocho', start: 3, end: 4.8, probability: 1 }], spoken: ['It', 'is', 'never', 'the', 'food.'] });
     expect(() => translatedCues(cues, ['one'], 3)).toThrow();
   });
 

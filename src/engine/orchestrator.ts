@@ -3,6 +3,7 @@
 // (child processes are killed, not waited for), and checkpoints each stage so a retry resumes.
 import { randomUUID } from 'node:crypto';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { JobArtifacts } from './artifacts.js';
 import { JobStore, type RequestRecord, type ShortRecord, type Step } from './job-store.js';
 import { mapPool } from './pool.js';
@@ -20,12 +21,14 @@ import { findHighlights } from '../pipeline/highlights.js';
 import { writeCopy } from '../pipeline/copywriter.js';
 import { llmConfigFromEnv, refineWithLlm } from '../pipeline/llm.js';
 import { planReframe } from '../pipeline/reframe.js';
-import { buildAss, buildCues } from '../pipeline/captions.js';
-import { withOverlays } from '../pipeline/overlays.js';
+import { buildAss, buildCues, captionEmoji } from '../pipeline/captions.js';
+import { clearOfBands, overlayBands, withOverlays } from '../pipeline/overlays.js';
+import { DEFAULT_OUTRO_SECONDS, buildOutroAss, fetchOutroImage, outroHandle, outroLine, outroStingPath } from '../pipeline/outro.js';
 import { cueText, pairLabel, translateTexts, translatedCues, translatorFromEnv, type TranslatorConfig } from '../pipeline/translate.js';
 import { DEFAULT_TEMPLATE, findTemplate, fontsDir } from '../catalog/templates.js';
 import { findMusic, musicFilePath, randomMusic } from '../catalog/music.js';
 import { findGameVideo, gameVideoFilePath, randomGameOffset, randomGameVideo } from '../catalog/game-videos.js';
+import { findMemeHook, memeHookCatalog, memeHookFilePath, memeHookForClip, type MemeHook } from '../catalog/meme-hooks.js';
 import { measureIntegratedLoudness } from '../media/speech-loudness.js';
 import { PipelineError, ShortsError } from '../service/errors.js';
 import type { CaptionCue, ClipCopy, FetchedSource, Highlight, MediaInfo, TimeRange, Transcript } from '../pipeline/types.js';
@@ -187,6 +190,11 @@ export class Orchestrator {
       ? await captionCuesFor(plan.clips.map((c) => ({ id: c.id, clip: { start: c.highlight.start, end: c.highlight.end } })), transcript, template,
         { from: req.options.language, to: req.options.captionLanguage, translator: translatorFromEnv(), signal })
       : null;
+    // The end card is the same for every clip of the request: its image is fetched once (through the URL
+    // guard for API requests) and its text written once.
+    const outro = req.options.outroEnabled ? await outroFor(req, art, template, info, { width, height }, this.deps.checkUrl, signal) : null;
+    const memeFor = req.options.memeHook ? memeHookChooser(req) : null;
+    const memeAudio = new Map<string, Promise<boolean>>();
     const total = plan.clips.length;
     const fractions = new Array<number>(total).fill(0);
     const report = () => onProgress(fractions.reduce((a, b) => a + b, 0) / total);
@@ -194,10 +202,14 @@ export class Orchestrator {
     return mapPool(plan.clips, concurrency, async ({ id, highlight, copy }, rank): Promise<ShortRecord> => {
       const output = art.clipPath(rank, id);
       const clip: TimeRange = { start: highlight.start, end: highlight.end };
+      const meme = memeFor?.(id) ?? null;
       const record: ShortRecord = {
         id, requestId: req.id, rank, title: copy.title, sentenceIndexes: highlight.sentenceIndexes, reason: copy.reason,
         description: copy.description, viralScore: highlight.viralScore, startTimestamp: round3(clip.start), endTimestamp: round3(clip.end),
-        duration: round3(clip.end - clip.start), width, height, recompiling: false, error: false, errorMessage: null, filePath: output,
+        // The short lasts its meme intro, its content and the end card (spec 2.7: "the short's total
+        // duration grows by the hook's length"); start/endTimestamp stay the source range.
+        duration: round3((meme?.duration ?? 0) + clip.end - clip.start + (outro?.seconds ?? 0)),
+        width, height, recompiling: false, error: false, errorMessage: null, filePath: output,
       };
       try {
         if (!existsSync(output)) {
@@ -213,7 +225,11 @@ export class Orchestrator {
           if (ass) {
             const assPath = art.captionsPath(id);
             writeFileSync(assPath, ass);
-            captions = { assPath, fontsDir: fontsDir() };
+            // Emoji accents (templates with `emoji`) are images overlaid after libass, in the same picture space.
+            // They give way to the hook title and CTA banner where both would take the same rows.
+            const emoji = req.options.captionsEnabled && captionSet
+              ? clearOfBands(captionEmoji(captionSet.cues.get(id) ?? [], captionSet.template, picture), overlayBands(overlays, picture)) : [];
+            captions = { assPath, fontsDir: fontsDir(), ...(emoji.length ? { emoji } : {}) };
           }
           const renderPlan: RenderPlan = {
             version: RENDER_PLAN_VERSION,
@@ -224,6 +240,8 @@ export class Orchestrator {
             captions,
             music: await musicFor(req, source.path, clip, info.hasAudio, signal),
             gameVideo,
+            outro,
+            memeHook: meme ? await memeHookPlan(meme, outputFps(info) ?? info.fps, memeAudio, signal) : null,
           };
           await renderClip(renderPlan, { signal, onProgress: (f) => { fractions[rank] = f; report(); } });
         }
@@ -285,6 +303,65 @@ async function musicFor(req: RequestRecord, sourcePath: string, clip: TimeRange,
   if (!track) throw new PipelineError('rendering', musicName ? `the music track "${musicName}" is no longer in the catalog` : 'the music catalog is empty');
   const speechLufs = hasAudio ? await measureIntegratedLoudness(sourcePath, clip, signal) : null;
   return { path: musicFilePath(track), volume: musicVolume, trackLufs: track.loudnessLufs, speechLufs };
+}
+
+/**
+ * The end card of a request (spec "End-screen outro"): the stock card (text over the template's
+ * background colour) or the downloaded outroImageUrl, whose own design is the card, so only an explicit
+ * outroText and the handle are drawn over it. The default line is localized to the caption language.
+ */
+async function outroFor(req: RequestRecord, art: JobArtifacts, template: CaptionTemplate, info: MediaInfo, size: { width: number; height: number },
+  checkUrl: UrlCheck | undefined, signal: AbortSignal): Promise<NonNullable<RenderPlan['outro']>> {
+  const o = req.options;
+  let imagePath: string | null = null;
+  if (o.outroImageUrl) {
+    try {
+      imagePath = await fetchOutroImage(o.outroImageUrl, { destDir: art.workDir, checkUrl, signal });
+    } catch (e) {
+      if (signal.aborted || e instanceof AbortedError) throw e;
+      throw new PipelineError('finalizing', `the outro image could not be fetched: ${(e as Error).message}`, { cause: e });
+    }
+  }
+  const text = imagePath && !o.outroText?.trim() ? null : outroLine(o.outroText, o.language, o.captionLanguage);
+  const handle = outroHandle(o.outroHandle);
+  const seconds = Math.min(3, Math.max(1, o.outroSeconds || DEFAULT_OUTRO_SECONDS));
+  // The card is full-frame also for split-screen shorts: it follows the content, not its halves.
+  const ass = buildOutroAss({ text, handle, seconds, textColor: template.colors.text, accentColor: template.colors.active, outlineColor: template.colors.outline }, size);
+  let assPath: string | null = null;
+  if (ass) {
+    assPath = path.join(art.workDir, 'outro.ass');
+    writeFileSync(assPath, ass);
+  }
+  return { seconds, fps: outputFps(info) ?? info.fps, text, handle, imagePath, stingPath: o.outroSting ? outroStingPath() : null, assPath, fontsDir: fontsDir() };
+}
+
+/**
+ * Which meme intro each clip gets: the named hook (validated at creation) for all of them, or, when
+ * none is named, one drawn per clip, so the shorts of one request do not all open the same way. The
+ * draw is seeded by the clip's id: a resumed job (which skips clips already rendered) reports the same
+ * hook, and so the same duration, as the run that rendered them. A name that left the catalog since
+ * creation, or an emptied catalog, fails the request before any render.
+ */
+function memeHookChooser(req: RequestRecord): (clipId: string) => MemeHook {
+  const name = req.options.memeHookName;
+  if (name) {
+    const item = findMemeHook(name);
+    if (!item) throw new PipelineError('rendering', `the meme hook "${name}" is no longer in the catalog`);
+    return () => item;
+  }
+  if (memeHookCatalog().items.length === 0) throw new PipelineError('rendering', 'the meme-hook catalog is empty');
+  return (clipId) => memeHookForClip(clipId)!;
+}
+
+/** The render plan's meme intro; whether the file has sound is probed once per file and request. */
+async function memeHookPlan(item: MemeHook, fps: number, hasAudio: Map<string, Promise<boolean>>, signal: AbortSignal): Promise<NonNullable<RenderPlan['memeHook']>> {
+  const file = memeHookFilePath(item);
+  let audio = hasAudio.get(file);
+  if (!audio) {
+    audio = probeMedia(file, signal).then((r) => r.info.hasAudio);
+    hasAudio.set(file, audio);
+  }
+  return { path: file, seconds: item.duration, fps, hasAudio: await audio };
 }
 
 /**

@@ -1,9 +1,9 @@
 // Render plan -> ffmpeg argv, as a pure function (tested with exact arrays). One ffmpeg run renders one
 // clip: input seeking, one filter graph (fps cap, reframe, background, captions; split-screen gameplay;
-// music mix), x264 + AAC, faststart.
+// music mix; a meme intro before and the end-screen outro after, joined with concat), x264 + AAC, faststart.
 // Costs behind the choices are measured in DESIGN.md "Performance notes".
 import type { CropKeyframe } from '../pipeline/types.js';
-import { RENDER_PLAN_VERSION, type RenderPlan } from './render-plan.js';
+import { RENDER_PLAN_VERSION, type RenderCaptionEmoji, type RenderMemeHook, type RenderOutro, type RenderPlan } from './render-plan.js';
 
 /** The file ffmpeg writes; the runner renames it to output.path only after a successful run. */
 export function partialOutputPath(plan: RenderPlan): string {
@@ -29,23 +29,41 @@ export function buildRenderArgs(plan: RenderPlan): string[] {
   // input: the gameplay is muted, so its audio is not even demuxed.
   const game = plan.gameVideo;
   if (game) args.push('-stream_loop', '-1', '-ss', num(game.offset), '-t', num(input.end - input.start), '-an', '-i', fileArg(game.path));
-  const audioGraph = music ? buildMusicGraph(plan, music) : null;
-  args.push('-filter_complex', audioGraph ? `${buildFilterGraph(plan)};${audioGraph}` : buildFilterGraph(plan), '-map', '[vout]');
-  if (audioGraph) args.push('-map', '[aout]');
-  else if (input.hasAudio) args.push('-map', '0:a:0');
+  const outro = plan.outro ?? null;
+  const meme = plan.memeHook ?? null;
+  if (outro || meme) {
+    // Inputs of the other segments come after the content's, so the content's input indexes never
+    // change: the outro's, then the meme's.
+    let next = 1 + (music ? 1 : 0) + (game ? 1 : 0);
+    // One picture looped at the card's rate for exactly the card's length.
+    const image = outro?.imagePath ? next++ : null;
+    if (outro?.imagePath) args.push('-loop', '1', '-framerate', num(outro.fps), '-t', num(outro.seconds), '-i', fileArg(outro.imagePath));
+    const sting = outro?.stingPath ? next++ : null;
+    if (outro?.stingPath) args.push('-i', fileArg(outro.stingPath));
+    // -t on the input: no more of the hook than its own length is ever read.
+    const memeInput = meme ? next++ : null;
+    if (meme) args.push('-t', num(meme.seconds), '-i', fileArg(meme.path));
+    args.push('-filter_complex', buildSegmentsGraph(plan, { image, sting, meme: memeInput }), '-map', '[vout]', '-map', '[aout]');
+  } else {
+    const audioGraph = music ? buildMusicGraph(plan, music) : null;
+    args.push('-filter_complex', audioGraph ? `${buildFilterGraph(plan)};${audioGraph}` : buildFilterGraph(plan), '-map', '[vout]');
+    if (audioGraph) args.push('-map', '[aout]');
+    else if (input.hasAudio) args.push('-map', '0:a:0');
+  }
   args.push('-c:v', 'libx264', '-preset', output.preset, '-crf', num(output.crf), '-pix_fmt', 'yuv420p');
   if (output.x264Params) args.push('-x264-params', output.x264Params);
-  if (input.hasAudio || audioGraph) args.push('-c:a', 'aac', '-b:a', '128k');
+  // With an outro or a meme there is always audio: theirs, or silence that keeps players' audio track whole.
+  if (input.hasAudio || music || outro || meme) args.push('-c:a', 'aac', '-b:a', '128k');
   else args.push('-an');
   // moov before mdat: players (and platform upload checks) can start before the whole file arrives.
   args.push('-movflags', '+faststart', '-f', 'mp4', fileArg(partialOutputPath(plan)));
   return args;
 }
 
-/** The -filter_complex graph; its single output is labelled [vout]. */
-export function buildFilterGraph(plan: RenderPlan): string {
+/** The -filter_complex graph of the content's picture; its single output is labelled [label] ([vout]). */
+export function buildFilterGraph(plan: RenderPlan, label = 'vout'): string {
   const game = plan.gameVideo;
-  if (!game) return contentGraph(plan, plan.output.width, plan.output.height, 'vout');
+  if (!game) return contentGraph(plan, plan.output.width, plan.output.height, label);
   // Split screen: the content (reframed, backgrounded and captioned for the top half, so captions
   // can never cross the seam) padded to the full frame, and the gameplay scaled to cover the bottom
   // half, cropped to it and overlaid there. overlay rather than vstack: overlay emits one frame per
@@ -58,7 +76,7 @@ export function buildFilterGraph(plan: RenderPlan): string {
   return `${contentGraph(plan, OW, HH, 'top')};`
     + `[top]pad=${OW}:${plan.output.height}:0:0:color=black[frame];`
     + `[${gameInput}:v]${gameFps}scale=${OW}:${HH}:force_original_aspect_ratio=increase,crop=${OW}:${HH},setsar=1[game];`
-    + `[frame][game]overlay=x=0:y=${HH}:eof_action=repeat[vout]`;
+    + `[frame][game]overlay=x=0:y=${HH}:eof_action=repeat[${label}]`;
 }
 
 /** The clip's own picture at OW x OH (the full frame, or the top half of a split screen), labelled [label]. */
@@ -67,7 +85,7 @@ function contentGraph(plan: RenderPlan, OW: number, OH: number, label: string): 
   const W = input.width, H = input.height;
   // Cap the frame rate first, so every later filter processes only the frames that are kept.
   const head = output.fps ? `[0:v]fps=${num(output.fps)},` : '[0:v]';
-  const tail = `${captionFilter(plan)}[${label}]`;
+  const tail = `${captionFilter(plan, label)}[${label}]`;
 
   if (reframe.layout === 'fill') {
     // Crop then scale: scaling the small window is the cheapest order, also for 4K sources.
@@ -143,22 +161,102 @@ export function musicGainDb(music: NonNullable<RenderPlan['music']>): number {
  * faded in and out, ducked by the voice and summed with it unnormalised (amix would otherwise halve
  * both); a limiter with auto-level off only catches peaks of the sum.
  */
-export function buildMusicGraph(plan: RenderPlan, music: NonNullable<RenderPlan['music']>): string {
+export function buildMusicGraph(plan: RenderPlan, music: NonNullable<RenderPlan['music']>, label = 'aout'): string {
   const duration = plan.input.end - plan.input.start;
   const fadeIn = Math.min(MUSIC_FADE_IN, duration / 4), fadeOut = Math.min(MUSIC_FADE_OUT, duration / 4);
   // Mono or stereo in, stereo out at unity gain: ffmpeg's own mono->stereo upmix puts each side 3 dB
   // down (measured), which would make the voice quieter with music than without. The pan copies a mono
   // centre to both sides and passes stereo through untouched; other layouts are first folded to stereo.
-  const format = 'aformat=channel_layouts=mono|stereo,pan=stereo|FL=FL+FC|FR=FR+FC,aformat=sample_fmts=fltp:sample_rates=48000:channel_layouts=stereo';
+  const format = STEREO_48K;
   const bed = `[1:a]${format},volume=${num(musicGainDb(music))}dB,`
     + `afade=t=in:st=0:d=${num(fadeIn)},afade=t=out:st=${num(duration - fadeOut)}:d=${num(fadeOut)}`;
-  if (!plan.input.hasAudio) return `${bed}[aout]`;
+  if (!plan.input.hasAudio) return `${bed}[${label}]`;
   const keyLevel = Math.min(64, Math.max(0.015625, 10 ** ((REFERENCE_SPEECH_LUFS - (music.speechLufs ?? REFERENCE_SPEECH_LUFS)) / 20)));
   // apad + whole_dur: a source whose audio stops early still keys and carries the mix to the end.
   return `[0:a]${format},apad=whole_dur=${num(duration)},asplit=2[voice][key];`
     + `${bed}[bed];`
     + `[bed][key]sidechaincompress=threshold=${DUCK.threshold}:ratio=${DUCK.ratio}:attack=${DUCK.attack}:release=${DUCK.release}:level_sc=${num(keyLevel)}[ducked];`
-    + `[voice][ducked]amix=inputs=2:duration=first:dropout_transition=0:normalize=0,alimiter=limit=0.98:level=0[aout]`;
+    + `[voice][ducked]amix=inputs=2:duration=first:dropout_transition=0:normalize=0,alimiter=limit=0.98:level=0[${label}]`;
+}
+
+/** Mono or stereo in, 48 kHz float stereo out at unity gain (see buildMusicGraph). */
+const STEREO_48K = 'aformat=channel_layouts=mono|stereo,pan=stereo|FL=FL+FC|FR=FR+FC,aformat=sample_fmts=fltp:sample_rates=48000:channel_layouts=stereo';
+/** Fade at the end of the sting, so a 1 s card cuts the 1.09 s bell without a click. */
+export const STING_FADE_OUT = 0.15;
+
+/**
+ * The whole graph of a clip with a meme intro and/or an end card; outputs [vout] and [aout]. Each
+ * segment is a picture and a sound of exactly its length: the meme ([mv], [ma]), the content ([cv],
+ * [ca]) and the card ([ov], [oa]), joined in that order by one concat filter, so the extra segments
+ * cost only their own frames and no second encode.
+ * Music is part of the content's sound: it starts with the content (the meme has its own sound),
+ * fades out over the content's last seconds (buildMusicGraph), and the card has only the sting: the
+ * bell reads as the end, not as part of the song.
+ */
+export function buildSegmentsGraph(plan: RenderPlan, inputs: { image: number | null; sting: number | null; meme: number | null }): string {
+  const parts = [buildFilterGraph(plan, 'cv'), contentAudioGraph(plan, 'ca')];
+  const segments = ['[cv][ca]'];
+  const outro = plan.outro;
+  if (outro) {
+    parts.push(outroCardGraph(plan, outro, inputs));
+    segments.push('[ov][oa]');
+  }
+  const meme = plan.memeHook;
+  if (meme) {
+    if (inputs.meme === null) throw new RangeError('a meme hook needs its input index');
+    parts.push(memeIntroGraph(plan, meme, inputs.meme));
+    segments.unshift('[mv][ma]');
+  }
+  return `${parts.join(';')};${segments.join('')}concat=n=${segments.length}:v=1:a=1[vout][aout]`;
+}
+
+/** The content's sound as a segment: stereo 48 kHz of exactly the content's length (music mixed in). */
+function contentAudioGraph(plan: RenderPlan, label: string): string {
+  const music = audibleMusic(plan);
+  if (music) return buildMusicGraph(plan, music, label);
+  return segmentSound(plan.input.hasAudio ? '0:a' : null, num(plan.input.end - plan.input.start), label);
+}
+
+/**
+ * The sound of one concat segment: the stream `input` in the joined format, padded with silence and cut
+ * to exactly `seconds` (so the next segment's sound starts with its picture), then `tail`; silence of
+ * that length when there is no stream.
+ */
+function segmentSound(input: string | null, seconds: string, label: string, tail = ''): string {
+  if (input === null) return `anullsrc=r=48000:cl=stereo:d=${seconds}[${label}]`;
+  return `[${input}]${STEREO_48K},apad=whole_dur=${seconds},atrim=end=${seconds}${tail}[${label}]`;
+}
+
+/**
+ * The meme intro as a segment ([mv], [ma]): its picture converted to the output's rate, scaled to
+ * cover the whole frame (also before a split screen: the meme plays full-screen first) and cropped
+ * to it; a file shorter than `seconds` holds its last frame, a longer one is cut. Its sound is brought
+ * to the content's format and padded or cut to the same length; silence when the file has none.
+ */
+function memeIntroGraph(plan: RenderPlan, meme: RenderMemeHook, input: number): string {
+  const { width: W, height: H } = plan.output;
+  const S = num(meme.seconds);
+  const picture = `[${input}:v]fps=${num(meme.fps)},scale=${W}:${H}:force_original_aspect_ratio=increase,crop=${W}:${H},setsar=1,format=yuv420p,`
+    + `tpad=stop_mode=clone:stop_duration=${S},trim=duration=${S},setpts=PTS-STARTPTS[mv]`;
+  const sound = segmentSound(meme.hasAudio ? `${input}:a` : null, S, 'ma');
+  return `${picture};${sound}`;
+}
+
+/** The end card as a segment ([ov], [oa]): the backdrop (or the fitted image), its text, the sting. */
+function outroCardGraph(plan: RenderPlan, outro: RenderOutro, inputs: { image: number | null; sting: number | null }): string {
+  const S = num(outro.seconds);
+  const { width: W, height: H } = plan.output;
+  const backdrop = `color=c=${ffColor(plan.background.color)}:s=${W}x${H}:r=${num(outro.fps)}:d=${S},setsar=1`;
+  const text = outro.assPath ? `,ass=filename=${filterPath(outro.assPath)}:fontsdir=${filterPath(outro.fontsDir)}` : '';
+  // An image is fitted inside the frame (any ratio) and centred on the solid backdrop; overlay (not
+  // pad) so a transparent PNG shows the backdrop through it.
+  const card = inputs.image === null
+    ? `${backdrop}${text},format=yuv420p[ov]`
+    : `${backdrop}[obg];[${inputs.image}:v]scale=${W}:${H}:force_original_aspect_ratio=decrease,setsar=1[oimg];`
+      + `[obg][oimg]overlay=x=(main_w-overlay_w)/2:y=(main_h-overlay_h)/2${text},format=yuv420p[ov]`;
+  const cardAudio = segmentSound(inputs.sting === null ? null : `${inputs.sting}:a`, S, 'oa',
+    `,afade=t=out:st=${num(Math.max(0, outro.seconds - STING_FADE_OUT))}:d=${num(STING_FADE_OUT)}`);
+  return `${card};${cardAudio}`;
 }
 
 /**
@@ -204,10 +302,32 @@ function cropFilter(plan: RenderPlan): string {
   return `crop=w=${cw}:h=${ch}:x='${x}':y='${y}'`;
 }
 
-function captionFilter(plan: RenderPlan): string {
+/** Captions at the end of the content chain: libass, then the emoji images (labels are prefixed with the content's label, so they stay unique). */
+function captionFilter(plan: RenderPlan, label: string): string {
   if (!plan.captions) return '';
-  const { assPath, fontsDir } = plan.captions;
-  return `,ass=filename=${filterPath(assPath)}:fontsdir=${filterPath(fontsDir)}`;
+  const { assPath, fontsDir, emoji } = plan.captions;
+  return `,ass=filename=${filterPath(assPath)}:fontsdir=${filterPath(fontsDir)}${emojiOverlayChain(emoji ?? [], label)}`;
+}
+
+/** Seconds an emoji takes to drop into its place when its phrase appears. */
+export const EMOJI_POP_SEC = 0.2;
+
+/**
+ * Emoji images over the captioned picture, continuing a filter chain (the caller appends the output
+ * label). Each PNG is read by a `movie` source inside the graph, not an ffmpeg input, so the input
+ * indexes stay exactly as buildRenderArgs numbers them; it is scaled once (one frame, repeated by
+ * overlay after its end) and overlaid only while its phrase is up, dropping a quarter of its size into
+ * place over EMOJI_POP_SEC.
+ */
+export function emojiOverlayChain(emoji: readonly RenderCaptionEmoji[], label: string): string {
+  return emoji.map((e, i) => {
+    const below = `${label}_cap${i}`, image = `${label}_emoji${i}`;
+    const start = num(e.start);
+    // Quoted at the graph level so the commas inside the expressions do not split the chain.
+    const y = `${Math.round(e.y)}-${Math.round(e.size / 4)}*pow(max(0,1-(t-${start})/${EMOJI_POP_SEC}),2)`;
+    return `[${below}];movie=filename=${filterPath(e.path)},scale=${e.size}:${e.size}[${image}];`
+      + `[${below}][${image}]overlay=x=${Math.round(e.x)}:y='${y}':eval=frame:enable='between(t,${start},${num(e.end)})'`;
+  }).join('');
 }
 
 /**
@@ -242,6 +362,17 @@ function assertRenderable(plan: RenderPlan): void {
     // Each half must be even for yuv420p.
     if (height % 4 !== 0) throw new RangeError(`a split screen needs an output height divisible by 4, got ${height}`);
     if (!(g.duration > 0 && g.offset >= 0 && g.offset < g.duration)) throw new RangeError(`game video offset ${g.offset} must lie inside its ${g.duration} s`);
+  }
+  const o = plan.outro;
+  if (o) {
+    if (!(o.seconds >= 1 && o.seconds <= 3)) throw new RangeError(`outro must last 1-3 s, got ${o.seconds}`);
+    if (!(o.fps > 0 && o.fps <= 120)) throw new RangeError(`outro frame rate must be positive, got ${o.fps}`);
+  }
+  const mh = plan.memeHook;
+  if (mh) {
+    // At least a millisecond: num() writes lengths with three decimals.
+    if (!(mh.seconds >= 0.001 && Number.isFinite(mh.seconds))) throw new RangeError(`meme hook must last a positive number of seconds, got ${mh.seconds}`);
+    if (!(mh.fps > 0 && mh.fps <= 120)) throw new RangeError(`meme hook frame rate must be positive, got ${mh.fps}`);
   }
   const m = plan.music;
   if (m) {

@@ -34,7 +34,7 @@ export interface RenderPlan {
   /** What fills the frame around a `fit`/`square` picture. */
   background: { blur: boolean; color: string };
   /** ASS file written by the captions stage; null renders no captions. */
-  captions: { assPath: string; fontsDir: string } | null;
+  captions: RenderCaptions | null;
   /**
    * Background music mixed under the speech; absent or null renders none. Optional, so plans written
    * before music existed still mean the same (RENDER_PLAN_VERSION unchanged).
@@ -46,6 +46,75 @@ export interface RenderPlan {
    * Optional and null-able like `music`, so older plans keep their meaning.
    */
   gameVideo?: RenderGameVideo | null;
+  /**
+   * End-screen outro (spec `outroEnabled`): a card of `seconds` appended after the content in the same
+   * run, so the output lasts (end - start) + seconds. Optional and null-able like `music`.
+   */
+  outro?: RenderOutro | null;
+  /**
+   * Meme intro (spec `memeHook`): a catalog clip played full-frame before the content in the same run
+   * (also before a split screen), so the output lasts seconds + (end - start) (+ the outro).
+   * Optional and null-able like `music`.
+   */
+  memeHook?: RenderMemeHook | null;
+}
+
+/** The meme intro: its picture covers the whole frame, its own sound plays, then the content starts. */
+export interface RenderMemeHook {
+  /** Video file (catalog item), with or without an audio track. */
+  path: string;
+  /** Exactly how long it plays (catalog manifest); a file that is shorter holds its last frame. */
+  seconds: number;
+  /** Frame rate it is converted to: the content's output rate, so the joined file keeps one rate. */
+  fps: number;
+  /** Whether the file has an audio track; without one the intro is silent. */
+  hasAudio: boolean;
+}
+
+/** Seconds of the rendered file: meme intro + content + end card. */
+export function renderedSeconds(plan: Pick<RenderPlan, 'input' | 'memeHook' | 'outro'>): number {
+  return (plan.memeHook?.seconds ?? 0) + (plan.input.end - plan.input.start) + (plan.outro?.seconds ?? 0);
+}
+
+/** The burned-in captions: an ASS document for libass, and emoji images overlaid after it. */
+export interface RenderCaptions {
+  assPath: string;
+  /** Fonts for assPath (assets/fonts). */
+  fontsDir: string;
+  /**
+   * Emoji accents (templates with `emoji`), in the captioned picture's pixels: the full frame, or the
+   * top half of a split screen, like the ASS. Optional, so plans written before emoji keep their meaning.
+   */
+  emoji?: RenderCaptionEmoji[];
+}
+
+/** One emoji PNG drawn size x size with its top-left at (x, y) from start to end (clip seconds). */
+export interface RenderCaptionEmoji {
+  path: string;
+  start: number;
+  end: number;
+  x: number;
+  y: number;
+  size: number;
+}
+
+/** The end card: a solid backdrop (background.color), optionally an image fitted on it, and ASS text. */
+export interface RenderOutro {
+  /** 1-3 s (spec outroSeconds). */
+  seconds: number;
+  /** Frame rate of the card: the content's output rate, so the concatenated file keeps one rate. */
+  fps: number;
+  /** The card's line and handle as shown (kept for the record; the pixels come from assPath). */
+  text: string | null;
+  handle: string | null;
+  /** Downloaded outroImageUrl (PNG/JPEG/WebP/BMP), fitted inside the frame on the backdrop; null = stock card. */
+  imagePath: string | null;
+  /** Audio file of the bell played at the card's start; null = the card is silent. */
+  stingPath: string | null;
+  /** ASS document with the card's text in card time (0 = first card frame); null draws no text. */
+  assPath: string | null;
+  /** Fonts for assPath. */
+  fontsDir: string;
 }
 
 /** The gameplay of a split-screen short: looped for as long as the clip lasts, never heard. */

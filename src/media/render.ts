@@ -8,7 +8,7 @@ import { PipelineError } from '../service/errors.js';
 import { mediaBinaries } from './binaries.js';
 import { buildRenderArgs, partialOutputPath } from './ffmpeg-args.js';
 import { AbortedError, ProcessError, runProcess } from './process.js';
-import type { RenderPlan } from './render-plan.js';
+import { renderedSeconds, type RenderPlan } from './render-plan.js';
 
 const STAGE = 'rendering';
 
@@ -31,7 +31,8 @@ export async function renderClip(plan: RenderPlan, opts: RenderOptions = {}): Pr
   await mkdir(path.dirname(plan.output.path), { recursive: true });
   await rm(partial, { force: true });
 
-  const progress = progressReader(plan.input.end - plan.input.start, opts.onProgress);
+  // ffmpeg reports output time, which runs over the meme intro and the end card as well as the content.
+  const progress = progressReader(renderedSeconds(plan), opts.onProgress);
   try {
     await runProcess(ffmpeg, args, { signal: opts.signal, onStderr: progress });
     await rename(partial, plan.output.path);

@@ -1,7 +1,10 @@
 // Stage 6a: caption cues and the ASS subtitle file that libass burns in. Both functions are pure: the
 // orchestrator writes the returned ASS text to the path the render plan names.
 import type { CaptionTemplate } from '../catalog/templates.js';
+import { assFontText, breakToWidth, breaksAnywhere, captionUpperCase, textWidth } from './caption-text.js';
+import { emojiForPhrase, emojiPath } from './emoji.js';
 import type { CaptionCue, TimeRange, Word } from './types.js';
+import type { RenderCaptionEmoji } from '../media/render-plan.js';
 
 /** A silence longer than this ends a phrase: captions follow the speaker's own phrasing. */
 const PAUSE_BREAK_SEC = 0.6;
@@ -73,48 +76,66 @@ export function buildCues(words: Word[], clip: TimeRange, opts: CueOptions): Cap
 
 /**
  * The ASS document for a clip. PlayRes equals the output size so template sizes (given at 1080x1920)
- * scale by width. For the highlighting animations each (cue, spoken word) span is its own Dialogue
- * event with the active word recoloured (and for 'pop' scaled) by override tags; the active span of a
- * word runs until the next word starts, so some word is always lit while a phrase is up.
+ * scale by width. Everything a template looks like comes from its data; the animation kind only picks
+ * how each (cue, spoken word) span is written:
+ * - karaoke-highlight / pop / typewriter: one Dialogue event per spoken word, running until the next
+ *   word starts (so some word is always lit while a phrase is up), with override tags on the words;
+ * - box: the same, plus an event on a lower layer that draws only the spoken word with a thick outline
+ *   in the box colour (a rounded pill: libass draws wide outlines with round joins). Both layers lay
+ *   out the same text with the same font, so the pill sits exactly behind the word;
+ * - none: one event per page.
+ * Each page is laid out here, not by libass (layoutPage): lines that always fit the safe area, and
+ * characters the template font lacks drawn in a fallback font that has them.
  */
 export function buildAss(cues: CaptionCue[], template: CaptionTemplate, video: { width: number; height: number }): string {
   const { width, height } = video;
-  const scale = width / 1080;
+  const g = captionGeometry(template, video);
+  // BorderStyle 3 draws an opaque band in OutlineColour (padding = Outline) instead of an outline.
+  const band = template.lineBox ? assColor(template.colors.box ?? template.colors.outline, LINE_BOX_ALPHA) : null;
   const style = [
     'Caption',
     template.font.family,
-    Math.round(template.font.size * scale),
+    g.fontSize,
     assColor(template.colors.text, 0),
     assColor(template.colors.active, 0),
-    assColor(template.colors.outline, 0),
+    band ?? assColor(template.colors.outline, 0),
     // Shadow drawn partly transparent: a hard black drop shadow looks like a second outline.
-    assColor(template.colors.shadow, 0x60),
+    band ?? assColor(template.colors.shadow, 0x60),
     template.font.bold ? -1 : 0, 0, 0, 0, // bold, italic, underline, strikeout
     100, 100, 0, 0, // scaleX, scaleY, spacing, angle
-    1, // border style: outline + drop shadow
-    round1(template.outline * scale),
-    round1(template.shadow * scale),
+    template.lineBox ? 3 : 1, // border style: opaque band, or outline + drop shadow
+    g.outline,
+    g.shadow,
     ALIGNMENT[template.position.alignment],
-    ...safeMargins(template, video),
+    ...g.margins,
     1, // encoding
   ].join(',');
 
   const events: string[] = [];
-  const perPage = wordsPerCueFor(template);
-  for (const cue of cues) {
-    for (const page of pages(cue, perPage)) {
-      const texts = page.words.map((w) => escapeAssText(template.font.uppercase ? w.text.toUpperCase() : w.text));
-      if (template.animation === 'none') {
-        pushEvent(events, page.start, page.end, layoutLines(texts, template.wordsPerLine));
-        continue;
-      }
-      page.words.forEach((w, i) => {
-        const from = i === 0 ? page.start : w.start;
-        const to = page.words[i + 1]?.start ?? page.end;
-        const lit = texts.map((t, j) => (j === i ? activeWord(t, template) : t));
-        pushEvent(events, from, to, layoutLines(lit, template.wordsPerLine));
-      });
+  for (const laid of layoutCues(cues, template, g)) {
+    const { page, lines, scale } = laid;
+    // Tags the style cannot hold, opened at the start of each event and after each \r: the glow's blur,
+    // and the page's own font size when it had to shrink to fit.
+    const fs = scale < 1 ? `\\fs${pageFontSize(g, scale)}` : '';
+    const base = (template.glow > 0 ? `\\blur${round1(template.glow * g.k)}` : '') + fs;
+    const open = base ? `{${base}}` : '';
+    const text = (piece: Piece) => assFontText(piece.text, template.font, escapeAssText);
+    if (template.animation === 'none') {
+      pushEvent(events, 0, page.start, page.end, open + joinLines(lines, text));
+      continue;
     }
+    page.words.forEach((w, i) => {
+      const from = i === 0 ? page.start : w.start;
+      const to = page.words[i + 1]?.start ?? page.end;
+      const shown = joinLines(lines, (p) => (p.word === i ? activeWord(text(p), template, base)
+        : template.animation === 'typewriter' && p.word > i ? `{\\alpha&HFF&}${text(p)}{\\r${base}}` : text(p)));
+      if (template.animation === 'box') {
+        pushEvent(events, 0, from, to, boxLayer(lines, i, template, pageFontSize(g, scale), fs, text));
+        pushEvent(events, 1, from, to, open + shown);
+      } else {
+        pushEvent(events, 0, from, to, open + shown);
+      }
+    });
   }
 
   return [
@@ -139,6 +160,188 @@ export function buildAss(cues: CaptionCue[], template: CaptionTemplate, video: {
   ].join('\n');
 }
 
+/** An emoji accent of a phrase: the PNG drawn at (x, y) (its top-left, px of the captioned picture), size x size, from start to end (clip seconds). */
+export interface CaptionEmoji extends RenderCaptionEmoji {
+  emoji: string;
+}
+
+/**
+ * The emoji accents of a clip for a template with `emoji` (none otherwise): for each page whose words
+ * hold a keyword (emoji.ts), its emoji centred above the page's text block (below it for top-aligned
+ * captions) for as long as the page is up. At most one per page, and a page does not repeat the emoji
+ * of the page just before it.
+ */
+export function captionEmoji(cues: CaptionCue[], template: CaptionTemplate, video: { width: number; height: number }): CaptionEmoji[] {
+  const spec = template.emoji;
+  if (!spec) return [];
+  const g = captionGeometry(template, video);
+  const size = Math.max(8, Math.round(spec.size * g.k));
+  const gap = Math.round(spec.gap * g.k);
+  const out: CaptionEmoji[] = [];
+  let previous: string | null = null;
+  for (const { page, lines, scale } of layoutCues(cues, template, g)) {
+    const match = emojiForPhrase(page.spoken ?? page.words.map((w) => w.text));
+    const emoji = match?.emoji ?? null;
+    if (emoji && emoji !== previous) {
+      const block = blockExtent(g, lines.length, scale);
+      const y = template.position.alignment === 'top' ? block.bottom + gap : block.top - gap - size;
+      out.push({ emoji, path: emojiPath(emoji), start: page.start, end: page.end, x: Math.round((video.width - size) / 2), y: Math.max(0, Math.round(y)), size });
+    }
+    previous = emoji;
+  }
+  return out;
+}
+
+/** Everything about a template's text at one output size that layout needs, in output px. */
+interface Geometry {
+  /** Output width / 1080: template sizes are given at 1080 wide. */
+  k: number;
+  video: { width: number; height: number };
+  fontSize: number;
+  outline: number;
+  shadow: number;
+  margins: [number, number, number];
+  /** Widest line of text (advance widths) that keeps its ink - outline, glow, shadow, pill - inside the margins. */
+  lineWidth: number;
+  /** Tallest text block that stays inside the safe area (and leaves room for an emoji above it). */
+  blockHeight: number;
+  /** How much bigger the spoken word is drawn ('pop'), as a factor. */
+  grow: number;
+  alignment: CaptionTemplate['position']['alignment'];
+}
+
+/** Top margin of the safe area: the platforms' own title and status bar. */
+const SAFE_TOP = 0.1;
+/**
+ * A long word shrinks its page at most this much: one still too long is broken between its characters.
+ * (A page too tall for the room above the bottom margin may shrink further, to half of this.)
+ */
+const MIN_FIT_SCALE = 0.5;
+
+function captionGeometry(template: CaptionTemplate, video: { width: number; height: number }): Geometry {
+  const k = video.width / 1080;
+  const fontSize = Math.round(template.font.size * k);
+  const outline = round1(template.outline * k), shadow = round1(template.shadow * k);
+  const margins = safeMargins(template, video);
+  const [left, right, marginV] = margins;
+  const pill = template.animation === 'box' ? Math.max(1, Math.round(fontSize * PILL_PADDING)) : 0;
+  const blur = template.glow > 0 ? template.glow * k : 0;
+  const ink = template.lineBox ? 2 * outline : 2 * Math.max(outline + blur, pill) + shadow;
+  // Measured advances match libass's ink within 1-2% (shaping only narrows); 3% spare covers overhangs.
+  const lineWidth = Math.max(1, (video.width - left - right - Math.ceil(ink)) * 0.97);
+  const emoji = template.emoji ? Math.round((template.emoji.size + template.emoji.gap) * k) : 0;
+  const top = Math.ceil(video.height * SAFE_TOP), bottom = Math.ceil(video.height * 0.15);
+  const alignment = template.position.alignment;
+  const room = alignment === 'middle' ? video.height - 2 * Math.max(top, bottom) - emoji
+    : alignment === 'top' ? video.height - marginV - bottom - emoji
+      : video.height - marginV - top - emoji;
+  const grow = template.animation === 'pop' ? Math.max(1, template.activeScale / 100) : 1;
+  return { k, video, fontSize, outline, shadow, margins, lineWidth, blockHeight: Math.max(1, room - 2 * outline - shadow), grow, alignment };
+}
+
+function pageFontSize(g: Geometry, scale: number): number {
+  return Math.max(1, Math.round(g.fontSize * scale));
+}
+
+/** Height in px of a block of n lines at a scale: libass makes one line as tall as the font size; the popped word's line grows. */
+function blockHeightOf(g: Geometry, lines: number, scale: number): number {
+  return pageFontSize(g, scale) * (lines + g.grow - 1);
+}
+
+/** Where the page's ink starts and ends vertically (outline included), for placing an emoji above or below it. */
+function blockExtent(g: Geometry, lines: number, scale: number): { top: number; bottom: number } {
+  const h = blockHeightOf(g, lines, scale) + 2 * g.outline;
+  const { height } = g.video, marginV = g.margins[2];
+  if (g.alignment === 'top') return { top: marginV, bottom: marginV + h };
+  if (g.alignment === 'middle') return { top: (height - h) / 2, bottom: (height + h) / 2 };
+  return { top: height - marginV - h, bottom: height - marginV };
+}
+
+/** One piece of a laid-out line: a whole word, or part of one too wide for a line of its own. */
+interface Piece { word: number; text: string }
+interface LaidOutPage { page: Page; lines: Piece[][]; scale: number }
+
+function layoutCues(cues: CaptionCue[], template: CaptionTemplate, g: Geometry): LaidOutPage[] {
+  const perPage = wordsPerCueFor(template);
+  return cues.flatMap((cue) => pages(cue, perPage)).map((page) => {
+    const texts = page.words.map((w) => (template.font.uppercase ? captionUpperCase(w.text) : w.text));
+    return { page, ...layoutPage(texts, template, g) };
+  });
+}
+
+/**
+ * Lines of a page that stay inside the safe area: at most wordsPerLine words a line, a line broken
+ * early where the next word would not fit (the spoken word counted at its popped size), a word too
+ * long for any line shrinking the whole page (down to MIN_FIT_SCALE), a word of a script written
+ * without spaces (or one still too long) broken between characters, and a block taller than the room
+ * above the bottom margin shrunk to fit.
+ */
+function layoutPage(texts: string[], template: CaptionTemplate, g: Geometry): { lines: Piece[][]; scale: number } {
+  const widths = texts.map((t) => textWidth(t, template.font, g.fontSize));
+  let scale = 1;
+  texts.forEach((t, i) => {
+    if (!breaksAnywhere(t)) scale = Math.min(scale, g.lineWidth / (widths[i]! * g.grow));
+  });
+  scale = Math.max(MIN_FIT_SCALE, scale);
+  let lines = fillLines(texts, template, g, scale);
+  const tall = blockHeightOf(g, lines.length, scale);
+  if (tall > g.blockHeight) {
+    scale = Math.max(MIN_FIT_SCALE / 2, (scale * g.blockHeight) / tall);
+    lines = fillLines(texts, template, g, scale);
+  }
+  return { lines, scale };
+}
+
+function fillLines(texts: string[], template: CaptionTemplate, g: Geometry, scale: number): Piece[][] {
+  const size = g.fontSize * scale;
+  const space = textWidth(' ', template.font, size);
+  const room = g.lineWidth;
+  const lines: Piece[][] = [];
+  // The line being filled: its pieces, their width with spaces, its widest piece, how many words it holds.
+  let line: Piece[] = [], used = 0, widest = 0, words = 0;
+  const width = (extra: number) => (line.length ? used + space + extra + (g.grow - 1) * Math.max(widest, extra) : extra * g.grow);
+  const newLine = () => {
+    if (line.length) lines.push(line);
+    line = []; used = 0; widest = 0; words = 0;
+  };
+  texts.forEach((text, word) => {
+    const w = textWidth(text, template.font, size);
+    const pieces = w * g.grow <= room ? [text] : breakToWidth(text, template.font, size, room / g.grow);
+    pieces.forEach((piece, n) => {
+      const pw = n === 0 && pieces.length === 1 ? w : textWidth(piece, template.font, size);
+      if (n > 0 || words >= template.wordsPerLine || (line.length && width(pw) > room)) newLine();
+      used = line.length ? used + space + pw : pw;
+      widest = Math.max(widest, pw);
+      if (n === 0) words++;
+      line.push({ word, text: piece });
+    });
+  });
+  newLine();
+  return lines;
+}
+
+/** A page's lines as ASS text: pieces of one line separated by spaces, lines by \N. */
+function joinLines(lines: Piece[][], render: (p: Piece) => string): string {
+  return lines.map((line) => line.map(render).join(' ')).join('\\N');
+}
+
+/** Alpha of a lineBox band: mostly opaque, so the picture shows faintly through it. */
+const LINE_BOX_ALPHA = 0x30;
+/** Padding of the 'box' pill around the word, as a fraction of the font size. */
+const PILL_PADDING = 0.3;
+
+/**
+ * The pill layer of 'box': the whole page laid out (so the word lands where the text layer puts it),
+ * every word invisible except the spoken one, whose fill and wide outline are the box colour.
+ */
+function boxLayer(lines: Piece[][], active: number, template: CaptionTemplate, fontSize: number, fs: string, text: (p: Piece) => string): string {
+  const box = assColor(template.colors.box ?? template.colors.active);
+  const pad = Math.max(1, Math.round(fontSize * PILL_PADDING));
+  const hidden = '\\alpha&HFF&';
+  const words = joinLines(lines, (p) => (p.word === active ? `{\\alpha&H00&}${text(p)}{${hidden}}` : text(p)));
+  return `{${fs}\\1c${box}\\3c${box}\\bord${pad}\\shad0\\blur0${hidden}}${words}`;
+}
+
 /** ASS numpad alignment: 2 bottom centre, 5 middle centre, 8 top centre. */
 const ALIGNMENT = { bottom: 2, middle: 5, top: 8 } as const;
 
@@ -157,13 +360,17 @@ export function safeMargins(template: CaptionTemplate, video: { width: number; h
   return [side, side, marginV];
 }
 
-function activeWord(text: string, template: CaptionTemplate): string {
-  const color = `\\1c${assColor(template.colors.active)}`;
-  // \r restores the style after the word, so the override never leaks into the next one.
-  return template.animation === 'pop' ? `{${color}\\fscx125\\fscy125}${text}{\\r}` : `{${color}}${text}{\\r}`;
+function activeWord(text: string, template: CaptionTemplate, base: string): string {
+  let tags = `\\1c${assColor(template.colors.active)}`;
+  // On a pill the word needs no outline of its own: the pill is the contrast.
+  if (template.animation === 'box') tags += '\\bord0\\shad0';
+  if (template.animation === 'pop' && template.activeScale !== 100) tags += `\\fscx${template.activeScale}\\fscy${template.activeScale}`;
+  // \r restores the style after the word (plus the template's own base tags), so the override never
+  // leaks into the next one.
+  return `{${tags}}${text}{\\r${base}}`;
 }
 
-interface Page { start: number; end: number; words: Word[] }
+type Page = CaptionCue;
 
 /** A cue with more words than the template's lines hold is shown as consecutive pages. */
 function pages(cue: CaptionCue, perPage: number): Page[] {
@@ -171,21 +378,16 @@ function pages(cue: CaptionCue, perPage: number): Page[] {
   for (let i = 0; i < cue.words.length; i += perPage) {
     const words = cue.words.slice(i, i + perPage);
     const next = cue.words[i + perPage];
-    out.push({ start: i === 0 ? cue.start : words[0]!.start, end: next ? next.start : cue.end, words });
+    // A translated phrase keeps what was spoken on each of its pages (emoji accents look there).
+    out.push({ start: i === 0 ? cue.start : words[0]!.start, end: next ? next.start : cue.end, words, ...(cue.spoken ? { spoken: cue.spoken } : {}) });
   }
   return out;
 }
 
-function layoutLines(words: string[], perLine: number): string {
-  const lines: string[] = [];
-  for (let i = 0; i < words.length; i += perLine) lines.push(words.slice(i, i + perLine).join(' '));
-  return lines.join('\\N');
-}
-
-function pushEvent(events: string[], start: number, end: number, text: string): void {
+function pushEvent(events: string[], layer: number, start: number, end: number, text: string): void {
   const from = assTime(start), to = assTime(end);
   if (from === to) return; // shorter than a centisecond: libass would not show it anyway
-  events.push(`Dialogue: 0,${from},${to},Caption,,0,0,0,,${text}`);
+  events.push(`Dialogue: ${layer},${from},${to},Caption,,0,0,0,,${text}`);
 }
 
 /**

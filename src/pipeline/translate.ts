@@ -119,7 +119,7 @@ export function translatedCues(cues: CaptionCue[], translations: string[], words
       text.push(words.slice(at, at + n).join(' '));
       at += n;
     }
-    return [{ start: cue.start, end: cue.end, words: text.map((t) => ({ text: t, start: cue.start, end: cue.end, probability: 1 })) }];
+    return [{ start: cue.start, end: cue.end, words: text.map((t) => ({ text: t, start: cue.start, end: cue.end, probability: 1 })), spoken: cue.words.map((w) => w.text) }];
   });
 }
 

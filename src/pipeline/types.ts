@@ -103,7 +103,16 @@ export interface ReframePlan {
 }
 
 /** A caption phrase: a few words shown together, clip-relative times. */
-export interface CaptionCue { start: number; end: number; words: Word[] }
+export interface CaptionCue {
+  start: number;
+  end: number;
+  words: Word[];
+  /**
+   * When `words` are a translation, the phrase as it was spoken: emoji accents are looked up in it, so
+   * captions translated from English keep the emoji their meaning calls for. Absent for spoken captions.
+   */
+  spoken?: string[];
+}
 
 /** Loudness of the range in fixed steps (dBFS, RMS), for the "energy" feature. */
 export interface LoudnessTrack { start: number; stepSec: number; db: number[] }

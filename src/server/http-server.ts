@@ -8,6 +8,8 @@ import type { JobStore } from '../engine/job-store.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { MediaLinks } from './media-links.js';
 import { serveFile } from './serve-file.js';
+import { templateAssetFile } from '../catalog/template-previews.js';
+import { catalogPreviewFile } from '../catalog/catalog-previews.js';
 import { matchRoute, type Route } from './router.js';
 
 export interface ReadinessReport { ready: boolean; checks: Record<string, { ok: boolean; detail: string }> }
@@ -77,6 +79,17 @@ async function readJson(req: http.IncomingMessage): Promise<unknown> {
   }
 }
 
+/**
+ * GET/HEAD of a public catalog image: a template preview (`/assets/templates/<file>`) or a catalog item's
+ * preview (`/assets/catalog/<folder>/<name>/preview`). Each lookup accepts only its own exact shapes and
+ * names, so `..`, encoded separators and every other file are a 404, never a file elsewhere.
+ */
+export async function servePublicAsset(req: http.IncomingMessage, res: http.ServerResponse, pathname: string): Promise<void> {
+  const asset = templateAssetFile(pathname) ?? catalogPreviewFile(pathname);
+  if (!asset) throw new ShortsError('resource_not_found', 'no such image');
+  await serveFile(req, res, asset.file, asset.contentType);
+}
+
 export function createApiServer(deps: ApiServerDeps): http.Server {
   const table = routes(deps.service);
 
@@ -101,6 +114,8 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
     }
     if (path === `${API}/openapi.json`) return send(res, 200, deps.openapi());
     if (path.startsWith('/media/')) return handleMedia(req, res, url);
+    // Catalog images (template and catalog-item previews) are public: no API key, no rate limit; static files only.
+    if (url.pathname.startsWith('/assets/')) return servePublicAsset(req, res, url.pathname);
 
     const match = matchRoute(table, req.method ?? 'GET', path);
     if (match === null) throw new ShortsError('resource_not_found', `no endpoint ${req.method} ${path}`);

@@ -51,6 +51,8 @@ export interface ValidationContext {
   musicExists?: (name: string) => boolean;
   /** Exact, case-sensitive lookup in the game-video catalog; without it, any gameVideoName is refused. */
   gameVideoExists?: (name: string) => boolean;
+  /** Exact, case-sensitive lookup in the meme-hook catalog; without it, any memeHookName is refused. */
+  memeHookExists?: (name: string) => boolean;
   supportedFeatures: ReadonlySet<'hookTitle' | 'memeHook' | 'gameVideo' | 'ctaEnabled' | 'music' | 'outroEnabled' | 'captionTranslation'>;
 }
 
@@ -139,6 +141,9 @@ export function validateCreateRequest(body: unknown, ctx: ValidationContext): Cr
   const gameVideoName = v.gameVideoName as string | undefined;
   if (gameVideoName !== undefined && !(ctx.gameVideoExists?.(gameVideoName) ?? false))
     throw bad(`gameVideoName "${gameVideoName}" is not in the game-video catalog; use an exact, case-sensitive name from GET /game-videos`, 'gameVideoName');
+  const memeHookName = v.memeHookName as string | undefined;
+  if (memeHookName !== undefined && !(ctx.memeHookExists?.(memeHookName) ?? false))
+    throw bad(`memeHookName "${memeHookName}" is not in the meme-hook catalog; use an exact, case-sensitive name from GET /meme-hooks`, 'memeHookName');
 
   const req: CreateRequest = {
     source,

@@ -15,8 +15,11 @@ import { MAX_SOURCE_SECONDS, STEP_MESSAGES } from '../engine/orchestrator.js';
 import { probeMedia, MediaError } from '../media/probe.js';
 import { clampRange } from '../pipeline/range.js';
 import { DEFAULT_TEMPLATE, TEMPLATES, findTemplate } from '../catalog/templates.js';
+import { templatePreviewUrls } from '../catalog/template-previews.js';
 import { findMusic, musicCatalog } from '../catalog/music.js';
-import { findGameVideo, gameVideoCatalog, gameVideoPreviewPath } from '../catalog/game-videos.js';
+import { findGameVideo, gameVideoCatalog } from '../catalog/game-videos.js';
+import { findMemeHook, memeHookCatalog } from '../catalog/meme-hooks.js';
+import { catalogPreviewUrl } from '../catalog/catalog-previews.js';
 import type { TimeAdjustment } from '../pipeline/types.js';
 import { pairLabel, supportsPair, translatorFromEnv, type TranslatorConfig } from '../pipeline/translate.js';
 
@@ -37,6 +40,12 @@ export interface ServiceOptions {
   onQueued?: () => void;
   /** Seconds of processing per second of requested range, measured on recent jobs (ETA). */
   secondsPerSourceSecond?: () => number;
+  /**
+   * Public base URL of the server (`serve`): template images are then `${base}/assets/templates/<file>`.
+   * Absent (the local engine), they are the files' own file:// URLs. A function because the server
+   * learns its address only after it listens.
+   */
+  assetsBaseUrl?: () => string;
 }
 
 export interface CreditLedger {
@@ -64,11 +73,12 @@ export class Service {
       allowLocalFile: origin === 'local',
       templateExists: (id) => findTemplate(id) !== undefined,
       defaultTemplateId: DEFAULT_TEMPLATE.templateId,
-      // gameVideo needs footage: an operator who emptied the catalog gets a refusal, not a failed render.
-      supportedFeatures: new Set([...['music', 'hookTitle', 'ctaEnabled'] as const, ...(gameVideoCatalog().items.length > 0 ? ['gameVideo'] as const : []),
-        ...(translator ? ['captionTranslation'] as const : [])]),
+      // gameVideo and memeHook need footage: an operator who emptied a catalog gets a refusal, not a failed render.
+      supportedFeatures: new Set([...['music', 'hookTitle', 'ctaEnabled', 'outroEnabled'] as const, ...(gameVideoCatalog().items.length > 0 ? ['gameVideo'] as const : []),
+        ...(memeHookCatalog().items.length > 0 ? ['memeHook'] as const : []), ...(translator ? ['captionTranslation'] as const : [])]),
       musicExists: (name) => findMusic(name) !== undefined,
       gameVideoExists: (name) => findGameVideo(name) !== undefined,
+      memeHookExists: (name) => findMemeHook(name) !== undefined,
     });
     if (req.captionLanguage && translator) await checkTranslationPair(translator, req.language, req.captionLanguage);
     // "Omitted means the account's saved preference": resolved now, so a later change of preference does
@@ -190,15 +200,14 @@ export class Service {
     return {
       templates: [...TEMPLATES].sort((a, b) => a.order - b.order).map((t) => ({
         templateId: t.templateId, name: t.name, displayName: t.displayName, order: t.order,
-        // Rendered previews arrive with the template catalog work (issue 5); until then, no image URLs.
-        thumbnail: '', preview: '', gif: '',
+        ...templatePreviewUrls(t, this.opts.assetsBaseUrl?.()),
       })),
       defaultTemplateId: DEFAULT_TEMPLATE.templateId,
       defaultTemplateName: DEFAULT_TEMPLATE.displayName,
     };
   }
 
-  /** Music lists the shipped catalog (assets/catalog/music); meme hooks and game videos stay empty until theirs ship. */
+  /** The shipped catalogs (assets/catalog/<folder>/manifest.json, operators' items included), in manifest order. */
   catalog(kind: 'music' | 'memeHooks' | 'gameVideos', raw: Record<string, string | undefined>) {
     const { page, limit } = parsePage(raw, 20);
     if (kind === 'music') {
@@ -207,12 +216,13 @@ export class Service {
       return paginate<{ name: string; duration?: number }>(tracks, page, limit);
     }
     if (kind === 'gameVideos') {
-      // Spec 2.8: name and the URL of a preview image. No HTTP route serves the catalog folder (yet), so
-      // the URL is the file's own file:// URL: true for the CLI and for a server on the same machine.
-      const videos = gameVideoCatalog().items.map((g) => ({ name: g.name, preview: pathToFileURL(gameVideoPreviewPath(g)).href }));
+      // Spec 2.8: name and the URL of a preview image (served by `serve`, a file:// URL locally).
+      const videos = gameVideoCatalog().items.map((g) => ({ name: g.name, preview: catalogPreviewUrl('game-videos', g, this.opts.assetsBaseUrl?.()) }));
       return paginate<{ name: string; preview?: string }>(videos, page, limit);
     }
-    return paginate<{ name: string; duration?: number }>([], page, limit);
+    // Spec 2.7: name (exactly what memeHookName takes) and the URL of a preview image, like game videos.
+    const hooks = memeHookCatalog().items.map((m) => ({ name: m.name, preview: catalogPreviewUrl('meme-hooks', m, this.opts.assetsBaseUrl?.()) }));
+    return paginate<{ name: string; preview?: string }>(hooks, page, limit);
   }
 
   posts(account: Account, raw: Record<string, string | undefined>): { posts: PostObject[]; pagination: Pagination } {

@@ -11,8 +11,9 @@ export async function templatesCommand(client: ShortsClient, flags: { json?: boo
     printJson(t);
     return EXIT.ok;
   }
-  printTable(['templateId', 'name', 'display name', 'default'], t.templates.map((x) => [
-    x.templateId, x.name, x.displayName, x.templateId === t.defaultTemplateId ? 'yes' : '',
+  // The animated preview shows the style in motion: the one image worth opening before choosing.
+  printTable(['templateId', 'name', 'display name', 'default', 'preview (GIF)'], t.templates.map((x) => [
+    x.templateId, x.name, x.displayName, x.templateId === t.defaultTemplateId ? 'yes' : '', x.gif,
   ]));
   return EXIT.ok;
 }

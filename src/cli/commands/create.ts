@@ -66,7 +66,7 @@ export interface CreateFlags { json?: boolean; out?: string; [k: string]: unknow
 export async function createCommand(client: ShortsClient, body: Record<string, unknown>, flags: CreateFlags): Promise<number> {
   if (Object.keys(body).length === 0) {
     if (!process.stdin.isTTY || !process.stderr.isTTY) throw new CliError('give a source (--file, --file-url or --url) with --start and --end; see `shorts create --help`', EXIT.usage);
-    Object.assign(body, await askForCreateOptions());
+    Object.assign(body, await askForCreateOptions(client));
   }
   const created = await client.create(body);
   if (created.timeAdjustment) {
