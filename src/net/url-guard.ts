@@ -361,8 +361,8 @@ export async function checkWebhookUrl(raw: string, opts?: GuardOptions): Promise
 
 /**
  * Spec 4.2 url: an http/https video-page URL, not a short-form /shorts/ page, whose host resolves to public
- * addresses. Throws ShortsError invalid_video_site_url. (yt-dlp makes its own connections later; this
- * check is what stands between a user and an internal address there.)
+ * addresses. Throws ShortsError invalid_video_site_url. (This is the check at creation; when yt-dlp runs,
+ * each connection it makes is checked again through the egress proxy, egress-proxy.ts.)
  */
 export async function checkVideoSiteUrl(raw: string, opts?: GuardOptions): Promise<URL> {
   const url = parsePageUrl(raw);

@@ -7,6 +7,7 @@ import { mediaBinaries } from '../media/binaries.js';
 import { AbortedError, ProcessError, runProcess } from '../media/process.js';
 import { PipelineError, ShortsError } from '../service/errors.js';
 import { formatBytes } from './download.js';
+import { proxiedEnv, type EgressProxy } from './egress-proxy.js';
 import type { HeatmapPoint } from '../pipeline/types.js';
 
 export interface YtDlpInfo {
@@ -99,16 +100,37 @@ export async function resolveYtDlp(signal?: AbortSignal): Promise<string> {
   return bin;
 }
 
-export interface YtDlpRunOptions { signal?: AbortSignal }
+export interface YtDlpRunOptions {
+  signal?: AbortSignal;
+  /** The guard's egress proxy (egress-proxy.ts): every connection yt-dlp makes goes through it. */
+  proxy?: EgressProxy;
+}
+
+/**
+ * Arguments and environment that put a yt-dlp run behind `proxy`. `--downloader native` keeps every
+ * protocol (HLS and DASH included) in yt-dlp's own downloader, which honours --proxy; the proxy variables
+ * cover any helper it still starts.
+ */
+function proxied(opts: YtDlpRunOptions): { args: string[]; env?: NodeJS.ProcessEnv } {
+  if (!opts.proxy) return { args: [] };
+  return { args: ['--proxy', opts.proxy.url, '--downloader', 'native'], env: proxiedEnv(opts.proxy.url) };
+}
+
+/** yt-dlp's reason for a failure, or the guard's when it refused a connection (yt-dlp only saw a 403). */
+function failureReason(e: ProcessError, opts: YtDlpRunOptions): string {
+  const refused = opts.proxy?.refusals.at(-1);
+  return refused ? `a connection was refused: ${refused}` : ytDlpErrorReason(e.stderr);
+}
 
 /** Resolves the page and writes yt-dlp's info JSON to `infoPath` (the download run reuses it). */
 export async function fetchYtDlpInfo(bin: string, url: URL, infoPath: string, opts: YtDlpRunOptions = {}): Promise<YtDlpInfo> {
   let stdout: string;
   try {
     // Same -f as the download so the saved JSON already holds the chosen formats.
-    ({ stdout } = await runProcess(bin, ['--dump-single-json', '--no-playlist', '--no-warnings', '-f', YTDLP_FORMAT, '--', url.href], { signal: opts.signal }));
+    const { args, env } = proxied(opts);
+    ({ stdout } = await runProcess(bin, ['--dump-single-json', '--no-playlist', '--no-warnings', '-f', YTDLP_FORMAT, ...args, '--', url.href], { signal: opts.signal, env }));
   } catch (e) {
-    if (e instanceof ProcessError) throw new ShortsError('invalid_video_site_url', `could not read the video page: ${ytDlpErrorReason(e.stderr)}`);
+    if (e instanceof ProcessError) throw new ShortsError('invalid_video_site_url', `could not read the video page: ${failureReason(e, opts)}`);
     throw e;
   }
   let parsed: unknown;
@@ -148,6 +170,8 @@ export async function downloadWithYtDlp(bin: string, infoPath: string, opts: YtD
     '--max-filesize', String(opts.maxBytes), '--socket-timeout', '30',
     '--print-to-file', 'after_move:filepath', pathFile,
   ];
+  const { args: proxyArgs, env } = proxied(opts);
+  args.push(...proxyArgs);
   // Merge with the ffmpeg the rest of the pipeline uses when it is a configured or bundled path;
   // a bare "ffmpeg" is the one yt-dlp finds on PATH anyway.
   const ffmpeg = (() => { try { return mediaBinaries().ffmpeg; } catch { return null; } })();
@@ -171,6 +195,7 @@ export async function downloadWithYtDlp(bin: string, infoPath: string, opts: YtD
     // yt-dlp writes its progress lines to stdout.
     const r = await runProcess(bin, args, {
       signal: opts.signal,
+      env,
       onStdout: (chunk) => {
         const lines = (pending + chunk).split(/\r?\n|\r/);
         pending = lines.pop() ?? '';
@@ -180,7 +205,7 @@ export async function downloadWithYtDlp(bin: string, infoPath: string, opts: YtD
     output = `${r.stdout}\n${r.stderr}`;
   } catch (e) {
     await removeLeftovers(opts.workDir);
-    if (e instanceof ProcessError) throw new PipelineError('fetching_video', `could not download the video: ${ytDlpErrorReason(e.stderr)}`, { cause: e });
+    if (e instanceof ProcessError) throw new PipelineError('fetching_video', `could not download the video: ${failureReason(e, opts)}`, { cause: e });
     throw e;
   }
   const file = (await readFile(pathFile, 'utf8').catch(() => '')).trim().split('\n').pop() ?? '';

@@ -6,6 +6,7 @@ import { access, mkdir, open, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { MediaError, probeMedia } from '../media/probe.js';
 import { DEFAULT_MAX_BYTES, downloadFile, type UrlCheck } from '../net/download.js';
+import { startEgressProxy } from '../net/egress-proxy.js';
 import { downloadWithYtDlp, fetchYtDlpInfo, parsePageUrl, resolveYtDlp } from '../net/ytdlp.js';
 import { ShortsError } from '../service/errors.js';
 import type { FetchedSource } from './types.js';
@@ -23,7 +24,7 @@ export interface FetchOptions {
   onProgress?: (fraction: number) => void;
   /** Default 10 GB (spec 4.2). */
   maxBytes?: number;
-  /** URL guard (SSRF) applied to file URLs, their redirects, and page URLs. */
+  /** URL guard (SSRF) applied to file URLs, their redirects, page URLs and every connection yt-dlp makes. */
   checkUrl?: UrlCheck;
 }
 
@@ -129,10 +130,13 @@ async function fetchPageUrl(raw: string, opts: FetchOptions): Promise<FetchedSou
   const workDir = path.resolve(opts.workDir);
   await mkdir(workDir, { recursive: true });
   const infoPath = path.join(workDir, 'ytdlp-info.json');
+  // yt-dlp connects on its own (redirects, the media URLs the page lists, a second DNS answer for the
+  // page's host): with a guard, every one of those connections goes through it.
+  const proxy = opts.checkUrl ? await startEgressProxy(opts.checkUrl) : undefined;
   try {
-    const info = await fetchYtDlpInfo(bin, url, infoPath, { signal: opts.signal });
+    const info = await fetchYtDlpInfo(bin, url, infoPath, { signal: opts.signal, proxy });
     const file = await downloadWithYtDlp(bin, infoPath, {
-      workDir, maxBytes: opts.maxBytes ?? DEFAULT_MAX_BYTES, signal: opts.signal, onProgress: opts.onProgress,
+      workDir, maxBytes: opts.maxBytes ?? DEFAULT_MAX_BYTES, signal: opts.signal, onProgress: opts.onProgress, proxy,
     });
     try {
       return {
@@ -148,6 +152,7 @@ async function fetchPageUrl(raw: string, opts: FetchOptions): Promise<FetchedSou
       throw e;
     }
   } finally {
+    await proxy?.close();
     await rm(infoPath, { force: true });
   }
 }
