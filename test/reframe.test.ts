@@ -3,7 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { probeMedia } from '../src/media/probe.js';
 import { sampleFaces } from '../src/pipeline/faces.js';
-import { cropWindow, decideLayout, planReframe, smoothPath, type PathPoint } from '../src/pipeline/reframe.js';
+import { cropWindow, decideLayout, facesChange, mainFacesByShot, planReframe, shotKeyframes, smoothPath, type PathPoint } from '../src/pipeline/reframe.js';
+import { cutCandidates, findCuts, frameSignature, pickCut, showinfoTimes, splitShots, type SampledFrame } from '../src/pipeline/shots.js';
 import type { CropKeyframe, MediaInfo } from '../src/pipeline/types.js';
 import { clmtrackrMedia, video } from './helpers/media.js';
 
@@ -164,3 +165,96 @@ describe('planReframe on real video', () => {
     expect(worst).toBeLessThan(0.8); // the face centre stays well inside, not at the window's edge
   });
 });
+
+describe('shots', () => {
+  it('takes a cut only where one frame change is large and stands out', () => {
+    expect(pickCut([0.004, 0.003, 0.31, 0.005, 0.004])).toBe(2);
+    expect(pickCut([0.06, 0.08, 0.07, 0.09, 0.08])).toBeNull(); // a fast pan: every frame changes a lot
+    expect(pickCut([0.001, 0.05, 0.002])).toBeNull(); // a flicker, below the floor
+    expect(pickCut([])).toBeNull();
+  });
+
+  it('reads frame times from showinfo and splits a range at the cuts inside it', () => {
+    const log = '[Parsed_showinfo_1 @ 0x1] n:   0 pts:      0 pts_time:0       duration:512\n[info] other\n[Parsed_showinfo_1 @ 0x1] n:   1 pts:    512 pts_time:0.04    duration:512\n';
+    expect(showinfoTimes(log)).toEqual([0, 0.04]);
+    expect(splitShots({ start: 2, end: 10 }, [1, 4, 12, 7.5])).toEqual([{ start: 2, end: 4 }, { start: 4, end: 7.5 }, { start: 7.5, end: 10 }]);
+  });
+
+  it('compares sampled frames coarsely and looks closer only where the faces change', () => {
+    const flat = (r: number) => { const px = new Uint8Array(16 * 16 * 3); px.fill(r); return frameSignature(px, 16, 16); };
+    const frames = [{ t: 0, signature: flat(100) }, { t: 1 / 3, signature: flat(102) }, { t: 2 / 3, signature: flat(200) }];
+    expect(cutCandidates(frames)).toEqual([{ from: 1 / 3, to: 2 / 3 }]);
+    const face = (cx: number, h = 0.3) => ({ cx, cy: 0.4, w: h * 0.56, h, score: 0.9 });
+    expect(facesChange({ t: 0, faces: [face(0.3)] }, { t: 1, faces: [face(0.32)] })).toBe(false);
+    expect(facesChange({ t: 0, faces: [face(0.3)] }, { t: 1, faces: [face(0.7)] })).toBe(true);
+    expect(facesChange({ t: 0, faces: [face(0.3)] }, { t: 1, faces: [] })).toBe(true);
+    expect(facesChange({ t: 0, faces: [face(0.3), face(0.8, 0.02)] }, { t: 1, faces: [face(0.3)] })).toBe(false); // a tiny background face
+  });
+
+  it('joins shot paths with a hard switch at the cut, each shot smoothed on its own', () => {
+    const left = Array.from({ length: 12 }, (_, i) => ({ t: i / 3, cx: 0.25, cy: 0.5 }));
+    const right = Array.from({ length: 12 }, (_, i) => ({ t: 4.1 + i / 3, cx: 0.75, cy: 0.5 }));
+    const frames = shotKeyframes([{ start: 0, path: left }, { start: 4.02, path: right }], { w: 0.3, h: 1 });
+    expect(frames).toEqual([
+      { t: 0, cx: 0.25, cy: 0.5 },
+      { t: 4.0195, cx: 0.25, cy: 0.5 },
+      { t: 4.0205, cx: 0.75, cy: 0.5 },
+    ]);
+    expect(cropAt(frames, 4.0).cx).toBe(0.25); // the last frame of the first shot
+    expect(cropAt(frames, 4.04).cx).toBe(0.75); // the first frame of the second
+  });
+
+  it('centres a shot without a face and adds no switch between equal crops', () => {
+    expect(shotKeyframes([{ start: 0, path: null }, { start: 2, path: [{ t: 2, cx: 0.5, cy: 0.5 }] }], { w: 0.3, h: 1 }))
+      .toEqual([{ t: 0, cx: 0.5, cy: 0.5 }]);
+    expect(shotKeyframes([{ start: 0, path: [{ t: 0, cx: 0.2, cy: 0.5 }] }, { start: 2, path: null }], { w: 0.3, h: 1 }))
+      .toEqual([{ t: 0, cx: 0.2, cy: 0.5 }, { t: 1.9995, cx: 0.2, cy: 0.5 }, { t: 2.0005, cx: 0.5, cy: 0.5 }]);
+  });
+
+  it('picks the main face per shot and sums coverage over the clip', () => {
+    const face = (cx: number, h = 0.3) => ({ cx, cy: 0.4, w: h * 0.56, h, score: 0.9 });
+    const samples = [
+      ...Array.from({ length: 6 }, (_, i) => ({ t: i / 3, faces: [face(0.3)] })),
+      ...Array.from({ length: 6 }, (_, i) => ({ t: 2 + i / 3, faces: i < 3 ? [face(0.7, 0.2)] : [] })),
+    ];
+    const { shots, summary } = mainFacesByShot(samples, [{ start: 0, end: 2 }, { start: 2, end: 4 }]);
+    expect(shots.map((s) => s.main?.path[0]?.cx)).toEqual([0.3, 0.7]);
+    expect(summary).toEqual({ coverage: 9 / 12, medianHeight: 0.3 });
+    // A shot too short to hold a sample joins the one before it.
+    const merged = mainFacesByShot(samples, [{ start: 0, end: 1.9 }, { start: 1.9, end: 1.95 }, { start: 1.95, end: 4 }]);
+    expect(merged.shots.map((s) => s.shot)).toEqual([{ start: 0, end: 1.95 }, { start: 1.95, end: 4 }]);
+  });
+
+  it('a two-camera clip: the cut is found to the frame and the crop jumps with it', async () => {
+    // Camera 1: the speaker on the left of a blue room; at 4 s a cut to camera 2: on the right, red room.
+    const W = 1280, H = 360, ow = 320, oh = 240, oy = 60;
+    const cut = video({
+      duration: 8, width: W, height: H, fps: 25,
+      picture: `color=c=0x2040a0:s=${W}x${H}:r=25:d=4[a];color=c=0x902018:s=${W}x${H}:r=25:d=4[b];[a][b]concat=n=2:v=1:a=0[bg];`
+        + `movie=${CAP12},scale=${ow}:${oh}[f];[bg][f]overlay=x='if(lt(t,4),120,${W - 120 - ow})':y=${oy}:shortest=1[out0]`,
+    });
+    const { info: src } = await probeMedia(cut);
+    const plan = await planReframe({ mediaPath: cut, info: src, range: { start: 1, end: 7.5 }, layout: 'fill', output: OUT });
+    const leftFace = (120 + ow / 2) / W, rightFace = (W - 120 - ow / 2) / W;
+    const halfCrop = plan.cropWidth / 2 / W;
+    // Clip-relative: the cut is at 3 s; frames at 25 fps are 0.04 s apart.
+    for (const t of [0, 1, 2, 2.96]) expect(Math.abs(cropAt(plan.keyframes, t).cx - leftFace)).toBeLessThan(halfCrop * 0.5);
+    for (const t of [3, 3.5, 5, 6.4]) expect(Math.abs(cropAt(plan.keyframes, t).cx - rightFace)).toBeLessThan(halfCrop * 0.5);
+    // No pan: nothing in between the two positions outside the switch itself.
+    const between = plan.keyframes.filter((k) => k.cx > leftFace + halfCrop && k.cx < rightFace - halfCrop);
+    expect(between).toEqual([]);
+  });
+
+  it('finds no cut in one continuous shot, even with a face sliding across it', async () => {
+    const W = 1280, H = 360;
+    const wide = video({
+      duration: 6, width: W, height: H,
+      picture: `color=c=gray:s=${W}x${H}:r=25[bg];movie=${CAP12},scale=320:240[f];[bg][f]overlay=x='t*120':y=60:shortest=1[out0]`,
+    });
+    const frames: SampledFrame[] = [];
+    await sampleFaces(wide, { start: 0, end: 6 }, { onFrame: (t, rgb, w, h) => frames.push({ t, signature: frameSignature(rgb, w, h) }) });
+    expect(frames.length).toBe(18);
+    expect(await findCuts(wide, frames)).toEqual([]);
+  });
+});
+

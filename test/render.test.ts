@@ -107,6 +107,21 @@ describe('renderClip', () => {
     expect(probe(p.output.path).streams.map((s) => s.codec_type)).toEqual(['video']);
   });
 
+  it('switches the crop on the exact frame of a camera cut', async () => {
+    // Left half red, right half green, 25 fps; the plan jumps from the left to the right half at a cut
+    // 1.98 s into the clip (between the frames at 1.96 and 2.00), as shotKeyframes writes it.
+    const source = video({
+      duration: 5, width: 640, height: 360, fps: 25,
+      picture: 'color=c=red:s=320x360:r=25[l];color=c=0x00ff00:s=320x360:r=25[r];[l][r]hstack,trim=duration=5[out0]',
+    });
+    const p = plan('cut.mp4', { path: source, start: 1, end: 4 }, {
+      reframe: { ...FILL, keyframes: [{ t: 0, cx: 0.25, cy: 0.5 }, { t: 1.9795, cx: 0.25, cy: 0.5 }, { t: 1.9805, cx: 0.75, cy: 0.5 }] },
+    });
+    await renderClip(p, {});
+    expect(near(pixel(frameAt(p.output.path, 1.95), W / 2, H / 2), '#ff0000')).toBe(true); // the frame at 1.96
+    expect(near(pixel(frameAt(p.output.path, 2.0), W / 2, H / 2), '#00ff00')).toBe(true); // the frame at 2.00
+  });
+
   it('moves the crop along clip-relative time after input seeking', async () => {
     // Left half red, right half blue; the window sits left until t=1 of the clip, then moves right.
     const halves = 'color=c=red:s=320x360:r=25[l];color=c=blue:s=320x360:r=25[r];[l][r]hstack[out0]';

@@ -14,7 +14,13 @@ export interface RunOptions {
   stderrLimit?: number;
 }
 
-export interface RunResult { stdout: string; stderr: string; code: number }
+export interface RunResult {
+  stdout: string;
+  /** stdout as bytes, for programs that write raw frames there. */
+  stdoutBytes: Buffer;
+  stderr: string;
+  code: number;
+}
 
 export class ProcessError extends Error {
   constructor(readonly command: string, readonly code: number | null, readonly stderr: string) {
@@ -63,7 +69,8 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
       // signals the whole process group), so it is a cancellation, not a failure of the stage.
       if (opts.signal?.aborted || signal === 'SIGINT' || signal === 'SIGTERM') return reject(new AbortedError());
       if (code !== 0) return reject(new ProcessError(command, code, err));
-      resolve({ stdout: Buffer.concat(out).toString(), stderr: err, code: 0 });
+      const bytes = Buffer.concat(out);
+      resolve({ stdout: bytes.toString(), stdoutBytes: bytes, stderr: err, code: 0 });
     });
   });
 }

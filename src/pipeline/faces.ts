@@ -29,6 +29,8 @@ export interface SampleFacesOptions {
   signal?: AbortSignal;
   /** Display size of the source when the caller already probed it (saves one ffprobe). */
   size?: { width: number; height: number };
+  /** Sees each sampled frame (packed RGB24 thumbnail, sample time) before detection: the shot finder's input. */
+  onFrame?: (t: number, rgb: Uint8Array, width: number, height: number) => void;
 }
 
 /** Both src/pipeline and dist/pipeline sit two levels below the repository root, beside assets/. */
@@ -275,6 +277,7 @@ export async function sampleFaces(mediaPath: string, range: TimeRange, opts: Sam
           const t = sl.start + f / fps;
           // The fps filter may round one extra frame onto the end; that time belongs to the next slice.
           if (t >= sl.start + sl.dur - 1e-6) break;
+          opts.onFrame?.(t, buf, size.w, size.h);
           samples.push({ t, faces: await faces.detect(buf, size.w, size.h) });
         }
       } finally {

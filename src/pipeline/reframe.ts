@@ -1,8 +1,11 @@
 // Stage 5: where the vertical frame looks. Samples faces over the clip only, follows the main face with
 // a crop window that does not jitter, and decides the layout for `auto`. Everything but planReframe is
 // pure so the geometry and the smoothing are tested without video.
+import { AbortedError } from '../media/process.js';
+import { PipelineError } from '../service/errors.js';
 import { pickMainFace, type MainFace } from './face-tracker.js';
-import { sampleFaces } from './faces.js';
+import { sampleFaces, type FaceSample } from './faces.js';
+import { findCuts, frameSignature, splitShots, type SampledFrame } from './shots.js';
 import type { CropKeyframe, Layout, MediaInfo, ReframePlan, ResolvedLayout, TimeRange } from './types.js';
 
 export interface ReframeRequest {
@@ -157,9 +160,89 @@ function staticPlan(layout: ResolvedLayout, crop: Size, faceCoverage: number): R
   return { layout, cropWidth: crop.width, cropHeight: crop.height, keyframes: [{ t: 0, cx: 0.5, cy: 0.5 }], faceCoverage };
 }
 
+/** A shot and its main face (null: nobody steady in it). Times in source seconds. */
+export interface ShotFace { shot: TimeRange; main: MainFace | null }
+
+/**
+ * The main face of each shot, picked among that shot's samples only (after a cut, the person on screen
+ * is another one), and the faces taken together for the layout decision: coverage over all samples,
+ * median height over every main-face detection. Shots without samples join the one before (a flash
+ * shorter than the sampling step has no face of its own to follow).
+ */
+export function mainFacesByShot(samples: readonly FaceSample[], shots: readonly TimeRange[]): { shots: ShotFace[]; summary: FaceSummary | null } {
+  const groups: { shot: TimeRange; samples: FaceSample[] }[] = [];
+  for (const shot of shots) {
+    const inside = samples.filter((s) => s.t >= shot.start && s.t < shot.end);
+    const last = groups[groups.length - 1];
+    if (inside.length === 0 && last) last.shot = { start: last.shot.start, end: shot.end };
+    else if (last && last.samples.length === 0) groups[groups.length - 1] = { shot: { start: last.shot.start, end: shot.end }, samples: inside };
+    else groups.push({ shot: { ...shot }, samples: inside });
+  }
+  const out = groups.map((g) => ({ shot: g.shot, main: pickMainFace(g.samples) }));
+  const mains = out.flatMap((o) => (o.main ? [o.main] : []));
+  if (mains.length === 0 || samples.length === 0) return { shots: out, summary: null };
+  const heights = mains.flatMap((m) => m.track.boxes.map((b) => b.h)).sort((a, b) => a - b);
+  const mid = heights.length >> 1;
+  return {
+    shots: out,
+    summary: {
+      coverage: mains.reduce((n, m) => n + m.track.boxes.length, 0) / samples.length,
+      medianHeight: heights.length % 2 ? heights[mid]! : (heights[mid - 1]! + heights[mid]!) / 2,
+    },
+  };
+}
+
+/** Faces this small (height, fraction of the frame) are background: they do not steer the crop. */
+const MIN_STEERING_FACE = 0.05;
+
+/**
+ * Whether the faces differ between two samples in a way that would move the crop: a face appears or
+ * goes, or one is not near any face of the other sample (half its height). A cut between two samples
+ * with the same faces in the same places (a change of background, a b-roll of an empty room) leaves the
+ * crop where it is, so it is not worth finding exactly.
+ */
+export function facesChange(a: FaceSample | undefined, b: FaceSample | undefined): boolean {
+  if (!a || !b) return true;
+  const fa = a.faces.filter((f) => f.h >= MIN_STEERING_FACE), fb = b.faces.filter((f) => f.h >= MIN_STEERING_FACE);
+  if (fa.length !== fb.length) return true;
+  const near = (f: (typeof fa)[number], others: typeof fa) => others.some((o) => Math.hypot(f.cx - o.cx, f.cy - o.cy) <= 0.5 * Math.max(f.h, o.h));
+  return !fa.every((f) => near(f, fb)) || !fb.every((f) => near(f, fa));
+}
+
+/** Half the gap around a cut where the crop switches: far less than a frame at any frame rate. */
+const SWITCH = 0.0005;
+
+/**
+ * Crop keyframes (clip-relative) for a clip of several shots: each shot's path is smoothed on its own
+ * and the crop jumps at the cut, on the first frame of the new shot, instead of panning across it.
+ * `shots[i].path` holds clip-relative face centres, or null for a shot without a face (centred).
+ */
+export function shotKeyframes(shots: readonly { start: number; path: PathPoint[] | null }[], crop: { w: number; h: number }, options: SmoothOptions = {}): CropKeyframe[] {
+  const tol = options.tolerance ?? SMOOTH_DEFAULTS.tolerance;
+  const frames: CropKeyframe[] = [];
+  for (const [i, shot] of shots.entries()) {
+    const local = smoothPath((shot.path ?? []).map((p) => ({ ...p, t: Math.max(0, p.t - shot.start) })), crop, options)
+      .map((k) => ({ ...k, t: round4(k.t + shot.start) }));
+    const prev = frames[frames.length - 1];
+    if (i === 0 || !prev) {
+      frames.push(...local);
+      continue;
+    }
+    const first = local[0]!;
+    const same = Math.abs(first.cx - prev.cx) <= tol * crop.w && Math.abs(first.cy - prev.cy) <= tol * crop.h;
+    if (!same) {
+      frames.push({ t: round4(shot.start - SWITCH), cx: prev.cx, cy: prev.cy });
+      frames.push({ ...first, t: round4(shot.start + SWITCH) });
+    }
+    frames.push(...local.slice(1));
+  }
+  return frames;
+}
+
 /**
  * Plans the crop for one clip. Faces are sampled (3 fps, clip range only) unless the answer cannot
- * depend on them: `fit`, or a fill/square window that already is the whole frame.
+ * depend on them: `fit`, or a fill/square window that already is the whole frame. Camera cuts found in
+ * the same frames split the clip into shots, each followed on its own.
  */
 export async function planReframe(req: ReframeRequest): Promise<ReframePlan> {
   const { info, range, output } = req;
@@ -173,18 +256,36 @@ export async function planReframe(req: ReframeRequest): Promise<ReframePlan> {
     if (crop.width === source.width && crop.height === source.height) return staticPlan(layout, crop, 0);
   }
 
-  const samples = await sampleFaces(req.mediaPath, range, { signal: req.signal, size: source });
-  const main = pickMainFace(samples);
-  const layout = decideLayout(info, main, output, req.layout);
-  const coverage = main?.coverage ?? 0;
+  const frames: SampledFrame[] = [];
+  const samples = await sampleFaces(req.mediaPath, range, {
+    signal: req.signal, size: source,
+    onFrame: (t, rgb, w, h) => frames.push({ t, signature: frameSignature(rgb, w, h) }),
+  });
+  let cuts: number[] = [];
+  try {
+    const at = new Map(samples.map((sm) => [sm.t, sm]));
+    cuts = await findCuts(req.mediaPath, frames, {
+      signal: req.signal,
+      worthALook: (from, to) => facesChange(at.get(from), at.get(to)),
+    });
+  } catch (e) {
+    if (e instanceof AbortedError) throw e;
+    throw new PipelineError('reframe', 'could not read video frames to find camera cuts', { cause: e });
+  }
+  const { shots, summary } = mainFacesByShot(samples, splitShots(range, cuts));
+  const layout = decideLayout(info, summary, output, req.layout);
+  const coverage = summary?.coverage ?? 0;
   const crop = cropWindow(layout, source, output);
-  if (layout === 'fit' || !main) return staticPlan(layout, crop, coverage);
-  const points = main.path.map((b) => ({ t: b.t - range.start, cx: b.cx, cy: b.cy }));
+  if (layout === 'fit' || !summary) return staticPlan(layout, crop, coverage);
+  const relative = shots.map(({ shot, main }) => ({
+    start: shot.start - range.start,
+    path: main ? main.path.map((b) => ({ t: b.t - range.start, cx: b.cx, cy: b.cy })) : null,
+  }));
   return {
     layout,
     cropWidth: crop.width,
     cropHeight: crop.height,
-    keyframes: smoothPath(points, { w: crop.width / source.width, h: crop.height / source.height }),
+    keyframes: shotKeyframes(relative, { w: crop.width / source.width, h: crop.height / source.height }),
     faceCoverage: coverage,
   };
 }
