@@ -228,7 +228,7 @@ export class Orchestrator {
             // Emoji accents (templates with `emoji`) are images overlaid after libass, in the same picture space.
             // They give way to the hook title and CTA banner where both would take the same rows.
             const emoji = req.options.captionsEnabled && captionSet
-              ? clearOfBands(captionEmoji(captionSet.cues.get(id) ?? [], captionSet.template, picture), overlayBands(overlays, picture)) : [];
+              ? clearOfBands(captionEmoji(captionSet.cues.get(id) ?? [], captionSet.template, picture, { language: transcript.language }), overlayBands(overlays, picture)) : [];
             captions = { assPath, fontsDir: fontsDir(), ...(emoji.length ? { emoji } : {}) };
           }
           const renderPlan: RenderPlan = {

@@ -165,13 +165,21 @@ export interface CaptionEmoji extends RenderCaptionEmoji {
   emoji: string;
 }
 
+export interface CaptionEmojiOptions {
+  /**
+   * Language of the speech (ISO 639-1, e.g. the request's `language`; 'pt-BR' reads as pt). Keywords are
+   * looked up in what was spoken, translated captions included, so in this language; English when absent.
+   */
+  language?: string;
+}
+
 /**
  * The emoji accents of a clip for a template with `emoji` (none otherwise): for each page whose words
  * hold a keyword (emoji.ts), its emoji centred above the page's text block (below it for top-aligned
  * captions) for as long as the page is up. At most one per page, and a page does not repeat the emoji
  * of the page just before it.
  */
-export function captionEmoji(cues: CaptionCue[], template: CaptionTemplate, video: { width: number; height: number }): CaptionEmoji[] {
+export function captionEmoji(cues: CaptionCue[], template: CaptionTemplate, video: { width: number; height: number }, opts: CaptionEmojiOptions = {}): CaptionEmoji[] {
   const spec = template.emoji;
   if (!spec) return [];
   const g = captionGeometry(template, video);
@@ -180,7 +188,7 @@ export function captionEmoji(cues: CaptionCue[], template: CaptionTemplate, vide
   const out: CaptionEmoji[] = [];
   let previous: string | null = null;
   for (const { page, lines, scale } of layoutCues(cues, template, g)) {
-    const match = emojiForPhrase(page.spoken ?? page.words.map((w) => w.text));
+    const match = emojiForPhrase(page.spoken ?? page.words.map((w) => w.text), opts.language);
     const emoji = match?.emoji ?? null;
     if (emoji && emoji !== previous) {
       const block = blockExtent(g, lines.length, scale);

@@ -1,13 +1,15 @@
-// Emoji accents for captions: a keyword table (data) and the matcher that picks at most one emoji for a
-// phrase. libass draws no colour emoji, so each emoji is a PNG in assets/emoji (extracted from Noto
-// Color Emoji by scripts/build-emoji.mjs, `npm run emoji`) that the renderer overlays above the phrase.
+// Emoji accents for captions: a keyword table (data; other speech languages in emoji-words.ts) and the
+// matcher that picks at most one emoji for a phrase. libass draws no colour emoji, so each emoji is a
+// PNG in assets/emoji (extracted from Noto Color Emoji by scripts/build-emoji.mjs, `npm run emoji`)
+// that the renderer overlays above the phrase.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { EMOJI_WORDS, SHARED_EMOJI_WORDS, type EmojiLanguage } from './emoji-words.js';
 
 export interface EmojiKeywords {
   /** One code point: the shipped PNG is named after it (e.g. 1f4b0.png). */
   emoji: string;
-  /** Lower-case base forms; inflections (-s, -es, -ed, -ing, -er, -est, -ly) match too. */
+  /** Lower-case base forms; inflections match too (English: wordStems; other languages: wordForms). */
   words: readonly string[];
 }
 
@@ -114,11 +116,23 @@ export function emojiPath(emoji: string): string {
   return path.join(emojiDir(), emojiFileName(emoji));
 }
 
-let lookup: Map<string, string> | null = null;
-function table(): Map<string, string> {
+/** The keyword table a speech language uses: 'pt-BR' -> pt; English, unknown and unsupported -> en. */
+export function emojiLanguage(language?: string | null): EmojiLanguage | 'en' {
+  const code = (language ?? '').trim().toLowerCase().split(/[-_]/)[0] ?? '';
+  return Object.hasOwn(EMOJI_WORDS, code) ? code as EmojiLanguage : 'en';
+}
+
+const lookups = new Map<EmojiLanguage | 'en', Map<string, string>>();
+function table(language: EmojiLanguage | 'en'): Map<string, string> {
+  let lookup = lookups.get(language);
   if (!lookup) {
     lookup = new Map();
-    for (const entry of EMOJI_KEYWORDS) for (const w of entry.words) if (!lookup.has(w)) lookup.set(w, entry.emoji);
+    const entries = language === 'en' ? EMOJI_KEYWORDS : [...EMOJI_WORDS[language], ...SHARED_EMOJI_WORDS];
+    for (const entry of entries) for (const w of entry.words) {
+      const key = language === 'en' ? w : foldWord(w);
+      if (key && !lookup.has(key)) lookup.set(key, entry.emoji);
+    }
+    lookups.set(language, lookup);
   }
   return lookup;
 }
@@ -146,20 +160,65 @@ export function wordStems(word: string): string[] {
   return [...out];
 }
 
-/** The emoji a single spoken word earns, or null. */
-export function emojiForWord(word: string): string | null {
-  const t = table();
-  for (const stem of wordStems(word)) {
-    const e = t.get(stem);
+/**
+ * Plural endings per language, as [ending, replacement]: es "canciones" -> canción, fr "jeux" -> jeu,
+ * "journaux" -> journal (and feminine -e: "fatiguée" -> fatigué), pt "corações" -> coração, "viagens"
+ * -> viagem, it "amici" -> amico, "giochi" -> gioco, de "Kinder" -> Kind (German adjective endings are
+ * the same ones: "starken" -> stark). Only endings, never verb stemming: stemming would turn common
+ * verb forms into keywords (de "heiße" "am called" -> heiß), so the tables list the verb forms speech
+ * uses instead. German compounds are not split ("Geldbörse" is not "Geld"). What is left must keep 3
+ * letters, so short function words ("une", "mi", "den") stay themselves.
+ */
+const PLURALS: Readonly<Record<EmojiLanguage, readonly (readonly [string, string])[]>> = {
+  es: [['ces', 'z'], ['es', ''], ['s', '']],
+  fr: [['aux', 'al'], ['es', ''], ['s', ''], ['x', ''], ['e', '']],
+  pt: [['oes', 'ao'], ['aes', 'ao'], ['ais', 'al'], ['eis', 'el'], ['ois', 'ol'], ['ns', 'm'], ['es', ''], ['s', '']],
+  it: [['chi', 'co'], ['ghi', 'go'], ['che', 'ca'], ['ghe', 'ga'], ['i', 'o'], ['i', 'e'], ['i', 'a'], ['i', 'io'], ['e', 'a']],
+  de: [['ern', ''], ['en', ''], ['er', ''], ['es', ''], ['em', ''], ['e', ''], ['n', ''], ['s', '']],
+};
+
+/**
+ * A word as the non-English tables compare it: lower case, without accents (captions come with and
+ * without them, and Whisper is not consistent), ß/œ/æ spelled out, only letters and digits, and only
+ * what follows an apostrophe (the elided article or preposition of fr "l'argent", it "dell'amore").
+ */
+function foldWord(word: string): string {
+  const w = word.toLowerCase().replace(/ß/g, 'ss').replace(/œ/g, 'oe').replace(/æ/g, 'ae').replace(/^['’ʼ]+|['’ʼ]+$/g, '');
+  return (w.split(/['’ʼ]/).pop() ?? '').normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^a-z0-9]/g, '');
+}
+
+/**
+ * The forms a spoken word is looked up as in a language's table: itself (folded), then with a plural
+ * ending replaced. English (and any language without a table) uses wordStems.
+ */
+export function wordForms(word: string, language?: string | null): string[] {
+  const lang = emojiLanguage(language);
+  if (lang === 'en') return wordStems(word);
+  const w = foldWord(word);
+  if (!w) return [];
+  const out = new Set([w]);
+  for (const [ending, replacement] of PLURALS[lang]) {
+    if (!w.endsWith(ending)) continue;
+    const base = w.slice(0, -ending.length) + replacement;
+    if (base.length >= 3) out.add(base);
+  }
+  return [...out];
+}
+
+/** The emoji a single spoken word earns in the speech language (English when absent), or null. */
+export function emojiForWord(word: string, language?: string | null): string | null {
+  const t = table(emojiLanguage(language));
+  for (const form of wordForms(word, language)) {
+    const e = t.get(form);
     if (e) return e;
   }
   return null;
 }
 
 /** The first word of a phrase that earns an emoji (at most one per phrase), or null. */
-export function emojiForPhrase(words: readonly string[]): { emoji: string; wordIndex: number } | null {
+export function emojiForPhrase(words: readonly string[], language?: string | null): { emoji: string; wordIndex: number } | null {
   for (let i = 0; i < words.length; i++) {
-    const emoji = emojiForWord(words[i]!);
+    const emoji = emojiForWord(words[i]!, language);
     if (emoji) return { emoji, wordIndex: i };
   }
   return null;
