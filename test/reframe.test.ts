@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { probeMedia } from '../src/media/probe.js';
 import { sampleFaces } from '../src/pipeline/faces.js';
 import { cropWindow, decideLayout, facesChange, mainFacesByShot, planReframe, shotKeyframes, smoothPath, type PathPoint } from '../src/pipeline/reframe.js';
-import { cutCandidates, findCuts, frameSignature, pickCut, showinfoTimes, splitShots, type SampledFrame } from '../src/pipeline/shots.js';
+import { cutCandidates, exactCut, findCuts, frameSignature, pickCut, showinfoTimes, splitShots, type SampledFrame } from '../src/pipeline/shots.js';
 import type { CropKeyframe, MediaInfo } from '../src/pipeline/types.js';
 import { clmtrackrMedia, video } from './helpers/media.js';
 
@@ -225,14 +225,24 @@ describe('shots', () => {
     expect(merged.shots.map((s) => s.shot)).toEqual([{ start: 0, end: 1.95 }, { start: 1.95, end: 4 }]);
   });
 
+  // Camera 1: the speaker on the left of a blue room; at 4 s a cut to camera 2: on the right, red room.
+  const W = 1280, H = 360, ow = 320, oh = 240, oy = 60;
+  const twoCameras = () => video({
+    duration: 8, width: W, height: H, fps: 25,
+    picture: `color=c=0x2040a0:s=${W}x${H}:r=25:d=4[a];color=c=0x902018:s=${W}x${H}:r=25:d=4[b];[a][b]concat=n=2:v=1:a=0[bg];`
+      + `movie=${CAP12},scale=${ow}:${oh}[f];[bg][f]overlay=x='if(lt(t,4),120,${W - 120 - ow})':y=${oy}:shortest=1[out0]`,
+  });
+
+  it('finds the same exact cut whatever the window around it starts at', async () => {
+    // The last frame of camera 1 is at 3.96 s, the first of camera 2 at 4.00 s: the switch goes between.
+    // (A window starting between two frame ticks once shifted the answer by a frame.)
+    const cut = twoCameras();
+    // Windows as findCuts asks: two samples 1/3 s apart, the later one already showing camera 2.
+    for (const from of [3.67, 3.69, 3.7, 3.73, 3.77, 3.81, 3.86]) expect(await exactCut(cut, from, from + 0.34)).toBeCloseTo(3.98, 3);
+  });
+
   it('a two-camera clip: the cut is found to the frame and the crop jumps with it', async () => {
-    // Camera 1: the speaker on the left of a blue room; at 4 s a cut to camera 2: on the right, red room.
-    const W = 1280, H = 360, ow = 320, oh = 240, oy = 60;
-    const cut = video({
-      duration: 8, width: W, height: H, fps: 25,
-      picture: `color=c=0x2040a0:s=${W}x${H}:r=25:d=4[a];color=c=0x902018:s=${W}x${H}:r=25:d=4[b];[a][b]concat=n=2:v=1:a=0[bg];`
-        + `movie=${CAP12},scale=${ow}:${oh}[f];[bg][f]overlay=x='if(lt(t,4),120,${W - 120 - ow})':y=${oy}:shortest=1[out0]`,
-    });
+    const cut = twoCameras();
     const { info: src } = await probeMedia(cut);
     const plan = await planReframe({ mediaPath: cut, info: src, range: { start: 1, end: 7.5 }, layout: 'fill', output: OUT });
     const leftFace = (120 + ow / 2) / W, rightFace = (W - 120 - ow / 2) / W;

@@ -102,7 +102,10 @@ export async function exactCut(mediaPath: string, from: number, to: number, sign
     '-nostdin', '-hide_banner', '-nostats', '-v', 'info', '-ss', start.toFixed(3), '-i', mediaPath, '-t', (to - start + 0.02).toFixed(3),
     '-map', '0:v:0', '-an', '-sn', '-dn',
     '-vf', `scale=${PROBE.w}:${PROBE.h}:flags=area,showinfo`,
-    '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-',
+    // passthrough: one raw frame per decoded frame. Left to its default, the rawvideo output is made
+    // constant-rate and duplicates the first frame when it starts between two ticks of the seek point,
+    // which shifted every frame against the showinfo times by one.
+    '-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-',
   ], { signal, stderrLimit: 1 << 20 });
   const times = showinfoTimes(stderr);
   const count = Math.min(times.length, Math.floor(raw.length / frameBytes));
