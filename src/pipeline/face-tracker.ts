@@ -31,7 +31,7 @@ export interface TrackerOptions {
 
 const DEFAULTS: Required<TrackerOptions> = { maxGap: 3, maxDistance: 1, maxSizeRatio: 1.8 };
 
-function median(values: number[]): number {
+export function median(values: readonly number[]): number {
   const s = [...values].sort((a, b) => a - b);
   if (s.length === 0) return 0;
   const m = s.length >> 1;

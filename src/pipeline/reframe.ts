@@ -3,7 +3,7 @@
 // pure so the geometry and the smoothing are tested without video.
 import { AbortedError } from '../media/process.js';
 import { PipelineError } from '../service/errors.js';
-import { pickMainFace, type MainFace } from './face-tracker.js';
+import { median, pickMainFace, type MainFace } from './face-tracker.js';
 import { sampleFaces, type FaceSample } from './faces.js';
 import { findCuts, frameSignature, splitShots, type SampledFrame } from './shots.js';
 import type { CropKeyframe, Layout, MediaInfo, ReframePlan, ResolvedLayout, TimeRange } from './types.js';
@@ -181,13 +181,11 @@ export function mainFacesByShot(samples: readonly FaceSample[], shots: readonly 
   const out = groups.map((g) => ({ shot: g.shot, main: pickMainFace(g.samples) }));
   const mains = out.flatMap((o) => (o.main ? [o.main] : []));
   if (mains.length === 0 || samples.length === 0) return { shots: out, summary: null };
-  const heights = mains.flatMap((m) => m.track.boxes.map((b) => b.h)).sort((a, b) => a - b);
-  const mid = heights.length >> 1;
   return {
     shots: out,
     summary: {
       coverage: mains.reduce((n, m) => n + m.track.boxes.length, 0) / samples.length,
-      medianHeight: heights.length % 2 ? heights[mid]! : (heights[mid - 1]! + heights[mid]!) / 2,
+      medianHeight: median(mains.flatMap((m) => m.track.boxes.map((b) => b.h))),
     },
   };
 }
