@@ -2,6 +2,7 @@
 // Why tracks and not the best box per frame: single-frame false positives score like real faces
 // (a cat's face 0.78 against people from 0.80), but they do not persist from one sample to the next.
 import type { FaceBox } from './types.js';
+import { median } from './stats.js';
 
 export interface TrackedSample { t: number; faces: Omit<FaceBox, 't'>[] }
 
@@ -30,13 +31,6 @@ export interface TrackerOptions {
 }
 
 const DEFAULTS: Required<TrackerOptions> = { maxGap: 3, maxDistance: 1, maxSizeRatio: 1.8 };
-
-export function median(values: readonly number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  if (s.length === 0) return 0;
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
 
 /**
  * Greedy frame-to-frame association: each detection joins the open track whose last box is nearest

@@ -3,6 +3,7 @@
 // any sentence span i..j costs O(1) (plus a binary search for the heatmap). The lexicons are small
 // and curated on purpose: they only have to separate "hooky" openings from flat ones, not to be NLP.
 import type { HeatmapPoint, HighlightFeatures, LoudnessTrack, Sentence, TimeRange } from './types.js';
+import { median } from './stats.js';
 
 const CONTRAST = new Set(['but', 'however', 'actually', 'instead', 'yet', 'although', 'though', 'wrong', 'myth', 'unless']);
 const CONTRAST_PHRASES = ['the truth is', 'turns out', 'in fact', 'the problem is', 'the reality is', 'the thing is', 'here\'s the thing'];
@@ -176,13 +177,6 @@ export function paceScore(wordsPerSec: number): number {
 
 export function clamp01(x: number): number {
   return x < 0 ? 0 : x > 1 ? 1 : x;
-}
-
-function median(values: number[]): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 /** Energy floor: steps quieter than this are silence, and silence is not "less energetic" without end. */

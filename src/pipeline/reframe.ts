@@ -3,9 +3,10 @@
 // pure so the geometry and the smoothing are tested without video.
 import { AbortedError } from '../media/process.js';
 import { PipelineError } from '../service/errors.js';
-import { median, pickMainFace, type MainFace } from './face-tracker.js';
+import { pickMainFace, type MainFace } from './face-tracker.js';
 import { sampleFaces, type FaceSample } from './faces.js';
 import { findCuts, frameSignature, splitShots, type SampledFrame } from './shots.js';
+import { median } from './stats.js';
 import type { CropKeyframe, Layout, MediaInfo, ReframePlan, ResolvedLayout, TimeRange } from './types.js';
 
 export interface ReframeRequest {
