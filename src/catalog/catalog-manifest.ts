@@ -43,6 +43,14 @@ export class CatalogError extends Error {
   }
 }
 
+/** Manifest check shared by the video catalogs: `width` and `height` of the file, positive integer pixels. */
+export function checkPictureSize(item: Record<string, unknown>, where: string): void {
+  for (const key of ['width', 'height'] as const) {
+    const v = item[key];
+    if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0) throw new CatalogError(`${where} needs "${key}" (pixels, a positive integer)`);
+  }
+}
+
 /** assets/catalog: next to src/ in a checkout, next to dist/ in the installed package. */
 export function catalogRoot(): string {
   return process.env.SHORTS_CATALOG_DIR

@@ -3,7 +3,7 @@
 // preview frames that scripts/build-catalog.mjs generates with FFmpeg's own generative sources.
 // The render loops a file and starts it at a random offset, so any length works; the manifest keeps
 // the measured duration so the offset can be drawn without probing the file at render time.
-import { CatalogError, defineCatalog, type CatalogItemBase } from './catalog-manifest.js';
+import { CatalogError, checkPictureSize, defineCatalog, type CatalogItemBase } from './catalog-manifest.js';
 
 export interface GameVideo extends CatalogItemBase {
   /** Seconds, measured with ffprobe. */
@@ -24,10 +24,7 @@ export const gameVideoPreviewPath = catalog.previewPath;
 
 function checkGameVideo(item: Record<string, unknown>, where: string): void {
   if (typeof item.duration !== 'number' || !(item.duration > 0)) throw new CatalogError(`${where} needs "duration" (seconds, > 0; ffprobe)`);
-  for (const key of ['width', 'height'] as const) {
-    const v = item[key];
-    if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0) throw new CatalogError(`${where} needs "${key}" (pixels, a positive integer)`);
-  }
+  checkPictureSize(item, where);
 }
 
 /**

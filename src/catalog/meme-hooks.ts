@@ -3,7 +3,7 @@
 // scripts/build-catalog.mjs makes from Debian sound effects and pictures and the project's fonts.
 // The render plays a hook full-frame before the short, so the manifest keeps its measured length:
 // the short's duration is known without probing the file.
-import { CatalogError, defineCatalog, type CatalogItemBase } from './catalog-manifest.js';
+import { CatalogError, checkPictureSize, defineCatalog, type CatalogItemBase } from './catalog-manifest.js';
 
 export interface MemeHook extends CatalogItemBase {
   /** Seconds, measured with ffprobe (the picture's length); the render plays exactly this long. */
@@ -29,10 +29,7 @@ function checkMemeHook(item: Record<string, unknown>, where: string): void {
   const d = item.duration;
   if (typeof d !== 'number' || !(d > 0 && d <= MEME_HOOK_MAX_SECONDS))
     throw new CatalogError(`${where} needs "duration" (seconds, > 0 and <= ${MEME_HOOK_MAX_SECONDS}; ffprobe)`);
-  for (const key of ['width', 'height'] as const) {
-    const v = item[key];
-    if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0) throw new CatalogError(`${where} needs "${key}" (pixels, a positive integer)`);
-  }
+  checkPictureSize(item, where);
 }
 
 /**
