@@ -15,6 +15,7 @@ import { EMOJI_KEYWORDS, emojiDir, emojiFileName, emojiForPhrase, emojiForWord, 
 import { translatedCues } from '../src/pipeline/translate.js';
 import type { CaptionCue, Word } from '../src/pipeline/types.js';
 import { video } from './helpers/media.js';
+import { frameAt } from './helpers/frames.js';
 
 const W = 270, H = 480;
 const accent = TEMPLATES.find((t) => t.emoji)!;
@@ -112,11 +113,11 @@ describe('emoji overlays', () => {
   it('renders the emoji above the keyword phrase while it is up, and nowhere else', async () => {
     const file = await render('full.mp4', { width: W, height: H });
     const [e] = captionEmoji(buildCues(SPOKEN, CLIP, { wordsPerCue: wordsPerCueFor(accent) }), accent, { width: W, height: H });
-    const during = bag(frameAt(file, 2.4, H), H);
+    const during = bag(frameOf(file, 2.4, H), H);
     // Most of the bag's area is its yellow; all of it inside the emoji's square.
     expect(during.inside(e!)).toBeGreaterThan(e!.size * e!.size * 0.25);
     expect(during.outside(e!)).toBe(0);
-    for (const t of [0.5, 4.0]) expect(bag(frameAt(file, t, H), H).total, `t=${t}`).toBe(0);
+    for (const t of [0.5, 4.0]) expect(bag(frameOf(file, t, H), H).total, `t=${t}`).toBe(0);
   });
 
   it('split screen: the emoji is placed in the captioned top half and never crosses the seam', async () => {
@@ -124,7 +125,7 @@ describe('emoji overlays', () => {
     const file = await render('split.mp4', half, { path: gameplay, offset: 0, duration: 5 });
     const [e] = captionEmoji(buildCues(SPOKEN, CLIP, { wordsPerCue: wordsPerCueFor(accent) }), accent, half);
     expect(e!.y + e!.size).toBeLessThan(H / 2);
-    const during = bag(frameAt(file, 2.4, H), H);
+    const during = bag(frameOf(file, 2.4, H), H);
     expect(during.inside(e!)).toBeGreaterThan(e!.size * e!.size * 0.25);
     expect(during.outside(e!)).toBe(0);
   });
@@ -156,8 +157,8 @@ async function render(name: string, picture: { width: number; height: number }, 
   return plan.output.path;
 }
 
-function frameAt(file: string, t: number, height: number): Buffer {
-  const frame = execFileSync('ffmpeg', ['-v', 'error', '-ss', String(t), '-i', file, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'], { maxBuffer: 16 << 20 });
+function frameOf(file: string, t: number, height: number): Buffer {
+  const frame = frameAt(file, t);
   expect(frame.length).toBe(W * height * 3);
   return frame;
 }

@@ -13,6 +13,7 @@ import { buildAss, buildCues, wordsPerCueFor } from '../src/pipeline/captions.js
 import type { CaptionCue, Word } from '../src/pipeline/types.js';
 import { renderCaptions } from './helpers/caption-render.js';
 import { video } from './helpers/media.js';
+import { frameAt } from './helpers/frames.js';
 
 const W = 270, H = 480;
 const GREY = 0x40;
@@ -34,9 +35,6 @@ const HARD: Word[] = [
 ].map((text, i) => ({ text, start: 0.2 + i * 1.2, end: 0.7 + i * 1.2, probability: 1 }));
 const CLIP = { start: 0, end: 6 };
 
-function grey(file: string, t: number): Buffer {
-  return execFileSync('ffmpeg', ['-v', 'error', '-ss', String(t), '-i', file, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'gray', '-'], { maxBuffer: 16 << 20 });
-}
 function inkBox(frame: Buffer) {
   const r = { count: 0, minX: W, maxX: -1, minY: H, maxY: -1 };
   for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) {
@@ -83,7 +81,7 @@ describe('caption layout', () => {
       expect(cues).toHaveLength(HARD.length);
       const file = await render(t, cues);
       for (const w of HARD) {
-        const box = inkBox(grey(file, (w.start + w.end) / 2));
+        const box = inkBox(frameAt(file, (w.start + w.end) / 2, 'gray'));
         expect(box.count, w.text).toBeGreaterThan(100);
         expect(box.minX, w.text).toBeGreaterThanOrEqual(Math.floor(W * 0.1) - 1);
         expect(box.maxX, w.text).toBeLessThanOrEqual(Math.ceil(W * 0.9) + 1);

@@ -16,6 +16,7 @@ import { SUBSCRIBE_LINES, buildOutroAss, fetchOutroImage, outroHandle, outroLine
 import { LANGUAGES } from '../src/service/languages.js';
 import type { RequestDetail } from '../src/service/api-types.js';
 import { SAMPLE, cliEnv, runCli } from './helpers/cli.js';
+import { frameAt } from './helpers/frames.js';
 
 const W = 270, H = 480;
 const BACKDROP = '#204080';
@@ -62,10 +63,6 @@ function plan(name: string, outro: Partial<RenderOutro>): RenderPlan {
 
 function duration(file: string): number {
   return Number(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', file]).toString().trim());
-}
-/** One RGB frame at `t` seconds. */
-function frameAt(file: string, t: number): Buffer {
-  return ffmpeg(['-ss', String(t), '-i', file, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-']);
 }
 function pixel(frame: Buffer, x: number, y: number): [number, number, number] {
   const i = (y * W + x) * 3;

@@ -1,5 +1,4 @@
 // Hook title and CTA banner: checked in the rendered frames, not just in the ASS text.
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,12 +9,9 @@ import { DEFAULT_TEMPLATE, fontsDir } from '../src/catalog/templates.js';
 import { renderClip } from '../src/media/render.js';
 import { RENDER_PLAN_VERSION } from '../src/media/render-plan.js';
 import { video } from './helpers/media.js';
+import { frameAt } from './helpers/frames.js';
 
 const W = 270, H = 480;
-
-function frame(file: string, t: number): Buffer {
-  return execFileSync('ffmpeg', ['-v', 'error', '-ss', String(t), '-i', file, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-']);
-}
 
 /** Pixels within `tol` of an RGB colour inside rows [y0, y1). */
 function count(buf: Buffer, rgb: [number, number, number], y0: number, y1: number, tol = 40): number {
@@ -72,7 +68,7 @@ describe('text overlays', () => {
     const out = await renderOverlays('o', { hookTitle: 'THE HOOK', cta: 'FOLLOW NOW', clipDuration: 8 });
     const top: [number, number] = [0, Math.round(H * 0.3)];
     const yellow: [number, number, number] = [255, 212, 0], red: [number, number, number] = [232, 40, 60];
-    const start = frame(out, 1.5), middle = frame(out, 4.5), end = frame(out, 7.5);
+    const start = frameAt(out, 1.5), middle = frameAt(out, 4.5), end = frameAt(out, 7.5);
     expect(count(start, yellow, ...top)).toBeGreaterThan(200);
     expect(count(start, red, ...top)).toBe(0);
     expect(count(middle, yellow, ...top) + count(middle, red, ...top)).toBe(0);
@@ -106,7 +102,7 @@ describe('text overlays', () => {
     const o = { hookTitle: 'The one habit that quietly changed everything about how I learn', cta: null, clipDuration: 2 };
     const out = await renderOverlays('band', o);
     const [band] = overlayBands(o, { width: W, height: H });
-    const f = frame(out, 1.5);
+    const f = frameAt(out, 1.5);
     const yellow: [number, number, number] = [255, 212, 0];
     expect(count(f, yellow, 0, H)).toBeGreaterThan(200);
     expect(count(f, yellow, 0, band!.top) + count(f, yellow, band!.bottom, H)).toBe(0);

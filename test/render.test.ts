@@ -12,6 +12,7 @@ import { buildAss, buildCues } from '../src/pipeline/captions.js';
 import type { ReframePlan } from '../src/pipeline/types.js';
 import { PipelineError } from '../src/service/errors.js';
 import { speech, video } from './helpers/media.js';
+import { frameAt } from './helpers/frames.js';
 
 const W = 360, H = 640;
 let dir: string;
@@ -41,10 +42,6 @@ function probe(file: string): Probe {
   return JSON.parse(execFileSync('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file], { encoding: 'utf8' })) as Probe;
 }
 
-/** One decoded frame at time t as packed RGB. */
-function frameAt(file: string, t: number): Buffer {
-  return execFileSync('ffmpeg', ['-v', 'error', '-ss', String(t), '-i', file, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'], { maxBuffer: 64 << 20 });
-}
 function pixel(frame: Buffer, x: number, y: number): [number, number, number] {
   const i = (y * W + x) * 3;
   return [frame[i]!, frame[i + 1]!, frame[i + 2]!];

@@ -18,6 +18,7 @@ import { ShortsError } from '../src/service/errors.js';
 import { Service } from '../src/service/service.js';
 import { renderCaptions } from './helpers/caption-render.js';
 import { video } from './helpers/media.js';
+import { frameAt } from './helpers/frames.js';
 
 const W = PREVIEW_SIZE.width, H = PREVIEW_SIZE.height;
 const GREY = '#404040';
@@ -34,9 +35,6 @@ const SPOKEN: Word[] = ['Welcome', 'back', 'everyone', 'today', 'we', 'practise'
   .map((text, i) => ({ text, start: 0.5 + i * 0.4, end: 0.85 + i * 0.4, probability: 0.9 }));
 const CLIP = { start: 0, end: 3.5 };
 
-function frameAt(file: string, t: number): Buffer {
-  return execFileSync('ffmpeg', ['-v', 'error', '-ss', String(t), '-i', file, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'], { maxBuffer: 64 << 20 });
-}
 function near(frame: Buffer, i: number, hex: string, tol: number): boolean {
   return [1, 3, 5].every((o, k) => Math.abs(frame[i + k]! - parseInt(hex.slice(o, o + 2), 16)) <= tol);
 }
