@@ -16,9 +16,7 @@ import { fetchSource } from '../pipeline/fetch.js';
 import type { UrlCheck } from '../net/download.js';
 import { clampRange } from '../pipeline/range.js';
 import type { Transcriber } from '../pipeline/transcribe.js';
-import { measureLoudness } from '../pipeline/loudness.js';
-import { findHighlights } from '../pipeline/highlights.js';
-import { writeCopy } from '../pipeline/copywriter.js';
+import { pickMoments } from '../pipeline/moments.js';
 import { llmConfigFromEnv, refineWithLlm } from '../pipeline/llm.js';
 import { planReframe } from '../pipeline/reframe.js';
 import { buildAss, buildCues, captionEmoji } from '../pipeline/captions.js';
@@ -162,13 +160,11 @@ export class Orchestrator {
     transcript: Transcript, signal: AbortSignal): Promise<PlanCheckpoint> {
     const saved = art.read<PlanCheckpoint>('plan');
     if (saved) return saved;
-    const loudness = await measureLoudness(source.path, range, signal);
-    const highlights = findHighlights({
-      transcript, loudness, heatmap: source.heatmap, preferredLength: req.options.preferredLength,
-      maxShorts: req.options.maxShorts, noClipping: req.options.noClipping, range,
+    let ranked = await pickMoments({
+      mediaPath: source.path, transcript, range, heatmap: source.heatmap, preferredLength: req.options.preferredLength,
+      maxShorts: req.options.maxShorts, noClipping: req.options.noClipping, signal,
     });
-    if (highlights.length === 0) throw new PipelineError('finding_highlights', 'no segment of the range could stand alone as a clip');
-    let ranked = highlights.map((highlight) => ({ highlight, copy: writeCopy(highlight, transcript) }));
+    if (ranked.length === 0) throw new PipelineError('finding_highlights', 'no segment of the range could stand alone as a clip');
     const llm = llmConfigFromEnv();
     if (llm) {
       const text = (h: Highlight) => h.sentenceIndexes.map((i) => transcript.sentences[i]?.sentence ?? '').join(' ');

@@ -1,0 +1,31 @@
+// Stages 3 and 4 behind one call: measure the range's audio, pick the moments worth a short, put their
+// edges in pauses, and write their copy. The orchestrator and `npm run eval` both go through here, so the
+// evaluation scores exactly what users get (minus the optional LLM polish, which the orchestrator adds).
+import { findHighlights } from './highlights.js';
+import { writeCopy } from './copywriter.js';
+import { measureLoudness } from './loudness.js';
+import type { ClipCopy, HeatmapPoint, Highlight, PreferredLength, TimeRange, Transcript } from './types.js';
+
+export interface MomentsRequest {
+  mediaPath: string;
+  transcript: Transcript;
+  range: TimeRange;
+  heatmap: HeatmapPoint[];
+  preferredLength: PreferredLength;
+  /** null = automatic (as many good, distinct picks as the range supports). */
+  maxShorts: number | null;
+  noClipping: boolean;
+  signal?: AbortSignal;
+}
+
+export interface Moment { highlight: Highlight; copy: ClipCopy }
+
+/** Ranked moments, best first; [] when no segment of the range can stand alone as a clip. */
+export async function pickMoments(req: MomentsRequest): Promise<Moment[]> {
+  const loudness = await measureLoudness(req.mediaPath, req.range, req.signal);
+  const highlights = findHighlights({
+    transcript: req.transcript, loudness, heatmap: req.heatmap, preferredLength: req.preferredLength,
+    maxShorts: req.maxShorts, noClipping: req.noClipping, range: req.range,
+  });
+  return highlights.map((highlight) => ({ highlight, copy: writeCopy(highlight, req.transcript) }));
+}
