@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setting } from '../settings.js';
 
 export type CatalogKind = 'music' | 'memeHooks' | 'gameVideos';
 
@@ -53,7 +54,7 @@ export function checkPictureSize(item: Record<string, unknown>, where: string): 
 
 /** assets/catalog: next to src/ in a checkout, next to dist/ in the installed package. */
 export function catalogRoot(): string {
-  return process.env.SHORTS_CATALOG_DIR
+  return setting('SHORTS_CATALOG_DIR')
     ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'assets', 'catalog');
 }
 

@@ -5,6 +5,7 @@
 import { chmodSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import Conf from 'conf';
+import { setting } from '../settings.js';
 
 export interface SavedSettings { remote?: string; apiKey?: string }
 
@@ -17,7 +18,7 @@ export function isSettingName(name: string): name is SettingName {
 }
 
 export function settingsDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const dir = env.SHORTS_CONFIG_DIR || env.SHORTS_DATA_DIR;
+  const dir = setting('SHORTS_CONFIG_DIR', env) ?? setting('SHORTS_DATA_DIR', env);
   return dir ? path.resolve(dir) : undefined;
 }
 

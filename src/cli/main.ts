@@ -6,6 +6,7 @@ import { CliError, EXIT } from './cli-error.js';
 import { makeClient } from '../client/client-factory.js';
 import { ShortsError } from '../service/errors.js';
 import { note } from './output.js';
+import { setting } from '../settings.js';
 
 export async function main(argv: string[]): Promise<number> {
   let code: number = EXIT.ok;
@@ -28,7 +29,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (e instanceof Error && e.name === 'ExitPromptError') return EXIT.interrupted;
     note(`error: ${e instanceof Error ? e.message : String(e)}`);
-    if (process.env.SHORTS_DEBUG === '1' && e instanceof Error) note(e.stack ?? '');
+    if (setting('SHORTS_DEBUG') === '1' && e instanceof Error) note(e.stack ?? '');
     return EXIT.failure;
   }
 }

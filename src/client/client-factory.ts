@@ -9,6 +9,7 @@ import { dataDir } from './data-dir.js';
 import { Settings, type SavedSettings } from '../cli/config.js';
 import { CliError, EXIT } from '../cli/cli-error.js';
 import { note } from '../cli/output.js';
+import { setting } from '../settings.js';
 
 export interface ConnectionFlags { remote?: string; apiKey?: string }
 
@@ -33,7 +34,7 @@ function sameServer(a: string, b: string): boolean {
 /** The precedence rules alone, without opening anything: flags > env > saved settings > local. */
 export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv, saved: SavedSettings): Connection {
   const fromFlag = nonEmpty(flags.remote);
-  const fromEnv = nonEmpty(env.SHORTS_REMOTE);
+  const fromEnv = setting('SHORTS_REMOTE', env);
   const savedRemote = nonEmpty(saved.remote);
   const remote = fromFlag ?? fromEnv ?? savedRemote;
   if (!remote) return { mode: 'local' };
@@ -45,14 +46,14 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
   }
   const savedKey = nonEmpty(saved.apiKey);
   const savedKeyFits = savedKey !== undefined && (savedRemote === undefined || sameServer(savedRemote, remote));
-  const apiKey = nonEmpty(flags.apiKey) ?? nonEmpty(env.SHORTS_API_KEY) ?? (savedKeyFits ? savedKey : undefined);
+  const apiKey = nonEmpty(flags.apiKey) ?? setting('SHORTS_API_KEY', env) ?? (savedKeyFits ? savedKey : undefined);
   if (!apiKey) throw new CliError(MISSING_KEY, EXIT.usage);
   return { mode: 'remote', baseUrl, apiKey, from: fromFlag ? 'flag' : fromEnv ? 'env' : 'config' };
 }
 
 /** Poll interval override for tests and impatient scripts (the spec recommends 10 s). */
 function pollIntervalFromEnv(env: NodeJS.ProcessEnv): number | undefined {
-  const raw = nonEmpty(env.SHORTS_POLL_INTERVAL_MS);
+  const raw = setting('SHORTS_POLL_INTERVAL_MS', env);
   if (raw === undefined) return undefined;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1) throw new CliError(`SHORTS_POLL_INTERVAL_MS must be a whole number of milliseconds, got "${raw}"`, EXIT.usage);
@@ -61,7 +62,7 @@ function pollIntervalFromEnv(env: NodeJS.ProcessEnv): number | undefined {
 
 export function makeClient(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env): ShortsClient {
   // The settings file is only read when neither a flag nor the environment settles both values.
-  const settled = (nonEmpty(flags.remote) ?? nonEmpty(env.SHORTS_REMOTE)) && (nonEmpty(flags.apiKey) ?? nonEmpty(env.SHORTS_API_KEY));
+  const settled = (nonEmpty(flags.remote) ?? setting('SHORTS_REMOTE', env)) && (nonEmpty(flags.apiKey) ?? setting('SHORTS_API_KEY', env));
   const saved = settled ? {} : new Settings(env).all();
   const connection = resolveConnection(flags, env, saved);
   if (connection.mode === 'local') return new LocalClient(dataDir(env), note);

@@ -1,6 +1,7 @@
 // Output settings of the renderer. The spec's default is 1080x1920; SHORTS_RENDER_SIZE (WxH) and
 // SHORTS_X264_PRESET exist for previews and fast test renders, never to change what the API promises.
 import { cpus } from 'node:os';
+import { rawSetting, setting } from '../settings.js';
 
 export interface RenderSettings { width: number; height: number; preset: string; crf: number; x264Params: string; concurrency: number }
 
@@ -15,18 +16,19 @@ const PRESETS = ['ultrafast', 'superfast', 'veryfast', 'faster', 'fast', 'medium
 
 export function renderSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): RenderSettings {
   let width = 1080, height = 1920;
-  const size = env.SHORTS_RENDER_SIZE;
+  const size = setting('SHORTS_RENDER_SIZE', env);
   if (size) {
     const m = /^(\d+)x(\d+)$/.exec(size);
     if (!m || Number(m[1]) % 2 || Number(m[2]) % 2) throw new Error(`SHORTS_RENDER_SIZE must be WIDTHxHEIGHT with even numbers, got "${size}"`);
     width = Number(m[1]);
     height = Number(m[2]);
   }
-  const preset = env.SHORTS_X264_PRESET ?? 'veryfast';
+  const preset = setting('SHORTS_X264_PRESET', env) ?? 'veryfast';
   if (!PRESETS.includes(preset)) throw new Error(`SHORTS_X264_PRESET must be one of ${PRESETS.join(', ')}`);
   // x264 already uses every core for one clip; two clips at once still helps because the
   // single-threaded parts (decode, filters, libass) overlap. More than the core count only adds memory.
-  const concurrency = Number(env.SHORTS_RENDER_CONCURRENCY ?? cpus().length);
-  const x264Params = env.SHORTS_X264_PARAMS ?? (env.SHORTS_X264_PRESET ? '' : DEFAULT_X264_PARAMS);
+  const concurrency = Number(setting('SHORTS_RENDER_CONCURRENCY', env) ?? cpus().length);
+  // An empty SHORTS_X264_PARAMS is meaningful (no tuning), so it is read as set.
+  const x264Params = rawSetting('SHORTS_X264_PARAMS', env) ?? (setting('SHORTS_X264_PRESET', env) ? '' : DEFAULT_X264_PARAMS);
   return { width, height, preset, crf: 23, x264Params, concurrency: Math.max(1, concurrency) };
 }

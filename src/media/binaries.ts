@@ -2,6 +2,7 @@
 // build shipped by @ffmpeg-installer / @ffprobe-installer (old, 2018, but always installable from npm).
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { setting } from '../settings.js';
 
 const require = createRequire(import.meta.url);
 
@@ -21,8 +22,8 @@ function packaged(pkg: string): string | null {
   }
 }
 
-function pick(envVar: string, systemName: string, pkg: string): string {
-  const configured = process.env[envVar];
+function pick(envVar: 'SHORTS_FFMPEG' | 'SHORTS_FFPROBE', systemName: string, pkg: string): string {
+  const configured = setting(envVar);
   if (configured) {
     if (!works(configured)) throw new Error(`${envVar}=${configured} is not a working ${systemName} binary`);
     return configured;

@@ -7,6 +7,7 @@ import { isIPv4, isIPv6 } from 'node:net';
 import { ShortsError, type ErrorCode } from '../service/errors.js';
 import { headFileUrl, type UrlCheck } from './download.js';
 import { parsePageUrl } from './ytdlp.js';
+import { setting } from '../settings.js';
 
 export { pinnedLookup } from './pinned-lookup.js';
 
@@ -245,7 +246,7 @@ export const systemResolver: Resolver = async (hostname) => {
 let loopbackAnnounced = false;
 
 function loopbackAllowed(opts: GuardOptions | undefined): boolean {
-  const on = opts?.allowPrivate ?? process.env.SHORTS_ALLOW_PRIVATE_URLS === '1';
+  const on = opts?.allowPrivate ?? setting('SHORTS_ALLOW_PRIVATE_URLS') === '1';
   if (on && !loopbackAnnounced) {
     loopbackAnnounced = true;
     process.stderr.write('shortwright: private URLs allowed (SHORTS_ALLOW_PRIVATE_URLS=1): the URL guard lets loopback addresses through; development and tests only\n');

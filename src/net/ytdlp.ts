@@ -9,6 +9,7 @@ import { PipelineError, ShortsError } from '../service/errors.js';
 import { formatBytes } from './download.js';
 import { proxiedEnv, type EgressProxy } from './egress-proxy.js';
 import type { HeatmapPoint } from '../pipeline/types.js';
+import { setting } from '../settings.js';
 
 export interface YtDlpInfo {
   title: string | null;
@@ -84,7 +85,7 @@ let resolved: { key: string; bin: string } | null = null;
 
 /** yt-dlp to use: SHORTS_YTDLP, else `yt-dlp` on PATH. A missing tool is our setup's fault, not the URL's. */
 export async function resolveYtDlp(signal?: AbortSignal): Promise<string> {
-  const configured = process.env.SHORTS_YTDLP || undefined;
+  const configured = setting('SHORTS_YTDLP');
   const key = `${configured ?? ''}\0${process.env.PATH ?? ''}`;
   if (resolved?.key === key) return resolved.bin;
   const bin = configured ?? 'yt-dlp';

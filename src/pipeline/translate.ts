@@ -6,6 +6,7 @@ import got from 'got';
 import { LANGUAGES } from '../service/languages.js';
 import { NoContentError, chatJson } from '../net/chat-completions.js';
 import type { CaptionCue } from './types.js';
+import { setting } from '../settings.js';
 
 export interface TranslatorConfig { kind: 'libretranslate' | 'openai'; baseUrl: string; apiKey?: string; model?: string }
 
@@ -32,15 +33,15 @@ const BATCH = 25;
  * translation are then refused, never rendered untranslated.
  */
 export function translatorFromEnv(env: NodeJS.ProcessEnv = process.env): TranslatorConfig | null {
-  const kind = (env.SHORTS_TRANSLATE_KIND?.trim() || 'libretranslate').toLowerCase();
+  const kind = (setting('SHORTS_TRANSLATE_KIND', env)?.trim() ?? 'libretranslate').toLowerCase();
   if (kind !== 'libretranslate' && kind !== 'openai') return null;
-  let baseUrl = env.SHORTS_TRANSLATE_URL?.trim();
-  let apiKey = env.SHORTS_TRANSLATE_API_KEY?.trim();
-  let model = env.SHORTS_TRANSLATE_MODEL?.trim();
+  let baseUrl = setting('SHORTS_TRANSLATE_URL', env)?.trim();
+  let apiKey = setting('SHORTS_TRANSLATE_API_KEY', env)?.trim();
+  let model = setting('SHORTS_TRANSLATE_MODEL', env)?.trim();
   if (!baseUrl && kind === 'openai') {
-    baseUrl = env.SHORTS_LLM_BASE_URL?.trim();
-    apiKey ||= env.SHORTS_LLM_API_KEY?.trim();
-    model ||= env.SHORTS_LLM_MODEL?.trim();
+    baseUrl = setting('SHORTS_LLM_BASE_URL', env)?.trim();
+    apiKey ||= setting('SHORTS_LLM_API_KEY', env)?.trim();
+    model ||= setting('SHORTS_LLM_MODEL', env)?.trim();
   }
   if (!baseUrl || !isHttpUrl(baseUrl)) return null;
   if (kind === 'openai' && !model) return null;

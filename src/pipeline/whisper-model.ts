@@ -6,6 +6,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import got from 'got';
 import { PipelineError } from '../service/errors.js';
+import { setting } from '../settings.js';
 
 export const DEFAULT_MODEL = 'tiny.en';
 /** Where whisper.cpp publishes its ggml conversions; SHORTS_WHISPER_MODEL_BASE_URL overrides (mirrors, tests). */
@@ -78,7 +79,7 @@ async function sizeOf(file: string): Promise<number | null> {
 }
 
 async function download(name: string, dest: string, opts: ResolveModelOptions): Promise<void> {
-  const base = (process.env.SHORTS_WHISPER_MODEL_BASE_URL || DEFAULT_MODEL_BASE_URL).replace(/\/+$/, '');
+  const base = (setting('SHORTS_WHISPER_MODEL_BASE_URL') ?? DEFAULT_MODEL_BASE_URL).replace(/\/+$/, '');
   const url = `${base}/ggml-${name}.bin`;
   await mkdir(path.dirname(dest), { recursive: true });
   // A unique temp name beside the target: a crash leaves no half file under the real name, and two

@@ -21,6 +21,7 @@ import { MediaLinks, loadOrCreateSecret, parseMediaTtl } from './media-links.js'
 import { openApiDocument } from './openapi.js';
 import { RateLimiter } from './rate-limit.js';
 import { WebhookSender, type WebhookEvent } from './webhooks.js';
+import { setting } from '../settings.js';
 
 export interface ServeOptions {
   host: string;
@@ -72,7 +73,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     await webhooks.deliver(url, account.webhookSecret, webhookEvent(r, service, account));
   };
   worker = new Worker({
-    store, orchestrator, concurrency: opts.workers ?? Number(process.env.SHORTS_WORKERS ?? 1),
+    store, orchestrator, concurrency: opts.workers ?? Number(setting('SHORTS_WORKERS') ?? 1),
     refund: (id) => { accounts.refundCredit(id); },
     onFinished: notify,
     track: (id, c) => service.track(id, c),
@@ -92,8 +93,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   });
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const baseUrl = (opts.publicUrl ?? process.env.SHORTS_PUBLIC_URL ?? `http://${host}:${address.port}`).replace(/\/+$/, '');
-  links.current = new MediaLinks({ secret: loadOrCreateSecret(opts.dataDir), publicBaseUrl: baseUrl, ttlSec: parseMediaTtl(process.env.SHORTS_MEDIA_TTL) });
+  const baseUrl = (opts.publicUrl ?? setting('SHORTS_PUBLIC_URL') ?? `http://${host}:${address.port}`).replace(/\/+$/, '');
+  links.current = new MediaLinks({ secret: loadOrCreateSecret(opts.dataDir), publicBaseUrl: baseUrl, ttlSec: parseMediaTtl(setting('SHORTS_MEDIA_TTL')) });
   worker.start();
 
   let closing: Promise<void> | null = null;
@@ -141,7 +142,7 @@ async function readiness(store: JobStore, dataDir: string): Promise<ReadinessRep
   check('ffmpeg', () => mediaBinaries().ffmpeg);
   check('whisper', () => whisperCliPath());
   check('model', () => {
-    const spec = process.env.SHORTS_WHISPER_MODEL ?? 'tiny.en';
+    const spec = setting('SHORTS_WHISPER_MODEL') ?? 'tiny.en';
     const file = spec.includes('/') || spec.endsWith('.bin') ? spec : path.join(dataDir, 'models', `ggml-${spec}.bin`);
     if (!existsSync(file)) throw new Error(`Whisper model ${spec} is not present yet (${file}); it downloads on first use`);
     return file;

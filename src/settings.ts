@@ -1,0 +1,148 @@
+// Every SHORTS_* environment setting, declared once: name, default and meaning. Code reads them through
+// setting() (a typo is a compile error, an undeclared name cannot be read), the README's Configuration table
+// is printed from this list (`node scripts/settings-table.mjs`) and test/settings.test.ts fails when the two
+// drift apart or when source code names a SHORTS_* variable that is not declared here. A neutral module:
+// every layer may import it.
+
+export interface SettingDeclaration {
+  /** The default as a reader of the README should see it: a literal value or how it is worked out. */
+  default: string;
+  /** One paragraph for the README. */
+  meaning: string;
+}
+
+export const SETTINGS = {
+  SHORTS_DATA_DIR: {
+    default: 'the per-user folder `conf` uses for `shortwright` (e.g. `~/.config/shortwright`)',
+    meaning: 'All local state: the SQLite store, job folders, transcript cache, downloaded models.',
+  },
+  SHORTS_CONFIG_DIR: {
+    default: '`SHORTS_DATA_DIR`',
+    meaning: 'Where `shorts config` keeps the saved remote and API key (mode 0600).',
+  },
+  SHORTS_WHISPER_MODEL: {
+    default: '`tiny.en`',
+    meaning: 'A whisper.cpp ggml model: a file path, or a model name (`tiny.en`, `base.en`, `small`, ... with optional `-q5_1`/`-q8_0`) downloaded on first use into the data dir.',
+  },
+  SHORTS_WHISPER_MODEL_BASE_URL: {
+    default: 'whisper.cpp\'s Hugging Face repository',
+    meaning: 'Where model names are downloaded from (a mirror).',
+  },
+  SHORTS_WHISPER_CLI: {
+    default: 'the `whisper-cli` built at install',
+    meaning: 'Use this whisper.cpp `whisper-cli` binary instead.',
+  },
+  SHORTS_FFMPEG: {
+    default: '`ffmpeg` on PATH, else the npm static build',
+    meaning: 'The ffmpeg binary.',
+  },
+  SHORTS_FFPROBE: {
+    default: '`ffprobe` on PATH, else the npm static build',
+    meaning: 'The ffprobe binary.',
+  },
+  SHORTS_YTDLP: {
+    default: '`yt-dlp` on PATH',
+    meaning: 'The yt-dlp binary used for video-platform pages.',
+  },
+  SHORTS_CATALOG_DIR: {
+    default: 'the shipped `assets/catalog`',
+    meaning: 'Folder of the music, meme-hook and game-video catalogs (manifests and media).',
+  },
+  SHORTS_RENDER_SIZE: {
+    default: '`1080x1920`',
+    meaning: 'Output size `WxH` (even numbers); smaller for previews and tests.',
+  },
+  SHORTS_X264_PRESET: {
+    default: '`veryfast`',
+    meaning: 'x264 preset. Setting it drops the default `SHORTS_X264_PARAMS` tuning unless you also set the params.',
+  },
+  SHORTS_X264_PARAMS: {
+    default: '`me=dia:subme=1:trellis=0` (only with the default preset)',
+    meaning: 'x264 `-x264-params`; the default was measured 23 % faster than plain veryfast at the same SSIM (docs/benchmarks.md).',
+  },
+  SHORTS_RENDER_CONCURRENCY: {
+    default: 'the number of cores',
+    meaning: 'Clips rendered at once.',
+  },
+  SHORTS_LLM_BASE_URL: {
+    default: 'none',
+    meaning: 'Optional OpenAI-compatible endpoint (the `/v1` base) that re-ranks clips and rewrites titles; needs `SHORTS_LLM_MODEL`. Without it everything works.',
+  },
+  SHORTS_LLM_MODEL: {
+    default: 'none',
+    meaning: 'Model name for `SHORTS_LLM_BASE_URL`.',
+  },
+  SHORTS_LLM_API_KEY: {
+    default: 'none',
+    meaning: 'Bearer key for `SHORTS_LLM_BASE_URL`, when it needs one.',
+  },
+  SHORTS_TRANSLATE_URL: {
+    default: 'none (with `KIND=openai`: the `SHORTS_LLM_*` endpoint)',
+    meaning: 'Translation service for captions in another language (`captionLanguage` different from `language`): a LibreTranslate server root (e.g. `http://127.0.0.1:5000`; pairs come from its `/languages`) or an OpenAI-compatible `/v1` base. Translated captions keep each phrase\'s timing and are shown without per-word highlighting. Without one, or for a pair it cannot translate, such requests are refused with `invalid_request`.',
+  },
+  SHORTS_TRANSLATE_KIND: {
+    default: '`libretranslate`',
+    meaning: '`libretranslate` or `openai`.',
+  },
+  SHORTS_TRANSLATE_API_KEY: {
+    default: 'none (with `KIND=openai` and no URL: `SHORTS_LLM_API_KEY`)',
+    meaning: 'Key for the translation service.',
+  },
+  SHORTS_TRANSLATE_MODEL: {
+    default: 'none (with `KIND=openai` and no URL: `SHORTS_LLM_MODEL`)',
+    meaning: 'Model for an OpenAI-compatible translator (required for `KIND=openai`).',
+  },
+  SHORTS_REMOTE: {
+    default: 'none (local mode)',
+    meaning: 'Use a remote instance (also `--remote` or `shorts config set remote`).',
+  },
+  SHORTS_API_KEY: {
+    default: 'none',
+    meaning: 'API key for the remote instance (also `--api-key` or `shorts config set api-key`).',
+  },
+  SHORTS_POLL_INTERVAL_MS: {
+    default: '10000 (the spec\'s recommendation)',
+    meaning: 'How often remote mode polls a request\'s status, in milliseconds.',
+  },
+  SHORTS_ALLOW_PRIVATE_URLS: {
+    default: 'off',
+    meaning: '`1`: development and tests only: lets loopback sources and webhooks through the URL guard (logged when on). Private, link-local and metadata addresses stay blocked.',
+  },
+  SHORTS_PUBLIC_URL: {
+    default: 'the address `serve` listens on',
+    meaning: 'Base of the media links `serve` hands out.',
+  },
+  SHORTS_MEDIA_TTL: {
+    default: '86400',
+    meaning: 'Lifetime of media links in seconds.',
+  },
+  SHORTS_WORKERS: {
+    default: '1 (one job already uses every core)',
+    meaning: 'Requests `serve` processes at once.',
+  },
+  SHORTS_DEBUG: {
+    default: 'off',
+    meaning: '`1`: the CLI prints stack traces of internal errors.',
+  },
+} as const satisfies Record<`SHORTS_${string}`, SettingDeclaration>;
+
+export type SettingName = keyof typeof SETTINGS;
+
+/** The setting's value from `env`; undefined when unset or blank (the caller applies the declared default). */
+export function setting(name: SettingName, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const v = env[name];
+  return v === undefined || v.trim() === '' ? undefined : v;
+}
+
+/** The value exactly as set, blank included: for settings where an empty value means "none" (SHORTS_X264_PARAMS). */
+export function rawSetting(name: SettingName, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return env[name];
+}
+
+/** The README's Configuration table, one row per setting, in declaration order. */
+export function settingsTable(): string {
+  const cell = (s: string) => s.replace(/\|/g, '\\|');
+  const rows = (Object.entries(SETTINGS) as [SettingName, SettingDeclaration][])
+    .map(([name, d]) => `| \`${name}\` | ${cell(d.default)} | ${cell(d.meaning)} |`);
+  return ['| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n');
+}
