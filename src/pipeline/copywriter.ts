@@ -1,7 +1,8 @@
 // Stage 4: title, reason and social description for one highlight, written from the clip's own words.
 // Deterministic and local; llm.ts may polish the result when a model is configured.
-import { hookScore, hookSignals, NUMBER_WORDS, startCleanliness, tokens, type HookSignals } from './highlight-features.js';
-import type { ClipCopy, Highlight, HighlightFeatures, Sentence, Transcript } from './types.js';
+import { hookScore, NUMBER_WORDS, startCleanliness, tokens } from './highlight-features.js';
+import { writeReason } from './reason.js';
+import type { ClipCopy, Highlight, Sentence, Transcript } from './types.js';
 
 export const TITLE_MAX_CHARS = 60;
 const TITLE_MAX_WORDS = 9;
@@ -134,59 +135,6 @@ function titleCase(s: string): string {
     if (k > 0 && k < words.length - 1 && SMALL_WORDS.has(bare)) return lead + lower;
     return lead + lower.charAt(0).toUpperCase() + lower.slice(1);
   }).join(' ');
-}
-
-// ---------------------------------------------------------------- reason
-
-const FEATURE_PHRASES: Record<Exclude<keyof HighlightFeatures, 'hook'>, string> = {
-  selfContained: 'a clear payoff at the end',
-  energy: 'high vocal energy',
-  pace: 'a lively speaking pace',
-  emotion: 'emotionally charged language',
-  heatmap: 'one of the most replayed moments of the video',
-  lengthFit: 'a length that suits the format',
-};
-
-function hookPhrase(s: HookSignals | null): string {
-  if (!s) return 'Opens with a strong hook';
-  const parts: string[] = [];
-  if (s.question) parts.push('a question');
-  if (s.number) parts.push('a concrete number');
-  if (s.surprise) parts.push('a surprising claim');
-  if (s.contrast && parts.length < 2) parts.push('a contrast');
-  if (parts.length === 0) return s.address ? 'Speaks straight to the viewer' : 'Opens with a strong hook';
-  return `Opens with ${parts.slice(0, 2).join(' and ')}`;
-}
-
-/** Names the features that won, strongest first, in one sentence. */
-export function writeReason(h: Highlight, clip: readonly Sentence[]): string {
-  const strengths = h.strengths.length > 0 ? h.strengths : (['lengthFit'] as (keyof HighlightFeatures)[]);
-  const phrases = strengths.map((k) => {
-    if (k === 'hook') {
-      const opening = clip.find((s) => tokens(s.sentence).length > 3) ?? clip[0];
-      return hookPhrase(opening ? strongestSignals(clip, opening) : null);
-    }
-    if (k === 'selfContained') return h.features.selfContained >= 0.75 ? 'a self-contained story with a clear payoff at the end' : FEATURE_PHRASES.selfContained;
-    return FEATURE_PHRASES[k];
-  });
-  const sentence = joinList(phrases);
-  return `${sentence.charAt(0).toUpperCase()}${sentence.slice(1)}.`;
-}
-
-/** The hook signals of the sentence the hook score came from (the first, or a strong second line). */
-function strongestSignals(clip: readonly Sentence[], opening: Sentence): HookSignals {
-  const first = clip[0];
-  const second = clip[1];
-  if (first && second && hookScore(first.sentence) < hookScore(second.sentence) && tokens(first.sentence).length <= 3) {
-    return hookSignals(second.sentence);
-  }
-  return hookSignals(opening.sentence);
-}
-
-function joinList(items: string[]): string {
-  if (items.length <= 1) return items[0] ?? '';
-  if (items.length === 2) return `${items[0]} and ${items[1]}`;
-  return `${items.slice(0, -1).join(', ')}, and ${items[items.length - 1]}`;
 }
 
 // ---------------------------------------------------------------- description

@@ -1,9 +1,15 @@
-// The signals that predict whether a stretch of talk works as a short, each scored 0..1. Word-level
-// signals are computed once per sentence; segment features then come from prefix sums so that scoring
-// any sentence span i..j costs O(1) (plus a binary search for the heatmap). The lexicons are small
-// and curated on purpose: they only have to separate "hooky" openings from flat ones, not to be NLP.
-import type { HeatmapPoint, HighlightFeatures, LoudnessTrack, Sentence, TimeRange } from './types.js';
+// The signals that predict whether a stretch of talk works as a short, each scored 0..1: from the words
+// (hook, story, question and answer, contrast, emotion, instructions), from the audio (non-speech
+// reactions, pitch and loudness movement), from the topic segmentation and the platform heatmap.
+// Sentence-level signals are computed once; span features then come from prefix sums so that scoring
+// any sentence span i..j costs O(1) (plus a binary search for the heatmap). The lexicons are small and
+// general on purpose: they separate a told story, a question answered or a menu read aloud, not NLP.
+import { quantile } from './audio-features.js';
 import { median } from './stats.js';
+import { segmentTopics, type TopicSegmentation } from './topics.js';
+import type {
+  AudioEvent, AudioEventKind, AudioTrack, Evidence, HeatmapPoint, HighlightFeatures, Sentence, TimeRange,
+} from './types.js';
 
 const CONTRAST = new Set(['but', 'however', 'actually', 'instead', 'yet', 'although', 'though', 'wrong', 'myth', 'unless']);
 const CONTRAST_PHRASES = ['the truth is', 'turns out', 'in fact', 'the problem is', 'the reality is', 'the thing is', 'here\'s the thing'];
@@ -127,30 +133,136 @@ export function isEmotionWord(token: string): boolean {
   return EMOTION_WORDS.has(token);
 }
 
+// ---------------------------------------------------------------- how the talk is told
+
+const FIRST_PERSON = new Set(['i', 'me', 'my', 'mine', 'myself', 'we', 'us', 'our', 'ours', 'ourselves', 'i\'m', 'i\'d', 'i\'ve', 'i\'ll', 'we\'re', 'we\'d', 'we\'ve']);
+const THIRD_PERSON = new Set(['he', 'she', 'him', 'her', 'his', 'hers', 'they', 'them', 'their', 'he\'d', 'she\'d', 'they\'d']);
+const IRREGULAR_PAST = new Set(`was were had did said went came got took made saw thought told knew found gave left felt became began
+brought bought ran sat stood heard kept held lost met paid sent spent swore wrote ate drove fell forgot grew hid lay meant rode rang
+rose sang shook shot slept spoke stole struck taught threw understood woke won wore broke caught chose drank fought flew froze built
+dug fed led lit sold stuck swam tore wept didn't wasn't weren't couldn't wouldn't hadn't`.split(/\s+/));
+/** Words before an -ed form that make it a participle ("is locked", "will be answered"), not a told past. */
+const AUXILIARY = new Set(['be', 'been', 'being', 'is', 'are', 'am', 'was', 'were', 'has', 'have', 'had', 'get', 'gets', 'got', 'is\'s', 'you\'re', 'it\'s']);
+const NOT_PAST_ED = new Set(['need', 'feed', 'seed', 'speed', 'bed', 'red', 'shed', 'led', 'hundred', 'sacred', 'naked', 'wicked', 'indeed', 'proceed', 'exceed', 'succeed', 'advanced', 'based', 'used', 'supposed', 'interested', 'tired', 'excited', 'married', 'related', 'limited', 'unlimited', 'detailed', 'required', 'selected', 'followed', 'recorded', 'muted', 'unmuted', 'locked', 'unlocked']);
+const TIME_MARKER = /\b(last (week|month|year|summer|winter|spring|fall|autumn|night|time|weekend|christmas|sunday|monday|tuesday|wednesday|thursday|friday|saturday)|one (day|night|morning|evening|afternoon|time)|yesterday|(\w+ )?(seconds|minutes|hours|days|weeks|months|years) (later|ago)|ago\b|that (day|night|morning|evening|summer|winter|year|week)|the next (day|morning|week)|when i was|back (then|in)|suddenly|at first|years ago|in (19|20)\d\d|once upon)/i;
+const CONTRAST_MARKER = /\b(but|however|instead|actually|although|though|turns out|turned out|in fact|the truth is|the problem is|except|unlike|on the other hand|surprisingly|it turned out|yet)\b/i;
+/** Verbs that open an instruction ("Press 1", "Enter your PIN", "Stir in the flour"). */
+const INSTRUCTION_VERBS = new Set(`press enter dial select choose click tap type say leave hang use stay hold go open close turn add put
+take make check insert remove wait call record return follow push save delete erase set install run mix stir pour cut place keep note
+visit log sign scroll drag drop connect plug unplug restart reboot download upload fill bake heat preheat combine whisk chop slice
+serve repeat continue hit switch move start stop speak listen send pick grab bring fold attach tighten loosen measure adjust apply
+copy paste subscribe accept reach quit change exit mute unmute eject extend decrease increase forward prepend`.split(/\s+/));
+const INSTRUCTION_LEAD = new Set(['please', 'now', 'then', 'so', 'and', 'just', 'first', 'next', 'finally', 'otherwise', 'also', 'simply', 'again']);
+
+export function isPastTense(toks: readonly string[], k: number): boolean {
+  const t = toks[k]!;
+  if (IRREGULAR_PAST.has(t)) return true;
+  if (t.length < 5 || !t.endsWith('ed') || NOT_PAST_ED.has(t)) return false;
+  const before = toks.slice(Math.max(0, k - 2), k);
+  if (before.some((b) => AUXILIARY.has(b))) return false;
+  return toks[k + 1] !== 'by';
+}
+
+/** 0..1: how much a sentence reads as an instruction or a menu item rather than something said about the world. */
+export function instructionScore(text: string): number {
+  const t = text.trim();
+  if (/\?$/.test(t)) return 0;
+  let best = 0;
+  // Any clause may carry the instruction: "After the tone, say your name", "To hear it again, press 5".
+  t.split(/[,;:]/).forEach((clause, k) => {
+    const toks = tokens(clause);
+    let i = 0;
+    while (i < toks.length - 1 && INSTRUCTION_LEAD.has(toks[i]!)) i++;
+    const first = toks[i];
+    if (first === undefined) return;
+    if (INSTRUCTION_VERBS.has(first) && !FIRST_PERSON.has(toks[i + 1] ?? '')) best = Math.max(best, k === 0 ? 1 : 0.85);
+    // "To hear the next message press six", "If that is right, dial 9": a verb of the list right before a key or number.
+    else if (toks.some((t, j) => INSTRUCTION_VERBS.has(t) && isKey(toks[j + 1] ?? ''))) best = Math.max(best, 0.85);
+    // Menu items: "4 or 6 to decrease the volume", "Press two for sales".
+    else if ((/^\d+$/.test(first) || NUMBER_WORDS.has(first) || ['one', 'zero'].includes(first)) && /\bto \w+|\bfor \w+/.test(clause)) best = Math.max(best, 0.8);
+  });
+  const toks = tokens(t);
+  if (toks.includes('please')) best = Math.max(best, 0.6);
+  if (/\byou (may|can|will|must|should|need to|have to)\b/i.test(t)) best = Math.max(best, 0.5);
+  return best;
+}
+
+function isKey(t: string): boolean {
+  return /^\d+$/.test(t) || NUMBER_WORDS.has(t) || ['one', 'zero', 'star', 'pound', 'hash'].includes(t);
+}
+
+/**
+ * Coarse markers of how a sentence is told, used beside content words by the topic segmenter: person
+ * (first, second, third), past tense, instructions and numbers.
+ */
+export function voiceMarkers(text: string): string[] {
+  const toks = tokens(text);
+  const out: string[] = [];
+  toks.forEach((t, k) => {
+    if (FIRST_PERSON.has(t)) out.push('§first');
+    else if (ADDRESS.has(t)) out.push('§second');
+    else if (THIRD_PERSON.has(t)) out.push('§third');
+    if (isPastTense(toks, k)) out.push('§past');
+    if (/^\d+$/.test(t) || NUMBER_WORDS.has(t)) out.push('§number');
+  });
+  if (instructionScore(text) >= 0.8) out.push('§instruction', '§instruction');
+  return out;
+}
+
 /** Per-sentence facts computed once. */
 export interface SentenceStats {
   index: number;
   start: number;
   end: number;
+  text: string;
   wordCount: number;
   emotionCount: number;
   hook: number;
   startClean: number;
   payoff: number;
+  question: boolean;
+  /** First person (or a third-person character) and a past-tense verb: a line of a told story. */
+  storyLine: boolean;
+  timeMarker: string | null;
+  contrastMarker: string | null;
+  surprise: boolean;
+  instruction: number;
+  /** The sentence repeats the opening of a nearby one ("Press one to…", "Press two to…"): list-like. */
+  templated: boolean;
+}
+
+function templateKey(text: string): string {
+  return tokens(text).slice(0, 3).map((t) => (/^\d+$/.test(t) || NUMBER_WORDS.has(t) || t === 'one' || t === 'zero' ? '#' : t)).join(' ');
 }
 
 export function analyseSentences(sentences: readonly Sentence[]): SentenceStats[] {
+  const keys = sentences.map((s) => templateKey(s.sentence));
   return sentences.map((s, k) => {
     const toks = tokens(s.sentence);
+    const past = toks.some((_, i) => isPastTense(toks, i));
+    const person = toks.some((t) => FIRST_PERSON.has(t) || THIRD_PERSON.has(t));
+    const question = /\?["')\]]*$/.test(s.sentence.trim());
+    const instruction = instructionScore(s.sentence);
+    const near = keys.slice(Math.max(0, k - 6), k + 7);
+    const sig = hookSignals(s.sentence);
     return {
       index: s.index,
       start: s.start,
       end: s.end,
+      text: s.sentence,
       wordCount: s.words.length > 0 ? s.words.length : toks.length,
       emotionCount: toks.filter(isEmotionWord).length,
-      hook: hookScore(s.sentence),
+      // An instruction is not a hook, however many numbers and "you"s it holds.
+      hook: hookScore(s.sentence) * (1 - instruction),
       startClean: startCleanliness(s.sentence),
       payoff: endingPayoff(s.sentence, sentences[k - 1]?.sentence ?? ''),
+      question,
+      storyLine: past && person && !question && instruction < 0.5,
+      timeMarker: TIME_MARKER.exec(s.sentence)?.[0] ?? null,
+      contrastMarker: CONTRAST_MARKER.exec(s.sentence)?.[0]?.toLowerCase() ?? null,
+      surprise: sig.surprise,
+      instruction,
+      templated: keys[k]!.split(' ').length >= 2 && near.filter((x) => x === keys[k]).length >= 2,
     };
   });
 }
@@ -169,75 +281,226 @@ export function lengthFit(duration: number, band: LengthBand): number {
   return Math.max(0, 0.6 - 2 * (duration - band.max) / band.max); // +15% overshoot => 0.3
 }
 
-/** Words per second near a lively talking pace (2.5-3.5) scores 1. */
-export function paceScore(wordsPerSec: number): number {
-  const dist = wordsPerSec < 2.5 ? 2.5 - wordsPerSec : wordsPerSec > 3.5 ? wordsPerSec - 3.5 : 0;
-  return clamp01(1 - dist / 2);
-}
-
 export function clamp01(x: number): number {
   return x < 0 ? 0 : x > 1 ? 1 : x;
 }
 
-/** Energy floor: steps quieter than this are silence, and silence is not "less energetic" without end. */
-const ENERGY_FLOOR_DB = -70;
+// ---------------------------------------------------------------- the scorer
+
+/** Sound up to this long after a clip's last word still belongs to it: the audience reacting to the punchline. */
+export const REACTION_TAIL_SEC = 2;
+/** How much each kind of non-speech event says "something happened here". */
+const EVENT_WEIGHT: Record<AudioEventKind, number> = { laughter: 1, applause: 0.9, scream: 0.8, burst: 0.35 };
+
+/** Per-sentence voice measurements (NaN where the audio had none). */
+interface SentenceVoice { pitchRange: number; pitchMedian: number; levelRange: number; level: number }
+
+export interface ScorerInput {
+  sentences: readonly Sentence[];
+  audio: AudioTrack | null;
+  events: readonly AudioEvent[];
+  heatmap: readonly HeatmapPoint[];
+  range: TimeRange;
+}
 
 /** Scores sentence spans of one transcript in O(1) each. */
 export class SegmentScorer {
   readonly stats: SentenceStats[];
-  readonly hasEnergy: boolean;
+  readonly topics: TopicSegmentation;
+  readonly hasAudio: boolean;
   readonly hasHeatmap: boolean;
-  private readonly wordPrefix: number[];
-  private readonly emotionPrefix: number[];
-  private readonly loudPrefix: number[];
-  private readonly loudMedian: number;
+  private readonly events: AudioEvent[];
+  private readonly p: Record<'words' | 'emotion' | 'story' | 'time' | 'contrast' | 'surprise' | 'instruction' | 'templated' | 'answered' | 'reactInner' | 'pitch' | 'pitchSq' | 'pitchRange' | 'levelRange' | 'level' | 'voiced' | 'rate' | 'rateSq' | 'person', number[]>;
+  private readonly reactTail: number[];
+  private readonly base: { pitchRange: number; pitchSpread: number; levelRange: number; level: number; rateCv: number };
+  private readonly voice: SentenceVoice[];
   private readonly heat: { times: number[]; integral: number[]; mean: number; spread: number } | null;
 
-  constructor(sentences: readonly Sentence[], private readonly loudness: LoudnessTrack | null, heatmap: readonly HeatmapPoint[], range: TimeRange) {
+  constructor(input: ScorerInput) {
+    const { sentences, audio } = input;
     this.stats = analyseSentences(sentences);
-    this.wordPrefix = prefix(this.stats.map((s) => s.wordCount));
-    this.emotionPrefix = prefix(this.stats.map((s) => s.emotionCount));
-    const db = (loudness?.db ?? []).map((d) => Math.max(ENERGY_FLOOR_DB, d));
-    this.hasEnergy = loudness !== null && db.length > 0 && loudness.stepSec > 0;
-    this.loudPrefix = prefix(db);
-    // Median of the speaking steps: long silences in the range should not make every sentence "loud".
-    const speaking = db.filter((d) => d > ENERGY_FLOOR_DB + 1);
-    this.loudMedian = median(speaking.length > 0 ? speaking : db);
-    this.heat = buildHeat(heatmap, range);
+    const st = this.stats;
+    this.topics = segmentTopics(sentences.map((s) => s.sentence));
+    this.hasAudio = audio !== null && audio.levelDb.length > 0;
+    this.events = [...input.events].sort((a, b) => a.start - b.start);
+    this.voice = sentences.map((s) => (this.hasAudio ? measureVoice(audio!, s) : { pitchRange: NaN, pitchMedian: NaN, levelRange: NaN, level: NaN }));
+
+    // Non-speech events belong to the sentence they follow: inside a span when a later sentence of the
+    // span follows them, in its tail when they come right after its last sentence.
+    const inner = new Array<number>(st.length).fill(0);
+    this.reactTail = new Array<number>(st.length).fill(0);
+    for (const ev of this.events) {
+      let k = -1;
+      for (let i = 0; i < st.length && st[i]!.start <= ev.start; i++) k = i;
+      if (k < 0) continue;
+      inner[k] = inner[k]! + EVENT_WEIGHT[ev.kind];
+      if (ev.start <= st[k]!.end + REACTION_TAIL_SEC) this.reactTail[k] = this.reactTail[k]! + EVENT_WEIGHT[ev.kind];
+    }
+    const rates = st.map((s) => s.wordCount / Math.max(0.3, s.end - s.start));
+    const v = this.voice;
+    const ok = (x: number) => (Number.isFinite(x) ? x : 0);
+    this.p = {
+      words: prefix(st.map((s) => s.wordCount)),
+      emotion: prefix(st.map((s) => s.emotionCount)),
+      story: prefix(st.map((s) => (s.storyLine ? 1 : 0))),
+      person: prefix(st.map((s) => (s.storyLine || FIRST_PERSON_RE.test(s.text) ? 1 : 0))),
+      time: prefix(st.map((s) => (s.timeMarker ? 1 : 0))),
+      contrast: prefix(st.map((s) => (s.contrastMarker ? 1 : 0))),
+      surprise: prefix(st.map((s) => (s.surprise ? 1 : 0))),
+      instruction: prefix(st.map((s) => s.instruction)),
+      templated: prefix(st.map((s) => (s.templated ? 1 : 0))),
+      answered: prefix(st.map((s, k) => (s.question && s.instruction === 0 && st[k + 1] && !st[k + 1]!.question ? 1 : 0))),
+      reactInner: prefix(inner),
+      pitch: prefix(v.map((x) => ok(x.pitchMedian))),
+      pitchSq: prefix(v.map((x) => ok(x.pitchMedian) ** 2)),
+      pitchRange: prefix(v.map((x) => ok(x.pitchRange))),
+      levelRange: prefix(v.map((x) => ok(x.levelRange))),
+      level: prefix(v.map((x) => ok(x.level))),
+      voiced: prefix(v.map((x) => (Number.isFinite(x.pitchMedian) ? 1 : 0))),
+      rate: prefix(rates),
+      rateSq: prefix(rates.map((r) => r * r)),
+    };
+    const voiced = v.filter((x) => Number.isFinite(x.pitchMedian));
+    const medians = voiced.map((x) => x.pitchMedian);
+    const meanRate = rates.reduce((a, b) => a + b, 0) / Math.max(1, rates.length);
+    this.base = {
+      pitchRange: median(voiced.map((x) => x.pitchRange)),
+      pitchSpread: std(medians),
+      levelRange: median(v.filter((x) => Number.isFinite(x.levelRange)).map((x) => x.levelRange)),
+      level: median(v.filter((x) => Number.isFinite(x.level)).map((x) => x.level)),
+      rateCv: meanRate > 0 ? std(rates) / meanRate : 0,
+    };
+    this.heat = buildHeat(input.heatmap, input.range);
     this.hasHeatmap = this.heat !== null;
+  }
+
+  private sum(key: keyof SegmentScorer['p'], first: number, last: number): number {
+    const arr = this.p[key];
+    return arr[last + 1]! - arr[first]!;
   }
 
   /** Features of the span of sentences first..last (positions in `stats`, inclusive). */
   features(first: number, last: number, band: LengthBand): HighlightFeatures {
-    const a = this.stats[first]!, b = this.stats[last]!;
-    const second = first < last ? this.stats[first + 1]! : null;
+    const st = this.stats;
+    const a = st[first]!, b = st[last]!;
+    const second = first < last ? st[first + 1]! : null;
+    const n = last - first + 1;
     const duration = Math.max(0.01, b.end - a.start);
-    const words = this.wordPrefix[last + 1]! - this.wordPrefix[first]!;
-    const emotions = this.emotionPrefix[last + 1]! - this.emotionPrefix[first]!;
+    const words = this.sum('words', first, last);
+    const emotions = this.sum('emotion', first, last);
     // A throwaway first line ("Okay.") followed by a strong second line still hooks.
     const hook = Math.max(a.hook, second ? 0.6 * second.hook * (a.wordCount <= 3 ? 1 : 0.5) : 0);
+    const reaction = this.reactionSum(first, last);
+    // The audience laughing or clapping right after the last line is the payoff, whatever its words.
+    const payoff = Math.max(b.payoff, this.reactTail[last]! > 0.5 ? 1 : 0);
+
+    const storyShare = this.sum('story', first, last) / n;
+    const personShare = this.sum('person', first, last) / n;
+    const story = n >= 2 ? clamp01(0.75 * storyShare * (0.5 + 0.5 * personShare) / 0.8 + 0.25 * Math.min(1, this.sum('time', first, last))) : 0;
+    const answered = last > first ? this.sum('answered', first, last - 1) : 0;
+    const opensWithQuestion = (a.question && a.instruction === 0) || (second !== null && second.question && a.wordCount <= 4);
+    const questionAnswer = answered > 0 ? (opensWithQuestion ? 1 : 0.7) : 0;
+    const contrast = 1 - Math.exp(-(0.7 * this.sum('contrast', first, last) + 0.6 * this.sum('surprise', first, last)) * 4 / Math.max(4, n));
+    const procedural = clamp01((this.sum('instruction', first, last) + 0.5 * this.sum('templated', first, last)) / n);
+
     return {
       hook,
-      selfContained: 0.5 * a.startClean + 0.5 * b.payoff,
-      energy: this.energy(a.start, b.end),
-      pace: paceScore(words / duration),
+      selfContained: 0.5 * a.startClean + 0.5 * payoff,
+      topic: this.topicFit(first, last),
+      story,
+      questionAnswer,
+      contrast,
       // Density, saturating: two or three charged words in a short clip is already a lot.
       emotion: words > 0 ? clamp01(1 - Math.exp(-20 * emotions / words)) : 0,
+      reaction: 1 - Math.exp(-1.6 * reaction),
+      prosody: this.prosody(first, last),
       heatmap: this.heatAt(a.start, b.end),
       lengthFit: lengthFit(duration, band),
+      procedural,
     };
   }
 
-  private energy(start: number, end: number): number {
-    if (!this.hasEnergy || !this.loudness) return 0;
-    const { stepSec } = this.loudness;
-    const n = this.loudPrefix.length - 1;
-    const i = Math.max(0, Math.min(n, Math.floor((start - this.loudness.start) / stepSec)));
-    const j = Math.max(0, Math.min(n, Math.ceil((end - this.loudness.start) / stepSec)));
-    if (j <= i) return 0.5;
-    const mean = (this.loudPrefix[j]! - this.loudPrefix[i]!) / (j - i);
-    // +-4 dB around the range's median spans the whole scale.
-    return clamp01(0.5 + (mean - this.loudMedian) / 8);
+  private reactionSum(first: number, last: number): number {
+    return (last > first ? this.sum('reactInner', first, last - 1) : 0) + this.reactTail[last]!;
+  }
+
+  /**
+   * 1 when the span is one whole topic (its setup and its payoff), high when it stays inside one topic
+   * and starts or ends on its edges, falling with every topic boundary it crosses.
+   */
+  topicFit(first: number, last: number): number {
+    const { topicOf, topics } = this.topics;
+    const t0 = topicOf[first]!, t1 = topicOf[last]!;
+    const crossings = t1 - t0;
+    const startsAtEdge = topics[t0]!.first === first ? 1 : 0;
+    const endsAtEdge = topics[t1]!.last === last ? 1 : 0;
+    const within = 0.5 + 0.25 * startsAtEdge + 0.25 * endsAtEdge;
+    return clamp01(within * Math.max(0, 1 - 0.4 * crossings));
+  }
+
+  /** Pitch movement, loudness range and level, and speaking-rate changes against the speaker's usual, 0..1 (0.5 = usual). */
+  private prosody(first: number, last: number): number {
+    const n = last - first + 1;
+    const parts: number[] = [];
+    const voiced = this.sum('voiced', first, last);
+    if (this.hasAudio && voiced > 0) {
+      const meanRange = this.sum('pitchRange', first, last) / voiced;
+      const m = this.sum('pitch', first, last) / voiced;
+      const spread = Math.sqrt(Math.max(0, this.sum('pitchSq', first, last) / voiced - m * m));
+      // Semitones: 3 more than usual inside sentences, or sentences pitched 3 apart, is lively.
+      parts.push(clamp01(0.5 + (meanRange - this.base.pitchRange) / 6 + (spread - this.base.pitchSpread) / 6));
+      parts.push(clamp01(0.5 + (this.sum('levelRange', first, last) / voiced - this.base.levelRange) / 10));
+      parts.push(clamp01(0.5 + (this.sum('level', first, last) / voiced - this.base.level) / 8));
+    }
+    if (n >= 2) {
+      const meanRate = this.sum('rate', first, last) / n;
+      const sd = Math.sqrt(Math.max(0, this.sum('rateSq', first, last) / n - meanRate * meanRate));
+      parts.push(clamp01(0.5 + ((meanRate > 0 ? sd / meanRate : 0) - this.base.rateCv) * 2));
+    }
+    return parts.length > 0 ? parts.reduce((x, y) => x + y, 0) / parts.length : 0.5;
+  }
+
+  /** What was found in the span, for the clip's reason: quotes, times and measured details, in time order. */
+  evidence(first: number, last: number, f: HighlightFeatures): Evidence[] {
+    const st = this.stats.slice(first, last + 1);
+    const out: Evidence[] = [];
+    const a = st[0]!, b = st[st.length - 1]!;
+    const q = st.findIndex((s, k) => s.question && s.instruction === 0 && k < st.length - 1 && !st[k + 1]!.question);
+    if (q >= 0) {
+      out.push({ kind: 'question', at: st[q]!.start, text: st[q]!.text });
+      out.push({ kind: 'answer', at: st[q + 1]!.start, text: st[q + 1]!.text });
+    }
+    if (f.story >= 0.4) {
+      const line = st.find((s) => s.storyLine) ?? a;
+      const marker = st.find((s) => s.timeMarker)?.timeMarker;
+      out.push({ kind: 'story', at: line.start, text: line.text, ...(marker ? { detail: marker } : {}) });
+    }
+    const turn = st.find((s, k) => k > 0 && s.contrastMarker) ?? st.find((s) => s.contrastMarker);
+    if (turn && f.contrast >= 0.3) out.push({ kind: 'contrast', at: turn.start, text: turn.text, detail: turn.contrastMarker! });
+    if (f.hook >= 0.3 && hookSignals(a.text).number && a.instruction < 0.5) out.push({ kind: 'number', at: a.start, text: a.text });
+    if (f.emotion >= 0.5) {
+      const words = [...new Set(st.flatMap((s) => tokens(s.text).filter(isEmotionWord)))].slice(0, 3);
+      if (words.length > 0) out.push({ kind: 'emotion', at: a.start, detail: words.join(', ') });
+    }
+    for (const ev of this.events) {
+      if (ev.start >= a.start && ev.start <= b.end + REACTION_TAIL_SEC) out.push({ kind: ev.kind, at: ev.start, detail: `${(ev.end - ev.start).toFixed(1)} s` });
+    }
+    if (this.hasAudio && f.prosody >= 0.65) {
+      let best = -1;
+      for (let k = first; k <= last; k++) if (Number.isFinite(this.voice[k]!.pitchRange) && (best < 0 || this.voice[k]!.pitchRange > this.voice[best]!.pitchRange)) best = k;
+      if (best >= 0) out.push({ kind: 'pitch', at: this.stats[best]!.start, text: this.stats[best]!.text, detail: `${Math.round(this.voice[best]!.pitchRange)} semitones` });
+    }
+    if (f.heatmap >= 0.7) out.push({ kind: 'heatmap', at: a.start });
+    if (f.procedural >= 0.5) {
+      const line = st.find((s) => s.instruction >= 0.8) ?? a;
+      const count = st.filter((s) => s.instruction >= 0.5 || s.templated).length;
+      out.push({ kind: 'procedure', at: line.start, text: line.text, detail: `${count} of ${st.length}` });
+    }
+    // The punchline: the last line when the audience reacts to it or it lands as a conclusion.
+    if (st.length >= 2 && (this.reactTail[last]! > 0.5 || b.payoff >= 0.8) && b.instruction < 0.5) {
+      out.push({ kind: 'punchline', at: b.start, text: b.text });
+    }
+    return out.sort((x, y) => x.at - y.at);
   }
 
   private heatAt(start: number, end: number): number {
@@ -247,6 +510,33 @@ export class SegmentScorer {
     // 1.5 spreads above the range's mean heat is as hot as it gets.
     return clamp01(0.5 + (mean - h.mean) / (3 * h.spread));
   }
+}
+
+const FIRST_PERSON_RE = /\b(i|me|my|we|us|our)\b/i;
+
+/** Pitch range (semitones, 10th to 90th percentile of voiced frames), median pitch (semitones re 100 Hz) and level spread of one sentence. */
+function measureVoice(audio: AudioTrack, s: Sentence): SentenceVoice {
+  const a = Math.max(0, Math.floor((s.start - audio.start) / audio.frameSec));
+  const b = Math.min(audio.levelDb.length - 1, Math.ceil((s.end - audio.start) / audio.frameSec));
+  const pitch: number[] = [], level: number[] = [];
+  for (let f = a; f <= b; f++) {
+    if (audio.levelDb[f]! > -60) level.push(audio.levelDb[f]!);
+    if (audio.pitchHz[f]! > 0) pitch.push(12 * Math.log2(audio.pitchHz[f]! / 100));
+  }
+  const none = { pitchRange: NaN, pitchMedian: NaN, levelRange: NaN, level: NaN };
+  if (pitch.length < 8 || level.length < 8) return none;
+  return {
+    pitchRange: quantile(pitch, 0.9) - quantile(pitch, 0.1),
+    pitchMedian: quantile(pitch, 0.5),
+    levelRange: quantile(level, 0.9) - quantile(level, 0.2),
+    level: quantile(level, 0.5),
+  };
+}
+
+function std(xs: readonly number[]): number {
+  if (xs.length < 2) return 0;
+  const m = xs.reduce((a, b) => a + b, 0) / xs.length;
+  return Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / xs.length);
 }
 
 function prefix(values: number[]): number[] {

@@ -1,14 +1,18 @@
 // Stage 3: pick the segments worth turning into shorts. Candidates are sentence spans whose length fits
-// the preferredLength band; each is scored from the features in highlight-features.ts, and the best
-// non-overlapping ones are chosen greedily. Pure: the same transcript always gives the same picks.
+// the preferredLength band; each is scored from the features in highlight-features.ts (words, audio,
+// topics), and the best ones that share no sentence and no near-identical text are chosen greedily.
+// Pure: the same transcript and audio always give the same picks.
+import { findAudioEvents } from './audio-features.js';
 import { SegmentScorer, type LengthBand } from './highlight-features.js';
+import { contentStems } from './topics.js';
 import type {
-  HeatmapPoint, Highlight, HighlightFeatures, LoudnessTrack, PreferredLength, Sentence, TimeRange, Transcript,
+  AudioTrack, HeatmapPoint, Highlight, HighlightFeatures, PreferredLength, Sentence, TimeRange, Transcript,
 } from './types.js';
 
 export interface HighlightRequest {
   transcript: Transcript;
-  loudness: LoudnessTrack | null;
+  /** The range's audio (audio-features.ts); null scores from the words alone. */
+  audio: AudioTrack | null;
   heatmap: HeatmapPoint[];
   preferredLength: PreferredLength;
   /** null = automatic: as many good, distinct picks as the range supports, up to 12. */
@@ -29,18 +33,20 @@ export const LENGTH_BANDS: Record<PreferredLength, LengthBand> = {
 export const OVERSHOOT = 1.15;
 
 /**
- * Relative weight of each feature. The opening line matters most (viewers swipe within seconds), then
- * whether the clip makes sense alone, then delivery and charged language; length fit only nudges.
+ * How much each kind of evidence says "people will watch this", summed and saturated (interestOf):
+ * one strong signal makes a clip average, two or three make it good or excellent. The opening line and
+ * an audience reacting count most; a told story, a question answered and the platform's own replay
+ * data next; contrast, charged words and a lively voice nudge.
  */
-export const FEATURE_WEIGHTS: Record<keyof HighlightFeatures, number> = {
-  hook: 0.28,
-  selfContained: 0.16,
-  energy: 0.14,
-  pace: 0.08,
-  emotion: 0.14,
-  heatmap: 0.14,
-  lengthFit: 0.06,
-};
+export const INTEREST_WEIGHTS = {
+  hook: 1.0, reaction: 1.2, story: 1.0, questionAnswer: 0.8, heatmap: 1.0, contrast: 0.6, emotion: 0.6, prosody: 0.6,
+} as const satisfies Partial<Record<keyof HighlightFeatures, number>>;
+/** Whether the clip stands alone: a clean start and a payoff, one topic, a fitting length. */
+export const STRUCTURE_WEIGHTS = { selfContained: 0.45, topic: 0.35, lengthFit: 0.2 } as const satisfies Partial<Record<keyof HighlightFeatures, number>>;
+/** Share of the score from structure; the rest is interest. */
+const STRUCTURE_SHARE = 0.3;
+/** A clip made only of instructions keeps this much of its score at most (1 - PROCEDURAL_PENALTY). */
+const PROCEDURAL_PENALTY = 0.55;
 
 export const MAX_AUTOMATIC_SHORTS = 12;
 /** In automatic mode, once we have a pick, weaker candidates than this are not worth a short. */
@@ -54,26 +60,28 @@ interface Candidate { first: number; last: number; raw: number; features: Highli
 export function findHighlights(req: HighlightRequest): Highlight[] {
   const sentences = sentencesInRange(req.transcript.sentences, req.range);
   if (sentences.length === 0) return [];
-  const scorer = new SegmentScorer(sentences, req.loudness, req.heatmap, req.range);
+  const events = req.audio ? findAudioEvents(req.audio, req.transcript.words) : [];
+  const scorer = new SegmentScorer({ sentences, audio: req.audio, events, heatmap: req.heatmap, range: req.range });
   const available = availableFeatures(scorer);
 
   if (req.noClipping) {
-    const features = { ...scorer.features(0, sentences.length - 1, LENGTH_BANDS[req.preferredLength]), lengthFit: 1 };
-    const raw = weightedScore(features, available);
+    const last = sentences.length - 1;
+    const features = { ...scorer.features(0, last, LENGTH_BANDS[req.preferredLength]), lengthFit: 1 };
     return [{
       sentenceIndexes: sentences.map((s) => s.index),
       start: req.range.start,
       end: req.range.end,
-      viralScore: toViralScore(raw),
+      viralScore: toViralScore(scoreOf(features)),
       features,
       strengths: strengthsOf(features, available),
+      evidence: scorer.evidence(0, last, features),
     }];
   }
 
   const band = effectiveBand(LENGTH_BANDS[req.preferredLength], sentences);
-  let candidates = enumerate(scorer, band, available);
+  let candidates = enumerate(scorer, band);
   // Sentences longer than the whole band (unpunctuated monologue): fall back to single sentences.
-  if (candidates.length === 0) candidates = scorer.stats.map((_, i) => score(scorer, i, i, band, available));
+  if (candidates.length === 0) candidates = scorer.stats.map((_, i) => score(scorer, i, i, band));
 
   candidates.sort((x, y) => y.raw - x.raw || x.first - y.first || x.last - y.last);
   const limit = req.maxShorts === null ? MAX_AUTOMATIC_SHORTS : Math.max(0, Math.floor(req.maxShorts));
@@ -82,6 +90,8 @@ export function findHighlights(req: HighlightRequest): Highlight[] {
     if (picks.length >= limit) break;
     if (req.maxShorts === null && picks.length > 0 && toViralScore(c.raw) < AUTOMATIC_FLOOR) break;
     if (picks.some((p) => overlaps(scorer, p, c))) continue;
+    const words = spanStems(scorer, c);
+    if (picks.some((p) => nearDuplicate(spanStems(scorer, p), words))) continue;
     picks.push(c);
   }
   return picks.map((c) => ({
@@ -91,43 +101,71 @@ export function findHighlights(req: HighlightRequest): Highlight[] {
     viralScore: toViralScore(c.raw),
     features: c.features,
     strengths: strengthsOf(c.features, available),
+    evidence: scorer.evidence(c.first, c.last, c.features),
   }));
 }
 
-/** Weighted mean of the features that could be measured, 0..1. */
-export function weightedScore(f: HighlightFeatures, available: (keyof HighlightFeatures)[]): number {
-  let sum = 0, weights = 0;
-  for (const k of available) {
-    sum += FEATURE_WEIGHTS[k] * f[k];
-    weights += FEATURE_WEIGHTS[k];
+/** 0..1: saturating sum of the interest evidence. */
+export function interestOf(f: HighlightFeatures): number {
+  let sum = 0;
+  for (const [k, w] of Object.entries(INTEREST_WEIGHTS) as [keyof typeof INTEREST_WEIGHTS, number][]) {
+    // Prosody and heatmap are relative (0.5 = the range's usual): only what is above usual counts.
+    const v = k === 'prosody' || k === 'heatmap' ? Math.max(0, f[k] - 0.5) * 2 : f[k];
+    sum += w * v;
   }
-  return weights > 0 ? sum / weights : 0;
+  return 1 - Math.exp(-sum);
 }
 
 /**
- * Maps the weighted score onto the spec's bands. Calibrated so that a flat candidate (clean sentences,
- * normal pace, no hook, no emotion, median energy) scores ~35, a strong hook alone stays under 80, and
- * only candidates strong on several features reach 80+.
+ * 0..1 before the bands: structure and interest, cut down by the share of instructions. A clean
+ * candidate with nothing going for it lands near 0.35, one strong signal near 0.6, a clip strong on
+ * several near 0.9; a passage of instructions cannot pass 0.45 whatever its numbers and "you"s.
  */
-export function toViralScore(raw: number): number {
-  return Math.max(0, Math.min(100, Math.round(-5 + 105 * raw)));
+export function scoreOf(f: HighlightFeatures): number {
+  let structure = 0;
+  for (const [k, w] of Object.entries(STRUCTURE_WEIGHTS) as [keyof typeof STRUCTURE_WEIGHTS, number][]) structure += w * f[k];
+  return (STRUCTURE_SHARE * structure + (1 - STRUCTURE_SHARE) * interestOf(f)) * (1 - PROCEDURAL_PENALTY * f.procedural);
 }
+
+/** The score on the spec's bands: 80-100 excellent, 60-79 good, 40-59 average, 0-39 below average. */
+export function toViralScore(raw: number): number {
+  return Math.max(0, Math.min(100, Math.round(100 * raw)));
+}
+
+const STRENGTH_WEIGHTS: Partial<Record<keyof HighlightFeatures, number>> = {
+  ...INTEREST_WEIGHTS, selfContained: 0.45, topic: 0.35, lengthFit: 0.2,
+};
 
 /** Features that won, strongest weighted contribution first: those scoring well, at least two. */
 export function strengthsOf(f: HighlightFeatures, available: (keyof HighlightFeatures)[]): (keyof HighlightFeatures)[] {
-  const ranked = [...available].sort((a, b) => FEATURE_WEIGHTS[b] * f[b] - FEATURE_WEIGHTS[a] * f[a] || available.indexOf(a) - available.indexOf(b));
-  const strong = ranked.filter((k) => f[k] >= 0.6).slice(0, 3);
+  const contribution = (k: keyof HighlightFeatures) => (STRENGTH_WEIGHTS[k] ?? 0) * (k === 'prosody' || k === 'heatmap' ? Math.max(0, f[k] - 0.5) * 2 : f[k]);
+  const usable = available.filter((k) => k !== 'procedural');
+  const ranked = [...usable].sort((a, b) => contribution(b) - contribution(a) || usable.indexOf(a) - usable.indexOf(b));
+  const strong = ranked.filter((k) => contribution(k) >= 0.3).slice(0, 3);
   for (const k of ranked) {
     if (strong.length >= 2) break;
-    if (!strong.includes(k) && f[k] > 0) strong.push(k);
+    if (!strong.includes(k) && contribution(k) > 0) strong.push(k);
   }
-  return strong.sort((a, b) => FEATURE_WEIGHTS[b] * f[b] - FEATURE_WEIGHTS[a] * f[a]);
+  return strong.sort((a, b) => contribution(b) - contribution(a));
 }
 
 function availableFeatures(scorer: SegmentScorer): (keyof HighlightFeatures)[] {
-  return (Object.keys(FEATURE_WEIGHTS) as (keyof HighlightFeatures)[]).filter(
-    (k) => (k !== 'energy' || scorer.hasEnergy) && (k !== 'heatmap' || scorer.hasHeatmap),
-  );
+  return (['hook', 'selfContained', 'topic', 'story', 'questionAnswer', 'contrast', 'emotion', 'reaction', 'prosody', 'heatmap', 'lengthFit', 'procedural'] as const)
+    .filter((k) => (k !== 'reaction' || scorer.hasAudio) && (k !== 'heatmap' || scorer.hasHeatmap));
+}
+
+/** Two clips whose words are this similar (Jaccard of stemmed content words) are the same clip twice. */
+const NEAR_DUPLICATE = 0.6;
+
+function spanStems(scorer: SegmentScorer, c: Candidate): Set<string> {
+  return new Set(scorer.stats.slice(c.first, c.last + 1).flatMap((s) => contentStems(s.text)));
+}
+
+function nearDuplicate(a: Set<string>, b: Set<string>): boolean {
+  if (a.size === 0 || b.size === 0) return false;
+  let shared = 0;
+  for (const w of a) if (b.has(w)) shared++;
+  return shared / (a.size + b.size - shared) >= NEAR_DUPLICATE;
 }
 
 function sentencesInRange(all: readonly Sentence[], range: TimeRange): Sentence[] {
@@ -145,7 +183,7 @@ function effectiveBand(band: LengthBand, sentences: Sentence[]): LengthBand {
 }
 
 /** O(n * MAX_ENDS_PER_START): two pointers give each start's valid end window, sampled evenly. */
-function enumerate(scorer: SegmentScorer, band: LengthBand, available: (keyof HighlightFeatures)[]): Candidate[] {
+function enumerate(scorer: SegmentScorer, band: LengthBand): Candidate[] {
   const stats = scorer.stats;
   const n = stats.length;
   const maxLen = band.max * OVERSHOOT;
@@ -163,16 +201,16 @@ function enumerate(scorer: SegmentScorer, band: LengthBand, available: (keyof Hi
     const best: Candidate[] = [];
     for (let s = 0; s < Math.min(count, MAX_ENDS_PER_START); s++) {
       const j = Math.min(hi, lo + Math.round(s * stride));
-      insertTop(best, score(scorer, i, j, band, available), KEEP_PER_START);
+      insertTop(best, score(scorer, i, j, band), KEEP_PER_START);
     }
     out.push(...best);
   }
   return out;
 }
 
-function score(scorer: SegmentScorer, first: number, last: number, band: LengthBand, available: (keyof HighlightFeatures)[]): Candidate {
+function score(scorer: SegmentScorer, first: number, last: number, band: LengthBand): Candidate {
   const features = scorer.features(first, last, band);
-  return { first, last, raw: weightedScore(features, available), features };
+  return { first, last, raw: scoreOf(features), features };
 }
 
 function insertTop(list: Candidate[], c: Candidate, keep: number): void {

@@ -3,7 +3,7 @@
 // evaluation scores exactly what users get (minus the optional LLM polish, which the orchestrator adds).
 import { findHighlights } from './highlights.js';
 import { writeCopy } from './copywriter.js';
-import { measureLoudness } from './loudness.js';
+import { analyseAudio } from './audio-features.js';
 import type { ClipCopy, HeatmapPoint, Highlight, PreferredLength, TimeRange, Transcript } from './types.js';
 
 export interface MomentsRequest {
@@ -22,9 +22,9 @@ export interface Moment { highlight: Highlight; copy: ClipCopy }
 
 /** Ranked moments, best first; [] when no segment of the range can stand alone as a clip. */
 export async function pickMoments(req: MomentsRequest): Promise<Moment[]> {
-  const loudness = await measureLoudness(req.mediaPath, req.range, req.signal);
+  const audio = await analyseAudio(req.mediaPath, req.range, req.signal);
   const highlights = findHighlights({
-    transcript: req.transcript, loudness, heatmap: req.heatmap, preferredLength: req.preferredLength,
+    transcript: req.transcript, audio, heatmap: req.heatmap, preferredLength: req.preferredLength,
     maxShorts: req.maxShorts, noClipping: req.noClipping, range: req.range,
   });
   return highlights.map((highlight) => ({ highlight, copy: writeCopy(highlight, req.transcript) }));

@@ -58,15 +58,38 @@ export type PreferredLength = 'under30sec' | 'under60sec' | 'under90sec' | 'unde
 export type Layout = 'auto' | 'fill' | 'fit' | 'square';
 export type ResolvedLayout = Exclude<Layout, 'auto'>;
 
-/** Per-feature scores in 0..1 that explain a highlight's rank (used for `reason`). */
+/**
+ * Per-feature scores in 0..1 that explain a highlight's rank (used for `reason`). All but `procedural`
+ * raise the score; `procedural` (step-by-step instructions, menus, lists read in one tone) lowers it.
+ */
 export interface HighlightFeatures {
-  hook: number;          // strong opening line: question, number, contrast, direct address, surprise
-  selfContained: number; // no dangling reference at the start, a payoff at the end
-  energy: number;        // loudness relative to the whole range
-  pace: number;          // words per second near a lively talking pace
-  emotion: number;       // emotional / intensifier words
-  heatmap: number;       // platform most-replayed data over the segment (0 when none)
-  lengthFit: number;     // how well the duration fits the preferredLength band
+  hook: number;           // strong opening line: question, number, contrast, direct address, surprise
+  selfContained: number;  // no dangling reference at the start, a payoff at the end
+  topic: number;          // the clip holds one topic from its setup to its payoff (TextTiling segments)
+  story: number;          // first person, past tense, time markers: someone telling what happened
+  questionAnswer: number; // a question asked and answered inside the clip
+  contrast: number;       // contrast and surprise: "but", "turns out", unexpected claims
+  emotion: number;        // emotional / intensifier words
+  reaction: number;       // laughter, screams, applause or other non-speech bursts in or right after the clip
+  prosody: number;        // pitch and loudness range wider than the speaker's usual, speaking-rate changes
+  heatmap: number;        // platform most-replayed data over the segment (0 when none)
+  lengthFit: number;      // how well the duration fits the preferredLength band
+  procedural: number;     // share of instruction-like, list-like lines (a penalty)
+}
+
+export type EvidenceKind =
+  | 'question' | 'answer' | 'punchline' | 'story' | 'contrast' | 'number' | 'emotion'
+  | 'laughter' | 'scream' | 'applause' | 'burst' | 'pitch' | 'pace' | 'heatmap' | 'procedure';
+
+/** Something the scorer found in a clip, with its source time and, for words, the words themselves. */
+export interface Evidence {
+  kind: EvidenceKind;
+  /** Source time (seconds) where it happens. */
+  at: number;
+  /** The sentence or phrase it is about (question, punchline, story line, instruction), when it is words. */
+  text?: string;
+  /** A short measured detail ("pitch range 9 semitones", "time marker 'last summer'"). */
+  detail?: string;
 }
 
 /** Stage 3 output: one chosen segment, ranked. */
@@ -77,8 +100,10 @@ export interface Highlight {
   /** 0..100 on the spec's bands. */
   viralScore: number;
   features: HighlightFeatures;
-  /** Names of the features that made it win, strongest first (e.g. "hook", "energy"). */
+  /** Names of the features that made it win, strongest first (e.g. "hook", "reaction"). */
   strengths: (keyof HighlightFeatures)[];
+  /** What was found in the clip, in time order; `reason` is written from it. */
+  evidence: Evidence[];
 }
 
 /** Stage 4 output for one highlight. */
@@ -114,5 +139,29 @@ export interface CaptionCue {
   spoken?: string[];
 }
 
-/** Loudness of the range in fixed steps (dBFS, RMS), for the "energy" feature. */
-export interface LoudnessTrack { start: number; stepSec: number; db: number[] }
+/** Audio of a range in fixed frames (audio-features.ts): level, pitch and spectral shape. */
+export interface AudioTrack {
+  /** Source time of frame 0. */
+  start: number;
+  frameSec: number;
+  /** RMS level per frame, dBFS (silence clamped to -90). */
+  levelDb: number[];
+  /** Voice pitch per frame in Hz; 0 where unvoiced or silent. */
+  pitchHz: number[];
+  /** Spectral flatness per frame, 0 (tonal, harmonic) .. 1 (noise). */
+  flatness: number[];
+}
+
+export type AudioEventKind = 'laughter' | 'scream' | 'applause' | 'burst';
+
+/** A non-speech sound heard where no words were recognised. */
+export interface AudioEvent {
+  kind: AudioEventKind;
+  start: number;
+  end: number;
+  peakDb: number;
+  /** Share of its loud frames with a pitch (voiced). */
+  voicedShare: number;
+  /** Energy pulses per second (laughter: "ha-ha-ha"). */
+  pulsesPerSec: number;
+}
