@@ -1,17 +1,21 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { analyseAudio } from '../src/pipeline/audio-features.js';
+import { writeCopy } from '../src/pipeline/copywriter.js';
 import { AUTOMATIC_FLOOR, findHighlights, LENGTH_BANDS, OVERSHOOT, type HighlightRequest } from '../src/pipeline/highlights.js';
-import type { Highlight, LoudnessTrack, PreferredLength, Transcript } from '../src/pipeline/types.js';
+import type { AudioTrack, Highlight, PreferredLength, Transcript } from '../src/pipeline/types.js';
+import { dryTalk, type DryTalk } from './helpers/dry-talk.js';
+import { dryTalkTranscript } from './helpers/dry-talk-transcript.js';
 import { TALK } from './helpers/talk.js';
 import { makeTranscript } from './helpers/transcript.js';
 
 const talk = makeTranscript(TALK);
 
 function request(transcript: Transcript, over: Partial<HighlightRequest> = {}): HighlightRequest {
-  return { transcript, loudness: null, heatmap: [], preferredLength: 'under30sec', maxShorts: null, noClipping: false, range: transcript.range, ...over };
+  return { transcript, audio: null, heatmap: [], preferredLength: 'under30sec', maxShorts: null, noClipping: false, range: transcript.range, ...over };
 }
 
-function pickStartingAt(hs: Highlight[], sentence: number): Highlight | undefined {
-  return hs.find((h) => h.sentenceIndexes[0] === sentence);
+function pickCovering(hs: Highlight[], sentence: number): Highlight | undefined {
+  return hs.find((h) => h.sentenceIndexes.includes(sentence));
 }
 
 function expectWellFormed(hs: Highlight[], transcript: Transcript): void {
@@ -53,16 +57,16 @@ describe('findHighlights', () => {
     },
   );
 
-  it('ranks the segment that opens with a question, a number and emotional words above the dull ones', () => {
+  it('ranks the stretch that asks a question and answers it above the housekeeping around it', () => {
     const hs = findHighlights(request(talk));
     // Sentences 6-11: "Why do ninety percent of new restaurants fail...?" through "That is why...".
     expect(hs[0]!.sentenceIndexes[0]).toBe(6);
-    expect(hs[0]!.viralScore).toBeGreaterThanOrEqual(80);
-    expect(hs[0]!.strengths[0]).toBe('hook');
-    expect(hs[0]!.strengths).toContain('emotion');
+    expect(hs[0]!.viralScore).toBeGreaterThanOrEqual(60);
+    expect(hs[0]!.strengths).toContain('hook');
+    expect(hs[0]!.features.questionAnswer).toBeGreaterThan(0.5);
     // The housekeeping block opens on a dangling "This": if it is picked at all it ranks low.
     const housekeeping = hs.filter((h) => h.sentenceIndexes.some((i) => i <= 5));
-    for (const h of housekeeping) expect(h.viralScore).toBeLessThan(hs[0]!.viralScore - 30);
+    for (const h of housekeeping) expect(h.viralScore).toBeLessThan(hs[0]!.viralScore - 20);
   });
 
   it('prefers a clean opening to one that starts on a dangling reference', () => {
@@ -89,7 +93,7 @@ describe('findHighlights', () => {
     expect(hs.length).toBeGreaterThan(0);
     for (const h of hs) {
       expect(h.viralScore).toBeGreaterThanOrEqual(20);
-      expect(h.viralScore).toBeLessThanOrEqual(45);
+      expect(h.viralScore).toBeLessThan(60);
     }
   });
 
@@ -102,16 +106,20 @@ describe('findHighlights', () => {
     expect(findHighlights(request(talk, { maxShorts: 1 }))[0]!.sentenceIndexes[0]).toBe(6);
   });
 
-  it('finds at most 12 clips automatically on a 20-minute range and drops weak ones', () => {
+  it('never picks the same words twice when a long range repeats itself', () => {
     const lines = Array.from({ length: 10 }, () => TALK).flat(); // 300 sentences, ~27 minutes
     const long = makeTranscript(lines);
     expect(long.sentences).toHaveLength(300);
     const hs = findHighlights(request(long, { preferredLength: 'under60sec' }));
-    expect(hs).toHaveLength(12);
+    expect(hs.length).toBeGreaterThan(0);
+    expect(hs.length).toBeLessThanOrEqual(12);
     expectWellFormed(hs, long);
     for (const h of hs) expect(h.viralScore).toBeGreaterThanOrEqual(AUTOMATIC_FLOOR);
-    // The two strong stretches of each repetition are what gets picked.
-    expect(hs.filter((h) => h.viralScore >= 80).length).toBeGreaterThanOrEqual(10);
+    // The talk says each thing ten times; a request gets each stretch once.
+    const texts = hs.map((h) => h.sentenceIndexes.map((i) => long.sentences[i]!.sentence).join(' '));
+    expect(new Set(texts).size).toBe(texts.length);
+    const opening = hs.map((h) => long.sentences[h.sentenceIndexes[0]!]!.sentence);
+    expect(new Set(opening).size).toBe(opening.length);
   });
 
   it('returns one clip covering the whole range when noClipping is set', () => {
@@ -150,29 +158,13 @@ describe('findHighlights', () => {
       const hot = start < kitchen.end && end > kitchen.start;
       return { start, end, value: hot ? 1 : 0.2 };
     });
-    const before = pickStartingAt(findHighlights(request(talk)), 12);
-    const after = pickStartingAt(findHighlights(request(talk, { heatmap })), 12);
+    const before = pickCovering(findHighlights(request(talk, { maxShorts: 8 })), 14);
+    const after = pickCovering(findHighlights(request(talk, { heatmap, maxShorts: 8 })), 14);
     expect(before).toBeDefined();
     expect(after).toBeDefined();
     expect(after!.features.heatmap).toBeGreaterThan(0.9);
     expect(after!.viralScore).toBeGreaterThan(before!.viralScore + 5);
     expect(after!.strengths).toContain('heatmap');
-  });
-
-  it('raises the score of a louder-than-usual segment', () => {
-    const kitchen = { start: talk.sentences[12]!.start, end: talk.sentences[17]!.end };
-    const steps = Math.ceil(talk.range.end / 0.5);
-    const loudness: LoudnessTrack = {
-      start: 0, stepSec: 0.5,
-      db: Array.from({ length: steps }, (_, k) => (k * 0.5 >= kitchen.start && k * 0.5 < kitchen.end ? -18 : -26)),
-    };
-    const flat = { ...loudness, db: loudness.db.map(() => -26) };
-    const base = pickStartingAt(findHighlights(request(talk, { loudness: flat })), 12);
-    const loud = pickStartingAt(findHighlights(request(talk, { loudness })), 12);
-    expect(base!.features.energy).toBeCloseTo(0.5, 1);
-    expect(loud!.features.energy).toBeGreaterThan(0.9);
-    expect(loud!.viralScore).toBeGreaterThan(base!.viralScore);
-    expect(loud!.strengths).toContain('energy');
   });
 
   it('keeps picks apart when the recogniser\'s sentence times overlap by a few hundredths', () => {
@@ -200,5 +192,65 @@ describe('clip endings', () => {
     for (const line of ['My speed doubled.', 'That is why the truth matters.', 'There are no shortcuts.'])
       expect(isSetupLine(line), line).toBe(false);
     expect(endingPayoff('There are three simple reasons.')).toBeLessThan(endingPayoff('My speed doubled, and I made half as many mistakes.'));
+  });
+});
+
+// A real source: 3 minutes of recorded phone-menu instructions with one 28 s story answered by real
+// laughter (test/helpers/dry-talk.ts), transcribed by the real Whisper (saved transcript) and measured
+// by the real audio analysis. The user report of issue 10: the story must be what gets picked.
+describe('a dry procedure with one funny story (real recordings)', () => {
+  let talkSource: DryTalk;
+  let transcript: Transcript;
+  let audio: AudioTrack;
+  beforeAll(async () => {
+    talkSource = dryTalk();
+    transcript = dryTalkTranscript();
+    audio = await analyseAudio(talkSource.wav, transcript.range);
+  });
+  const storyShare = (h: Highlight) => Math.max(0, Math.min(h.end, talkSource.story.end) - Math.max(h.start, talkSource.story.start)) / (h.end - h.start);
+
+  it.each(['under30sec', 'under60sec'] as PreferredLength[])('puts the story first for %s, scored good or better', (preferredLength) => {
+    const hs = findHighlights(request(transcript, { audio, preferredLength, maxShorts: 3 }));
+    expect(hs.length).toBeGreaterThan(0);
+    expectWellFormed(hs, transcript);
+    expect(storyShare(hs[0]!)).toBeGreaterThan(0.8);
+    expect(hs[0]!.viralScore).toBeGreaterThanOrEqual(60);
+    expect(hs[0]!.strengths).toContain('reaction');
+    // The laughter the scorer heard is where the laughter is.
+    const laughs = hs[0]!.evidence.filter((e) => e.kind === 'laughter');
+    expect(laughs.length).toBeGreaterThanOrEqual(1);
+    for (const e of laughs) expect(talkSource.laughs.some((l) => e.at >= l.start - 0.2 && e.at <= l.end)).toBe(true);
+  });
+
+  it('scores every passage of instructions under 60, and never lets two clips share a sentence', () => {
+    const hs = findHighlights(request(transcript, { audio, preferredLength: 'under30sec', maxShorts: 6 }));
+    expect(hs.length).toBeGreaterThanOrEqual(4);
+    const dry = hs.filter((h) => storyShare(h) === 0);
+    expect(dry.length).toBeGreaterThanOrEqual(3);
+    for (const h of dry) expect(h.viralScore, transcript.sentences[h.sentenceIndexes[0]!]!.sentence).toBeLessThan(60);
+    const seen = new Set<number>();
+    for (const h of hs) for (const i of h.sentenceIndexes) {
+      expect(seen.has(i)).toBe(false);
+      seen.add(i);
+    }
+  });
+
+  it('gives each clip its own reason, quoting its own words and timing the laughter', () => {
+    const hs = findHighlights(request(transcript, { audio, preferredLength: 'under30sec', maxShorts: 4 }));
+    const reasons = hs.map((h) => writeCopy(h, transcript).reason);
+    expect(new Set(reasons).size).toBe(reasons.length);
+    hs.forEach((h, k) => {
+      const quoted = [...reasons[k]!.matchAll(/"([^"]+?)(…)?"/g)].map((m) => m[1]!);
+      const own = h.sentenceIndexes.map((i) => transcript.sentences[i]!.sentence.replace(/["“”]/g, '')).join(' ').toLowerCase();
+      const other = quoted.filter((q) => !['but', 'however', 'actually', 'instead'].includes(q.toLowerCase()));
+      expect(other.length, reasons[k]).toBeGreaterThan(0);
+      for (const q of other) expect(own, reasons[k]).toContain(q.toLowerCase());
+    });
+    const story = reasons[0]!;
+    expect(story).toMatch(/laughter at 0:\d\d/);
+    expect(story).toMatch(/story/);
+    expect(story).toMatch(/remote/); // ends on the punchline
+    // The old one-size-fits-all sentence is gone.
+    for (const r of reasons) expect(r).not.toMatch(/self-contained story with a clear payoff/);
   });
 });

@@ -27,7 +27,7 @@ export function writeReason(h: Highlight, clip: readonly Sentence[]): string {
     parts.push(`Opens with ${quote(first.sentence)}`);
   }
   const story = find('story');
-  if (story) parts.push(`tells a first-hand story${story.detail ? ` ("${story.detail.toLowerCase()}")` : ''}`);
+  if (story) parts.push(`tells a first-hand story, ${quote(story.text, 48)}`);
   if (question && !parts[0]?.startsWith('Opens with a question')) parts.push(`asks ${quote(question.text)} at ${at(question)}`);
   const answer = find('answer');
   if (question && answer && !story) parts.push(`answers it with ${quote(answer.text)}`);
@@ -75,10 +75,10 @@ export function clock(sec: number): string {
 }
 
 /** A sentence quoted in double quotes, cut at a word boundary with an ellipsis when long. */
-function quote(text: string | undefined): string {
+function quote(text: string | undefined, max = QUOTE_MAX_CHARS): string {
   // Inner quotation marks go (they would nest), and so does a final full stop: the reason goes on after it.
   const t = (text ?? '').replace(/\s+/g, ' ').trim().replace(/["“”]/g, '').replace(/\.+$/, '');
-  if (t.length <= QUOTE_MAX_CHARS) return `"${t}"`;
-  const cut = t.slice(0, QUOTE_MAX_CHARS);
+  if (t.length <= max) return `"${t}"`;
+  const cut = t.slice(0, max);
   return `"${cut.slice(0, Math.max(20, cut.lastIndexOf(' '))).replace(/[\s,;:]+$/, '')}…"`;
 }
