@@ -175,6 +175,8 @@ const WORD_MARGIN_SEC = 0.12;
 /** Gaps shorter than this inside a burst (a breath inside laughter) do not split it. */
 const MERGE_GAP_SEC = 0.25;
 const MIN_EVENT_SEC = 0.4;
+/** Mean spectral flatness above which a burst is noise-like (measured: applause 0.26, laughter 0.01-0.08, speech 0.00-0.03). */
+const APPLAUSE_FLATNESS = 0.18;
 
 /** Typical voice of the range: the levels and pitch of frames inside recognised words. */
 export interface VoiceProfile { speechDb: number; noiseDb: number; pitchHz: number }
@@ -246,11 +248,15 @@ function describeBurst(track: AudioTrack, a: number, b: number, threshold: numbe
   const meanFlatness = loud > 0 ? flat / loud : 0;
   const pulsesPerSec = envelopePeaks(track.levelDb, a, b) / duration;
   const pitch = pitches.length > 0 ? quantile(pitches, 0.5) : 0;
-  const highPitch = profile.pitchHz > 0 ? pitch > 1.3 * profile.pitchHz : pitch > 300;
+  // Relative to the speaker when we know their voice; a voice we have not heard needs a high absolute pitch.
+  const pitchRatio = profile.pitchHz > 0 ? pitch / profile.pitchHz : pitch / 240;
+  const noiseLike = meanFlatness > APPLAUSE_FLATNESS;
   let kind: AudioEventKind = 'burst';
-  if (voicedShare >= 0.15 && voicedShare <= 0.9 && pulsesPerSec >= 2.5 && pulsesPerSec <= 9) kind = 'laughter';
-  else if (voicedShare > 0.5 && highPitch && pulsesPerSec < 2.5) kind = 'scream';
-  else if (voicedShare < 0.2 && meanFlatness > 0.3 && duration >= 1) kind = 'applause';
+  // "Ha-ha-ha": 2.5-9 pulses a second, pitched above the talk (or breathy and unvoiced), not broadband.
+  // Unrecognised speech pulses at the same rate but at the speaker's own pitch, so it stays a burst.
+  if (pulsesPerSec >= 2.5 && pulsesPerSec <= 9 && !noiseLike && (voicedShare < 0.15 || (voicedShare <= 0.95 && pitchRatio >= 1.25))) kind = 'laughter';
+  else if (voicedShare > 0.5 && pitchRatio >= 1.4 && pulsesPerSec < 2.5) kind = 'scream';
+  else if (voicedShare < 0.2 && noiseLike && duration >= 1) kind = 'applause';
   return {
     kind,
     start: track.start + a * fs,

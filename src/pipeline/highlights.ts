@@ -154,8 +154,11 @@ function availableFeatures(scorer: SegmentScorer): (keyof HighlightFeatures)[] {
     .filter((k) => (k !== 'reaction' || scorer.hasAudio) && (k !== 'heatmap' || scorer.hasHeatmap));
 }
 
-/** Two clips whose words are this similar (Jaccard of stemmed content words) are the same clip twice. */
-const NEAR_DUPLICATE = 0.6;
+/**
+ * Two clips are the same clip twice when this share of the smaller one's stemmed content words is in the
+ * other (overlap coefficient): a talk that repeats itself, or a shorter cut of a passage already picked.
+ */
+const NEAR_DUPLICATE = 0.7;
 
 function spanStems(scorer: SegmentScorer, c: Candidate): Set<string> {
   return new Set(scorer.stats.slice(c.first, c.last + 1).flatMap((s) => contentStems(s.text)));
@@ -165,7 +168,7 @@ function nearDuplicate(a: Set<string>, b: Set<string>): boolean {
   if (a.size === 0 || b.size === 0) return false;
   let shared = 0;
   for (const w of a) if (b.has(w)) shared++;
-  return shared / (a.size + b.size - shared) >= NEAR_DUPLICATE;
+  return shared / Math.min(a.size, b.size) >= NEAR_DUPLICATE;
 }
 
 function sentencesInRange(all: readonly Sentence[], range: TimeRange): Sentence[] {

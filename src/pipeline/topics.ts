@@ -14,6 +14,8 @@ const BLOCK_STEMS = 16;
 const MIN_BLOCK = 2, MAX_BLOCK = 5;
 /** A topic shorter than this many sentences is merged into its neighbour across the shallower gap. */
 const MIN_TOPIC_SENTENCES = 2;
+/** Shallower dips than this are the ordinary ebb of one subject (measured 0.25 inside a one-subject talk, 1.0 at a story's edges). */
+const MIN_DEPTH = 0.3;
 
 export interface TopicSegmentation {
   /** Topic number (0, 1, ...) of each sentence, in order. */
@@ -72,7 +74,7 @@ export function segmentTopics(sentenceTexts: readonly string[]): TopicSegmentati
   // uniformly cohesive talk in one piece instead of cutting at noise.
   const mean = depth.reduce((a, b) => a + b, 0) / Math.max(1, depth.length);
   const sd = Math.sqrt(depth.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(1, depth.length));
-  const cutoff = Math.max(0.15, mean - sd / 2);
+  const cutoff = Math.max(MIN_DEPTH, mean - sd / 2);
   let boundaries = depth.map((d, g) => (d > cutoff ? g : -1)).filter((g) => g >= 0);
   // A boundary counts only at a local maximum of depth: two neighbouring deep gaps are one change of topic.
   boundaries = boundaries.filter((g) => !(depth[g - 1]! > depth[g]!) && !(depth[g + 1]! >= depth[g]! + 1e-9));
