@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildRenderArgs, cropExpression, filterPath, partialOutputPath } from '../src/media/ffmpeg-args.js';
+import { buildRenderArgs, cropExpression, filterPath, partialOutputPath, segmentLoudnessArgs } from '../src/media/ffmpeg-args.js';
 import { outputFps, RENDER_PLAN_VERSION, type RenderPlan } from '../src/media/render-plan.js';
 import type { CropKeyframe, ReframePlan } from '../src/pipeline/types.js';
 
@@ -21,13 +21,18 @@ const AAC = ['-c:a', 'aac', '-b:a', '128k'];
 const TAIL = ['-movflags', '+faststart', '-f', 'mp4', '/out/clip-1.mp4.partial'];
 const BLUR_BG = '[bg]scale=270:480:force_original_aspect_ratio=increase:flags=fast_bilinear,crop=270:480,boxblur=14:2,scale=1080:1920:flags=bilinear,setsar=1[bgb]';
 const FIT_WIDE = { layout: 'fit' as const, cropWidth: 1920, cropHeight: 1080, keyframes: [], faceCoverage: 0 };
+const STEREO_48K = 'aformat=channel_layouts=mono|stereo,pan=stereo|FL=FL+FC|FR=FR+FC,aformat=sample_fmts=fltp:sample_rates=48000:channel_layouts=stereo';
+/** Edge fades of a 30 s clip: 10 ms in, 10 ms out (a cut in room tone must not click). */
+const FADES_30 = 'afade=t=in:st=0:d=0.01,afade=t=out:st=29.99:d=0.01';
+/** The clip's own sound, as the whole short's: stereo 48 kHz, exactly 30 s, faded at both edges. */
+const SOUND_30 = `;[0:a]${STEREO_48K},apad=whole_dur=30,atrim=end=30,${FADES_30}[aout]`;
 
 describe('buildRenderArgs', () => {
   it('fill, static crop, with audio: seek on the input, crop then scale, x264 + AAC, faststart', () => {
     expect(buildRenderArgs(plan())).toEqual([
       ...HEAD,
-      '-filter_complex', "[0:v]crop=w=608:h=1080:x='656':y='0',scale=1080:1920,setsar=1[vout]",
-      '-map', '[vout]', '-map', '0:a:0', ...VIDEO, ...AAC, ...TAIL,
+      '-filter_complex', "[0:v]crop=w=608:h=1080:x='656':y='0',scale=1080:1920,setsar=1[vout]" + SOUND_30,
+      '-map', '[vout]', '-map', '[aout]', ...VIDEO, ...AAC, ...TAIL,
     ]);
   });
 
@@ -40,8 +45,8 @@ describe('buildRenderArgs', () => {
     expect(args).toEqual([
       ...HEAD,
       '-filter_complex', "[0:v]fps=30,crop=w=608:h=1080:x='272+576*clip((t-0)/2,0,1)':y='0',scale=1080:1920,setsar=1,"
-        + 'ass=filename=/work/job 1/clip.ass:fontsdir=/app/assets/fonts[vout]',
-      '-map', '[vout]', '-map', '0:a:0', ...VIDEO, ...AAC, ...TAIL,
+        + 'ass=filename=/work/job 1/clip.ass:fontsdir=/app/assets/fonts[vout]' + SOUND_30,
+      '-map', '[vout]', '-map', '[aout]', ...VIDEO, ...AAC, ...TAIL,
     ]);
   });
 
@@ -56,8 +61,8 @@ describe('buildRenderArgs', () => {
   it('fit over the solid template colour pads instead of compositing', () => {
     expect(buildRenderArgs(plan({ reframe: FIT_WIDE, background: { blur: false, color: '#1c1c1e' } }))).toEqual([
       ...HEAD,
-      '-filter_complex', '[0:v]scale=1080:608,pad=1080:1920:0:656:color=0x1C1C1E,setsar=1[vout]',
-      '-map', '[vout]', '-map', '0:a:0', ...VIDEO, ...AAC, ...TAIL,
+      '-filter_complex', '[0:v]scale=1080:608,pad=1080:1920:0:656:color=0x1C1C1E,setsar=1[vout]' + SOUND_30,
+      '-map', '[vout]', '-map', '[aout]', ...VIDEO, ...AAC, ...TAIL,
     ]);
   });
 
@@ -69,8 +74,8 @@ describe('buildRenderArgs', () => {
     expect(args).toEqual([
       ...HEAD,
       '-filter_complex', `[0:v]split=2[bg][fg];${BLUR_BG};[fg]crop=w=1080:h=1080:x='420':y='0',scale=1080:1080,setsar=1[fgs];`
-        + '[bgb][fgs]overlay=0:420,ass=filename=/tmp/c.ass:fontsdir=/f[vout]',
-      '-map', '[vout]', '-map', '0:a:0', ...VIDEO, ...AAC, ...TAIL,
+        + '[bgb][fgs]overlay=0:420,ass=filename=/tmp/c.ass:fontsdir=/f[vout]' + SOUND_30,
+      '-map', '[vout]', '-map', '[aout]', ...VIDEO, ...AAC, ...TAIL,
     ]);
   });
 
@@ -90,7 +95,7 @@ describe('buildRenderArgs', () => {
 
   it('fit of a source that already has the output shape is a plain scale (no background work)', () => {
     const args = buildRenderArgs(plan({ input: { width: 720, height: 1280 }, reframe: { ...FIT_WIDE, cropWidth: 720, cropHeight: 1280 } }));
-    expect(args[args.indexOf('-filter_complex') + 1]).toBe('[0:v]scale=1080:1920,setsar=1[vout]');
+    expect(args[args.indexOf('-filter_complex') + 1]).toBe('[0:v]scale=1080:1920,setsar=1[vout]' + SOUND_30);
   });
 
   it('clamps and evens a crop window larger than the source', () => {
@@ -230,7 +235,7 @@ describe('buildRenderArgs with background music', () => {
         + `[0:a]${FMT},apad=whole_dur=30,asplit=2[voice][key];`
         + `[1:a]${FMT},volume=-12.021dB,afade=t=in:st=0:d=1,afade=t=out:st=28.5:d=1.5[bed];`
         + '[bed][key]sidechaincompress=threshold=0.02:ratio=4:attack=20:release=400:level_sc=1.585[ducked];'
-        + '[voice][ducked]amix=inputs=2:duration=first:dropout_transition=0:normalize=0,alimiter=limit=0.98:level=0[aout]',
+        + `[voice][ducked]amix=inputs=2:duration=first:dropout_transition=0:normalize=0,alimiter=limit=0.98:level=0,${FADES_30}[aout]`,
       '-map', '[vout]', '-map', '[aout]', ...VIDEO, ...AAC, ...TAIL,
     ]);
   });
@@ -240,7 +245,7 @@ describe('buildRenderArgs with background music', () => {
     const args = buildRenderArgs(withMusic({ path: '/m.opus', volume: 10, trackLufs: -16, speechLufs: null }, { hasAudio: false, start: 0, end: 2 }));
     const fc = args[args.indexOf('-filter_complex') + 1];
     expect(fc).toBe("[0:v]crop=w=608:h=1080:x='656':y='0',scale=1080:1920,setsar=1[vout];"
-      + `[1:a]${FMT},volume=-20dB,afade=t=in:st=0:d=0.5,afade=t=out:st=1.5:d=0.5[aout]`);
+      + `[1:a]${FMT},volume=-20dB,afade=t=in:st=0:d=0.5,afade=t=out:st=1.5:d=0.5,afade=t=in:st=0:d=0.01,afade=t=out:st=1.99:d=0.01[aout]`);
     expect(args.slice(args.indexOf('-map'))).toEqual(['-map', '[vout]', '-map', '[aout]', ...VIDEO, ...AAC, ...TAIL]);
     expect(args).toContain('/m.opus');
   });
@@ -275,8 +280,8 @@ describe('buildRenderArgs with split-screen gameplay', () => {
     });
     expect(args).toEqual([
       ...HEAD, ...GAME_IN,
-      '-filter_complex', "[0:v]crop=w=1214:h=1080:x='353':y='0',scale=1080:960,setsar=1,ass=filename=/w/clip.ass:fontsdir=/f[top];" + BOTTOM,
-      '-map', '[vout]', '-map', '0:a:0', ...VIDEO, ...AAC, ...TAIL,
+      '-filter_complex', "[0:v]crop=w=1214:h=1080:x='353':y='0',scale=1080:960,setsar=1,ass=filename=/w/clip.ass:fontsdir=/f[top];" + BOTTOM + SOUND_30,
+      '-map', '[vout]', '-map', '[aout]', ...VIDEO, ...AAC, ...TAIL,
     ]);
   });
 
@@ -289,7 +294,7 @@ describe('buildRenderArgs with split-screen gameplay', () => {
       + '[fg]scale=1080:608,setsar=1[fgs];[bgb][fgs]overlay=0:176[top];'
       + '[top]pad=1080:1920:0:0:color=black[frame];'
       + '[1:v]fps=30,scale=1080:960:force_original_aspect_ratio=increase,crop=1080:960,setsar=1[game];'
-      + '[frame][game]overlay=x=0:y=960:eof_action=repeat[vout]');
+      + '[frame][game]overlay=x=0:y=960:eof_action=repeat[vout]' + SOUND_30);
   });
 
   it('square in the top half is fitted to its height (the half is wider than square)', () => {
@@ -298,7 +303,7 @@ describe('buildRenderArgs with split-screen gameplay', () => {
       gameVideo: GAME,
     });
     expect(args[args.indexOf('-filter_complex') + 1]).toBe(
-      "[0:v]crop=w=1080:h=1080:x='420':y='0',scale=960:960,pad=1080:960:60:0:color=0x000000,setsar=1[top];" + BOTTOM);
+      "[0:v]crop=w=1080:h=1080:x='420':y='0',scale=960:960,pad=1080:960:60:0:color=0x000000,setsar=1[top];" + BOTTOM + SOUND_30);
   });
 
   it('with music the gameplay is the third input, and the mix still only hears clip + music', () => {
@@ -338,7 +343,7 @@ describe('buildRenderArgs with an end-screen outro', () => {
   it('stock card with sting: the bell is input 1, content + card joined by one concat', () => {
     expect(buildRenderArgs({ ...plan(), outro: OUTRO })).toEqual([
       ...HEAD, '-i', '/s/sting.oga',
-      '-filter_complex', `${FILL};[0:a]${STEREO},apad=whole_dur=30,atrim=end=30[ca];${CARD};${STING};${CONCAT}`,
+      '-filter_complex', `${FILL};[0:a]${STEREO},apad=whole_dur=30,atrim=end=30,${FADES_30}[ca];${CARD};${STING};${CONCAT}`,
       '-map', '[vout]', '-map', '[aout]', ...VIDEO, ...AAC, ...TAIL,
     ]);
   });
@@ -362,7 +367,7 @@ describe('buildRenderArgs with an end-screen outro', () => {
     expect(args.indexOf('/w/card.png')).toBe(args.indexOf('/g.mp4') + 8);
     const fc = args[args.indexOf('-filter_complex') + 1]!;
     expect(fc).toContain('[bed][key]sidechaincompress');
-    expect(fc).toContain('alimiter=limit=0.98:level=0[ca];');
+    expect(fc).toContain(`alimiter=limit=0.98:level=0,${FADES_30}[ca];`);
     expect(fc).toContain('eof_action=repeat[cv];');
     expect(fc).toContain('color=c=0x111111:s=1080x1920:r=25:d=3,setsar=1[obg];[3:v]scale=1080:1920:force_original_aspect_ratio=decrease,setsar=1[oimg];'
       + '[obg][oimg]overlay=x=(main_w-overlay_w)/2:y=(main_h-overlay_h)/2,format=yuv420p[ov];');
@@ -386,7 +391,7 @@ describe('buildRenderArgs with a meme intro', () => {
   it('the meme is the next input, covers the full frame and plays before the content in one concat', () => {
     expect(buildRenderArgs({ ...plan(), memeHook: MEME })).toEqual([
       ...HEAD, '-t', '3', '-i', '/c/meme-hooks/plot-twist.mp4',
-      '-filter_complex', `${FILL};[0:a]${STEREO},apad=whole_dur=30,atrim=end=30[ca];${memePicture(1)};`
+      '-filter_complex', `${FILL};[0:a]${STEREO},apad=whole_dur=30,atrim=end=30,${FADES_30}[ca];${memePicture(1)};`
         + `[1:a]${STEREO},apad=whole_dur=3,atrim=end=3[ma];[mv][ma][cv][ca]concat=n=2:v=1:a=1[vout][aout]`,
       '-map', '[vout]', '-map', '[aout]', ...VIDEO, ...AAC, ...TAIL,
     ]);
@@ -427,5 +432,67 @@ describe('buildRenderArgs with a meme intro', () => {
     expect(buildRenderArgs({ ...plan(), memeHook: null })).toEqual(buildRenderArgs(plan()));
     expect(() => buildRenderArgs({ ...plan(), memeHook: { ...MEME, seconds: 0 } })).toThrow(/meme hook must last/);
     expect(() => buildRenderArgs({ ...plan(), memeHook: { ...MEME, fps: 0 } })).toThrow(/meme hook frame rate/);
+  });
+});
+
+describe('buildRenderArgs with platform loudness', () => {
+  const LIMITER = 'aresample=192000,alimiter=limit=0.7943:level=0:latency=1,aresample=48000';
+  const loud = (gainsDb?: { content: number; meme: number; sting: number }): Pick<RenderPlan, 'loudness'> => ({ loudness: { targetLufs: -14, truePeakDb: -1, gainsDb } });
+
+  it('raises the clip by its measured gain after the edge fades, then one true-peak limiter 1 dB under -1 dBTP at 192 kHz', () => {
+    const args = buildRenderArgs({ ...plan(), ...loud({ content: 5.25, meme: 0, sting: 0 }) });
+    expect(args[args.indexOf('-filter_complex') + 1]).toBe("[0:v]crop=w=608:h=1080:x='656':y='0',scale=1080:1920,setsar=1[vout];"
+      + `[0:a]${STEREO_48K},apad=whole_dur=30,atrim=end=30,${FADES_30},volume=5.25dB[araw];[araw]${LIMITER}[aout]`);
+    expect(args.slice(args.indexOf('-map'), args.indexOf('-map') + 4)).toEqual(['-map', '[vout]', '-map', '[aout]']);
+  });
+
+  it('with music the limiter replaces the mix\'s own, and the gain applies to voice and music together', () => {
+    const args = buildRenderArgs({ ...plan(), music: { path: '/m.opus', volume: 10, trackLufs: -16, speechLufs: -20 }, ...loud({ content: -2, meme: 0, sting: 0 }) });
+    const fc = args[args.indexOf('-filter_complex') + 1]!;
+    expect(fc).toContain(`[voice][ducked]amix=inputs=2:duration=first:dropout_transition=0:normalize=0,${FADES_30},volume=-2dB[araw];[araw]${LIMITER}[aout]`);
+    expect(fc).not.toContain('limit=0.98');
+  });
+
+  it('meme, content and sting each get their own gain; the limiter follows the concat', () => {
+    const args = buildRenderArgs({
+      ...plan(),
+      memeHook: { path: '/c/m.mp4', seconds: 3, fps: 30, hasAudio: true },
+      outro: { seconds: 2, fps: 30, text: null, handle: null, imagePath: null, stingPath: '/s/sting.oga', assPath: null, fontsDir: '/f' },
+      ...loud({ content: 4, meme: 2.5, sting: -1.5 }),
+    });
+    const fc = args[args.indexOf('-filter_complex') + 1]!;
+    expect(fc).toContain(`${FADES_30},volume=4dB[ca]`);
+    expect(fc).toContain('afade=t=out:st=1.85:d=0.15,volume=-1.5dB[oa]');
+    expect(fc).toContain('apad=whole_dur=3,atrim=end=3,volume=2.5dB[ma]');
+    expect(fc.endsWith(`[mv][ma][cv][ca][ov][oa]concat=n=3:v=1:a=1[vout][araw];[araw]${LIMITER}[aout]`)).toBe(true);
+  });
+
+  it('refuses to render a loudness plan whose gains were not measured, and gains over 30 dB', () => {
+    expect(() => buildRenderArgs({ ...plan(), ...loud() })).toThrow(/measured/);
+    expect(() => buildRenderArgs({ ...plan(), ...loud({ content: 31, meme: 0, sting: 0 }) })).toThrow(/30 dB/);
+  });
+
+  it('measuring passes hear each segment exactly as the render mixes it, audio only, before any gain', () => {
+    const p: RenderPlan = {
+      ...plan(),
+      music: { path: '/m.opus', volume: 10, trackLufs: -16, speechLufs: -20 },
+      memeHook: { path: '/c/m.mp4', seconds: 3, fps: 30, hasAudio: true },
+      outro: { seconds: 2, fps: 30, text: null, handle: null, imagePath: null, stingPath: '/s/sting.oga', assPath: null, fontsDir: '/f' },
+      ...loud(),
+    };
+    const content = segmentLoudnessArgs(p, 'content')!;
+    expect(content.slice(0, 19)).toEqual(['-hide_banner', '-nostdin', '-nostats', '-v', 'info', '-ss', '12.5', '-t', '30', '-i', '/media/in.mp4',
+      '-stream_loop', '-1', '-t', '30', '-i', '/m.opus', '-filter_complex', content[18]!]);
+    expect(content[18]).toMatch(/sidechaincompress.*normalize=0,afade=t=in:st=0:d=0\.01,afade=t=out:st=29\.99:d=0\.01\[ca\];\[ca\]ebur128=peak=true\[measured\]$/);
+    expect(content.slice(19)).toEqual(['-map', '[measured]', '-f', 'null', '-']);
+    expect(segmentLoudnessArgs(p, 'meme')).toEqual(['-hide_banner', '-nostdin', '-nostats', '-v', 'info', '-t', '3', '-i', '/c/m.mp4',
+      '-filter_complex', `[0:a]${STEREO_48K},apad=whole_dur=3,atrim=end=3[ma];[ma]ebur128=peak=true[measured]`, '-map', '[measured]', '-f', 'null', '-']);
+    // The correction pass goes through the gain and the render's limiter.
+    expect(segmentLoudnessArgs(p, 'sting', { gainDb: 3, limited: true })![8]).toBe(
+      `[0:a]${STEREO_48K},apad=whole_dur=2,atrim=end=2,afade=t=out:st=1.85:d=0.15,volume=3dB[oa];[oa]${LIMITER},ebur128=peak=true[measured]`);
+    // No sound at all: nothing to measure.
+    expect(segmentLoudnessArgs({ ...p, input: { ...p.input, hasAudio: false }, music: null }, 'content')).toBeNull();
+    expect(segmentLoudnessArgs({ ...p, memeHook: { ...p.memeHook!, hasAudio: false } }, 'meme')).toBeNull();
+    expect(segmentLoudnessArgs({ ...p, outro: null }, 'sting')).toBeNull();
   });
 });

@@ -3,7 +3,9 @@
 // music mix; a meme intro before and the end-screen outro after, joined with concat), x264 + AAC, faststart.
 // Costs behind the choices are measured in DESIGN.md "Performance notes".
 import type { CropKeyframe } from '../pipeline/types.js';
-import { RENDER_PLAN_VERSION, type RenderCaptionEmoji, type RenderMemeHook, type RenderOutro, type RenderPlan } from './render-plan.js';
+import {
+  RENDER_PLAN_VERSION, type RenderCaptionEmoji, type RenderLoudness, type RenderMemeHook, type RenderOutro, type RenderPlan, type SegmentGains,
+} from './render-plan.js';
 
 /** The file ffmpeg writes; the runner renames it to output.path only after a successful run. */
 export function partialOutputPath(plan: RenderPlan): string {
@@ -45,10 +47,9 @@ export function buildRenderArgs(plan: RenderPlan): string[] {
     if (meme) args.push('-t', num(meme.seconds), '-i', fileArg(meme.path));
     args.push('-filter_complex', buildSegmentsGraph(plan, { image, sting, meme: memeInput }), '-map', '[vout]', '-map', '[aout]');
   } else {
-    const audioGraph = music ? buildMusicGraph(plan, music) : null;
+    const audioGraph = input.hasAudio || music ? outputSound(plan, (label) => contentAudioGraph(plan, label)) : null;
     args.push('-filter_complex', audioGraph ? `${buildFilterGraph(plan)};${audioGraph}` : buildFilterGraph(plan), '-map', '[vout]');
     if (audioGraph) args.push('-map', '[aout]');
-    else if (input.hasAudio) args.push('-map', '0:a:0');
   }
   args.push('-c:v', 'libx264', '-preset', output.preset, '-crf', num(output.crf), '-pix_fmt', 'yuv420p');
   if (output.x264Params) args.push('-x264-params', output.x264Params);
@@ -139,6 +140,31 @@ export const MUSIC_FADE_OUT = 1.5;
  * 4:1 pulls the music down ~11 dB while someone speaks; the 400 ms release lets it swell back in pauses.
  */
 export const DUCK = { threshold: 0.02, ratio: 4, attack: 20, release: 400 } as const;
+/**
+ * Fade (seconds) at both edges of the content's sound: the cut sits in a pause (clip-edges.ts), but a
+ * pause is room tone, not digital silence, and a waveform that starts or stops mid-cycle clicks.
+ */
+export const EDGE_FADE_SEC = 0.01;
+
+/**
+ * Platform loudness: short-video platforms normalise playback to about -14 LUFS, so a clip at the
+ * source's level (-18 to -22 LUFS measured) sounds quiet next to everyone else's; -1 dBTP leaves room
+ * for the platforms' own lossy transcode.
+ */
+export const PLATFORM_LOUDNESS = { targetLufs: -14, truePeakDb: -1 } as const;
+/**
+ * The limiter's ceiling sits this far under the true-peak limit: AAC encoding (ffmpeg's aac, 128k)
+ * raised the true peak of limited speech by 0.1-0.4 dB, so a ceiling at the limit itself measured
+ * -0.5 to -0.9 dBTP on the file; 1 dB under it measured -1.6 to -1.9 dBTP (docs/benchmarks.md).
+ */
+export const TRUE_PEAK_MARGIN_DB = 1;
+/**
+ * The most a segment is raised: beyond this a "quiet" clip is mostly noise (hum, room tone), and
+ * raising it further would only make the noise loud. A silent segment (no measured loudness) is not raised.
+ */
+export const MAX_LOUDNESS_GAIN_DB = 30;
+/** The end card's sting sits this far under the speech: a bell that reads as the end, not a jump in level. */
+export const STING_UNDER_SPEECH_LU = 3;
 
 /** The plan's music when it is audible (volume > 0), else null (volume 0 means no music at all). */
 function audibleMusic(plan: RenderPlan): NonNullable<RenderPlan['music']> | null {
@@ -156,12 +182,14 @@ export function musicGainDb(music: NonNullable<RenderPlan['music']>): number {
 }
 
 /**
- * The audio part of the graph; its output is labelled [aout]. Voice and music are brought to one
+ * The audio part of the graph; its output is labelled [label]. Voice and music are brought to one
  * format (sidechaincompress and amix need equal rates and layouts), the music is set to its gain,
  * faded in and out, ducked by the voice and summed with it unnormalised (amix would otherwise halve
- * both); a limiter with auto-level off only catches peaks of the sum.
+ * both). Without platform loudness a limiter with auto-level off catches peaks of the sum; with it,
+ * the one true-peak limiter at the end of the whole short does (outputSound). `tail` continues the
+ * chain before the label (the edge fades and the loudness gain).
  */
-export function buildMusicGraph(plan: RenderPlan, music: NonNullable<RenderPlan['music']>, label = 'aout'): string {
+export function buildMusicGraph(plan: RenderPlan, music: NonNullable<RenderPlan['music']>, label = 'aout', tail = ''): string {
   const duration = plan.input.end - plan.input.start;
   const fadeIn = Math.min(MUSIC_FADE_IN, duration / 4), fadeOut = Math.min(MUSIC_FADE_OUT, duration / 4);
   // Mono or stereo in, stereo out at unity gain: ffmpeg's own mono->stereo upmix puts each side 3 dB
@@ -170,13 +198,14 @@ export function buildMusicGraph(plan: RenderPlan, music: NonNullable<RenderPlan[
   const format = STEREO_48K;
   const bed = `[1:a]${format},volume=${num(musicGainDb(music))}dB,`
     + `afade=t=in:st=0:d=${num(fadeIn)},afade=t=out:st=${num(duration - fadeOut)}:d=${num(fadeOut)}`;
-  if (!plan.input.hasAudio) return `${bed}[${label}]`;
+  if (!plan.input.hasAudio) return `${bed}${tail}[${label}]`;
   const keyLevel = Math.min(64, Math.max(0.015625, 10 ** ((REFERENCE_SPEECH_LUFS - (music.speechLufs ?? REFERENCE_SPEECH_LUFS)) / 20)));
+  const limiter = plan.loudness ? '' : ',alimiter=limit=0.98:level=0';
   // apad + whole_dur: a source whose audio stops early still keys and carries the mix to the end.
   return `[0:a]${format},apad=whole_dur=${num(duration)},asplit=2[voice][key];`
     + `${bed}[bed];`
     + `[bed][key]sidechaincompress=threshold=${DUCK.threshold}:ratio=${DUCK.ratio}:attack=${DUCK.attack}:release=${DUCK.release}:level_sc=${num(keyLevel)}[ducked];`
-    + `[voice][ducked]amix=inputs=2:duration=first:dropout_transition=0:normalize=0,alimiter=limit=0.98:level=0[${label}]`;
+    + `[voice][ducked]amix=inputs=2:duration=first:dropout_transition=0:normalize=0${limiter}${tail}[${label}]`;
 }
 
 /** Mono or stereo in, 48 kHz float stereo out at unity gain (see buildMusicGraph). */
@@ -207,14 +236,56 @@ export function buildSegmentsGraph(plan: RenderPlan, inputs: { image: number | n
     parts.push(memeIntroGraph(plan, meme, inputs.meme));
     segments.unshift('[mv][ma]');
   }
-  return `${parts.join(';')};${segments.join('')}concat=n=${segments.length}:v=1:a=1[vout][aout]`;
+  return outputSound(plan, (label) => `${parts.join(';')};${segments.join('')}concat=n=${segments.length}:v=1:a=1[vout][${label}]`);
 }
 
-/** The content's sound as a segment: stereo 48 kHz of exactly the content's length (music mixed in). */
-function contentAudioGraph(plan: RenderPlan, label: string): string {
+/** The plan's segment gains (dB); all 0 without platform loudness. */
+export function segmentGains(plan: RenderPlan): SegmentGains {
+  const loudness = plan.loudness;
+  if (!loudness) return { content: 0, meme: 0, sting: 0 };
+  if (!loudness.gainsDb) throw new RangeError('the loudness of the clip\'s segments must be measured before its render (renderClip does)');
+  return loudness.gainsDb;
+}
+
+/**
+ * The loudness each segment is brought to: the content (voice and music as mixed) and the meme intro
+ * to the target, the sting STING_UNDER_SPEECH_LU under it, so the whole short measures the target and
+ * the music and sting keep their levels relative to the speech.
+ */
+export function segmentTargetLufs(loudness: Pick<RenderLoudness, 'targetLufs'>, segment: Segment): number {
+  return segment === 'sting' ? loudness.targetLufs - STING_UNDER_SPEECH_LU : loudness.targetLufs;
+}
+
+/**
+ * The short's sound [aout] from `graph(label)`, a graph whose sound ends in [label]: through the
+ * true-peak limiter when the plan has platform loudness, else as it is. The limiter runs at 192 kHz: ffmpeg 5.1's
+ * alimiter does not oversample, so at 48 kHz it would let the peaks between samples through (4x is
+ * what ebur128 itself uses to measure true peak). latency=1 removes its lookahead delay, so the sound
+ * stays in sync with the picture.
+ */
+function outputSound(plan: RenderPlan, graph: (label: string) => string): string {
+  const loudness = plan.loudness;
+  if (!loudness) return graph('aout');
+  return `${graph('araw')};[araw]${truePeakLimiter(loudness)}[aout]`;
+}
+
+/** The limiter chain (no labels) that keeps the true peak TRUE_PEAK_MARGIN_DB under the plan's limit. */
+function truePeakLimiter(loudness: Pick<RenderLoudness, 'truePeakDb'>): string {
+  const ceiling = 10 ** ((loudness.truePeakDb - TRUE_PEAK_MARGIN_DB) / 20);
+  return `aresample=192000,alimiter=limit=${num4(ceiling)}:level=0:latency=1,aresample=48000`;
+}
+
+/**
+ * The content's sound as a segment: stereo 48 kHz of exactly the content's length (music mixed in),
+ * faded in and out over EDGE_FADE_SEC and raised by `gainDb` (default: the plan's content gain).
+ */
+export function contentAudioGraph(plan: RenderPlan, label: string, gainDb = segmentGains(plan).content): string {
+  const duration = plan.input.end - plan.input.start;
+  const fade = Math.min(EDGE_FADE_SEC, duration / 4);
+  const tail = `,afade=t=in:st=0:d=${num(fade)},afade=t=out:st=${num(duration - fade)}:d=${num(fade)}${volume(gainDb)}`;
   const music = audibleMusic(plan);
-  if (music) return buildMusicGraph(plan, music, label);
-  return segmentSound(plan.input.hasAudio ? '0:a' : null, num(plan.input.end - plan.input.start), label);
+  if (music) return buildMusicGraph(plan, music, label, tail);
+  return segmentSound(plan.input.hasAudio ? '0:a' : null, num(duration), label, tail);
 }
 
 /**
@@ -238,8 +309,13 @@ function memeIntroGraph(plan: RenderPlan, meme: RenderMemeHook, input: number): 
   const S = num(meme.seconds);
   const picture = `[${input}:v]fps=${num(meme.fps)},scale=${W}:${H}:force_original_aspect_ratio=increase,crop=${W}:${H},setsar=1,format=yuv420p,`
     + `tpad=stop_mode=clone:stop_duration=${S},trim=duration=${S},setpts=PTS-STARTPTS[mv]`;
-  const sound = segmentSound(meme.hasAudio ? `${input}:a` : null, S, 'ma');
+  const sound = memeSound(meme, input, 'ma', segmentGains(plan).meme);
   return `${picture};${sound}`;
+}
+
+/** The meme intro's sound as a segment ([label]), raised by gainDb. */
+function memeSound(meme: RenderMemeHook, input: number, label: string, gainDb: number): string {
+  return segmentSound(meme.hasAudio ? `${input}:a` : null, num(meme.seconds), label, volume(gainDb));
 }
 
 /** The end card as a segment ([ov], [oa]): the backdrop (or the fitted image), its text, the sting. */
@@ -254,9 +330,51 @@ function outroCardGraph(plan: RenderPlan, outro: RenderOutro, inputs: { image: n
     ? `${backdrop}${text},format=yuv420p[ov]`
     : `${backdrop}[obg];[${inputs.image}:v]scale=${W}:${H}:force_original_aspect_ratio=decrease,setsar=1[oimg];`
       + `[obg][oimg]overlay=x=(main_w-overlay_w)/2:y=(main_h-overlay_h)/2${text},format=yuv420p[ov]`;
-  const cardAudio = segmentSound(inputs.sting === null ? null : `${inputs.sting}:a`, S, 'oa',
-    `,afade=t=out:st=${num(Math.max(0, outro.seconds - STING_FADE_OUT))}:d=${num(STING_FADE_OUT)}`);
-  return `${card};${cardAudio}`;
+  return `${card};${stingSound(outro, inputs.sting, 'oa', segmentGains(plan).sting)}`;
+}
+
+/** The end card's sound as a segment ([label]): the sting faded out at the card's end, raised by gainDb. */
+function stingSound(outro: RenderOutro, input: number | null, label: string, gainDb: number): string {
+  return segmentSound(input === null ? null : `${input}:a`, num(outro.seconds), label,
+    `,afade=t=out:st=${num(Math.max(0, outro.seconds - STING_FADE_OUT))}:d=${num(STING_FADE_OUT)}${volume(gainDb)}`);
+}
+
+/** `,volume=<gain>dB`, or nothing for a gain that rounds to 0. */
+function volume(gainDb: number): string {
+  const g = Math.round(gainDb * 100) / 100;
+  return g === 0 ? '' : `,volume=${g}dB`;
+}
+
+export type Segment = 'content' | 'meme' | 'sting';
+
+/**
+ * The argv of a measuring pass over one segment of the short (measureSegmentGains runs it before the
+ * render): the segment's sound exactly as the render mixes it, raised by `gainDb` and, with `limited`,
+ * through the render's true-peak limiter, into ebur128 (integrated loudness and true peak) and the null
+ * muxer; null when the segment has no sound at all. Audio only: no picture is decoded.
+ */
+export function segmentLoudnessArgs(plan: RenderPlan, segment: Segment, opts: { gainDb?: number; limited?: boolean } = {}): string[] | null {
+  const gain = opts.gainDb ?? 0;
+  const limiter = opts.limited && plan.loudness ? `${truePeakLimiter(plan.loudness)},` : '';
+  const head = ['-hide_banner', '-nostdin', '-nostats', '-v', 'info'];
+  const measure = (graph: string, label: string) => ['-filter_complex', `${graph};[${label}]${limiter}ebur128=peak=true[measured]`, '-map', '[measured]', '-f', 'null', '-'];
+  const duration = num(plan.input.end - plan.input.start);
+  if (segment === 'content') {
+    const music = audibleMusic(plan);
+    if (!plan.input.hasAudio && !music) return null;
+    // The same inputs in the same order as the render, so [0:a] and [1:a] mean the same streams.
+    const args = [...head, '-ss', num(plan.input.start), '-t', duration, '-i', fileArg(plan.input.path)];
+    if (music) args.push('-stream_loop', '-1', '-t', duration, '-i', fileArg(music.path));
+    return [...args, ...measure(contentAudioGraph(plan, 'ca', gain), 'ca')];
+  }
+  if (segment === 'meme') {
+    const meme = plan.memeHook;
+    if (!meme?.hasAudio) return null;
+    return [...head, '-t', num(meme.seconds), '-i', fileArg(meme.path), ...measure(memeSound(meme, 0, 'ma', gain), 'ma')];
+  }
+  const outro = plan.outro;
+  if (!outro?.stingPath) return null;
+  return [...head, '-i', fileArg(outro.stingPath), ...measure(stingSound(outro, 0, 'oa', gain), 'oa')];
 }
 
 /**
@@ -374,6 +492,13 @@ function assertRenderable(plan: RenderPlan): void {
     if (!(mh.seconds >= 0.001 && Number.isFinite(mh.seconds))) throw new RangeError(`meme hook must last a positive number of seconds, got ${mh.seconds}`);
     if (!(mh.fps > 0 && mh.fps <= 120)) throw new RangeError(`meme hook frame rate must be positive, got ${mh.fps}`);
   }
+  const l = plan.loudness;
+  if (l) {
+    if (!(l.targetLufs >= -40 && l.targetLufs <= -5)) throw new RangeError(`loudness target must be -40 to -5 LUFS, got ${l.targetLufs}`);
+    if (!(l.truePeakDb >= -9 && l.truePeakDb <= 0)) throw new RangeError(`true-peak limit must be -9 to 0 dBTP, got ${l.truePeakDb}`);
+    const gains = l.gainsDb ? [l.gainsDb.content, l.gainsDb.meme, l.gainsDb.sting] : [];
+    if (gains.some((v) => !Number.isFinite(v) || v > MAX_LOUDNESS_GAIN_DB)) throw new RangeError(`segment gains must be finite and at most ${MAX_LOUDNESS_GAIN_DB} dB`);
+  }
   const m = plan.music;
   if (m) {
     if (!(m.volume >= 0 && m.volume <= 100)) throw new RangeError(`music volume must be 0-100, got ${m.volume}`);
@@ -384,6 +509,10 @@ function assertRenderable(plan: RenderPlan): void {
 /** Seconds and sizes with at most millisecond precision, no exponent, no trailing zeros. */
 function num(n: number): string {
   return String(Math.round(n * 1000) / 1000);
+}
+/** A level with four decimals (0.0001 = 0.001 dB at the ceiling). */
+function num4(n: number): string {
+  return String(Math.round(n * 10000) / 10000);
 }
 function even(n: number): number { return Math.max(0, Math.round(n / 2) * 2); }
 function evenFloor(n: number): number { return Math.floor(n / 2) * 2; }

@@ -57,7 +57,28 @@ export interface RenderPlan {
    * Optional and null-able like `music`.
    */
   memeHook?: RenderMemeHook | null;
+  /**
+   * Platform loudness (PLATFORM_LOUDNESS in ffmpeg-args.ts): each segment's sound is measured, then
+   * raised or lowered in the render to the target and limited to the true-peak ceiling, so the whole
+   * short measures targetLufs. Absent or null keeps the source's levels (plans written before it).
+   */
+  loudness?: RenderLoudness | null;
 }
+
+/** The loudness a short is brought to, and what was measured to get there. */
+export interface RenderLoudness {
+  /** Integrated loudness (EBU R128) of the whole short, LUFS. */
+  targetLufs: number;
+  /** True-peak limit, dBTP. */
+  truePeakDb: number;
+  /**
+   * Gain (dB) of each segment's sound, found by measuring it as the render mixes it (renderClip's
+   * measuring pass fills it in when it is missing); 0 for a silent or absent segment.
+   */
+  gainsDb?: SegmentGains;
+}
+
+export interface SegmentGains { content: number; meme: number; sting: number }
 
 /** The meme intro: its picture covers the whole frame, its own sound plays, then the content starts. */
 export interface RenderMemeHook {

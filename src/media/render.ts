@@ -9,6 +9,7 @@ import { mediaBinaries } from './binaries.js';
 import { buildRenderArgs, partialOutputPath } from './ffmpeg-args.js';
 import { AbortedError, ProcessError, runProcess } from './process.js';
 import { renderedSeconds, type RenderPlan } from './render-plan.js';
+import { measureSegmentGains } from './speech-loudness.js';
 
 const STAGE = 'rendering';
 
@@ -19,6 +20,11 @@ export interface RenderOptions {
 }
 
 export async function renderClip(plan: RenderPlan, opts: RenderOptions = {}): Promise<void> {
+  // Platform loudness: measure each segment's sound first (audio-only passes), so the one render can
+  // apply fixed gains; the measuring pass's cost is in docs/benchmarks.md.
+  if (plan.loudness && !plan.loudness.gainsDb) {
+    plan = { ...plan, loudness: { ...plan.loudness, gainsDb: await measureSegmentGains(plan, opts.signal) } };
+  }
   let args: string[];
   let ffmpeg: string;
   try {

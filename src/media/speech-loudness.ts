@@ -1,8 +1,13 @@
-// Integrated loudness (EBU R128) of a clip's own audio, for the music mix: the music is set relative
-// to the voice, so the voice's level is measured, not assumed. One audio-only ffmpeg pass over the
-// clip range (-ss before -i seeks; no video is decoded), a fraction of a second for a short.
+// Integrated loudness (EBU R128) measured before a render: of a clip's own audio, for the music mix
+// (the music is set relative to the voice, so the voice's level is measured, not assumed), and of
+// each segment of a short (content, meme intro, end-card sting), for the platform loudness gain. Each
+// is one audio-only ffmpeg pass (-ss before -i seeks; no video is decoded), a fraction of a second
+// for a short; the render then applies the gains in its single run.
+import { stat } from 'node:fs/promises';
 import { mediaBinaries } from './binaries.js';
+import { MAX_LOUDNESS_GAIN_DB, TRUE_PEAK_MARGIN_DB, segmentLoudnessArgs, segmentTargetLufs, type Segment } from './ffmpeg-args.js';
 import { AbortedError, runProcess } from './process.js';
+import type { RenderPlan, SegmentGains } from './render-plan.js';
 import { PipelineError } from '../service/errors.js';
 import type { TimeRange } from '../pipeline/types.js';
 
@@ -36,4 +41,90 @@ export async function measureIntegratedLoudness(mediaPath: string, range: TimeRa
     if (err instanceof AbortedError) throw err;
     throw new PipelineError('rendering', 'could not measure the loudness of the clip\'s audio for the music mix', { cause: err });
   }
+}
+
+/** The `Peak: ... dBFS` of ebur128's true-peak summary (peak=true); null when absent. */
+export function parseTruePeak(stderr: string): number | null {
+  const at = stderr.lastIndexOf('Summary:');
+  if (at < 0) return null;
+  const m = /True peak:\s+Peak:\s+(-?[\d.]+|-inf)\s+dBFS/.exec(stderr.slice(at));
+  if (!m) return null;
+  return m[1] === '-inf' ? -Infinity : Number(m[1]);
+}
+
+/** A segment's gain is settled once a measuring pass lands this close to its target. */
+const SETTLED_LU = 0.3;
+/** The most a segment's peaks are pushed into the limiter (dB): more is audible as distortion. */
+const MAX_LIMITING_DB = 6;
+/** Passes after the first, at most, while the limiter keeps eating the gain. */
+const MAX_CORRECTIONS = 2;
+
+/**
+ * Catalog files (meme intros, the sting) are the same for every clip of a request and of the process:
+ * each one's gain is found once per file version, length and target.
+ */
+const catalogGains = new Map<string, Promise<number>>();
+
+/**
+ * The gain (dB) of each segment of the short (content with its music, meme intro, sting) that brings
+ * it to its loudness target (segmentTargetLufs). A first audio-only pass measures the segment's
+ * integrated loudness and true peak; the gain is target - loudness. When that gain pushes the peaks
+ * past the limiter's ceiling, the limiter takes some loudness back (a meme's full-scale sound effect
+ * lost 2.3 LU to 2.7 dB of limiting), so the segment is measured again through gain and limiter and the gain corrected by the
+ * miss, up to MAX_CORRECTIONS times. Silence (ebur128's -70 LUFS gate, or under -60 LUFS) gets 0 dB.
+ */
+export async function measureSegmentGains(plan: RenderPlan, signal?: AbortSignal): Promise<SegmentGains> {
+  const loudness = plan.loudness;
+  if (!loudness) return { content: 0, meme: 0, sting: 0 };
+  const ceiling = loudness.truePeakDb - TRUE_PEAK_MARGIN_DB;
+  const measure = async (segment: Segment, opts: { gainDb: number; limited: boolean }, signal?: AbortSignal) => {
+    const args = segmentLoudnessArgs(plan, segment, opts);
+    if (!args) return null;
+    try {
+      const { stderr } = await runProcess(mediaBinaries().ffmpeg, args, { signal });
+      const integrated = parseIntegratedLoudness(stderr);
+      return integrated === null ? null : { integrated, truePeak: parseTruePeak(stderr) ?? 0 };
+    } catch (err) {
+      if (err instanceof AbortedError || signal?.aborted) throw err;
+      const what = segment === 'content' ? 'sound' : segment === 'meme' ? 'meme intro' : 'outro sting';
+      throw new PipelineError('rendering', `could not measure the loudness of the clip's ${what}`, { cause: err });
+    }
+  };
+  const gainFor = async (segment: Segment, signal?: AbortSignal): Promise<number> => {
+    const target = segmentTargetLufs(loudness, segment);
+    const first = await measure(segment, { gainDb: 0, limited: false }, signal);
+    if (!first) return 0;
+    // Peaks are pushed at most MAX_LIMITING_DB into the limiter: a sound whose loud part is already
+    // dense (a sound effect at full scale) cannot reach the target without being crushed, and a
+    // crushed sound is worse than a quieter one; the rest of the short carries the target.
+    const most = Math.min(MAX_LOUDNESS_GAIN_DB, ceiling - first.truePeak + MAX_LIMITING_DB);
+    const clamp = (g: number) => Math.round(Math.min(most, g) * 100) / 100;
+    let gain = clamp(target - first.integrated);
+    if (first.truePeak + gain <= ceiling) return gain;
+    for (let k = 0; k < MAX_CORRECTIONS; k++) {
+      const limited = await measure(segment, { gainDb: gain, limited: true }, signal);
+      if (!limited || Math.abs(target - limited.integrated) < SETTLED_LU) break;
+      gain = clamp(gain + target - limited.integrated);
+    }
+    return gain;
+  };
+  const cached = (segment: 'meme' | 'sting', file: string | null | undefined, seconds: number | undefined): Promise<number> => {
+    if (!file) return Promise.resolve(0);
+    const key = JSON.stringify([segment, file, seconds, segmentTargetLufs(loudness, segment), loudness.truePeakDb]);
+    let value = catalogGains.get(key);
+    if (!value) {
+      // Without the request's signal: another request may be waiting on the same (short) passes.
+      value = stat(file).then(() => gainFor(segment));
+      catalogGains.set(key, value);
+      // A failed measurement is not remembered.
+      value.catch(() => catalogGains.delete(key));
+    }
+    return value;
+  };
+  const [content, meme, sting] = await Promise.all([
+    gainFor('content', signal),
+    plan.memeHook?.hasAudio ? cached('meme', plan.memeHook.path, plan.memeHook.seconds) : Promise.resolve(0),
+    cached('sting', plan.outro?.stingPath, plan.outro?.seconds),
+  ]);
+  return { content, meme, sting };
 }
