@@ -1,23 +1,61 @@
-// Stage 4: title, reason and social description for one highlight, written from the clip's own words.
-// Deterministic and local; llm.ts may polish the result when a model is configured.
+// Stage 4: title, reason and social description for the highlights of one request, written from the
+// clips' own words. Deterministic and local; llm.ts may polish the result when a model is configured.
 import { hookScore, NUMBER_WORDS, startCleanliness, tokens } from './highlight-features.js';
 import { writeReason } from './reason.js';
 import type { ClipCopy, Highlight, Sentence, Transcript } from './types.js';
+import { canEndTitle, classifyWords, isEnglish, isTopicWord, LEADING_CONNECTIVES, SUBORDINATORS, type ClassedWord } from './word-classes.js';
 
 export const TITLE_MAX_CHARS = 60;
-const TITLE_MAX_WORDS = 9;
+/** Ten words fit the 60 characters when they are short; the character limit is the one viewers see. */
+const TITLE_MAX_WORDS = 10;
 const TITLE_MIN_WORDS = 4;
 const SUMMARY_MAX_CHARS = 180;
 
+/** Copy for one clip on its own; the clips of one request go through writeCopies together. */
 export function writeCopy(h: Highlight, transcript: Transcript): ClipCopy {
-  const wanted = new Set(h.sentenceIndexes);
-  const clip = transcript.sentences.filter((s) => wanted.has(s.index));
-  const title = writeTitle(clip);
-  return {
-    title,
-    reason: writeReason(h, clip),
-    description: writeDescription(clip, transcript, title),
-  };
+  return writeCopies([h], transcript)[0]!;
+}
+
+/**
+ * Copy for every clip of one request, in the order given (best first). Clips of a request often share
+ * sentences (neighbouring moments, one moment at two lengths), and the best line of each would then be
+ * the same; posted side by side, two clips with one caption read as a duplicate. So each clip takes its
+ * best title and description that no earlier clip has taken, and avoids titling from a sentence that
+ * already titled another clip when it has a line of its own.
+ */
+export function writeCopies(highlights: readonly Highlight[], transcript: Transcript): ClipCopy[] {
+  const classes = new WordClassCache(transcript.language);
+  const totals = transcriptTotals(transcript);
+  const taken: Taken = { titles: new Set(), titleSources: new Set(), descriptions: new Set() };
+  return highlights.map((h) => {
+    const wanted = new Set(h.sentenceIndexes);
+    const clip = transcript.sentences.filter((s) => wanted.has(s.index));
+    const title = pickTitle(titleCandidates(clip, classes), taken);
+    return {
+      title,
+      reason: writeReason(h, clip),
+      description: pickDescription(clip, totals, classes, title, taken),
+    };
+  });
+}
+
+interface Taken { titles: Set<string>; titleSources: Set<string>; descriptions: Set<string> }
+
+/** Word classes per sentence text, computed once per request (the tagger is the costly part). */
+class WordClassCache {
+  readonly english: boolean;
+  private readonly memo = new Map<string, ClassedWord[]>();
+  constructor(readonly language: string) {
+    this.english = isEnglish(language);
+  }
+  of(text: string): ClassedWord[] {
+    let words = this.memo.get(text);
+    if (!words) {
+      words = classifyWords(text, this.language);
+      this.memo.set(text, words);
+    }
+    return words;
+  }
 }
 
 // ---------------------------------------------------------------- title
@@ -31,29 +69,66 @@ const LEADING_FILLER_WITH_COMMA = ['like', 'now', 'look', 'listen', 'right', 'se
 // Hesitations always go; "you know" / "I mean" only when set off by a comma ("do you know why" stays).
 const INNER_FILLER = /(^|[\s,])(?:(?:um+|uh+|erm?)(?=[\s,.!?]|$),?|(?:you know|i mean),)/gi;
 const SMALL_WORDS = new Set(['a', 'an', 'the', 'and', 'but', 'or', 'nor', 'for', 'so', 'yet', 'on', 'at', 'to', 'of', 'in', 'by', 'with', 'as', 'vs', 'from', 'into', 'per', 'via']);
-/** Words a cut title must not end on. */
-const DANGLING_END = new Set([
-  ...SMALL_WORDS, 'is', 'are', 'was', 'were', 'be', 'been', 'my', 'your', 'our', 'their', 'his', 'her', 'its', 'that', 'this',
-  'these', 'those', 'which', 'who', 'what', 'if', 'because', 'than', 'i', 'we', 'you', 'they', 'it', 'he', 'she', 'not', 'very',
-  'how', 'when', 'where', 'will', 'would', 'can', 'could', 'should', 'has', 'have', 'had', 'do', 'does', 'did', 'much', 'more',
-]);
+/** Punctuation after a word that closes a clause: a title may end there. */
+const CLAUSE_END = /[,;:\u2013\u2014-]/;
+/** Classes that open a new phrase: a title cut just before one leaves whole phrases behind it. */
+const PHRASE_OPENERS = new Set(['preposition', 'conjunction', 'subordinator', 'wh', 'infinitive-to']);
+/** Openers that qualify a claim made before ("unless …", "whereas …"): without a main clause they are a tail. */
+const NEEDS_PREVIOUS = new Set(['unless', 'whereas', 'except', 'lest']);
+/** Relative words that hang on the noun before them; a clause they open cannot stand alone. */
+const RELATIVES = new Set(['who', 'whom', 'whose', 'which', 'that']);
 
-/** The best opening sentence in the clip becomes the title, cleaned and cut at a clause boundary. */
-export function writeTitle(clip: readonly Sentence[]): string {
-  let best: { text: string; score: number } | null = null;
+interface TitleCandidate { text: string; score: number; source: string }
+
+/** The best title for one clip on its own. */
+export function writeTitle(clip: readonly Sentence[], language = 'en'): string {
+  return pickTitle(titleCandidates(clip, new WordClassCache(language)), { titles: new Set(), titleSources: new Set(), descriptions: new Set() });
+}
+
+/** Every acceptable title from every sentence of the clip, best first. */
+function titleCandidates(clip: readonly Sentence[], classes: WordClassCache): TitleCandidate[] {
+  const out: TitleCandidate[] = [];
   clip.forEach((s, k) => {
-    const text = stripFiller(s.sentence);
-    const words = tokens(text).length;
-    if (words === 0) return;
-    const score = hookScore(text) + (k === 0 ? 0.15 : k === 1 ? 0.05 : 0) - (startCleanliness(text) === 0 ? 0.3 : 0)
-      - (words < 3 ? 0.5 : 0) - (words > 30 ? 0.1 : 0);
-    if (!best || score > best.score + 1e-9) best = { text, score };
+    const source = stripFiller(s.sentence);
+    const words = classes.of(source);
+    if (words.length === 0) return;
+    const position = (k === 0 ? 0.15 : k === 1 ? 0.05 : 0) - (words.length < 3 ? 0.5 : 0) - (words.length > 30 ? 0.1 : 0);
+    for (const c of sentenceTitles(words, classes.english)) out.push({ text: c.text, score: c.score + position, source });
   });
-  const chosen = (best as { text: string } | null)?.text ?? '';
-  let title = cutTitle(chosen);
-  // A question cut short still reads as a question: "Why Do 90% of Restaurants Fail?"
-  if (/\?$/.test(chosen.trim()) && title && !/[?!]$/.test(title) && chosen.startsWith(title)) title += '?';
-  return titleCase(title) || 'Untitled Clip';
+  // Last resort, for a clip whose every line is too long to cut at a phrase or leans on the line before:
+  // the longest prefix that fits, still never ending on a function word.
+  if (out.length === 0) {
+    clip.forEach((s, k) => {
+      const source = stripFiller(s.sentence);
+      const words = classes.of(source);
+      if (words.length > 0) out.push({ text: titleCase(prefixCut(words, firstWordAt(words, classes.english), classes.english)), score: -1 - k / 100, source });
+    });
+  }
+  // A stable sort keeps the earlier sentence first on equal scores.
+  return out.sort((a, b) => b.score - a.score);
+}
+
+function pickTitle(candidates: readonly TitleCandidate[], taken: Taken): string {
+  let best: TitleCandidate | null = null;
+  let bestScore = -Infinity;
+  for (const c of candidates) {
+    if (taken.titles.has(titleKey(c.text))) continue;
+    const score = c.score - (taken.titleSources.has(c.source) ? 0.4 : 0);
+    if (score > bestScore + 1e-9) {
+      best = c;
+      bestScore = score;
+    }
+  }
+  let title = best?.text ?? candidates[0]?.text ?? 'Untitled Clip';
+  // Only when the clip has no line that another clip has not used already (the same sentences twice).
+  for (let part = 2; taken.titles.has(titleKey(title)); part++) title = `${candidates[0]?.text ?? 'Untitled Clip'} (Part ${part})`;
+  taken.titles.add(titleKey(title));
+  if (best) taken.titleSources.add(best.source);
+  return title;
+}
+
+function titleKey(title: string): string {
+  return title.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
 }
 
 function stripFiller(sentence: string): string {
@@ -71,51 +146,189 @@ function stripFiller(sentence: string): string {
   return t.replace(/^[,;:\-–—\s]+/, '').trim();
 }
 
-/**
- * Keeps a whole short sentence. A long one is cut into clauses (at , ; : and dashes); the title is the
- * run of clauses, or the word prefix of one, that fits and hooks best, so "When I tried it, I was
- * shocked at how much I wasted" gives "I Was Shocked at How Much I Wasted", not "When I Tried It".
- */
-function cutTitle(text: string): string {
-  const whole = text.replace(/\.+$/, '').trim();
-  if (fitsTitle(whole, TITLE_MAX_WORDS + 1)) return whole;
+interface TitleStart {
+  at: number;
+  /** For a start on "if", "when", "to …": where its main clause begins; null when the sentence has none. */
+  main: number | null;
+  dependent: boolean;
+}
 
-  const clauses: string[][] = [[]];
-  for (const w of text.split(' ').filter(Boolean)) {
-    if (/^[—–-]+$/.test(w)) { clauses.push([]); continue; }
-    clauses[clauses.length - 1]!.push(w);
-    if (/[,;:]$/.test(w)) clauses.push([]);
-  }
-  const pieces = clauses.filter((c) => c.length > 0);
-  let best: { text: string; score: number } | null = null;
-  for (let a = 0; a < pieces.length; a++) {
-    for (let b = a; b < pieces.length; b++) {
-      const run = pieces.slice(a, b + 1).flat();
-      const candidate = fitsTitle(run.join(' '), TITLE_MAX_WORDS) ? cleanEnd(run.join(' ')) : prefixCut(run);
-      const n = candidate.split(' ').filter(Boolean).length;
-      if (n < Math.min(TITLE_MIN_WORDS, tokens(text).length)) continue;
-      const score = hookScore(candidate) + (a === 0 ? 0.1 : 0) + (candidate === cleanEnd(run.join(' ')) ? 0.1 : 0)
-        - (startCleanliness(candidate) === 0 ? 0.3 : 0) + n / 100;
-      if (!best || score > best.score + 1e-9) best = { text: candidate, score };
-      if (!fitsTitle(run.join(' '), TITLE_MAX_WORDS)) break; // longer runs only cut the same prefix
+/**
+ * The titles one sentence offers: the whole sentence when it fits, else a run of words that starts at
+ * the sentence's start, a clause's start or its main clause, and ends where a phrase closes (on a noun,
+ * a name, a number or an adjective, right before a preposition, a conjunction or a new clause, or at a
+ * comma). "Please enter the first three letters of your party's first name using your keypad" gives
+ * "Please Enter the First Three Letters", never "… of Your Party's".
+ */
+function sentenceTitles(words: readonly ClassedWord[], english: boolean): { text: string; score: number }[] {
+  const n = words.length;
+  const first = firstWordAt(words, english);
+  // Only a sentence that opens like a question keeps its "?" when cut ("Just come to our website and … ?" does not).
+  const question = /\?["')\]]?$/.test(words[n - 1]!.text) && (!english || ['wh', 'auxiliary'].includes(words[first]!.cls));
+  // Spelled-out letters ("M I S D N") are an identifier read aloud, not a title.
+  const spelled = words.filter((w) => w.norm.length === 1 && w.norm !== 'a' && w.norm !== 'i').length * 2 >= n ? 0.5 : 0;
+  const out: { text: string; score: number }[] = [];
+  for (const start of titleStarts(words, english)) {
+    for (let e = start.at; e < n; e++) {
+      const span = words.slice(start.at, e + 1);
+      const whole = e === n - 1;
+      const raw = span.map((w) => w.text).join(' ');
+      if (!fitsTitle(cleanEnd(raw), TITLE_MAX_WORDS)) break;
+      if (span.length < Math.min(TITLE_MIN_WORDS, n)) continue;
+      const cut = cutKind(words, start.at, e, english);
+      if (!cut) continue;
+      let text = whole ? raw.replace(/\.+$/, '').trim() : cleanEnd(raw);
+      // A question cut short still reads as a question: "Why Do Ninety Percent of New Restaurants Fail?"
+      if (question && start.at === first && !/[?!]$/.test(text)) text += '?';
+      // A subordinate clause without its main clause ("If You Are Using a Console Channel Driver") makes no sense alone.
+      const fragment = (start.dependent && (start.main === null || e < start.main + 1)) || (english && openSubordinate(words, start.at, e));
+      const score = hookScore(text) + (cut === 'whole' ? (start.at === first ? 0.25 : 0.15) : cut === 'clause' ? 0.1 : 0)
+        + (start.at === first ? 0.1 : 0) - (fragment ? 1 : 0) - (startCleanliness(text) === 0 ? 0.3 : 0) + span.length / 100
+        - weakStart(words[start.at]!, question) - spelled;
+      out.push({ text: titleCase(text), score });
     }
   }
-  return (best as { text: string } | null)?.text ?? prefixCut(text.split(' ').filter(Boolean));
+  return out;
+}
+
+/** Where a title may end at word e: 'whole' (the sentence's end), 'clause' (at a comma), 'phrase' (before a new phrase). */
+function cutKind(words: readonly ClassedWord[], at: number, e: number, english: boolean): 'whole' | 'clause' | 'phrase' | null {
+  const w = words[e]!;
+  if (e === words.length - 1) return !english || canEndTitle(words, e) ? 'whole' : null;
+  const clause = CLAUSE_END.test(w.trail);
+  if (!english) return clause ? 'clause' : 'phrase';
+  if (!canEndTitle(words.slice(0, e + 1), e)) return null;
+  if (clause) return 'clause';
+  const next = words[e + 1]!;
+  if (!PHRASE_OPENERS.has(next.cls)) return null;
+  // "with work | and wisdom": a conjunction before a bare noun joins two nouns of one phrase, not two clauses.
+  const after = words[e + 2];
+  if (next.cls === 'conjunction' && after && ['noun', 'name', 'adjective', 'number'].includes(after.cls)) return null;
+  if (w.cls === 'adverb') return null;
+  if (w.cls === 'verb') {
+    // "… Restaurants Fail | in their first year" closes; "… to Consider | how much", "… You Want | to work",
+    // "Successfully Installed | and executed the PBX" and "Your Agent Number Followed | by" leave the verb
+    // without the words it needs (the second verb of a clause is a participle that needs its phrase).
+    if (next.cls !== 'preposition' && next.cls !== 'subordinator') return null;
+    if (RELATIVES.has(next.norm) || next.norm === 'whether') return null;
+    let opener = at;
+    for (let k = at; k < e; k++) if (PHRASE_OPENERS.has(words[k]!.cls) && words[k]!.cls !== 'preposition') opener = k;
+    if (words.slice(opener, e).some((x) => x.cls === 'verb')) return null;
+  }
+  // A cut-down phrase must still say something: a verb, not a bare noun phrase ("The Results").
+  if (!words.slice(at, e + 1).some((x) => x.cls === 'verb' || x.cls === 'auxiliary')) return null;
+  return 'phrase';
+}
+
+/** Penalty for a title opening on a word that leans on what came before: "Might Even Have Been…", "Now and Forever More". */
+function weakStart(w: ClassedWord, question: boolean): number {
+  if (w.cls === 'auxiliary' && !question) return 0.5;
+  if (w.cls === 'adverb' || w.cls === 'negation') return 0.3;
+  return 0;
+}
+
+/**
+ * "Did You Know That When You Create Something": a clause opened inside the span by "that when" /
+ * "that if" has not reached its main clause by the span's end.
+ */
+function openSubordinate(words: readonly ClassedWord[], at: number, e: number): boolean {
+  for (let k = at + 1; k < e; k++) {
+    if (SUBORDINATORS.has(words[k]!.norm) && (words[k - 1]!.norm === 'that' || words[k - 1]!.cls === 'wh')) {
+      const main = mainClause(words, k);
+      if (main === null || main > e - 1) return true;
+    }
+  }
+  return false;
+}
+
+/** The first word after connectives that tie the sentence to the one before ("However", "And", "Or"). */
+function firstWordAt(words: readonly ClassedWord[], english: boolean): number {
+  return skipConnectives(words, 0, english);
+}
+
+function skipConnectives(words: readonly ClassedWord[], at: number, english: boolean): number {
+  if (!english) return at;
+  let k = at;
+  while (k < words.length - 1) {
+    const w = words[k]!;
+    // "like will you allow …": a spoken "like" before a question or a clause is filler.
+    const fillerLike = w.norm === 'like' && ['auxiliary', 'pronoun', 'object-pronoun'].includes(words[k + 1]!.cls);
+    if (!LEADING_CONNECTIVES.has(w.norm) && !fillerLike) break;
+    k++;
+  }
+  return k;
+}
+
+/** Where titles may start: the sentence's first word, each clause after a comma, and main clauses. */
+function titleStarts(words: readonly ClassedWord[], english: boolean): TitleStart[] {
+  const raw = [0];
+  for (let k = 1; k < words.length; k++) if (CLAUSE_END.test(words[k - 1]!.trail)) raw.push(k);
+  const starts: TitleStart[] = [];
+  const seen = new Set<number>();
+  const add = (s: TitleStart): void => {
+    if (s.at < words.length && !seen.has(s.at)) {
+      seen.add(s.at);
+      starts.push(s);
+    }
+  };
+  for (const r of raw) {
+    const at = skipConnectives(words, r, english);
+    const w = words[at];
+    if (!w) continue;
+    if (!english) {
+      add({ at, main: null, dependent: false });
+      continue;
+    }
+    // Mid-sentence, a clause that opens on a relative word, a preposition, an auxiliary or a modifier
+    // ("…a richer, | better, more vibrant culture") hangs on what came before.
+    // A verb there mostly continues a list ("to use it, | learn from it, and be inspired by it"); the main clause
+    // after an opening "To …," / "If …," is added below from the clause that needs it.
+    if (r > 0 && (RELATIVES.has(w.norm) || ['preposition', 'auxiliary', 'conjunction', 'adjective', 'adverb', 'particle', 'negation', 'verb'].includes(w.cls))) continue;
+    // A sentence that opens on a relative word is the tail of another ("Who most recently joined the conference."),
+    // unless it asks a question.
+    const relativeTail = RELATIVES.has(w.norm) && w.norm !== 'that' && !/\?["')\]]?$/.test(words[words.length - 1]!.text);
+    const dependent = SUBORDINATORS.has(w.norm) || w.cls === 'infinitive-to' || relativeTail;
+    const main = dependent && !relativeTail ? mainClause(words, at) : null;
+    // "Unless to be rather cold-hearted … is to be ill-disposed", "Who most recently joined the
+    // conference": with no main clause of their own these only continue the previous sentence.
+    if ((relativeTail || NEEDS_PREVIOUS.has(w.norm)) && main === null) continue;
+    add({ at, main, dependent });
+    if (main !== null) add({ at: skipConnectives(words, main, english), main: null, dependent: false });
+  }
+  return starts;
+}
+
+/**
+ * Where the main clause of a sentence that opens on a subordinate clause begins: after the clause's
+ * comma, or (speech is often transcribed without one) at a new subject followed by its verb once the
+ * subordinate clause has had a verb of its own: "If you dial 1234 | you can try to ring the console".
+ */
+function mainClause(words: readonly ClassedWord[], at: number): number | null {
+  let sawVerb = false;
+  for (let k = at + 1; k < words.length; k++) {
+    if (CLAUSE_END.test(words[k - 1]!.trail) && k > at + 1) return k;
+    const w = words[k]!;
+    const next = words[k + 1];
+    const subject = w.cls === 'pronoun' || w.cls === 'name' || ['you', 'it', 'there'].includes(w.norm);
+    if (sawVerb && subject && next && (next.cls === 'auxiliary' || next.cls === 'verb')) return k;
+    if (w.cls === 'verb' || w.cls === 'auxiliary') sawVerb = true;
+  }
+  return null;
 }
 
 function fitsTitle(s: string, maxWords: number): boolean {
   return s.length <= TITLE_MAX_CHARS && s.split(' ').filter(Boolean).length <= maxWords;
 }
 
-/** The longest word prefix that fits, not ending on a function word. */
-function prefixCut(words: string[]): string {
-  const acc: string[] = [];
-  for (const w of words) {
-    if (!fitsTitle([...acc, w].join(' '), TITLE_MAX_WORDS)) break;
+/** Last resort for a sentence with no phrase boundary that fits: the longest prefix that does not end on a function word. */
+function prefixCut(words: readonly ClassedWord[], at: number, english: boolean): string {
+  const acc: ClassedWord[] = [];
+  for (const w of words.slice(at)) {
+    if (!fitsTitle([...acc, w].map((x) => x.text).join(' '), TITLE_MAX_WORDS)) break;
     acc.push(w);
   }
-  while (acc.length > TITLE_MIN_WORDS - 1 && DANGLING_END.has(tokens(acc[acc.length - 1]!)[0] ?? '')) acc.pop();
-  return cleanEnd(acc.join(' '));
+  while (english && acc.length > 1 && !canEndTitle(acc, acc.length - 1)) acc.pop();
+  return cleanEnd(acc.map((x) => x.text).join(' '));
 }
 
 function cleanEnd(s: string): string {
@@ -155,13 +368,77 @@ go goes went come came take took put tell told look looking give gave keep kept 
 probably pretty quite whole another around away thats dont cant im ive youre theyre whats gotta tbh finally without
 within exactly making doing trying tried using used second third part today tonight week weeks month later early usual
 normal enough able sure already almost often sometimes else instead across along behind inside outside`.split(/\s+/).filter(Boolean));
+/** Titles before a name: "Mr. John Dashwood" is tagged #JohnDashwood. */
+const HONORIFICS = new Set(['mr', 'mrs', 'ms', 'miss', 'dr', 'sir', 'madam', 'prof']);
 
-/** One summary sentence from the clip, then 3-5 hashtags from its most distinctive words. */
-export function writeDescription(clip: readonly Sentence[], transcript: Transcript, title = ''): string {
-  const weights = distinctiveWords(clip, transcript, title);
-  const summary = summarise(clip, weights, title);
-  const tags = hashtags(weights);
-  return [summary, tags.join(' ')].filter(Boolean).join(' ');
+/** Word counts over the whole transcript, the background each clip's words are compared against. */
+interface TranscriptTotals {
+  counts: Map<string, number>;
+  words: number;
+  text: string;
+  /** The sentences each word occurs in, to read how the whole transcript uses it. */
+  sentencesOf: Map<string, string[]>;
+  nounShare: Map<string, number>;
+}
+
+function transcriptTotals(transcript: Transcript): TranscriptTotals {
+  const counts = new Map<string, number>();
+  const sentencesOf = new Map<string, string[]>();
+  let words = 0;
+  for (const s of transcript.sentences) {
+    for (const w of contentWords(s.sentence)) {
+      const key = stem(w);
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+      const list = sentencesOf.get(key) ?? [];
+      if (list[list.length - 1] !== s.sentence) list.push(s.sentence);
+      sentencesOf.set(key, list);
+      words++;
+    }
+  }
+  return { counts, words, text: ` ${transcript.sentences.map((s) => tokens(s.sentence).join(' ')).join(' ')} `, sentencesOf, nounShare: new Map() };
+}
+
+/** Sentences read per word to judge its usual class: enough for a majority, bounded for long talks. */
+const USAGE_SAMPLE = 24;
+
+/**
+ * The share of the word's uses across the transcript that the tagger reads as a noun or a name. One
+ * clip can hold the tagger's odd misreading ("company directory press four"); across a talk the
+ * instruction "press" is a verb four times out of five.
+ */
+function nounShare(key: string, totals: TranscriptTotals, classes: WordClassCache): number {
+  const cached = totals.nounShare.get(key);
+  if (cached !== undefined) return cached;
+  const all = totals.sentencesOf.get(key) ?? [];
+  const step = Math.max(1, all.length / USAGE_SAMPLE);
+  let topic = 0;
+  let uses = 0;
+  for (let i = 0; i < all.length && uses < USAGE_SAMPLE * 4; i += step) {
+    for (const w of classes.of(all[Math.floor(i)]!)) {
+      if (stem(w.norm.replace(/'s$/, '')) !== key) continue;
+      uses++;
+      if (isTopicWord(w)) topic++;
+    }
+  }
+  const share = uses === 0 ? 1 : topic / uses;
+  totals.nounShare.set(key, share);
+  return share;
+}
+
+/** One summary sentence from the clip, then 3-5 hashtags from its most distinctive nouns and names. */
+function pickDescription(clip: readonly Sentence[], totals: TranscriptTotals, classes: WordClassCache, title: string, taken: Taken): string {
+  const weights = distinctiveWords(clip, totals, classes, title);
+  const tags = hashtags(weights).join(' ');
+  const summaries = summaryCandidates(clip, weights, title, classes);
+  let description = '';
+  for (const summary of summaries) {
+    description = [summary, tags].filter(Boolean).join(' ');
+    if (!taken.descriptions.has(description)) break;
+  }
+  // Every sentence of this clip already summarises an earlier clip: the title, unique in the request, leads.
+  if (taken.descriptions.has(description)) description = [`${title}:`, summaries[0] ?? '', tags].filter(Boolean).join(' ');
+  taken.descriptions.add(description);
+  return description;
 }
 
 /** Crude plural folding so "startup" and "startups" count as one word. */
@@ -171,69 +448,116 @@ function stem(w: string): string {
   return w;
 }
 
-function contentWords(text: string): string[] {
-  return tokens(text).filter((t) => t.length >= 3 && !STOPWORDS.has(t) && !NUMBER_WORDS.has(t) && /\p{L}/u.test(t) && !/\d/.test(t) && !t.includes('\''));
+function isContentToken(t: string): boolean {
+  return t.length >= 3 && !STOPWORDS.has(t) && !NUMBER_WORDS.has(t) && /\p{L}/u.test(t) && !/\d/.test(t) && !t.includes('\'');
 }
 
-interface WordWeight { key: string; surface: string; weight: number; clipCount: number }
+function contentWords(text: string): string[] {
+  return tokens(text).filter(isContentToken);
+}
 
-/** Frequency in the clip, boosted when the word is rarer in the rest of the transcript. */
-function distinctiveWords(clip: readonly Sentence[], transcript: Transcript, title: string): Map<string, WordWeight> {
-  const titleKeys = new Set(contentWords(title).map(stem));
-  const clipCounts = new Map<string, { count: number; surfaces: Map<string, number>; firstSeen: number }>();
-  let pos = 0;
+/** 'topic': a noun or a name (a hashtag); 'quality': an adjective, a hashtag only for a clip short on nouns. */
+type TagKind = 'topic' | 'quality' | 'none';
+
+interface WordWeight { key: string; surface: string; weight: number; clipCount: number; kind: TagKind }
+
+interface ClipWord { key: string; surface: string; kind: TagKind; total: number }
+
+/**
+ * The clip's candidate hashtag words in order: single words, and names of two or three words
+ * ("Super Awesome Company") as one tag. `topic` is whether the tagger read this use as a noun or a name.
+ */
+function clipWords(clip: readonly Sentence[], totals: TranscriptTotals, classes: WordClassCache): ClipWord[] {
+  const out: ClipWord[] = [];
   for (const s of clip) {
-    for (const w of contentWords(s.sentence)) {
-      const key = stem(w);
-      const entry = clipCounts.get(key) ?? { count: 0, surfaces: new Map(), firstSeen: pos };
-      entry.count++;
-      entry.surfaces.set(w, (entry.surfaces.get(w) ?? 0) + 1);
-      clipCounts.set(key, entry);
-      pos++;
+    const words = classes.of(s.sentence);
+    for (let k = 0; k < words.length; k++) {
+      const w = words[k]!;
+      if (classes.english && w.cls === 'name' && !HONORIFICS.has(w.norm)) {
+        let end = k;
+        while (end + 1 < words.length && words[end + 1]!.cls === 'name' && end - k < 2 && !CLAUSE_END.test(words[end]!.trail)) end++;
+        if (end > k) {
+          const parts = words.slice(k, end + 1).map((x) => x.norm.replace(/'s$/, ''));
+          const phrase = parts.join(' ');
+          out.push({ key: `name:${phrase}`, surface: parts.map(capitalise).join(''), kind: 'topic', total: countPhrase(totals.text, phrase) });
+          k = end;
+          continue;
+        }
+      }
+      const t = w.norm.replace(/'s$/, '');
+      if (!isContentToken(t)) continue;
+      const kind: TagKind = isTopicWord(w) ? 'topic' : w.cls === 'adjective' ? 'quality' : 'none';
+      out.push({ key: stem(t), surface: t, kind, total: totals.counts.get(stem(t)) ?? 0 });
     }
   }
-  const totalCounts = new Map<string, number>();
-  let totalWords = 0;
-  for (const s of transcript.sentences) {
-    for (const w of contentWords(s.sentence)) {
-      totalCounts.set(stem(w), (totalCounts.get(stem(w)) ?? 0) + 1);
-      totalWords++;
-    }
-  }
-  const clipWords = Math.max(1, pos);
+  return out;
+}
+
+function countPhrase(text: string, phrase: string): number {
+  return text.split(` ${phrase} `).length - 1;
+}
+
+function capitalise(p: string): string {
+  return p.charAt(0).toUpperCase() + p.slice(1);
+}
+
+/** Frequency in the clip, boosted when the word is rarer in the rest of the transcript; nouns and names only. */
+function distinctiveWords(clip: readonly Sentence[], totals: TranscriptTotals, classes: WordClassCache, title: string): Map<string, WordWeight> {
+  const titleKeys = new Set(contentWords(title).map(stem));
+  const entries = new Map<string, { count: number; topic: number; quality: number; surfaces: Map<string, number>; firstSeen: number; total: number }>();
+  const words = clipWords(clip, totals, classes);
+  words.forEach((w, pos) => {
+    const entry = entries.get(w.key) ?? { count: 0, topic: 0, quality: 0, surfaces: new Map(), firstSeen: pos, total: w.total };
+    entry.count++;
+    if (w.kind === 'topic') entry.topic++;
+    if (w.kind === 'quality') entry.quality++;
+    entry.surfaces.set(w.surface, (entry.surfaces.get(w.surface) ?? 0) + 1);
+    entries.set(w.key, entry);
+  });
+  const clipWordCount = Math.max(1, words.length);
   const out = new Map<string, WordWeight>();
-  for (const [key, e] of clipCounts) {
-    const total = Math.max(e.count, totalCounts.get(key) ?? 0);
+  for (const [key, e] of entries) {
+    // Most uses in this clip, and a fair share across the talk, must be nouns or names: "press" in
+    // "press two" is an instruction, not a topic.
+    const kind: TagKind = e.topic * 2 > e.count ? (key.startsWith('name:') || nounShare(key, totals, classes) >= 0.4 ? 'topic' : 'none')
+      : e.quality * 2 > e.count ? 'quality' : 'none';
+    if (kind === 'none') continue;
+    const total = Math.max(e.count, e.total);
     // Share of the word's uses that fall inside the clip, against the clip's share of the transcript.
-    const concentration = (e.count / total) / Math.max(1e-9, clipWords / Math.max(clipWords, totalWords));
+    const concentration = (e.count / total) / Math.max(1e-9, clipWordCount / Math.max(clipWordCount, totals.words));
     // Longer words tend to be the topic ("restaurants") rather than the talk around it ("lose").
     const lengthBonus = key.length >= 6 ? 1.15 : 1;
-    const titleBonus = titleKeys.has(key) ? 1.5 : 1;
+    const titleBonus = titleKeys.has(key) || (key.startsWith('name:') && key.slice(5).split(' ').some((p) => titleKeys.has(stem(p)))) ? 1.5 : 1;
     const weight = e.count * (0.5 + Math.min(3, concentration) / 2) * lengthBonus * titleBonus - e.firstSeen * 1e-6;
     const surface = [...e.surfaces.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]![0];
-    out.set(key, { key, surface, weight, clipCount: e.count });
+    out.set(key, { key, surface, weight, clipCount: e.count, kind });
   }
   return out;
 }
 
 function hashtags(weights: Map<string, WordWeight>): string[] {
   const ranked = [...weights.values()].sort((a, b) => b.weight - a.weight || a.key.localeCompare(b.key));
+  // A name of several words carries its parts: #JohnDashwood, then not #Dashwood as well.
+  const inNames = new Set(ranked.filter((w) => w.key.startsWith('name:')).flatMap((w) => w.key.slice(5).split(' ').map(stem)));
+  const usable = ranked.filter((w) => w.kind === 'topic' && (w.key.startsWith('name:') || !inNames.has(w.key)));
   // Prefer words said more than once; single mentions fill in only when the clip is short on them.
-  const repeated = ranked.filter((w) => w.clipCount > 1);
-  const picked = [...repeated, ...ranked.filter((w) => w.clipCount <= 1)].slice(0, 4);
+  const picked = [...usable.filter((w) => w.clipCount > 1), ...usable.filter((w) => w.clipCount <= 1)].slice(0, 4);
+  // A clip with hardly a noun in it ("he might even have been made amiable himself") may carry an
+  // adjective it repeats (#Amiable) rather than only the generic fillers.
+  if (picked.length < 2) picked.push(...ranked.filter((w) => w.kind === 'quality' && w.clipCount > 1).slice(0, 2 - picked.length));
   // "walk-in" -> #WalkIn: hashtags stop at the first character that is not a letter or digit.
-  const tags = picked.map((w) => `#${w.surface.split(/[^\p{L}\p{N}]+/u).filter(Boolean).map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('')}`);
+  const tags = picked.map((w) => `#${w.surface.split(/[^\p{L}\p{N}]+/u).filter(Boolean).map(capitalise).join('')}`);
   tags.push('#shorts');
   for (const filler of ['#clips', '#video']) if (tags.length < 3) tags.push(filler);
   return tags;
 }
 
-/** The clip sentence that carries most of its distinctive words (other than the title line), cleaned. */
-function summarise(clip: readonly Sentence[], weights: Map<string, WordWeight>, title: string): string {
+/** Summary lines, best first: clip sentences that carry most of its distinctive words (other than the title line), cleaned. */
+function summaryCandidates(clip: readonly Sentence[], weights: Map<string, WordWeight>, title: string, classes: WordClassCache): string[] {
   const titleWords = new Set(tokens(title));
-  let best: { text: string; score: number } | null = null;
+  const scored: { text: string; score: number }[] = [];
   for (const s of clip) {
-    const text = stripFiller(s.sentence);
+    const text = dropConnectives(stripFiller(s.sentence), classes);
     const toks = tokens(text);
     if (toks.length < 5 || startCleanliness(text) === 0) continue;
     const words = contentWords(text);
@@ -241,14 +565,36 @@ function summarise(clip: readonly Sentence[], weights: Map<string, WordWeight>, 
     const overlap = titleWords.size > 0 ? [...titleWords].filter((t) => toks.includes(t)).length / titleWords.size : 0;
     const score = words.reduce((acc, w) => acc + (weights.get(stem(w))?.weight ?? 0), 0) / Math.sqrt(toks.length)
       * (overlap > 0.7 ? 0.3 : 1) * (text.trim().endsWith('?') ? 0.5 : 1);
-    if (!best || score > best.score + 1e-9) best = { text, score };
+    scored.push({ text, score });
   }
-  const chosen = (best as { text: string } | null)?.text ?? stripFiller(clip[0]?.sentence ?? '');
-  if (!chosen) return '';
+  const ranked = scored.sort((a, b) => b.score - a.score).map((s) => s.text);
+  // Clips of only short or dangling lines still get one: the first, then the rest in order.
+  for (const s of clip) {
+    const text = dropConnectives(stripFiller(s.sentence), classes);
+    if (text && !ranked.includes(text)) ranked.push(text);
+  }
+  return ranked.map((t) => formatSummary(t, classes));
+}
+
+/** "However, you will still hear …" -> "you will still hear …": the summary stands alone like the title. */
+function dropConnectives(text: string, classes: WordClassCache): string {
+  const words = classes.of(text);
+  const at = skipConnectives(words, 0, classes.english);
+  return at === 0 ? text : words.slice(at).map((w) => w.text).join(' ').replace(/^[,;:\s]+/, '');
+}
+
+function formatSummary(chosen: string, classes: WordClassCache): string {
   let text = chosen.charAt(0).toUpperCase() + chosen.slice(1);
   if (text.length > SUMMARY_MAX_CHARS) {
-    const cut = text.slice(0, SUMMARY_MAX_CHARS);
-    text = `${cut.slice(0, Math.max(cut.lastIndexOf(','), cut.lastIndexOf(' '))).replace(/[\s,;:]+$/, '')}…`;
+    // Cut at a word that can end a phrase, so the ellipsis never follows "to" or "your".
+    const words = classes.of(text);
+    const acc: ClassedWord[] = [];
+    for (const w of words) {
+      if ([...acc, w].map((x) => x.text).join(' ').length > SUMMARY_MAX_CHARS - 1) break;
+      acc.push(w);
+    }
+    while (classes.english && acc.length > 1 && !canEndTitle(acc, acc.length - 1)) acc.pop();
+    text = `${acc.map((x) => x.text).join(' ').replace(/[\s,;:.]+$/, '')}…`;
   } else if (!/[.!?…]$/.test(text)) {
     text = `${text}.`;
   }

@@ -2,7 +2,7 @@
 // edges in pauses, and write their copy. The orchestrator and `npm run eval` both go through here, so the
 // evaluation scores exactly what users get (minus the optional LLM polish, which the orchestrator adds).
 import { findHighlights } from './highlights.js';
-import { writeCopy } from './copywriter.js';
+import { writeCopies } from './copywriter.js';
 import { analyseAudio } from './audio-features.js';
 import type { ClipCopy, HeatmapPoint, Highlight, PreferredLength, TimeRange, Transcript } from './types.js';
 
@@ -27,5 +27,7 @@ export async function pickMoments(req: MomentsRequest): Promise<Moment[]> {
     transcript: req.transcript, audio, heatmap: req.heatmap, preferredLength: req.preferredLength,
     maxShorts: req.maxShorts, noClipping: req.noClipping, range: req.range,
   });
-  return highlights.map((highlight) => ({ highlight, copy: writeCopy(highlight, req.transcript) }));
+  // Copy for the whole request at once, so no two clips share a title or a description.
+  const copies = writeCopies(highlights, req.transcript);
+  return highlights.map((highlight, k) => ({ highlight, copy: copies[k]! }));
 }
