@@ -31,6 +31,22 @@ export function hitAt(picks, passages, k) {
 }
 
 /**
+ * What hit@1 a ranker with no judgement would get: the share of windows of `lengthSec`, placed uniformly
+ * over a source of `durationSec`, that hit a best passage. On short sources with long clips this is far
+ * from zero, so hit rates are only worth what they add to it.
+ */
+export function chanceHit(lengthSec, durationSec, passages, grade = 2, stepSec = 0.5) {
+  const targets = passages.filter((p) => p.grade >= grade);
+  const last = Math.max(0, durationSec - lengthSec);
+  let n = 0, hit = 0;
+  for (let s = 0; s <= last + 1e-9; s += stepSec) {
+    n++;
+    if (targets.some((t) => hits({ start: s, end: s + lengthSec }, t))) hit++;
+  }
+  return n ? hit / n : 0;
+}
+
+/**
  * Graded gain of each pick, best first. A labelled passage is credited once: a second clip of the same
  * story earns nothing (a duplicate is not a second good short), and each pick takes the best passage
  * still uncredited among those it hits.

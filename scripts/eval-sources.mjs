@@ -14,6 +14,8 @@ const RATE = 16000;
 const PARAGRAPH_PAUSE_SEC = 0.7;
 const TURN_PAUSE_SEC = 0.45;
 const PROMPT_PAUSE_SEC = 0.8;
+/** Between the segments of a joined source: a longer pause, as between two items of a show. */
+const SEGMENT_PAUSE_SEC = 1.5;
 /** The interviewer of a Q&A scenario: the same Festival voice, a fourth lower, so two people are heard. */
 const HOST_PITCH_CENTS = -450;
 const ALLISON_DIR = '/usr/share/asterisk/sounds/en_US_f_Allison';
@@ -102,11 +104,14 @@ function silenceWav(out, sec) {
  * Builds one item's audio into `dir/<id>.wav` (or takes its film) and returns
  * { path, durationSec, paragraphs: [{ start, end, text }] }. Reuses the cache when the script is unchanged.
  */
-export function buildSource(item, { fixturesDir, cacheDir, ffmpeg }) {
+export function buildSource(item, ctx) {
+  const { fixturesDir, cacheDir, ffmpeg } = ctx;
   const srcDir = path.join(cacheDir, 'sources');
   mkdirSync(srcDir, { recursive: true });
   const metaPath = path.join(srcDir, `${item.id}.json`);
   const src = item.source;
+
+  if (src.kind === 'concat') return buildConcat(item, ctx, metaPath);
 
   if (src.kind === 'deb') {
     const file = debFile(cacheDir, src.package, src.path);
@@ -176,13 +181,60 @@ export function buildSource(item, { fixturesDir, cacheDir, ffmpeg }) {
   return meta;
 }
 
+/**
+ * A long source made of other items one after another (a stream of segments, as a long recording is):
+ * its labels are the parts' labels, shifted. Clips that hit by chance are rare on a source this long, so
+ * these items tell a ranker that finds the moment from one that lands near it because the talk is short.
+ */
+function buildConcat(item, ctx, metaPath) {
+  const byId = new Map(ctx.items.map((i) => [i.id, i]));
+  const parts = item.source.parts.map((id) => {
+    const part = byId.get(id);
+    if (!part || part.source.kind === 'concat' || part.source.kind === 'deb') throw new Error(`${item.id}: cannot join ${id}`);
+    return { id, built: buildSource(part, ctx) };
+  });
+  const key = sha(JSON.stringify({ BUILDER_VERSION, parts: parts.map((p) => p.built.key) }));
+  if (existsSync(metaPath)) {
+    const meta = JSON.parse(readFileSync(metaPath, 'utf8'));
+    if (meta.key === key && existsSync(meta.path)) return meta;
+  }
+  console.error(`eval: building ${item.id} (${parts.map((p) => p.id).join(' + ')})`);
+  const gap = path.join(ctx.cacheDir, 'sources', `${item.id}.gap.wav`);
+  silenceWav(gap, SEGMENT_PAUSE_SEC);
+  const pieces = [];
+  const offsets = {};
+  let t = 0;
+  parts.forEach((p, i) => {
+    if (i > 0) { pieces.push(gap); t += SEGMENT_PAUSE_SEC; }
+    offsets[p.id] = +t.toFixed(3);
+    pieces.push(p.built.path);
+    t += p.built.durationSec;
+  });
+  const out = path.join(ctx.cacheDir, 'sources', `${item.id}.wav`);
+  run('sox', [...pieces, `${out}.tmp.wav`]);
+  renameSync(`${out}.tmp.wav`, out);
+  rmSync(gap, { force: true });
+  const meta = { key, path: out, durationSec: durationOf(out), paragraphs: [], offsets };
+  writeFileSync(metaPath, `${JSON.stringify(meta, null, 1)}\n`);
+  return meta;
+}
+
 function probeDuration(ffmpeg, file) {
   const ffprobe = process.env.SHORTS_FFPROBE ?? (ffmpeg.endsWith('ffmpeg') ? `${ffmpeg.slice(0, -6)}ffprobe` : 'ffprobe');
   return Number(run(ffprobe, ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', file]).toString().trim());
 }
 
 /** Label extents in source seconds: "p5"-"p7" through the build's paragraph times, or start/end as given. */
-export function resolveLabels(item, built) {
+export function resolveLabels(item, built, ctx) {
+  if (item.source.kind === 'concat') {
+    const byId = new Map(ctx.items.map((i) => [i.id, i]));
+    return item.source.parts.flatMap((id) => {
+      const part = byId.get(id);
+      const off = built.offsets[id];
+      return resolveLabels(part, buildSource(part, ctx), ctx)
+        .map((l) => ({ ...l, start: l.start + off, end: l.end + off, part: id }));
+    });
+  }
   return item.labels.map((l) => {
     if (typeof l.start === 'number') return { start: l.start, end: l.end, grade: l.grade, why: l.why };
     const at = (ref) => {

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run eval`: how well the ranker picks the moment a creator would post, on 13 sources whose best
+// `npm run eval`: how well the ranker picks the moment a creator would post, on 15 sources whose best
 // passages were labelled by a written rubric before any ranking ran on them (test/fixtures/eval/).
 // Each source is built once into bench-out/eval/ (git-ignored), transcribed with the real transcriber
 // (cached per model and per transcriber code), ranked by pickMoments exactly as `shorts create` ranks,
@@ -18,7 +18,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildSource, resolveLabels } from './eval-sources.mjs';
 import {
-  duplicatePairs, firstHitRank, hashtagProblem, hashtagsIn, hitAt, mean, ndcgAt, pickGains, separation, titleProblem,
+  chanceHit, duplicatePairs, firstHitRank, hashtagProblem, hashtagsIn, hitAt, mean, ndcgAt, pickGains, separation, titleProblem,
 } from './eval-metrics.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -112,7 +112,7 @@ async function transcriptFor(item, built, transcriber, fingerprint) {
   return { transcript, seconds };
 }
 
-function scoreItem(item, labels, moments, transcript) {
+function scoreItem(item, labels, moments, transcript, durationSec) {
   const picks = moments.map((m) => ({
     start: m.highlight.start, end: m.highlight.end, viralScore: m.highlight.viralScore,
     sentenceIndexes: m.highlight.sentenceIndexes, title: m.copy.title, reason: m.copy.reason,
@@ -131,6 +131,7 @@ function scoreItem(item, labels, moments, transcript) {
     hit3: item.strong ? hitAt(picks, labels, 3) : null,
     firstHitRank: item.strong ? firstHitRank(picks, labels, 2) : null,
     ndcg3: item.strong ? ndcgAt(picks, labels, 3) : null,
+    chanceHit1: item.strong && picks[0] ? chanceHit(picks[0].end - picks[0].start, durationSec, labels) : null,
     titles, tags,
     duplicates: duplicatePairs(picks),
     distinctReasons: picks.length ? reasons.size / picks.length : null,
@@ -150,6 +151,7 @@ function summarise(results) {
     strongItems: strong.length,
     hit1: mean(strong.map((r) => (r.hit1 ? 1 : 0))),
     hit3: mean(strong.map((r) => (r.hit3 ? 1 : 0))),
+    chanceHit1: mean(strong.map((r) => r.chanceHit1)),
     ndcg3: mean(strong.map((r) => r.ndcg3)),
     picks: results.reduce((s, r) => s + r.picks.length, 0),
     bestPassageScoreMean: mean(bestPickScores),
@@ -191,7 +193,7 @@ function printPicks(r) {
 }
 
 function printTotals(label, s) {
-  say(`| ${label} | ${s.items} (${s.strongItems} strong) | ${fmt(s.hit1)} | ${fmt(s.hit3)} | ${fmt(s.ndcg3)} | ${fmt(s.bestPassageScoreMean, 1)} | ${fmt(s.noStrongTopScoreMean, 1)} | ${s.noStrongPicksInGoodBand}/${s.noStrongPicks} | ${fmt(s.separation)} | ${fmt(s.titleComplete)} | ${fmt(s.hashtagContent)} (${s.hashtags}) | ${s.duplicatePairs} | ${fmt(s.distinctReasons)} |`);
+  say(`| ${label} | ${s.items} (${s.strongItems} strong) | ${fmt(s.hit1)} | ${fmt(s.chanceHit1)} | ${fmt(s.hit3)} | ${fmt(s.ndcg3)} | ${fmt(s.bestPassageScoreMean, 1)} | ${fmt(s.noStrongTopScoreMean, 1)} | ${s.noStrongPicksInGoodBand}/${s.noStrongPicks} | ${fmt(s.separation)} | ${fmt(s.titleComplete)} | ${fmt(s.hashtagContent)} (${s.hashtags}) | ${s.duplicatePairs} | ${fmt(s.distinctReasons)} |`);
 }
 
 const { items } = JSON.parse(readFileSync(path.join(fixturesDir, 'labels.json'), 'utf8'));
@@ -201,11 +203,12 @@ const fingerprint = transcriberFingerprint();
 const results = [];
 const timing = { transcribeSec: 0, audioSec: 0, rankSec: 0 };
 for (const item of chosen) {
-  const built = buildSource(item, { fixturesDir, cacheDir, ffmpeg });
-  const labels = resolveLabels(item, built);
+  const ctx = { fixturesDir, cacheDir, ffmpeg, items };
+  const built = buildSource(item, ctx);
+  const labels = resolveLabels(item, built, ctx);
   // The labels name paragraphs; "seconds" records where they landed when the labels were committed. A
   // different synthesis (another Festival build) moves them: say so rather than score against stale times.
-  item.labels.forEach((l, i) => {
+  if (Array.isArray(item.labels)) item.labels.forEach((l, i) => {
     if (l.seconds && (Math.abs(l.seconds[0] - labels[i].start) > 1 || Math.abs(l.seconds[1] - labels[i].end) > 1)) {
       log(`eval: ${item.id}: ${l.from}-${l.to} now spans ${labels[i].start.toFixed(1)}-${labels[i].end.toFixed(1)} s, labelled at ${l.seconds.join('-')} s`);
     }
@@ -218,7 +221,7 @@ for (const item of chosen) {
     preferredLength: item.preferredLength, maxShorts, noClipping: false,
   });
   timing.rankSec += (performance.now() - t0) / 1000;
-  results.push({ ...scoreItem(item, labels, moments, transcript), durationSec: built.durationSec });
+  results.push({ ...scoreItem(item, labels, moments, transcript, built.durationSec), durationSec: built.durationSec });
 }
 
 say(`\nClip choice evaluation: ${chosen.length} items, dist ${path.relative(root, distDir) || distDir}, model ${transcriber.modelName}, maxShorts ${maxShortsArg}`);
@@ -230,8 +233,8 @@ const totals = {
   tune: summarise(results.filter((r) => r.split === 'tune')),
   holdout: summarise(results.filter((r) => r.split === 'holdout')),
 };
-say('\n| set | items | hit@1 | hit@3 | NDCG@3 | score of best-passage picks | top score, no-strong items | no-strong picks ≥ 60 | separation (AUC) | titles complete | hashtags content | duplicate pairs | distinct reasons |');
-say('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+say('\n| set | items | hit@1 | hit@1 by chance | hit@3 | NDCG@3 | score of best-passage picks | top score, no-strong items | no-strong picks ≥ 60 | separation (AUC) | titles complete | hashtags content | duplicate pairs | distinct reasons |');
+say('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const [k, s] of Object.entries(totals)) printTotals(k, s);
 if (timing.audioSec > 0) say(`\ntranscribed ${timing.audioSec.toFixed(0)} s of audio in ${timing.transcribeSec.toFixed(1)} s; ranking took ${timing.rankSec.toFixed(1)} s`);
 if (showPicks) for (const r of results) printPicks(r);

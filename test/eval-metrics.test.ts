@@ -25,6 +25,8 @@ describe('eval metrics', () => {
     expect(m.ndcgAt(late, [story, tip], 3)).toBeCloseTo((3 / 2) / (3 + 1 / Math.log2(3)), 6);
     expect(m.pickGains(twice, [story, tip])).toEqual([2, 0, 0]);
     expect(m.ndcgAt(best, [], 3)).toBeNull();
+    // 40 s windows over a 100 s source hit the 60-100 s story when they start at 40 s or later: 41 of 121 starts.
+    expect(m.chanceHit(40, 100, [story, tip])).toBeCloseTo(41 / 121, 6);
   });
 
   it('flags titles that stop mid-phrase or open on a connective, and function-word hashtags', () => {
