@@ -174,7 +174,7 @@ function transform(re: Float64Array, im: Float64Array): void {
 const WORD_MARGIN_SEC = 0.12;
 /** Gaps shorter than this inside a burst (a breath inside laughter) do not split it. */
 const MERGE_GAP_SEC = 0.25;
-const MIN_EVENT_SEC = 0.4;
+const MIN_EVENT_SEC = 0.5;
 /** Mean spectral flatness above which a burst is noise-like (measured: applause 0.26, laughter 0.01-0.08, speech 0.00-0.03). */
 const APPLAUSE_FLATNESS = 0.18;
 
@@ -199,11 +199,12 @@ export function voiceProfile(track: AudioTrack, words: readonly Word[]): VoicePr
 
 /**
  * Sound where no words were recognised, loud enough to be heard over the room (within 20 dB of the
- * speech level and 12 dB above the noise floor), at least 0.4 s long, classified by its shape:
+ * speech level and 12 dB above the noise floor), at least 0.5 s long (a real reaction lasts longer than a stretched word), classified by its shape:
  * laughter pulses (3-9 energy peaks a second, partly voiced), a scream (sustained, voiced, pitched
  * well above the speaker), applause (noise-like spectrum, unvoiced, a second or more) or a burst.
  */
-export function findAudioEvents(track: AudioTrack, words: readonly Word[]): AudioEvent[] {
+export function findAudioEvents(track: AudioTrack, recognised: readonly Word[]): AudioEvent[] {
+  const words = recognised.filter(plausibleWord);
   const profile = voiceProfile(track, words);
   const threshold = Math.max(profile.speechDb - 20, profile.noiseDb + 12, -55);
   const inWord = wordMask(track, words, WORD_MARGIN_SEC);
@@ -223,12 +224,13 @@ export function findAudioEvents(track: AudioTrack, words: readonly Word[]): Audi
   const events: AudioEvent[] = [];
   for (const [a, b] of runs) {
     if ((b - a + 1) * fs < MIN_EVENT_SEC) continue;
-    events.push(describeBurst(track, a, b, threshold, profile));
+    const event = describeBurst(track, a, b, threshold, profile);
+    if (event) events.push(event);
   }
   return events;
 }
 
-function describeBurst(track: AudioTrack, a: number, b: number, threshold: number, profile: VoiceProfile): AudioEvent {
+function describeBurst(track: AudioTrack, a: number, b: number, threshold: number, profile: VoiceProfile): AudioEvent | null {
   const fs = track.frameSec;
   const duration = (b - a + 1) * fs;
   let loud = 0, voiced = 0, flat = 0, peakDb = SILENCE_DB;
@@ -257,6 +259,9 @@ function describeBurst(track: AudioTrack, a: number, b: number, threshold: numbe
   if (pulsesPerSec >= 2.5 && pulsesPerSec <= 9 && !noiseLike && (voicedShare < 0.15 || (voicedShare <= 0.95 && pitchRatio >= 1.25))) kind = 'laughter';
   else if (voicedShare > 0.5 && pitchRatio >= 1.4 && pulsesPerSec < 2.5) kind = 'scream';
   else if (voicedShare < 0.2 && noiseLike && duration >= 1) kind = 'applause';
+  // Voiced sound at the speaker's own pitch is speech the recogniser missed or misplaced (its words
+  // drift after a pause, its last word of a sentence is cut short): not an event at all.
+  else if (voicedShare >= 0.25 && pitchRatio > 0.7 && pitchRatio < 1.25) return null;
   return {
     kind,
     start: track.start + a * fs,
@@ -287,6 +292,17 @@ function envelopePeaks(db: readonly number[], a: number, b: number): number {
   }
   if (candidate !== null) peaks++;
   return Math.max(1, peaks);
+}
+
+/**
+ * Whisper sometimes lays the words that follow a burst of laughter or music over the burst itself,
+ * stretching them ("#4." over 1.2 s, "lunch" over 1 s). A word far longer than its letters could take
+ * (0.25 s + 0.09 s a letter: "questions" may take 1.06 s, "lunch" 0.7 s) does not prove there was speech.
+ */
+export function plausibleWord(w: Word): boolean {
+  // Digits and "#" are said as words ("#4" is "number four"): count them at a spoken word's length.
+  const letters = w.text.replace(/[^\p{L}]/gu, '').length + 4 * (w.text.match(/\p{N}+/gu)?.length ?? 0) + 6 * (w.text.match(/#/g)?.length ?? 0);
+  return w.end - w.start <= 0.25 + 0.09 * Math.max(2, letters);
 }
 
 /** True for frames that overlap a recognised word (widened by `margin` seconds each side). */

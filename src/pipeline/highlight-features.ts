@@ -152,6 +152,9 @@ take make check insert remove wait call record return follow push save delete er
 visit log sign scroll drag drop connect plug unplug restart reboot download upload fill bake heat preheat combine whisk chop slice
 serve repeat continue hit switch move start stop speak listen send pick grab bring fold attach tighten loosen measure adjust apply
 copy paste subscribe accept reach quit change exit mute unmute eject extend decrease increase forward prepend`.split(/\s+/));
+const LIST_MARKER = /^(first(ly)?|second(ly)?|third(ly)?|fourth|fifth|sixth|seventh|next|finally|lastly|last thing|step (\d+|one|two|three|four|five|six)|number (\d+|one|two|three|four|five|six|seven|eight|nine|ten)|#\d+)\b[,.:]?/i;
+/** Openings that greet or announce rather than hook ("Hi everyone, this is the update for ..."). */
+const GREETING = /^(hi|hello|hey|welcome|good (morning|afternoon|evening)|okay,? welcome)\b/i;
 const INSTRUCTION_LEAD = new Set(['please', 'now', 'then', 'so', 'and', 'just', 'first', 'next', 'finally', 'otherwise', 'also', 'simply', 'again']);
 
 export function isPastTense(toks: readonly string[], k: number): boolean {
@@ -182,6 +185,8 @@ export function instructionScore(text: string): number {
     else if ((/^\d+$/.test(first) || NUMBER_WORDS.has(first) || ['one', 'zero'].includes(first)) && /\bto \w+|\bfor \w+/.test(clause)) best = Math.max(best, 0.8);
   });
   const toks = tokens(t);
+  // A list read out item by item: "Second, date filters.", "Number three.", "Step four: ...".
+  if (LIST_MARKER.test(t)) best = Math.max(best, 0.7);
   if (toks.includes('please')) best = Math.max(best, 0.6);
   if (/\byou (may|can|will|must|should|need to|have to)\b/i.test(t)) best = Math.max(best, 0.5);
   return best;
@@ -253,7 +258,7 @@ export function analyseSentences(sentences: readonly Sentence[]): SentenceStats[
       wordCount: s.words.length > 0 ? s.words.length : toks.length,
       emotionCount: toks.filter(isEmotionWord).length,
       // An instruction is not a hook, however many numbers and "you"s it holds.
-      hook: hookScore(s.sentence) * (1 - instruction),
+      hook: hookScore(s.sentence) * (1 - instruction) * (GREETING.test(s.sentence.trim()) ? 0.3 : 1),
       startClean: startCleanliness(s.sentence),
       payoff: endingPayoff(s.sentence, sentences[k - 1]?.sentence ?? ''),
       question,
@@ -396,11 +401,14 @@ export class SegmentScorer {
 
     const storyShare = this.sum('story', first, last) / n;
     const personShare = this.sum('person', first, last) / n;
-    const story = n >= 2 ? clamp01(0.75 * storyShare * (0.5 + 0.5 * personShare) / 0.8 + 0.25 * Math.min(1, this.sum('time', first, last))) : 0;
+    // Time markers make a story of story lines; alone ("instead of last week") they are just dates.
+    const story = n >= 2 ? clamp01(0.75 * storyShare * (0.5 + 0.5 * personShare) / 0.8
+      + 0.25 * Math.min(1, this.sum('time', first, last)) * Math.min(1, storyShare / 0.3)) : 0;
     const answered = last > first ? this.sum('answered', first, last - 1) : 0;
     const opensWithQuestion = (a.question && a.instruction === 0) || (second !== null && second.question && a.wordCount <= 4);
     const questionAnswer = answered > 0 ? (opensWithQuestion ? 1 : 0.7) : 0;
-    const contrast = 1 - Math.exp(-(0.7 * this.sum('contrast', first, last) + 0.6 * this.sum('surprise', first, last)) * 4 / Math.max(4, n));
+    // Per sentence: one "but" in a long clip is ordinary talk, a turn in a short one is a twist.
+    const contrast = 1 - Math.exp(-(0.6 * this.sum('contrast', first, last) + 0.4 * this.sum('surprise', first, last)) * 3 / Math.max(3, n));
     const procedural = clamp01((this.sum('instruction', first, last) + 0.5 * this.sum('templated', first, last)) / n);
 
     return {
