@@ -116,12 +116,16 @@ export function isSetupLine(text: string): boolean {
   return t.endsWith(':') || SETUP_LINE.test(t);
 }
 
+const TRANSITION_LINE = /^((ok(ay)?|alright|all right|right|so|anyway|now|well)[\s,.!]*)*((moving on|let's move on|next( up)?|on to the next( one)?|anyway|that's it for (now|today)|where was i)[\s,.!]*)?$/i;
+
 export function endingPayoff(text: string, previousText = ''): number {
   const t = text.trim();
   const words = tokens(t).length;
   if (/[?]$/.test(t)) return 0.2; // an open question leaves the viewer hanging
   if (isSetupLine(t)) return 0.1;
   if (!/[.!]["')\]]?$/.test(t)) return 0.1; // cut mid-thought
+  // "Okay, moving on." / "Anyway." / "Next.": the talk turning to its next subject, not this one's end.
+  if (TRANSITION_LINE.test(t)) return 0.1;
   let score = 0.4;
   if (hasPhrase(t.toLowerCase(), CONCLUSION_PHRASES) || hasPhrase(previousText.toLowerCase(), CONCLUSION_PHRASES)) score += 0.4;
   if (t.endsWith('!')) score += 0.2;
@@ -315,6 +319,8 @@ export class SegmentScorer {
   readonly hasAudio: boolean;
   readonly hasHeatmap: boolean;
   private readonly events: AudioEvent[];
+  /** Position of the sentence each event follows (-1: before the first). */
+  private readonly eventSentence: number[];
   private readonly p: Record<'words' | 'emotion' | 'story' | 'time' | 'contrast' | 'surprise' | 'instruction' | 'templated' | 'answered' | 'reactInner' | 'pitch' | 'pitchSq' | 'pitchRange' | 'levelRange' | 'level' | 'voiced' | 'rate' | 'rateSq' | 'person', number[]>;
   private readonly reactTail: number[];
   private readonly base: { pitchRange: number; pitchSpread: number; levelRange: number; level: number; rateCv: number };
@@ -334,9 +340,11 @@ export class SegmentScorer {
     // span follows them, in its tail when they come right after its last sentence.
     const inner = new Array<number>(st.length).fill(0);
     this.reactTail = new Array<number>(st.length).fill(0);
+    this.eventSentence = [];
     for (const ev of this.events) {
       let k = -1;
       for (let i = 0; i < st.length && st[i]!.start <= ev.start; i++) k = i;
+      this.eventSentence.push(k);
       if (k < 0) continue;
       inner[k] = inner[k]! + EVENT_WEIGHT[ev.kind];
       if (ev.start <= st[k]!.end + REACTION_TAIL_SEC) this.reactTail[k] = this.reactTail[k]! + EVENT_WEIGHT[ev.kind];
@@ -490,9 +498,13 @@ export class SegmentScorer {
       const words = [...new Set(st.flatMap((s) => tokens(s.text).filter(isEmotionWord)))].slice(0, 3);
       if (words.length > 0) out.push({ kind: 'emotion', at: a.start, detail: words.join(', ') });
     }
-    for (const ev of this.events) {
-      if (ev.start >= a.start && ev.start <= b.end + REACTION_TAIL_SEC) out.push({ kind: ev.kind, at: ev.start, detail: `${(ev.end - ev.start).toFixed(1)} s` });
-    }
+    // The same events the reaction feature counted: those after a sentence of the span, the last one's within its tail.
+    this.events.forEach((ev, e) => {
+      const k = this.eventSentence[e]!;
+      if (k >= first && (k < last || (k === last && ev.start <= b.end + REACTION_TAIL_SEC))) {
+        out.push({ kind: ev.kind, at: ev.start, detail: `${(ev.end - ev.start).toFixed(1)} s` });
+      }
+    });
     if (this.hasAudio && f.prosody >= 0.65) {
       let best = -1;
       for (let k = first; k <= last; k++) if (Number.isFinite(this.voice[k]!.pitchRange) && (best < 0 || this.voice[k]!.pitchRange > this.voice[best]!.pitchRange)) best = k;

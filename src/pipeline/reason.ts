@@ -46,6 +46,9 @@ export function writeReason(h: Highlight, clip: readonly Sentence[]): string {
   if (find('heatmap') && parts.length < MAX_PARTS - 1) parts.push('one of the most replayed stretches of the video');
 
   const punchline = find('punchline');
+  // Only minor findings (a "but", a number, a lively voice) on a weak clip: say it has no strong point.
+  const minorOnly = !story && !question && reactions.length === 0 && !parts[0]?.startsWith('Opens with') && !parts[0]?.startsWith('Mostly');
+  if (minorOnly && parts.length > 0 && !punchline && h.viralScore < 50) parts.push('no strong hook or reaction');
   if (punchline) {
     const laughAfter = reactions.some((r) => r.at >= punchline.at);
     parts.push(`ends on ${laughAfter && reactions.some((r) => r.kind === 'laughter') ? 'the punchline' : ''}${laughAfter ? ' ' : ''}${quote(punchline.text)}`.replace(/ends on {2}/, 'ends on '));
