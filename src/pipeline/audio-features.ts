@@ -84,28 +84,33 @@ function yinPitch(x: Float32Array, at: number): number {
   const minLag = Math.floor(AUDIO_SAMPLE_RATE / MAX_F0), maxLag = Math.ceil(AUDIO_SAMPLE_RATE / MIN_F0);
   const span = PITCH_WINDOW - maxLag;
   if (at + PITCH_WINDOW > x.length) return 0;
-  const d = new Float64Array(maxLag + 2);
+  const d = YIN_BUFFER;
   let running = 0;
-  for (let tau = 1; tau <= maxLag + 1; tau++) {
+  const diff = (tau: number): number => {
     let s = 0;
     for (let i = at; i < at + span; i++) {
-      const diff = x[i]! - x[i + tau]!;
-      s += diff * diff;
+      const v = x[i]! - x[i + tau]!;
+      s += v * v;
     }
     running += s;
-    d[tau] = running > 0 ? (s * tau) / running : 1;
-  }
-  for (let tau = minLag; tau <= maxLag; tau++) {
-    if (d[tau]! < YIN_THRESHOLD) {
-      while (tau + 1 <= maxLag && d[tau + 1]! < d[tau]!) tau++;
-      const a = d[tau - 1]!, b = d[tau]!, c = d[tau + 1]!;
+    return running > 0 ? (s * tau) / running : 1;
+  };
+  d[0] = 1;
+  // Lags are computed only until the first dip is found: a voiced frame stops at its period (a few
+  // dozen lags) instead of running to 75 Hz, which more than halves the cost of a talk.
+  for (let tau = 1; tau <= maxLag + 1; tau++) {
+    d[tau] = diff(tau);
+    if (tau - 1 >= minLag && d[tau - 1]! < YIN_THRESHOLD && d[tau]! >= d[tau - 1]!) {
+      const best = tau - 1;
+      const a = d[best - 1]!, b = d[best]!, c = d[best + 1]!;
       const denom = a - 2 * b + c;
       const shift = denom !== 0 ? Math.max(-1, Math.min(1, (a - c) / (2 * denom))) : 0;
-      return AUDIO_SAMPLE_RATE / (tau + shift);
+      return AUDIO_SAMPLE_RATE / (best + shift);
     }
   }
   return 0;
 }
+const YIN_BUFFER = new Float64Array(Math.ceil(AUDIO_SAMPLE_RATE / MIN_F0) + 3);
 
 /** Radix-2 FFT for the spectral flatness of one Hann-windowed frame. */
 class Fft {
