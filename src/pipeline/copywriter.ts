@@ -3,7 +3,9 @@
 import { hookScore, NUMBER_WORDS, startCleanliness, tokens } from './highlight-features.js';
 import { writeReason } from './reason.js';
 import type { ClipCopy, Highlight, Sentence, Transcript } from './types.js';
-import { canEndTitle, classifyWords, isEnglish, isTopicWord, LEADING_CONNECTIVES, SUBORDINATORS, type ClassedWord } from './word-classes.js';
+import {
+  canEndTitle, classifyWords, isEnglish, isTopicWord, LEADING_CONNECTIVES, normWord, SUBORDINATORS, wordTrail, type ClassedWord,
+} from './word-classes.js';
 
 export const TITLE_MAX_CHARS = 60;
 /** Ten words fit the 60 characters when they are short; the character limit is the one viewers see. */
@@ -48,13 +50,32 @@ class WordClassCache {
   constructor(readonly language: string) {
     this.english = isEnglish(language);
   }
-  of(text: string): ClassedWord[] {
+  /**
+   * The words of `text` with their classes. `text` cut from a transcript sentence (filler or a leading
+   * connective dropped) takes its classes from that sentence, `from`, read once as a whole: the tagger
+   * then sees the words in their real context, and no sentence is tagged twice.
+   */
+  of(text: string, from?: string): ClassedWord[] {
     let words = this.memo.get(text);
     if (!words) {
-      words = classifyWords(text, this.language);
+      words = (from !== undefined && from !== text ? this.derive(text, this.of(from)) : null) ?? classifyWords(text, this.language);
       this.memo.set(text, words);
     }
     return words;
+  }
+
+  private derive(text: string, whole: readonly ClassedWord[]): ClassedWord[] | null {
+    const out: ClassedWord[] = [];
+    let j = 0;
+    for (const m of text.matchAll(/\S+/g)) {
+      const norm = normWord(m[0]);
+      let k = j;
+      while (k < whole.length && whole[k]!.norm !== norm) k++;
+      if (k === whole.length) return null;
+      out.push({ text: m[0], norm, cls: whole[k]!.cls, trail: wordTrail(m[0]) });
+      j = k + 1;
+    }
+    return out;
   }
 }
 
@@ -90,7 +111,7 @@ function titleCandidates(clip: readonly Sentence[], classes: WordClassCache): Ti
   const out: TitleCandidate[] = [];
   clip.forEach((s, k) => {
     const source = stripFiller(s.sentence);
-    const words = classes.of(source);
+    const words = classes.of(source, s.sentence);
     if (words.length === 0) return;
     const position = (k === 0 ? 0.15 : k === 1 ? 0.05 : 0) - (words.length < 3 ? 0.5 : 0) - (words.length > 30 ? 0.1 : 0);
     for (const c of sentenceTitles(words, classes.english)) out.push({ text: c.text, score: c.score + position, source });
@@ -100,7 +121,7 @@ function titleCandidates(clip: readonly Sentence[], classes: WordClassCache): Ti
   if (out.length === 0) {
     clip.forEach((s, k) => {
       const source = stripFiller(s.sentence);
-      const words = classes.of(source);
+      const words = classes.of(source, s.sentence);
       if (words.length > 0) out.push({ text: titleCase(prefixCut(words, firstWordAt(words, classes.english), classes.english)), score: -1 - k / 100, source });
     });
   }
@@ -399,7 +420,7 @@ function transcriptTotals(transcript: Transcript): TranscriptTotals {
 }
 
 /** Sentences read per word to judge its usual class: enough for a majority, bounded for long talks. */
-const USAGE_SAMPLE = 24;
+const USAGE_SAMPLE = 12;
 
 /**
  * The share of the word's uses across the transcript that the tagger reads as a noun or a name. One
@@ -428,7 +449,9 @@ function nounShare(key: string, totals: TranscriptTotals, classes: WordClassCach
 /** One summary sentence from the clip, then 3-5 hashtags from its most distinctive nouns and names. */
 function pickDescription(clip: readonly Sentence[], totals: TranscriptTotals, classes: WordClassCache, title: string, taken: Taken): string {
   const weights = distinctiveWords(clip, totals, classes, title);
-  const tags = hashtags(weights).join(' ');
+  // A fair share of the word's uses across the talk must be nouns too: "press" in "company directory
+  // press four" is the tagger's slip; the talk says "press two" as an instruction fifty times.
+  const tags = hashtags(weights, (key) => key.startsWith('name:') || nounShare(key, totals, classes) >= 0.4).join(' ');
   const summaries = summaryCandidates(clip, weights, title, classes);
   let description = '';
   for (const summary of summaries) {
@@ -517,10 +540,8 @@ function distinctiveWords(clip: readonly Sentence[], totals: TranscriptTotals, c
   const clipWordCount = Math.max(1, words.length);
   const out = new Map<string, WordWeight>();
   for (const [key, e] of entries) {
-    // Most uses in this clip, and a fair share across the talk, must be nouns or names: "press" in
-    // "press two" is an instruction, not a topic.
-    const kind: TagKind = e.topic * 2 > e.count ? (key.startsWith('name:') || nounShare(key, totals, classes) >= 0.4 ? 'topic' : 'none')
-      : e.quality * 2 > e.count ? 'quality' : 'none';
+    // Most uses in this clip must be nouns or names (hashtags() checks the rest of the talk too).
+    const kind: TagKind = e.topic * 2 > e.count ? 'topic' : e.quality * 2 > e.count ? 'quality' : 'none';
     if (kind === 'none') continue;
     const total = Math.max(e.count, e.total);
     // Share of the word's uses that fall inside the clip, against the clip's share of the transcript.
@@ -535,13 +556,18 @@ function distinctiveWords(clip: readonly Sentence[], totals: TranscriptTotals, c
   return out;
 }
 
-function hashtags(weights: Map<string, WordWeight>): string[] {
+function hashtags(weights: Map<string, WordWeight>, usuallyNoun: (key: string) => boolean): string[] {
   const ranked = [...weights.values()].sort((a, b) => b.weight - a.weight || a.key.localeCompare(b.key));
   // A name of several words carries its parts: #JohnDashwood, then not #Dashwood as well.
   const inNames = new Set(ranked.filter((w) => w.key.startsWith('name:')).flatMap((w) => w.key.slice(5).split(' ').map(stem)));
   const usable = ranked.filter((w) => w.kind === 'topic' && (w.key.startsWith('name:') || !inNames.has(w.key)));
   // Prefer words said more than once; single mentions fill in only when the clip is short on them.
-  const picked = [...usable.filter((w) => w.clipCount > 1), ...usable.filter((w) => w.clipCount <= 1)].slice(0, 4);
+  const picked: WordWeight[] = [];
+  // Checked in order of preference and only until four are found: reading a word's uses costs tagging.
+  for (const w of [...usable.filter((x) => x.clipCount > 1), ...usable.filter((x) => x.clipCount <= 1)]) {
+    if (picked.length === 4) break;
+    if (usuallyNoun(w.key)) picked.push(w);
+  }
   // A clip with hardly a noun in it ("he might even have been made amiable himself") may carry an
   // adjective it repeats (#Amiable) rather than only the generic fillers.
   if (picked.length < 2) picked.push(...ranked.filter((w) => w.kind === 'quality' && w.clipCount > 1).slice(0, 2 - picked.length));
@@ -555,9 +581,9 @@ function hashtags(weights: Map<string, WordWeight>): string[] {
 /** Summary lines, best first: clip sentences that carry most of its distinctive words (other than the title line), cleaned. */
 function summaryCandidates(clip: readonly Sentence[], weights: Map<string, WordWeight>, title: string, classes: WordClassCache): string[] {
   const titleWords = new Set(tokens(title));
-  const scored: { text: string; score: number }[] = [];
+  const scored: { text: string; score: number; from: string }[] = [];
   for (const s of clip) {
-    const text = dropConnectives(stripFiller(s.sentence), classes);
+    const text = dropConnectives(stripFiller(s.sentence), classes, s.sentence);
     const toks = tokens(text);
     if (toks.length < 5 || startCleanliness(text) === 0) continue;
     const words = contentWords(text);
@@ -565,29 +591,29 @@ function summaryCandidates(clip: readonly Sentence[], weights: Map<string, WordW
     const overlap = titleWords.size > 0 ? [...titleWords].filter((t) => toks.includes(t)).length / titleWords.size : 0;
     const score = words.reduce((acc, w) => acc + (weights.get(stem(w))?.weight ?? 0), 0) / Math.sqrt(toks.length)
       * (overlap > 0.7 ? 0.3 : 1) * (text.trim().endsWith('?') ? 0.5 : 1);
-    scored.push({ text, score });
+    scored.push({ text, score, from: s.sentence });
   }
-  const ranked = scored.sort((a, b) => b.score - a.score).map((s) => s.text);
+  const ranked = scored.sort((a, b) => b.score - a.score);
   // Clips of only short or dangling lines still get one: the first, then the rest in order.
   for (const s of clip) {
-    const text = dropConnectives(stripFiller(s.sentence), classes);
-    if (text && !ranked.includes(text)) ranked.push(text);
+    const text = dropConnectives(stripFiller(s.sentence), classes, s.sentence);
+    if (text && !ranked.some((r) => r.text === text)) ranked.push({ text, score: 0, from: s.sentence });
   }
-  return ranked.map((t) => formatSummary(t, classes));
+  return ranked.map((r) => formatSummary(r.text, classes, r.from));
 }
 
 /** "However, you will still hear …" -> "you will still hear …": the summary stands alone like the title. */
-function dropConnectives(text: string, classes: WordClassCache): string {
-  const words = classes.of(text);
+function dropConnectives(text: string, classes: WordClassCache, from: string): string {
+  const words = classes.of(text, from);
   const at = skipConnectives(words, 0, classes.english);
   return at === 0 ? text : words.slice(at).map((w) => w.text).join(' ').replace(/^[,;:\s]+/, '');
 }
 
-function formatSummary(chosen: string, classes: WordClassCache): string {
+function formatSummary(chosen: string, classes: WordClassCache, from: string): string {
   let text = chosen.charAt(0).toUpperCase() + chosen.slice(1);
   if (text.length > SUMMARY_MAX_CHARS) {
     // Cut at a word that can end a phrase, so the ellipsis never follows "to" or "your".
-    const words = classes.of(text);
+    const words = classes.of(text, from);
     const acc: ClassedWord[] = [];
     for (const w of words) {
       if ([...acc, w].map((x) => x.text).join(' ').length > SUMMARY_MAX_CHARS - 1) break;

@@ -73,6 +73,11 @@ export function normWord(text: string): string {
   return text.toLowerCase().replace(/[\u2018\u2019]/g, '\'').replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
 }
 
+/** The punctuation a word carries after it ("volume," -> ","). */
+export function wordTrail(text: string): string {
+  return /[^\p{L}\p{N}'\u2019]*$/u.exec(text)?.[0] ?? '';
+}
+
 export function isEnglish(language: string): boolean {
   return /^en\b/i.test(language) || language === '';
 }
@@ -86,7 +91,7 @@ export function classifyWords(sentence: string, language: string): ClassedWord[]
   const termsOf = spans.map((span) => terms.filter((t) => t.offset.start < span.end && t.offset.start + Math.max(1, t.offset.length) > span.start));
   const out = spans.map((span, k): ClassedWord => {
     const norm = normWord(span.text);
-    const trail = /[^\p{L}\p{N}'\u2019]*$/u.exec(span.text)?.[0] ?? '';
+    const trail = wordTrail(span.text);
     if (!english || norm.length === 0) return { text: span.text, norm, cls: norm.length === 0 ? 'interjection' : 'unknown', trail };
     return { text: span.text, norm, cls: englishClass(norm, termsOf[k]!, termsOf[k + 1] ?? []), trail };
   });
@@ -98,6 +103,8 @@ export function classifyWords(sentence: string, language: string): ClassedWord[]
     if (MAIN_AFTER_AUX.has(w.norm) && (prev.cls === 'auxiliary' || prev.cls === 'infinitive-to')) w.cls = 'verb';
     // The tagger's commonest slip on speech: a verb read as a noun right after its subject or "to"
     // ("you refine it", "to reset the volume"). A word between a subject, a modal or "to" and an object is a verb.
+    // "fail in their first year": before its object a particle word is a preposition ("logged in" stays a particle).
+    if (w.cls === 'particle' && next && ['determiner', 'possessive', 'number', 'name', 'object-pronoun', 'noun'].includes(next.cls)) w.cls = 'preposition';
     // "you're enabling people": an -ing word after an auxiliary is the verb of a progressive.
     if (w.cls === 'noun' && prev.cls === 'auxiliary' && /ing$/.test(w.norm)) w.cls = 'verb';
     if (w.cls === 'noun' || w.cls === 'adjective') {
