@@ -36,7 +36,11 @@ beforeEach(() => { seen = []; });
 function item(id: number, viralScore: number, title: string): LlmItem {
   const highlight: Highlight = {
     sentenceIndexes: [id], start: id * 30, end: id * 30 + 25, viralScore, strengths: ['hook'],
-    features: { hook: 0.8, selfContained: 0.5, energy: 0.5, pace: 1, emotion: 0.2, heatmap: 0, lengthFit: 1 },
+    features: {
+      hook: 0.8, selfContained: 0.5, topic: 1, story: 0, questionAnswer: 0.7, contrast: 0, emotion: 0.2, reaction: 0, prosody: 0.5,
+      heatmap: 0, lengthFit: 1, procedural: 0,
+    },
+    evidence: [{ kind: 'question', at: id * 30, text: 'Why?' }],
   };
   return { highlight, copy: { title, reason: 'Opens with a question.', description: `About ${title}. #shorts` }, text: `Transcript of clip ${id}.` };
 }
