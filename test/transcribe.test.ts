@@ -6,10 +6,11 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { createTranscriber, extractAudioArgs, wavSamples } from '../src/pipeline/transcribe.js';
+import { DECODER_VERSION, createTranscriber, extractAudioArgs, wavSamples } from '../src/pipeline/transcribe.js';
 import { transcriptCacheFile } from '../src/pipeline/transcript-cache.js';
 import type { Transcript, Word } from '../src/pipeline/types.js';
-import { alignSegmentToSpeech, speechActivity, whisperArgs, wordsFromWhisperJson, type WhisperJson } from '../src/pipeline/whisper-cli.js';
+import { energyEnvelope, energyRises, refineOnsets } from '../src/pipeline/onset-align.js';
+import { DEFAULT_DECODING, dtwPresetFor, whisperArgs, wordsFromWhisperJson, type WhisperJson } from '../src/pipeline/whisper-cli.js';
 import { modelDisplayName, parseModelSpec, resolveWhisperModel } from '../src/pipeline/whisper-model.js';
 import { PipelineError } from '../src/service/errors.js';
 import { FIXTURES, JFK_TEXT, JFK_WAV, concatSpeech, speech, video } from './helpers/media.js';
@@ -134,12 +135,13 @@ describe('createTranscriber (whisper.cpp)', () => {
     await expect(createTranscriber({ dataDir }).transcribe({ ...req, range: { start: 0, end: 11 } })).rejects.toThrow(/SHORTS_WHISPER_CLI/);
   });
 
-  it('keys the cache file by content, range, language and model size', () => {
-    const key = { contentKey: 'k', range: { start: 0, end: 10 }, language: 'en', modelName: 'tiny.en', modelSizeBytes: 100 };
+  it('keys the cache file by content, range, language, model size and decoder, so an old decoder\'s transcripts are not reused', () => {
+    const key = { contentKey: 'k', range: { start: 0, end: 10 }, language: 'en', modelName: 'tiny.en', modelSizeBytes: 100, decoder: DECODER_VERSION };
     const file = transcriptCacheFile('/data', key);
     expect(file).toMatch(/^\/data\/cache\/transcripts\/[0-9a-f]{64}\.json$/);
     expect(transcriptCacheFile('/data', { ...key })).toBe(file);
-    for (const other of [{ ...key, contentKey: 'j' }, { ...key, range: { start: 0, end: 11 } }, { ...key, language: 'de' }, { ...key, modelSizeBytes: 101 }]) {
+    for (const other of [{ ...key, contentKey: 'j' }, { ...key, range: { start: 0, end: 11 } }, { ...key, language: 'de' }, { ...key, modelSizeBytes: 101 },
+      { ...key, decoder: 'bs1-bo1-tf' }]) {
       expect(transcriptCacheFile('/data', other)).not.toBe(file);
     }
   });
@@ -312,11 +314,12 @@ describe('whisper-cli output to words', () => {
         { offsets: { from: 1000, to: 3000 }, text: '', tokens: [tok(' c', 800, 2000), tok(' d', 2500, 9000)] },
       ],
     }, { start: 10, end: 12 });
-    expect(ws.map((w) => [w.start, w.end])).toEqual([[10, 11], [11, 11], [11, 12], [12, 12]]);
+    // An overlap shortens the word before ("a" ends where "b" starts) instead of delaying a start.
+    expect(ws.map((w) => [w.start, w.end])).toEqual([[10, 10.9], [10.9, 11], [11, 12], [12, 12]]);
   });
 });
 
-describe('timing repair from speech energy', () => {
+describe('word onsets from the audio energy', () => {
   /** 16 kHz PCM: quiet noise, with a 300 Hz tone (a stand-in for speech) between the given seconds. */
   function pcm(seconds: number, loud: [number, number][]): Int16Array {
     const out = new Int16Array(seconds * 16_000);
@@ -328,29 +331,28 @@ describe('timing repair from speech energy', () => {
     return out;
   }
   const w = (text: string, start: number, end: number): Word => ({ text, start, end, probability: 1 });
+  const starts = (ws: Word[]) => ws.map((x) => Math.round(x.start * 100) / 100);
 
-  it('finds the voiced spans and treats short stops inside speech as voiced', () => {
-    const a = speechActivity(pcm(6, [[2, 3], [3.1, 4]]), 16_000)!;
-    expect(a.voiced[150]).toBe(0);
-    expect(a.voiced[205]).toBe(1);
-    expect(a.voiced[305]).toBe(1); // 100 ms gap closed
-    expect(a.voiced[450]).toBe(0);
+  it('finds where sound starts after a pause, within 20 ms', () => {
+    const rises = energyRises(energyEnvelope(pcm(6, [[1, 2], [2.5, 4]]), 16_000));
+    expect(rises).toHaveLength(2);
+    expect(Math.abs(rises[0]! - 1)).toBeLessThanOrEqual(0.02);
+    expect(Math.abs(rises[1]! - 2.5)).toBeLessThanOrEqual(0.02);
   });
 
-  it('gives no activity for audio without silence (speech over music)', () => {
-    expect(speechActivity(pcm(4, [[0, 4]]), 16_000)).toBeNull();
+  it('moves a late or early start to the nearby rise, and a word put in silence forward onto the speech', () => {
+    const env = energyEnvelope(pcm(8, [[1, 2], [2.5, 4], [6, 7]]), 16_000);
+    const out = refineOnsets([w('a', 1.1, 1.5), w('b', 2.4, 3), w('c', 3.2, 3.6), w('d', 5.2, 6.5)], env, 0);
+    // a: 100 ms late -> 1.0; b: 100 ms early -> 2.5; c: no rise near, kept; d: in silence -> 6.0.
+    expect(starts(out)).toEqual([1, 2.5, 3.2, 6]);
+    expect(out.every((x) => x.end >= x.start)).toBe(true);
   });
 
-  it('moves words Whisper squeezed into leading silence onto the speech, keeping their spacing', () => {
-    const a = speechActivity(pcm(6, [[2, 4]]), 16_000);
-    const out = alignSegmentToSpeech([w('a', 0, 0.5), w('b', 0.5, 1), w('c', 1.5, 2)], { start: 0, end: 5.5 }, a);
-    expect(out.map((x) => [x.start, x.end].map((v) => Math.round(v * 100) / 100))).toEqual([[2, 2.5], [2.5, 3], [3.5, 4]]);
-  });
-
-  it('leaves words alone when they already sit on the speech or there is no activity', () => {
-    const words = [w('a', 2.0, 2.5), w('b', 2.6, 3.9)];
-    expect(alignSegmentToSpeech(words, { start: 0, end: 5 }, speechActivity(pcm(6, [[2, 4]]), 16_000))).toEqual(words);
-    expect(alignSegmentToSpeech(words, { start: 0, end: 5 }, null)).toEqual(words);
+  it('keeps times on the source timeline when the samples start mid-file, and leaves flat audio alone', () => {
+    const env = energyEnvelope(pcm(4, [[1, 3]]), 16_000);
+    expect(starts(refineOnsets([w('a', 61.08, 61.5)], env, 60))).toEqual([61]);
+    const flat = [w('a', 0.5, 1)];
+    expect(refineOnsets(flat, energyEnvelope(pcm(4, [[0, 4]]), 16_000), 0)).toEqual(flat);
   });
 
   it('reads the samples of a WAV that has a LIST chunk before its data', () => {
@@ -371,9 +373,15 @@ describe('argument builders', () => {
     ]);
   });
 
-  it('runs whisper-cli greedy with flash attention, full JSON output and progress', () => {
-    expect(whisperArgs({ modelPath: '/m.bin', wavPath: '/a.wav', language: 'auto', threads: 2, outputBase: '/t/out' })).toEqual([
-      '-m', '/m.bin', '-f', '/a.wav', '-l', 'auto', '-t', '2', '-bs', '1', '-bo', '1', '-fa', '-ojf', '-of', '/t/out', '-np', '-pp',
+  it('runs whisper-cli with beam search 5, temperature fallback, flash attention, full JSON output and progress', () => {
+    expect(whisperArgs({ modelPath: '/m.bin', wavPath: '/a.wav', language: 'auto', threads: 2, outputBase: '/t/out', decoding: DEFAULT_DECODING })).toEqual([
+      '-m', '/m.bin', '-f', '/a.wav', '-l', 'auto', '-t', '2', '-bs', '5', '-bo', '5', '-fa', '-ojf', '-of', '/t/out', '-np', '-pp',
     ]);
+    // DTW token timestamps need flash attention off; -nf turns temperature fallback off.
+    expect(whisperArgs({ modelPath: '/m.bin', wavPath: '/a.wav', language: 'en', threads: 2, outputBase: '/t/out',
+      decoding: { beamSize: 1, bestOf: 1, temperatureFallback: false, dtwPreset: dtwPresetFor('tiny.en-q8_0') } })).toEqual([
+      '-m', '/m.bin', '-f', '/a.wav', '-l', 'en', '-t', '2', '-bs', '1', '-bo', '1', '-nf', '-nfa', '-dtw', 'tiny.en', '-ojf', '-of', '/t/out', '-np', '-pp',
+    ]);
+    expect([dtwPresetFor('base-q5_1'), dtwPresetFor('large-v3-turbo'), dtwPresetFor('my-model')]).toEqual(['base', 'large.v3.turbo', null]);
   });
 });

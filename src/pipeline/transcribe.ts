@@ -9,10 +9,18 @@ import { PipelineError } from '../service/errors.js';
 import { buildSentences } from './sentences.js';
 import { readCachedTranscript, writeCachedTranscript, type TranscriptCacheKey } from './transcript-cache.js';
 import type { TimeRange, Transcript } from './types.js';
-import { runWhisperCli, speechActivity, whisperCliPath, wordsFromWhisperJson } from './whisper-cli.js';
+import { energyEnvelope, refineOnsets, spreadOverSpeech } from './onset-align.js';
+import { DEFAULT_DECODING, runWhisperCli, whisperCliPath, wordsFromWhisperJson } from './whisper-cli.js';
 import { DEFAULT_MODEL, modelDisplayName, parseModelSpec, resolveWhisperModel } from './whisper-model.js';
 
 const STAGE = 'transcribing_audio';
+/**
+ * What besides the model decides the words and their times: part of the cache key, so transcripts made
+ * by an older decoder (greedy, energy squeeze) are made again rather than reused. Change it whenever
+ * decoding or word timing changes.
+ */
+export const DECODER_VERSION = `bs${DEFAULT_DECODING.beamSize}-bo${DEFAULT_DECODING.bestOf}${DEFAULT_DECODING.temperatureFallback ? '-tf' : ''}` +
+  `${DEFAULT_DECODING.dtwPreset ? '-dtw' : ''}+spread1+onsets1`;
 const SAMPLE_RATE = 16_000;
 /** Share of the progress bar given to cutting the audio out; recognition takes the rest. */
 const EXTRACT_SHARE = 0.05;
@@ -135,7 +143,7 @@ export function createTranscriber(opts: TranscriberOptions): Transcriber {
     progress(0);
     const model = await resolveWhisperModel(spec, { dataDir: opts.dataDir, onDownload: opts.onModelDownload, signal });
     const cacheKey: TranscriptCacheKey | null = req.cacheKey
-      ? { contentKey: req.cacheKey, range, language, modelName, modelSizeBytes: model.sizeBytes }
+      ? { contentKey: req.cacheKey, range, language, modelName, modelSizeBytes: model.sizeBytes, decoder: DECODER_VERSION }
       : null;
     if (cacheKey) {
       const cached = await readCachedTranscript(opts.dataDir, cacheKey);
@@ -155,10 +163,15 @@ export function createTranscriber(opts: TranscriberOptions): Transcriber {
         progress(EXTRACT_SHARE);
         // Under 0.1 s (a range past the end of the media) there is nothing Whisper could hear.
         const json = seconds < 0.1 ? { transcription: [] } : await runWhisperCli(bin,
-          { modelPath: model.path, wavPath: wav, language, threads, outputBase: path.join(work, 'whisper') },
+          { modelPath: model.path, wavPath: wav, language, threads, outputBase: path.join(work, 'whisper'), decoding: DEFAULT_DECODING },
           { signal, onProgress: (f) => progress(EXTRACT_SHARE + (1 - EXTRACT_SHARE) * f * 0.99) });
         const actual: TimeRange = { start: range.start, end: range.start + Math.min(seconds, range.end - range.start) };
-        const words = wordsFromWhisperJson(json, actual, speechActivity(samples, SAMPLE_RATE));
+        // Word times: each segment's words spread over the speech inside it, then each start moved to the
+        // energy rise where the word begins (onset-align.ts; measured in docs/benchmarks.md, issue 10).
+        const env = energyEnvelope(samples, SAMPLE_RATE);
+        const words = refineOnsets(wordsFromWhisperJson(json, actual, {
+          segmentAligner: (ws, segment) => spreadOverSpeech(ws, segment, env, 0),
+        }), env, actual.start);
         const result: Transcript = {
           // The detected language for "auto" (English-only models always report "en").
           language: ('result' in json && json.result?.language) || language,

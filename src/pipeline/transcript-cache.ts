@@ -13,10 +13,12 @@ export interface TranscriptCacheKey {
   modelName: string;
   /** A replaced model file with the same name must not reuse old transcripts. */
   modelSizeBytes: number;
+  /** Decoding and word-timing version (transcribe.ts DECODER_VERSION): a new decoder makes new transcripts. */
+  decoder: string;
 }
 
 export function transcriptCacheFile(dataDir: string, key: TranscriptCacheKey): string {
-  const id = [key.contentKey, key.range.start, key.range.end, key.language, `${key.modelName}+${key.modelSizeBytes}`].join('|');
+  const id = [key.contentKey, key.range.start, key.range.end, key.language, `${key.modelName}+${key.modelSizeBytes}`, key.decoder].join('|');
   const hash = createHash('sha256').update(id).digest('hex');
   return path.join(dataDir, 'cache', 'transcripts', `${hash}.json`);
 }

@@ -31,6 +31,21 @@ export function whisperCliPath(): string {
   return bin;
 }
 
+/** How whisper.cpp decodes: the knobs measured in docs/benchmarks.md (issue 10). */
+export interface DecodingOptions {
+  /** Beam width; 1 is greedy. */
+  beamSize: number;
+  /** Candidates sampled per window when temperature fallback re-decodes it. */
+  bestOf: number;
+  /** Re-decode a window whose text looks degenerate (repetition, low log-probability) at a higher temperature. */
+  temperatureFallback: boolean;
+  /**
+   * whisper.cpp's DTW token timestamps with this alignment-heads preset ("tiny.en", "base", ...), or null
+   * for its default timestamp-token heuristic. DTW needs flash attention off.
+   */
+  dtwPreset: string | null;
+}
+
 export interface WhisperArgsInput {
   modelPath: string;
   wavPath: string;
@@ -39,14 +54,35 @@ export interface WhisperArgsInput {
   threads: number;
   /** Output path without extension; whisper-cli appends ".json". */
   outputBase: string;
+  decoding: DecodingOptions;
 }
 
-/** Greedy decoding with flash attention: ~2x faster than the default beam search of 5, same words here. */
+/**
+ * whisper.cpp's own default decoding (beam 5, temperature fallback) with flash attention: greedy decoding
+ * was twice as fast but lost words (LibriVox WER 8.5 % against 2.8 %), and DTW timestamps need flash
+ * attention off, which cost more than the beam (docs/benchmarks.md, issue 10).
+ */
+export const DEFAULT_DECODING: DecodingOptions = { beamSize: 5, bestOf: 5, temperatureFallback: true, dtwPreset: null };
+
 export function whisperArgs(i: WhisperArgsInput): string[] {
+  const d = i.decoding;
   return [
     '-m', i.modelPath, '-f', i.wavPath, '-l', i.language || 'auto', '-t', String(Math.max(1, Math.floor(i.threads))),
-    '-bs', '1', '-bo', '1', '-fa', '-ojf', '-of', i.outputBase, '-np', '-pp',
+    '-bs', String(Math.max(1, Math.floor(d.beamSize))), '-bo', String(Math.max(1, Math.floor(d.bestOf))),
+    ...(d.temperatureFallback ? [] : ['-nf']),
+    ...(d.dtwPreset ? ['-nfa', '-dtw', d.dtwPreset] : ['-fa']),
+    '-ojf', '-of', i.outputBase, '-np', '-pp',
   ];
+}
+
+// Alignment-head presets whisper.cpp knows (its --dtw names), by model family.
+const DTW_PRESETS = new Set(['tiny', 'tiny.en', 'base', 'base.en', 'small', 'small.en', 'medium', 'medium.en',
+  'large.v1', 'large.v2', 'large.v3', 'large.v3.turbo']);
+
+/** The --dtw preset for a model name such as "tiny.en-q8_0" or "large-v3-turbo"; null when unknown. */
+export function dtwPresetFor(modelName: string): string | null {
+  const family = modelName.toLowerCase().replace(/^ggml-/, '').replace(/-(q\d_\d|f16|f32)$/, '').replace(/-/g, '.');
+  return DTW_PRESETS.has(family) ? family : null;
 }
 
 /** Reads "progress = 42%" lines from whisper-cli's stderr, which may arrive split across chunks. */
@@ -63,7 +99,8 @@ export function progressParser(onFraction: (f: number) => void): (chunk: string)
   };
 }
 
-export interface WhisperToken { text: string; offsets: { from: number; to: number }; p?: number }
+/** t_dtw: DTW time in 10 ms units (-1 when not computed); whisper.cpp stamps each token with the time the path leaves it. */
+export interface WhisperToken { text: string; offsets: { from: number; to: number }; p?: number; t_dtw?: number }
 export interface WhisperSegment { offsets: { from: number; to: number }; text: string; tokens?: WhisperToken[] }
 export interface WhisperJson { result?: { language?: string }; transcription?: WhisperSegment[] }
 
@@ -105,7 +142,7 @@ const OPENING = /^[("'“‘[¿¡«]+$/u;
 // Scripts written without spaces: each token is its own word so captions can still be timed.
 const NO_SPACE_SCRIPT = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 
-interface Draft { bytes: string; from: number; to: number; p: number[]; prefix: string }
+interface Draft { bytes: string; from: number; to: number; p: number[]; prefix: string; dtwOwn: number; dtwPrev: number }
 
 /** Non-speech annotations Whisper writes as text: [BLANK_AUDIO], (music), [Music], *laughs*, ♪. */
 function dropAnnotations(words: Word[]): Word[] {
@@ -129,94 +166,21 @@ function dropAnnotations(words: Word[]): Word[] {
   return out;
 }
 
-/** 10 ms frames of the extracted audio marked as speech (1) or silence (0), by energy. */
-export interface SpeechActivity { frameSec: number; voiced: Uint8Array }
-
 /**
- * Energy-based speech activity of 16-bit PCM. Returns null when the audio has no clear silence (speech
- * over music, constant noise): there the energy says nothing about where words are.
+ * Where a word's start comes from: whisper.cpp's token offsets (its timestamp-token heuristic), or DTW
+ * ("dtw-own": the DTW time stamped on the word's first token; "dtw-prev": the one on the token before it,
+ * since whisper.cpp stamps a token with the time the alignment path moves past it).
  */
-export function speechActivity(samples: Int16Array, sampleRate: number, frameSec = 0.01): SpeechActivity | null {
-  const frame = Math.max(1, Math.round(sampleRate * frameSec));
-  const n = Math.floor(samples.length / frame);
-  if (n < 10) return null;
-  const db = new Float64Array(n);
-  for (let f = 0; f < n; f++) {
-    let sum = 0;
-    for (let i = f * frame; i < (f + 1) * frame; i++) {
-      const v = samples[i]! / 32768;
-      sum += v * v;
-    }
-    db[f] = 10 * Math.log10(sum / frame + 1e-12);
-  }
-  const sorted = Float64Array.from(db).sort();
-  const floor = sorted[Math.floor(n * 0.1)]!;
-  const loud = sorted[Math.floor(n * 0.95)]!;
-  if (loud - floor < 20 || loud < -50) return null;
-  const threshold = Math.max(floor + 10, loud - 35);
-  const voiced = new Uint8Array(n);
-  for (let f = 0; f < n; f++) voiced[f] = db[f]! > threshold ? 1 : 0;
-  // Close gaps shorter than 150 ms (stops and plosives inside words) so a word is one voiced run.
-  const maxGap = Math.round(0.15 / frameSec);
-  let lastVoiced = -1;
-  for (let f = 0; f < n; f++) {
-    if (!voiced[f]) continue;
-    if (lastVoiced >= 0 && f - lastVoiced > 1 && f - lastVoiced <= maxGap) voiced.fill(1, lastVoiced + 1, f);
-    lastVoiced = f;
-  }
-  return { frameSec, voiced };
-}
+export type WordTiming = 'offsets' | 'dtw-own' | 'dtw-prev';
 
-function firstVoiced(a: SpeechActivity, from: number, to: number): number | null {
-  const end = Math.min(a.voiced.length, Math.ceil(to / a.frameSec));
-  for (let f = Math.max(0, Math.floor(from / a.frameSec)); f < end; f++) if (a.voiced[f]) return f * a.frameSec;
-  return null;
-}
-
-function lastVoiced(a: SpeechActivity, from: number, to: number): number | null {
-  const start = Math.max(0, Math.floor(from / a.frameSec));
-  for (let f = Math.min(a.voiced.length, Math.ceil(to / a.frameSec)) - 1; f >= start; f--) if (a.voiced[f]) return (f + 1) * a.frameSec;
-  return null;
-}
-
-/** End of the speech that starts at `from`, bridging pauses under 0.5 s, at most `limit`. */
-function voicedRunEnd(a: SpeechActivity, from: number, limit: number): number {
-  const maxGap = Math.round(0.5 / a.frameSec);
-  const end = Math.min(a.voiced.length, Math.ceil(limit / a.frameSec));
-  let last = Math.floor(from / a.frameSec);
-  for (let f = last; f < end && f - last <= maxGap; f++) if (a.voiced[f]) last = f;
-  return Math.min(limit, (last + 1) * a.frameSec);
-}
-
-/**
- * Whisper's own timestamps (without the costly DTW pass) tend to start a window's first segment at 0
- * even after seconds of silence, squeezing its words early. When a segment's words begin before the
- * speech in it (or run past its end), their times are mapped linearly onto the voiced span, so the
- * order and relative spacing Whisper found are kept. Times are seconds from the start of the audio.
- */
-export function alignSegmentToSpeech(words: Word[], segment: TimeRange, activity: SpeechActivity | null): Word[] {
-  const first = words[0];
-  const last = words[words.length - 1];
-  if (!activity || !first || !last) return words;
-  const ws = first.start;
-  const we = last.end;
-  // Speech before the first word belongs to the previous segment's tail: look from the first word on.
-  const vs = firstVoiced(activity, Math.max(segment.start, ws), segment.end);
-  if (vs === null || we - ws < 0.05) return words;
-  const targetStart = Math.max(ws, vs);
-  let targetEnd: number;
-  if (firstVoiced(activity, targetStart, we) !== null) {
-    // The words overlap the speech: only pull an end that runs on into silence back to the speech.
-    targetEnd = Math.max(targetStart, Math.min(we, lastVoiced(activity, targetStart, we) ?? we));
-  } else {
-    // All words lie before the speech: move them onto it, squeezed into its first stretch if needed.
-    targetEnd = targetStart + Math.min(we - ws, voicedRunEnd(activity, targetStart, segment.end) - targetStart);
-  }
-  const span = targetEnd - targetStart;
-  // A voiced span far shorter than the words is a blip, not the speech: trust Whisper then.
-  if (span < 0.25 * (we - ws) || (targetStart === ws && targetEnd === we)) return words;
-  const map = (t: number) => targetStart + ((t - ws) * span) / (we - ws);
-  return words.map((w) => ({ ...w, start: map(w.start), end: map(w.end) }));
+export interface WordsOptions {
+  timing?: WordTiming;
+  /**
+   * Re-times one segment's words (seconds from the start of the range) given the segment's span as
+   * Whisper's timestamp tokens put it: those segment edges are the model's own predictions and far
+   * better than its per-token times inside (onset-align.ts).
+   */
+  segmentAligner?: (words: Word[], segment: TimeRange) => Word[];
 }
 
 /**
@@ -224,9 +188,11 @@ export function alignSegmentToSpeech(words: Word[], segment: TimeRange, activity
  * punctuation sticks to its word, times come from the tokens' offsets (ms from the start of the
  * extracted range) clamped to their segment, and probability is the least sure piece of the word.
  */
-export function wordsFromWhisperJson(json: WhisperJson, range: TimeRange, activity: SpeechActivity | null = null): Word[] {
+export function wordsFromWhisperJson(json: WhisperJson, range: TimeRange, opts: WordsOptions = {}): Word[] {
+  const timing = opts.timing ?? 'offsets';
   const words: Word[] = [];
   const rangeLen = Math.max(0, range.end - range.start);
+  let lastDtw = -1;
   for (const seg of json.transcription ?? []) {
     const segFrom = Math.max(0, seg.offsets.from);
     const segTo = Math.max(segFrom, seg.offsets.to);
@@ -238,10 +204,13 @@ export function wordsFromWhisperJson(json: WhisperJson, range: TimeRange, activi
       const text = (draft.prefix + utf8(draft.bytes)).trim();
       const clamp = (ms: number) => Math.min(rangeLen, Math.min(segTo, Math.max(segFrom, ms)) / 1000);
       if (text) {
+        const dtw = timing === 'dtw-own' ? draft.dtwOwn : timing === 'dtw-prev' ? draft.dtwPrev : -1;
+        // DTW times are not bound to whisper's segment (that is the point): clamp to the range only.
+        const start = dtw >= 0 ? Math.min(rangeLen, dtw / 100) : clamp(draft.from);
         segWords.push({
           text,
-          start: clamp(draft.from),
-          end: clamp(Math.max(draft.from, draft.to)),
+          start,
+          end: Math.max(start, clamp(Math.max(draft.from, draft.to))),
           probability: draft.p.length ? Math.min(...draft.p) : 0,
         });
       }
@@ -249,6 +218,9 @@ export function wordsFromWhisperJson(json: WhisperJson, range: TimeRange, activi
     };
     for (const tok of seg.tokens ?? []) {
       if (isSpecial(tok.text)) continue;
+      const tokDtw = typeof tok.t_dtw === 'number' ? tok.t_dtw : -1;
+      const prevDtw = lastDtw;
+      if (tokDtw >= 0) lastDtw = tokDtw;
       const decoded = utf8(tok.text);
       const bare = decoded.trim();
       if (!bare) continue;
@@ -267,7 +239,7 @@ export function wordsFromWhisperJson(json: WhisperJson, range: TimeRange, activi
       const current = draft as Draft | null;
       if (!current || startsWord || NO_SPACE_SCRIPT.test(bare) && !punct) {
         flush();
-        draft = { bytes: trimAscii(tok.text), from: tok.offsets.from, to: tok.offsets.to, p: punct ? [] : [p], prefix };
+        draft = { bytes: trimAscii(tok.text), from: tok.offsets.from, to: tok.offsets.to, p: punct ? [] : [p], prefix, dtwOwn: tokDtw, dtwPrev: prevDtw };
         prefix = '';
       } else {
         current.bytes += punct ? trimAscii(tok.text) : tok.text;
@@ -277,17 +249,23 @@ export function wordsFromWhisperJson(json: WhisperJson, range: TimeRange, activi
       }
     }
     flush();
-    const segment = { start: segFrom / 1000, end: Math.min(rangeLen, segTo / 1000) };
-    for (const w of alignSegmentToSpeech(dropAnnotations(segWords), segment, activity)) {
+    const kept = dropAnnotations(segWords);
+    const segment = { start: Math.min(rangeLen, segFrom / 1000), end: Math.min(rangeLen, segTo / 1000) };
+    for (const w of opts.segmentAligner && kept.length ? opts.segmentAligner(kept, segment) : kept) {
       words.push({ ...w, start: range.start + w.start, end: range.start + w.end });
     }
   }
-  // Keep times monotonic: token offsets can overlap by a few ms at segment edges.
-  let prevEnd = range.start;
+  // Keep times monotonic: token offsets can overlap by a few ms at segment edges. A start is what captions
+  // and cuts rely on, so an overlap shortens the word before rather than delaying this one.
+  let prev: Word | null = null;
   for (const w of words) {
-    if (w.start < prevEnd) w.start = prevEnd;
+    if (prev && w.start < prev.end) {
+      if (w.start < prev.start) w.start = prev.start;
+      prev.end = w.start;
+    }
+    if (w.start < range.start) w.start = range.start;
     if (w.end < w.start) w.end = w.start;
-    prevEnd = w.end;
+    prev = w;
   }
   return words;
 }

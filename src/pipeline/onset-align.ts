@@ -1,0 +1,212 @@
+// Onset refinement: Whisper's word times are a model's estimate, tens of milliseconds off and now and
+// then hundreds; the audio itself says where a word begins when its start is an energy rise. Each word
+// start is moved to the energy rise nearest to it, within limits, and kept where the audio shows none
+// (words running into each other without a dip).
+import type { TimeRange, Word } from './types.js';
+
+export interface OnsetOptions {
+  /** How far before Whisper's start a rise may be taken (s). */
+  maxEarlier: number;
+  /** How far after Whisper's start a rise may be taken (s). */
+  maxLater: number;
+  /** How far a word Whisper put in silence may move forward to the speech (s); 0 disables. */
+  maxForward: number;
+}
+
+export const DEFAULT_ONSET_OPTIONS: OnsetOptions = { maxEarlier: 0.2, maxLater: 0.12, maxForward: 1.5 };
+
+const FRAME_SEC = 0.005;
+const WINDOW_SEC = 0.02;
+
+/** Frame energies in dB (20 ms windows every 5 ms) of 16-bit PCM. */
+export interface EnergyEnvelope { frameSec: number; db: Float64Array; floor: number; loud: number }
+
+export function energyEnvelope(samples: Int16Array, sampleRate: number): EnergyEnvelope {
+  const hop = Math.max(1, Math.round(sampleRate * FRAME_SEC));
+  const win = Math.max(hop, Math.round(sampleRate * WINDOW_SEC));
+  const n = Math.max(0, Math.floor((samples.length - win) / hop) + 1);
+  const db = new Float64Array(n);
+  for (let f = 0; f < n; f++) {
+    let sum = 0;
+    for (let i = f * hop, end = f * hop + win; i < end; i++) {
+      const v = samples[i]! / 32768;
+      sum += v * v;
+    }
+    db[f] = 10 * Math.log10(sum / win + 1e-10);
+  }
+  const sorted = Float64Array.from(db).sort();
+  const floor = n ? sorted[Math.floor(n * 0.1)]! : -100;
+  const loud = n ? sorted[Math.floor(n * 0.95)]! : -100;
+  // A frame's time is its window's centre's start: the rise is dated by where the sound begins.
+  return { frameSec: FRAME_SEC, db, floor, loud };
+}
+
+/**
+ * Frames where speech starts after a quieter stretch: the energy climbs at least `minRise` dB within
+ * 60 ms from a low point that is itself quiet relative to the speech level. The onset is dated where the
+ * climb crosses a third of the way up (the first audible part of the consonant, not the vowel's peak).
+ */
+export function energyRises(env: EnergyEnvelope, minRise = 12): number[] {
+  const { db } = env;
+  const span = env.loud - env.floor;
+  if (span < 15) return [];
+  // A dip counts when it lies in the lower part of the file's range: a breath between words, not a
+  // vowel-to-vowel wobble.
+  const quiet = env.floor + 0.55 * span;
+  const look = Math.round(0.06 / env.frameSec);
+  const rises: number[] = [];
+  let f = 1;
+  while (f < db.length) {
+    // A local minimum that is quiet enough.
+    if (!(db[f]! <= db[f - 1]! && db[f]! <= (db[f + 1] ?? Infinity) && db[f]! < quiet)) { f++; continue; }
+    const low = db[f]!;
+    let peak = f;
+    for (let g = f + 1; g <= Math.min(db.length - 1, f + look); g++) if (db[g]! > db[peak]!) peak = g;
+    if (db[peak]! - low < minRise) { f++; continue; }
+    const cross = low + (db[peak]! - low) / 3;
+    let at = f;
+    while (at < peak && db[at]! < cross) at++;
+    rises.push(at * env.frameSec + WINDOW_SEC / 2);
+    f = peak + 1;
+  }
+  return rises;
+}
+
+/** Index of the first value >= x in a sorted array. */
+function lowerBound(a: number[], x: number): number {
+  let lo = 0, hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (a[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** True when the envelope stays quiet (no speech) for `sec` from time t. */
+function quietFrom(env: EnergyEnvelope, t: number, sec: number): boolean {
+  const quiet = env.floor + 0.45 * (env.loud - env.floor);
+  const from = Math.max(0, Math.floor(t / env.frameSec));
+  const to = Math.min(env.db.length, from + Math.round(sec / env.frameSec));
+  for (let f = from; f < to; f++) if (env.db[f]! > quiet) return false;
+  return from < env.db.length;
+}
+
+/**
+ * Moves each word's start to the nearest energy rise within [start - maxEarlier, start + maxLater]; a
+ * word Whisper put in silence (it crams a window's first words towards the window's start) moves to the
+ * first rise after it, up to `maxForward` later. Words with no rise near them keep Whisper's time
+ * (spreading a correction over them measured worse). Never before the previous word's start; times are
+ * seconds from `offset` (the start of the samples on the source timeline).
+ */
+export function refineOnsets(words: Word[], env: EnergyEnvelope, offset = 0, opts: OnsetOptions = DEFAULT_ONSET_OPTIONS): Word[] {
+  const rises = energyRises(env).map((t) => t + offset);
+  if (!rises.length) return words;
+  const delta: (number | null)[] = [];
+  let prevStart = -Infinity;
+  for (const w of words) {
+    const inSilence = opts.maxForward > 0 && quietFrom(env, w.start - offset, 0.1);
+    const lo = Math.max(w.start - opts.maxEarlier, prevStart + 0.05);
+    const hi = w.start + opts.maxLater;
+    let best: number | null = null;
+    for (let i = lowerBound(rises, lo); i < rises.length && rises[i]! <= hi; i++) {
+      if (best === null || Math.abs(rises[i]! - w.start) < Math.abs(best - w.start)) best = rises[i]!;
+    }
+    if (best === null && inSilence) {
+      const i = lowerBound(rises, Math.max(w.start, prevStart + 0.05));
+      if (i < rises.length && rises[i]! <= w.start + opts.maxForward) best = rises[i]!;
+    }
+    delta.push(best === null ? null : best - w.start);
+    prevStart = best ?? w.start;
+  }
+  const out = words.map((w, i) => {
+    const d = delta[i] ?? 0;
+    return { ...w, start: w.start + d, end: Math.max(w.end, w.start + d) };
+  });
+  // Keep the words in order: a start never passes the next word's, an end never runs into the next start.
+  for (let i = 1; i < out.length; i++) {
+    if (out[i]!.start < out[i - 1]!.start) out[i]!.start = out[i - 1]!.start;
+    if (out[i]!.end < out[i]!.start) out[i]!.end = out[i]!.start;
+    if (out[i - 1]!.end > out[i]!.start) out[i - 1]!.end = out[i]!.start;
+  }
+  return out;
+}
+
+/** Voiced stretches of the envelope inside [from, to) (s), short stops (< 120 ms) bridged. */
+function voicedRuns(env: EnergyEnvelope, from: number, to: number): [number, number][] {
+  const threshold = Math.max(env.floor + 10, env.loud - 35);
+  const runs: [number, number][] = [];
+  const a = Math.max(0, Math.floor(from / env.frameSec)), b = Math.min(env.db.length, Math.ceil(to / env.frameSec));
+  const bridge = Math.round(0.12 / env.frameSec);
+  for (let f = a; f < b; f++) {
+    if (env.db[f]! <= threshold) continue;
+    const t0 = f * env.frameSec + WINDOW_SEC / 2;
+    let g = f;
+    while (g + 1 < b && env.db[g + 1]! > threshold) g++;
+    const t1 = (g + 1) * env.frameSec + WINDOW_SEC / 2;
+    const last = runs[runs.length - 1];
+    if (last && t0 - last[1] < bridge * env.frameSec) last[1] = t1;
+    else runs.push([t0, t1]);
+    f = g;
+  }
+  return runs;
+}
+
+const letters = (w: Word) => Math.max(2, w.text.replace(/[^\p{L}\p{N}]/gu, '').length);
+
+/**
+ * Spreads a segment's words over the speech inside the segment in proportion to their letters, skipping
+ * the pauses: Whisper's per-token times inside a segment drift by up to a second, while its segment
+ * edges and the audio's voiced stretches are close to right. Returns the words unchanged when the
+ * segment holds no clear speech (speech over music, constant noise).
+ */
+export function spreadOverSpeech(words: Word[], segment: TimeRange, env: EnergyEnvelope, offset = 0): Word[] {
+  const spread = spreadByLetters(words, segment, env, offset);
+  if (spread === words) return words;
+  // A pause inside the segment is almost always between words: give each pause end to the word the
+  // spread put nearest to it, then spread each group of words over its own stretch of speech.
+  const runs = voicedRuns(env, segment.start - offset, segment.end - offset);
+  const anchors: { word: number; at: number }[] = [{ word: 0, at: runs[0]![0] + offset }];
+  for (const [a] of runs.slice(1)) {
+    const t = a + offset;
+    let best = -1;
+    for (let k = anchors[anchors.length - 1]!.word + 1; k < spread.length; k++) {
+      if (best < 0 || Math.abs(spread[k]!.start - t) < Math.abs(spread[best]!.start - t)) best = k;
+    }
+    if (best > 0 && Math.abs(spread[best]!.start - t) < 0.4) anchors.push({ word: best, at: t });
+  }
+  if (anchors.length === 1) return spread;
+  const out: Word[] = [];
+  anchors.forEach((anchor, i) => {
+    const next = anchors[i + 1];
+    const group = words.slice(anchor.word, next ? next.word : words.length);
+    const part = spreadByLetters(group, { start: anchor.at, end: next ? next.at : segment.end }, env, offset);
+    out.push(...(part === group ? spread.slice(anchor.word, next ? next.word : words.length) : part));
+  });
+  return out;
+}
+
+function spreadByLetters(words: Word[], segment: TimeRange, env: EnergyEnvelope, offset: number): Word[] {
+  if (env.loud - env.floor < 20 || !words.length) return words;
+  const runs = voicedRuns(env, segment.start - offset, segment.end - offset);
+  const voiced = runs.reduce((n, [a, b]) => n + b - a, 0);
+  // Too little speech to hold these words (a blip in music or noise): Whisper's times are all there is.
+  if (voiced < Math.max(0.2, 0.04 * words.length)) return words;
+  const total = words.reduce((n, w) => n + letters(w), 0);
+  /** Source time of a position along the voiced time; `startOfRun` prefers the next run at a boundary. */
+  const at = (pos: number): number => {
+    let left = pos;
+    for (const [a, b] of runs) {
+      if (left < b - a - 1e-6) return a + left + offset;
+      left -= b - a;
+    }
+    return runs[runs.length - 1]![1] + offset;
+  };
+  let before = 0;
+  return words.map((w) => {
+    const start = at((voiced * before) / total);
+    before += letters(w);
+    const end = at(Math.max(0, (voiced * before) / total - 1e-3));
+    return { ...w, start, end: Math.max(start, end) };
+  });
+}
