@@ -31,6 +31,13 @@ const MIN_PAUSE_SEC = 0.05;
  * (music or noise under the voice): the cut goes to the quietest point instead.
  */
 const MIN_CONTRAST_DB = 20;
+/** A pause's cut is kept when its guard is at most this much louder than the quietest cut's. */
+const PAUSE_SLACK_DB = 6;
+/** The quietest-cut search reaches this far outside the recognised edge, and this far inside it. */
+const QUIET_SEARCH_OUT_SEC = 0.5;
+const QUIET_SEARCH_IN_SEC = 0.15;
+/** Distance from the preferred point that costs as much as 1 dB more level: 100 ms. */
+const DISTANCE_DB_PER_SEC = 10;
 /** Frames this far under the speech level are quiet whatever the floor (breaths stay above it). */
 const BELOW_SPEECH_DB = 35;
 /** ... and frames this far above the noise floor are never quiet. */
@@ -62,7 +69,9 @@ export interface ClipEdgesRequest {
  */
 export async function placeClipEdges(highlights: Highlight[], req: ClipEdgesRequest): Promise<Highlight[]> {
   if (req.noClipping || highlights.length === 0) return highlights;
-  const words = [...req.transcript.words].filter((w) => w.end >= w.start).sort((a, b) => a.start - b.start);
+  // Spoken order: recognisers give words of one instant (zero-length words at the same time), so the
+  // neighbours of a clip are found by position, not by time.
+  const words = req.transcript.words.map((w, i) => ({ w, i })).sort((a, b) => a.w.start - b.w.start || a.i - b.i).map((x) => x.w);
   const sentences = new Map(req.transcript.sentences.map((s) => [s.index, s]));
   const placed: Highlight[] = [];
   for (const h of highlights) {
@@ -73,8 +82,13 @@ export async function placeClipEdges(highlights: Highlight[], req: ClipEdgesRequ
     }
     const first = own.reduce((a, b) => (b.start < a.start ? b : a));
     const last = own.reduce((a, b) => (b.end > a.end ? b : a));
-    const before = words.filter((w) => w.end <= first.start + 1e-6 && w !== first).at(-1) ?? null;
-    const after = words.find((w) => w.start >= last.end - 1e-6 && w !== last) ?? null;
+    const at = (w: Word) => {
+      const i = words.indexOf(w);
+      return i >= 0 ? i : words.findIndex((x) => x.start === w.start && x.end === w.end && x.text === w.text);
+    };
+    const firstAt = at(first), lastAt = at(last);
+    const before = firstAt > 0 ? words[firstAt - 1]! : null;
+    const after = lastAt >= 0 && lastAt + 1 < words.length ? words[lastAt + 1]! : null;
     const start = await cutAt('start', first, before, req);
     const end = await cutAt('end', last, after, req);
     placed.push(end.time > start.time ? { ...h, start: start.time, end: end.time } : h);
@@ -91,9 +105,13 @@ export async function placeClipEdges(highlights: Highlight[], req: ClipEdgesRequ
 async function cutAt(edge: 'start' | 'end', word: Word, neighbour: Word | null, req: ClipEdgesRequest): Promise<EdgeCut> {
   const at = edge === 'start' ? word.start : word.end;
   const mid = (word.start + word.end) / 2;
-  const bounds = edge === 'start'
+  let bounds = edge === 'start'
     ? { min: Math.max(req.range.start, neighbour ? (neighbour.start + neighbour.end) / 2 + 0.001 : -Infinity), max: Math.max(req.range.start, mid - 0.001) }
     : { min: Math.min(req.range.end, mid + 0.001), max: Math.min(req.range.end, neighbour ? (neighbour.start + neighbour.end) / 2 - 0.001 : Infinity) };
+  // Words stacked at one instant (zero-length words at the same time: the recogniser lost their timing)
+  // leave no room between their middles. Their captions cannot be right either way; the cut must not
+  // go through speech, so it searches as far as word times can be off.
+  if (!(bounds.max - bounds.min > 0.02)) bounds = { min: Math.max(req.range.start, at - SEARCH_SEC), max: Math.min(req.range.end, at + SEARCH_SEC) };
   const fallback: EdgeCut = { time: Math.min(bounds.max, Math.max(bounds.min, at)), kind: 'kept' };
   if (!(bounds.max > bounds.min)) return fallback;
   const window = { start: Math.max(req.range.start, at - CONTEXT_SEC), end: Math.min(req.range.end, at + CONTEXT_SEC) };
@@ -190,18 +208,42 @@ export function findCut(track: EnergyTrack, edge: 'start' | 'end', word: Pick<Wo
       const guardB = edge === 'end' && edges.atRangeEnd && best.b >= trackEnd - 1e-9 ? 0 : EDGE_GUARD_SEC;
       const lo = Math.max(bounds.min, best.a + guardA), hi = Math.min(bounds.max, best.b - guardB);
       const want = edge === 'start' ? best.b - LEAD_SEC : best.a + TAIL_SEC;
-      if (lo <= hi) return { time: round3(Math.min(hi, Math.max(lo, want))), kind: 'pause' };
       // A pause shorter than two guards: its quietest point.
-      const q = quietestIn(track, Math.max(best.a, bounds.min), Math.min(best.b, bounds.max));
-      if (q !== null) return { time: round3(clampTime(q)), kind: 'pause' };
+      const time = lo <= hi ? Math.min(hi, Math.max(lo, want)) : quietestIn(track, Math.max(best.a, bounds.min), Math.min(best.b, bounds.max), (best.a + best.b) / 2)?.time;
+      if (time !== undefined) {
+        // Under music or noise a "pause" can be a dip inside speech: keep the pause's cut only when it
+        // is about as quiet across the guard as the quietest cut between the words.
+        const quietest = quietestBetween(track, edge, at, bounds);
+        if (!quietest || guardLevel(track, time) <= quietest.level + PAUSE_SLACK_DB) return { time: round3(clampTime(time)), kind: 'pause' };
+        return { time: round3(clampTime(quietest.time)), kind: 'quietest' };
+      }
     }
   }
-  // No silence near the word: the quietest point between the words, searched as far as a word time
-  // can be off, on the outside of the recognised edge mostly (that is where the gap is).
-  const from = edge === 'start' ? at - SEARCH_SEC : at - 0.1;
-  const to = edge === 'start' ? at + 0.1 : at + SEARCH_SEC;
-  const q = quietestIn(track, Math.max(from, bounds.min), Math.min(to, bounds.max));
-  return q === null ? null : { time: round3(clampTime(q)), kind: 'quietest' };
+  // No silence near the word: the quietest point between the words.
+  const q = quietestBetween(track, edge, at, bounds);
+  return q === null ? null : { time: round3(clampTime(q.time)), kind: 'quietest' };
+}
+
+/**
+ * The quietest cut near a recognised edge: searched from half a second outside the word to a little
+ * inside it (a word time can be that far off, and the gap is outside), preferring a point a little
+ * outside the word.
+ */
+function quietestBetween(track: EnergyTrack, edge: 'start' | 'end', at: number, bounds: { min: number; max: number }): { time: number; level: number } | null {
+  const from = Math.max(bounds.min, edge === 'start' ? at - QUIET_SEARCH_OUT_SEC : at - QUIET_SEARCH_IN_SEC);
+  const to = Math.min(bounds.max, edge === 'start' ? at + QUIET_SEARCH_IN_SEC : at + QUIET_SEARCH_OUT_SEC);
+  return quietestIn(track, from, to, edge === 'start' ? at - 0.1 : at + 0.1);
+}
+
+/** The loudest frame (dB) within EDGE_GUARD_SEC of `time`: what a cut there would cut through. */
+function guardLevel(track: EnergyTrack, time: number): number {
+  const { db, frameSec, start } = track;
+  let level = -Infinity;
+  for (let f = 0; f < db.length; f++) {
+    const centre = start + (f + 0.5) * frameSec;
+    if (Math.abs(centre - time) <= EDGE_GUARD_SEC - frameSec / 2 + 1e-9) level = Math.max(level, db[f]!);
+  }
+  return level;
 }
 
 /** Maximal runs of frames under `threshold`, as frame indexes [a, b). */
@@ -220,22 +262,22 @@ function quietRuns(db: Float64Array, threshold: number): Run[] {
 }
 
 /**
- * The middle of the quietest 50 ms (five frames, averaged in power) whose centre lies in [from, to];
- * null when the span holds no frame. Ties go to the earliest.
+ * The cut in [from, to] (frame centres) with the quietest guard, i.e. whose loudest frame within
+ * EDGE_GUARD_SEC is lowest: the criterion itself ("no speech within 80 ms across the cut"), which also
+ * keeps a cut in a short gap between two words in the gap's middle. Ties, and differences of a few dB,
+ * go to the point nearest `prefer` (DISTANCE_DB_PER_SEC). Null when the span holds no frame.
  */
-function quietestIn(track: EnergyTrack, from: number, to: number): number | null {
+function quietestIn(track: EnergyTrack, from: number, to: number, prefer: number): { time: number; level: number } | null {
   const { db, frameSec, start } = track;
-  const power = Array.from(db, (d) => 10 ** (d / 10));
-  let best = -1, bestPower = Infinity;
+  let best: { time: number; level: number } | null = null, bestCost = Infinity;
   for (let f = 0; f < db.length; f++) {
     const centre = start + (f + 0.5) * frameSec;
     if (centre < from - 1e-9 || centre > to + 1e-9) continue;
-    let sum = 0, count = 0;
-    for (let k = Math.max(0, f - 2); k <= Math.min(db.length - 1, f + 2); k++) { sum += power[k]!; count++; }
-    const p = sum / count;
-    if (p < bestPower) { best = f; bestPower = p; }
+    const level = guardLevel(track, centre);
+    const cost = level + DISTANCE_DB_PER_SEC * Math.abs(centre - prefer);
+    if (cost < bestCost) { best = { time: centre, level }; bestCost = cost; }
   }
-  return best < 0 ? null : start + (best + 0.5) * frameSec;
+  return best;
 }
 
 /**

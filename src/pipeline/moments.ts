@@ -4,6 +4,7 @@
 import { findHighlights } from './highlights.js';
 import { writeCopies } from './copywriter.js';
 import { analyseAudio } from './audio-features.js';
+import { placeClipEdges } from './clip-edges.js';
 import type { ClipCopy, HeatmapPoint, Highlight, PreferredLength, TimeRange, Transcript } from './types.js';
 
 export interface MomentsRequest {
@@ -23,9 +24,13 @@ export interface Moment { highlight: Highlight; copy: ClipCopy }
 /** Ranked moments, best first; [] when no segment of the range can stand alone as a clip. */
 export async function pickMoments(req: MomentsRequest): Promise<Moment[]> {
   const audio = await analyseAudio(req.mediaPath, req.range, req.signal);
-  const highlights = findHighlights({
+  const picked = findHighlights({
     transcript: req.transcript, audio, heatmap: req.heatmap, preferredLength: req.preferredLength,
     maxShorts: req.maxShorts, noClipping: req.noClipping, range: req.range,
+  });
+  // Edges out of the recognised word times into the pauses really there (clip-edges.ts).
+  const highlights = await placeClipEdges(picked, {
+    mediaPath: req.mediaPath, transcript: req.transcript, range: req.range, noClipping: req.noClipping, signal: req.signal,
   });
   // Copy for the whole request at once, so no two clips share a title or a description.
   const copies = writeCopies(highlights, req.transcript);
