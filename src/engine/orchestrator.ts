@@ -11,7 +11,7 @@ import type { RenderSettings } from './render-settings.js';
 import { probeMedia } from '../media/probe.js';
 import { AbortedError } from '../media/process.js';
 import { renderClip } from '../media/render.js';
-import { RENDER_PLAN_VERSION, outputFps, type RenderPlan } from '../media/render-plan.js';
+import { PLATFORM_LOUDNESS, RENDER_PLAN_VERSION, outputFps, type RenderPlan } from '../media/render-plan.js';
 import { fetchSource } from '../pipeline/fetch.js';
 import type { UrlCheck } from '../net/download.js';
 import { clampRange } from '../pipeline/range.js';
@@ -238,6 +238,8 @@ export class Orchestrator {
             gameVideo,
             outro,
             memeHook: meme ? await memeHookPlan(meme, outputFps(info) ?? info.fps, memeAudio, signal) : null,
+            // Every short at the platforms' loudness (-14 LUFS, <= -1 dBTP); renderClip measures the gains.
+            loudness: { ...PLATFORM_LOUDNESS },
           };
           await renderClip(renderPlan, { signal, onProgress: (f) => { fractions[rank] = f; report(); } });
         }

@@ -4,7 +4,7 @@
 // Costs behind the choices are measured in DESIGN.md "Performance notes".
 import type { CropKeyframe } from '../pipeline/types.js';
 import {
-  RENDER_PLAN_VERSION, type RenderCaptionEmoji, type RenderLoudness, type RenderMemeHook, type RenderOutro, type RenderPlan, type SegmentGains,
+  PLATFORM_LOUDNESS, RENDER_PLAN_VERSION, type RenderCaptionEmoji, type RenderLoudness, type RenderMemeHook, type RenderOutro, type RenderPlan, type SegmentGains,
 } from './render-plan.js';
 
 /** The file ffmpeg writes; the runner renames it to output.path only after a successful run. */
@@ -129,6 +129,8 @@ function contentGraph(plan: RenderPlan, OW: number, OH: number, label: string): 
     + `[bgb][fgs]overlay=${x}:${y}${tail}`;
 }
 
+export { PLATFORM_LOUDNESS };
+
 /** Speech level assumed when the clip has no voice to follow: the loudness platforms normalise to. */
 export const REFERENCE_SPEECH_LUFS = -16;
 /** Fades of the music bed (seconds), shortened for very short clips. */
@@ -146,12 +148,6 @@ export const DUCK = { threshold: 0.02, ratio: 4, attack: 20, release: 400 } as c
  */
 export const EDGE_FADE_SEC = 0.01;
 
-/**
- * Platform loudness: short-video platforms normalise playback to about -14 LUFS, so a clip at the
- * source's level (-18 to -22 LUFS measured) sounds quiet next to everyone else's; -1 dBTP leaves room
- * for the platforms' own lossy transcode.
- */
-export const PLATFORM_LOUDNESS = { targetLufs: -14, truePeakDb: -1 } as const;
 /**
  * The limiter's ceiling sits this far under the true-peak limit: AAC encoding (ffmpeg's aac, 128k)
  * raised the true peak of limited speech by 0.1-0.4 dB, so a ceiling at the limit itself measured

@@ -58,12 +58,19 @@ export interface RenderPlan {
    */
   memeHook?: RenderMemeHook | null;
   /**
-   * Platform loudness (PLATFORM_LOUDNESS in ffmpeg-args.ts): each segment's sound is measured, then
+   * Platform loudness (PLATFORM_LOUDNESS): each segment's sound is measured, then
    * raised or lowered in the render to the target and limited to the true-peak ceiling, so the whole
    * short measures targetLufs. Absent or null keeps the source's levels (plans written before it).
    */
   loudness?: RenderLoudness | null;
 }
+
+/**
+ * Platform loudness: short-video platforms normalise playback to about -14 LUFS, so a clip at the
+ * source's level (-18 to -22 LUFS measured) sounds quiet next to everyone else's; -1 dBTP leaves room
+ * for the platforms' own lossy transcode.
+ */
+export const PLATFORM_LOUDNESS = { targetLufs: -14, truePeakDb: -1 } as const;
 
 /** The loudness a short is brought to, and what was measured to get there. */
 export interface RenderLoudness {
