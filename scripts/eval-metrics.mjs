@@ -115,13 +115,24 @@ const PARTICLES = new Set(['up', 'out', 'off', 'down', 'over', 'around', 'along'
 /** Words a title must not end on: it would stop mid-phrase ("...the First Three Letters of Your"). */
 export const FUNCTION_WORDS = new Set([...ARTICLES, ...PREPOSITIONS, ...CONJUNCTIONS, ...AUXILIARIES, ...POSSESSIVES,
   ...PRONOUNS, ...DETERMINERS]);
-const BAD_TITLE_ENDINGS = new Set([...FUNCTION_WORDS].filter((w) => !PARTICLES.has(w)));
+/**
+ * Pronouns a clause can end on: objects and indefinites ("Who Actually Calls You?", "Nobody Said Anything").
+ * Subject and relative pronouns ("...and I", "...the Part Which") and contractions ("...Because It's")
+ * still need the rest of their clause.
+ */
+const OBJECT_PRONOUNS = new Set(['me', 'you', 'him', 'her', 'it', 'us', 'them', 'this', 'these', 'those', 'myself',
+  'yourself', 'himself', 'herself', 'itself', 'ourselves', 'themselves', 'someone', 'something', 'anyone', 'anything',
+  'everyone', 'everything']);
+const BAD_TITLE_ENDINGS = new Set([...FUNCTION_WORDS].filter((w) => !PARTICLES.has(w) && !OBJECT_PRONOUNS.has(w)));
 
 /** Words a title must not start on: they join to a clause the title does not have ("Unless...", "Instead..."). */
 export const CONNECTIVES = new Set(['and', 'but', 'or', 'nor', 'so', 'yet', 'because', 'although', 'though', 'unless',
   'whereas', 'which', 'whom', 'whose', 'however', 'instead', 'therefore', 'thus', 'hence', 'moreover', 'furthermore',
   'besides', 'otherwise', 'meanwhile', 'anyway', 'plus', 'also', 'then', 'too', 'nevertheless', 'nonetheless',
   'consequently', 'accordingly', 'rather', 'than']);
+
+const ORDINALS = new Set(['first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth', 'tenth',
+  'last', 'next', 'same', 'following', 'previous']);
 
 /** Nouns and adjectives that end in -ly but are not adverbs. */
 const LY_NOT_ADVERBS = new Set(['family', 'july', 'italy', 'supply', 'assembly', 'belly', 'jelly', 'rally', 'ally',
@@ -139,6 +150,10 @@ export function titleProblem(title) {
   if (words.length === 0) return 'empty';
   const last = words[words.length - 1];
   if (BAD_TITLE_ENDINGS.has(last)) return `ends on "${last}"`;
+  const before = words[words.length - 2];
+  // "...on the First", "...More Than 12": a number or ordinal that still waits for its noun.
+  if (before && ORDINALS.has(last) && (ARTICLES.includes(before) || POSSESSIVES.includes(before))) return `ends on "${before} ${last}"`;
+  if (before === 'than' && /^[\d.,]+$/.test(last)) return `ends on "than ${last}"`;
   if (CONNECTIVES.has(words[0])) return `starts on "${words[0]}"`;
   return null;
 }
@@ -163,6 +178,32 @@ export function hashtagProblem(tag) {
   if (words.length === 1 && last.length > 4 && last.endsWith('ly') && !LY_NOT_ADVERBS.has(last)) return 'adverb (-ly)';
   if (/^\d+$/.test(tag)) return 'number';
   return null;
+}
+
+/**
+ * A stricter look at hashtags: is the tag's (last) word a noun or a name? `lexicon` is WordNet's word
+ * lists (Debian wordnet-base, see eval.mjs): a word WordNet knows as a noun passes, a word it knows only as
+ * a verb, adjective or adverb ("#Understand", "#Lazy") does not, and a word it does not know at all is
+ * taken for a name, a brand or a topic and passes.
+ */
+export function hashtagNounProblem(tag, lexicon) {
+  const closed = hashtagProblem(tag);
+  if (closed) return closed;
+  const last = tagWords(tag).at(-1);
+  const forms = [last, lexicon.nounExceptions.get(last), last.replace(/ies$/, 'y'), last.replace(/es$/, ''), last.replace(/s$/, '')]
+    .filter(Boolean);
+  if (forms.some((f) => lexicon.nouns.has(f))) return null;
+  if (forms.some((f) => lexicon.others.has(f))) return 'not a noun';
+  return null;
+}
+
+/** Parses WordNet's index.* files (lemma first on each line; spaces in lemmas are underscores). */
+export function wordNetLexicon(read) {
+  const lemmas = (text) => new Set(text.split('\n').filter((l) => l && !l.startsWith(' ')).map((l) => l.slice(0, l.indexOf(' '))));
+  const nouns = lemmas(read('index.noun'));
+  const others = new Set([...lemmas(read('index.verb')), ...lemmas(read('index.adj')), ...lemmas(read('index.adv'))]);
+  const nounExceptions = new Map(read('noun.exc').split('\n').filter(Boolean).map((l) => l.split(' ')));
+  return { nouns, others, nounExceptions };
 }
 
 /** Normalised word set of a title, for "near-identical" checks. */

@@ -44,7 +44,7 @@ function run(cmd, args, opts = {}) {
 }
 
 /** A file of a Debian package: from the installed system when it is there, else downloaded into the cache. */
-function debFile(cacheDir, pkg, rel) {
+export function debFile(cacheDir, pkg, rel) {
   const installed = path.join('/', rel);
   if (existsSync(installed)) return installed;
   const root = path.join(cacheDir, 'debs', pkg);

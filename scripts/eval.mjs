@@ -16,9 +16,9 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { buildSource, resolveLabels } from './eval-sources.mjs';
+import { buildSource, debFile, resolveLabels } from './eval-sources.mjs';
 import {
-  chanceHit, duplicatePairs, firstHitRank, hashtagProblem, hashtagsIn, hitAt, mean, ndcgAt, pickGains, separation, titleProblem,
+  chanceHit, duplicatePairs, firstHitRank, hashtagNounProblem, hashtagProblem, hashtagsIn, hitAt, mean, ndcgAt, pickGains, separation, titleProblem, wordNetLexicon,
 } from './eval-metrics.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -56,6 +56,9 @@ const { createTranscriber } = await dist('pipeline/transcribe.js');
 const { mediaBinaries } = await dist('media/binaries.js');
 const ffmpeg = process.env.SHORTS_FFMPEG ?? mediaBinaries().ffmpeg;
 const pickMoments = await loadPickMoments();
+// WordNet's word lists (Debian wordnet-base) tell nouns from verbs and adjectives for the stricter
+// hashtag check; fetched into the cache like the sounds when the package is not installed.
+const lexicon = wordNetLexicon((name) => readFileSync(debFile(cacheDir, 'wordnet-base', `usr/share/wordnet/${name}`), 'utf8'));
 
 /**
  * pickMoments (src/pipeline/moments.ts) is the one entry the orchestrator uses. Builds from before it
@@ -121,7 +124,8 @@ function scoreItem(item, labels, moments, transcript, durationSec) {
   }));
   const gains = pickGains(picks, labels);
   const titles = picks.map((p) => ({ title: p.title, problem: titleProblem(p.title) }));
-  const tags = picks.flatMap((p) => hashtagsIn(p.description)).map((tag) => ({ tag, problem: hashtagProblem(tag) }));
+  const tags = picks.flatMap((p) => hashtagsIn(p.description))
+    .map((tag) => ({ tag, problem: hashtagProblem(tag), nounProblem: hashtagNounProblem(tag, lexicon) }));
   const reasons = new Set(picks.map((p) => p.reason));
   const r = {
     id: item.id, split: item.split, strong: item.strong, preferredLength: item.preferredLength,
@@ -161,6 +165,7 @@ function summarise(results) {
     separation: separation(bestPickScores, weakPickScores),
     titleComplete: titles.length ? titles.filter((t) => !t.problem).length / titles.length : null,
     hashtagContent: tags.length ? tags.filter((t) => !t.problem).length / tags.length : null,
+    hashtagNounOrName: tags.length ? tags.filter((t) => !t.nounProblem).length / tags.length : null,
     hashtags: tags.length,
     duplicatePairs: results.reduce((s, r) => s + r.duplicates.length, 0),
     distinctReasons: mean(results.map((r) => r.distinctReasons)),
@@ -186,14 +191,14 @@ function printPicks(r) {
     say(`     title: ${p.title}${titleProblem(p.title) ? `   <- ${titleProblem(p.title)}` : ''}`);
     say(`     reason: ${p.reason}`);
     const tags = hashtagsIn(p.description);
-    say(`     tags: ${tags.map((t) => `#${t}${hashtagProblem(t) ? `(${hashtagProblem(t)})` : ''}`).join(' ')}`);
+    say(`     tags: ${tags.map((t) => `#${t}${hashtagNounProblem(t, lexicon) ? `(${hashtagNounProblem(t, lexicon)})` : ''}`).join(' ')}`);
     say(`     text: ${p.text.slice(0, 220)}${p.text.length > 220 ? '...' : ''}`);
   });
   for (const d of r.duplicates) say(`  duplicate: #${d.i + 1} and #${d.j + 1} (${d.why})`);
 }
 
 function printTotals(label, s) {
-  say(`| ${label} | ${s.items} (${s.strongItems} strong) | ${fmt(s.hit1)} | ${fmt(s.chanceHit1)} | ${fmt(s.hit3)} | ${fmt(s.ndcg3)} | ${fmt(s.bestPassageScoreMean, 1)} | ${fmt(s.noStrongTopScoreMean, 1)} | ${s.noStrongPicksInGoodBand}/${s.noStrongPicks} | ${fmt(s.separation)} | ${fmt(s.titleComplete)} | ${fmt(s.hashtagContent)} (${s.hashtags}) | ${s.duplicatePairs} | ${fmt(s.distinctReasons)} |`);
+  say(`| ${label} | ${s.items} (${s.strongItems} strong) | ${fmt(s.hit1)} | ${fmt(s.chanceHit1)} | ${fmt(s.hit3)} | ${fmt(s.ndcg3)} | ${fmt(s.bestPassageScoreMean, 1)} | ${fmt(s.noStrongTopScoreMean, 1)} | ${s.noStrongPicksInGoodBand}/${s.noStrongPicks} | ${fmt(s.separation)} | ${fmt(s.titleComplete)} | ${fmt(s.hashtagContent)} (${s.hashtags}) | ${fmt(s.hashtagNounOrName)} | ${s.duplicatePairs} | ${fmt(s.distinctReasons)} |`);
 }
 
 const { items } = JSON.parse(readFileSync(path.join(fixturesDir, 'labels.json'), 'utf8'));
@@ -233,8 +238,8 @@ const totals = {
   tune: summarise(results.filter((r) => r.split === 'tune')),
   holdout: summarise(results.filter((r) => r.split === 'holdout')),
 };
-say('\n| set | items | hit@1 | hit@1 by chance | hit@3 | NDCG@3 | score of best-passage picks | top score, no-strong items | no-strong picks ≥ 60 | separation (AUC) | titles complete | hashtags content | duplicate pairs | distinct reasons |');
-say('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+say('\n| set | items | hit@1 | hit@1 by chance | hit@3 | NDCG@3 | score of best-passage picks | top score, no-strong items | no-strong picks ≥ 60 | separation (AUC) | titles complete | hashtags content | hashtags noun/name | duplicate pairs | distinct reasons |');
+say('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const [k, s] of Object.entries(totals)) printTotals(k, s);
 if (timing.audioSec > 0) say(`\ntranscribed ${timing.audioSec.toFixed(0)} s of audio in ${timing.transcribeSec.toFixed(1)} s; ranking took ${timing.rankSec.toFixed(1)} s`);
 if (showPicks) for (const r of results) printPicks(r);

@@ -34,8 +34,24 @@ describe('eval metrics', () => {
     expect(m.titleProblem('Unless to Be Rather Cold-hearted')).toBe('starts on "unless"');
     expect(m.titleProblem('The Lazy Ants Are a Reserve Workforce')).toBeNull();
     expect(m.titleProblem('Never Give Up')).toBeNull();
+    expect(m.titleProblem('Who Actually Calls You?')).toBeNull();
+    expect(m.titleProblem('Last Year, They Towed 11 Cars on the First')).toBe('ends on "the first"');
+    expect(m.titleProblem('Printing a Report with More Than 12')).toBe('ends on "than 12"');
+    expect(m.titleProblem('Everyone Stands Up the Moment Group 1 Is Called')).toBeNull();
+    expect(m.titleProblem('The Garden Is What We')).toBe('ends on "we"');
+    expect(m.titleProblem('We Have Badges Because It\u2019s')).toBe('ends on "it\'s"');
     expect(m.hashtagsIn('A story. #Rather #Might #CreativeCommons #Quickly #Family')
       .map((t: string) => m.hashtagProblem(t))).toEqual(['function word', 'function word', null, 'adverb (-ly)', null]);
+  });
+
+  it('tells noun and name hashtags from verbs and adjectives with WordNet-style word lists', () => {
+    const files: Record<string, string> = {
+      'index.noun': 'page n 1\nneed n 2\ncommons n 1\n', 'index.verb': 'understand v 1\nneed v 2\n',
+      'index.adj': 'lazy a 1\n', 'index.adv': '', 'noun.exc': 'mice mouse\n',
+    };
+    const lex = m.wordNetLexicon((name: string) => files[name] ?? '');
+    expect(['Pages', 'Need', 'CreativeCommons', 'Okafor', 'Understand', 'Lazy', 'Might']
+      .map((t) => m.hashtagNounProblem(t, lex))).toEqual([null, null, null, null, 'not a noun', 'not a noun', 'function word']);
   });
 
   it('finds duplicate picks and measures how well scores separate best passages from dry talks', () => {
