@@ -226,11 +226,14 @@ export function findAudioEvents(track: AudioTrack, recognised: readonly Word[]):
       open = -1;
     }
   }
+  // Sound under the whole talk (a music bed, a noisy room: the quiet frames within 20 dB of the voice)
+  // swells between lines; there an unclassified burst is that background, not something happening.
+  const bed = profile.speechDb - profile.noiseDb < 20;
   const events: AudioEvent[] = [];
   for (const [a, b] of runs) {
     if ((b - a + 1) * fs < MIN_EVENT_SEC) continue;
     const event = describeBurst(track, a, b, threshold, profile);
-    if (event) events.push(event);
+    if (event && !(bed && event.kind === 'burst')) events.push(event);
   }
   return events;
 }

@@ -65,12 +65,23 @@ function hasPhrase(lowerText: string, phrases: readonly string[]): boolean {
   return phrases.some((p) => padded.includes(` ${p} `));
 }
 
+/**
+ * A question by its mark, or by its grammar when the recogniser left the mark off (Whisper often ends
+ * a long "Did you know that ..." with a full stop): an auxiliary before its subject, "what if", "how do".
+ */
+const INTERROGATIVE = /^(?:(?:so|and|but|now|okay|well),?\s+)?(?:(?:did|do|does|have|has|are|is|was|were|can|could|would|will|should|shall)\s+(?:you|we|they|i|it|anyone|anybody|he|she|there)\b|(?:what|why|how|who|where|which)\s+(?:do|does|did|is|are|was|were|would|could|can|should|if|about|many|much)\b|(?:have you|ever) (?:ever )?wonder)/i;
+
+export function isQuestion(text: string): boolean {
+  const t = text.trim();
+  return /\?["')\]]*$/.test(t) || INTERROGATIVE.test(t);
+}
+
 export function hookSignals(text: string): HookSignals {
   const toks = tokens(text);
   const lower = text.toLowerCase();
   const opening = `${toks.slice(0, 3).join(' ')} `;
   return {
-    question: /\?\s*$/.test(text.trim()),
+    question: isQuestion(text),
     number: toks.some((t) => /\d/.test(t) || NUMBER_WORDS.has(t)),
     contrast: toks.some((t) => CONTRAST.has(t)) || hasPhrase(lower, CONTRAST_PHRASES),
     address: toks.some((t) => ADDRESS.has(t)),
@@ -250,7 +261,7 @@ export function analyseSentences(sentences: readonly Sentence[]): SentenceStats[
     const toks = tokens(s.sentence);
     const past = toks.some((_, i) => isPastTense(toks, i));
     const person = toks.some((t) => FIRST_PERSON.has(t) || THIRD_PERSON.has(t));
-    const question = /\?["')\]]*$/.test(s.sentence.trim());
+    const question = isQuestion(s.sentence);
     const instruction = instructionScore(s.sentence);
     const near = keys.slice(Math.max(0, k - 6), k + 7);
     const sig = hookSignals(s.sentence);
