@@ -18,7 +18,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildSource, debFile, resolveLabels } from './eval-sources.mjs';
 import {
-  chanceHit, duplicatePairs, firstHitRank, hashtagNounProblem, hashtagProblem, hashtagsIn, hitAt, mean, ndcgAt, pickGains, separation, titleProblem, wordNetLexicon,
+  chanceHit, duplicatePairs, firstHitRank, hashtagNounProblem, hashtagProblem, hashtagsIn, hitAt, hits, mean, ndcgAt, pickGains, separation, titleProblem, wordNetLexicon,
 } from './eval-metrics.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -129,7 +129,7 @@ function scoreItem(item, labels, moments, transcript, durationSec) {
   const reasons = new Set(picks.map((p) => p.reason));
   const r = {
     id: item.id, split: item.split, strong: item.strong, preferredLength: item.preferredLength,
-    picks: picks.map((p, i) => ({ ...p, gain: gains[i] })),
+    picks: picks.map((p, i) => ({ ...p, gain: gains[i], labelled: labels.some((l) => hits(p, l)) })),
     labels,
     hit1: item.strong ? hitAt(picks, labels, 1) : null,
     hit3: item.strong ? hitAt(picks, labels, 3) : null,
@@ -162,6 +162,9 @@ function summarise(results) {
     noStrongTopScoreMean: mean(weak.map((r) => r.picks[0]?.viralScore ?? null)),
     noStrongPicksInGoodBand: weakPickScores.filter((s) => s >= GOOD_BAND).length,
     noStrongPicks: weakPickScores.length,
+    // Picks of passages the rubric gave grade 0 (procedure, logistics, small talk) anywhere, in the good band.
+    otherPicksInGoodBand: results.flatMap((r) => r.picks.filter((p) => !p.labelled && p.viralScore >= GOOD_BAND)).length,
+    otherPicks: results.flatMap((r) => r.picks.filter((p) => !p.labelled)).length,
     separation: separation(bestPickScores, weakPickScores),
     titleComplete: titles.length ? titles.filter((t) => !t.problem).length / titles.length : null,
     hashtagContent: tags.length ? tags.filter((t) => !t.problem).length / tags.length : null,
@@ -198,7 +201,7 @@ function printPicks(r) {
 }
 
 function printTotals(label, s) {
-  say(`| ${label} | ${s.items} (${s.strongItems} strong) | ${fmt(s.hit1)} | ${fmt(s.chanceHit1)} | ${fmt(s.hit3)} | ${fmt(s.ndcg3)} | ${fmt(s.bestPassageScoreMean, 1)} | ${fmt(s.noStrongTopScoreMean, 1)} | ${s.noStrongPicksInGoodBand}/${s.noStrongPicks} | ${fmt(s.separation)} | ${fmt(s.titleComplete)} | ${fmt(s.hashtagContent)} (${s.hashtags}) | ${fmt(s.hashtagNounOrName)} | ${s.duplicatePairs} | ${fmt(s.distinctReasons)} |`);
+  say(`| ${label} | ${s.items} (${s.strongItems} strong) | ${fmt(s.hit1)} | ${fmt(s.chanceHit1)} | ${fmt(s.hit3)} | ${fmt(s.ndcg3)} | ${fmt(s.bestPassageScoreMean, 1)} | ${fmt(s.noStrongTopScoreMean, 1)} | ${s.noStrongPicksInGoodBand}/${s.noStrongPicks} | ${s.otherPicksInGoodBand}/${s.otherPicks} | ${fmt(s.separation)} | ${fmt(s.titleComplete)} | ${fmt(s.hashtagContent)} (${s.hashtags}) | ${fmt(s.hashtagNounOrName)} | ${s.duplicatePairs} | ${fmt(s.distinctReasons)} |`);
 }
 
 const { items } = JSON.parse(readFileSync(path.join(fixturesDir, 'labels.json'), 'utf8'));
@@ -238,8 +241,8 @@ const totals = {
   tune: summarise(results.filter((r) => r.split === 'tune')),
   holdout: summarise(results.filter((r) => r.split === 'holdout')),
 };
-say('\n| set | items | hit@1 | hit@1 by chance | hit@3 | NDCG@3 | score of best-passage picks | top score, no-strong items | no-strong picks ≥ 60 | separation (AUC) | titles complete | hashtags content | hashtags noun/name | duplicate pairs | distinct reasons |');
-say('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+say('\n| set | items | hit@1 | hit@1 by chance | hit@3 | NDCG@3 | score of best-passage picks | top score, no-strong items | no-strong picks ≥ 60 | grade-0 picks ≥ 60 | separation (AUC) | titles complete | hashtags content | hashtags noun/name | duplicate pairs | distinct reasons |');
+say('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const [k, s] of Object.entries(totals)) printTotals(k, s);
 if (timing.audioSec > 0) say(`\ntranscribed ${timing.audioSec.toFixed(0)} s of audio in ${timing.transcribeSec.toFixed(1)} s; ranking took ${timing.rankSec.toFixed(1)} s`);
 if (showPicks) for (const r of results) printPicks(r);
