@@ -244,7 +244,7 @@ const totals = {
 say('\n| set | items | hit@1 | hit@1 by chance | hit@3 | NDCG@3 | score of best-passage picks | top score, no-strong items | no-strong picks ≥ 60 | grade-0 picks ≥ 60 | separation (AUC) | titles complete | hashtags content | hashtags noun/name | duplicate pairs | distinct reasons |');
 say('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const [k, s] of Object.entries(totals)) printTotals(k, s);
-if (timing.audioSec > 0) say(`\ntranscribed ${timing.audioSec.toFixed(0)} s of audio in ${timing.transcribeSec.toFixed(1)} s; ranking took ${timing.rankSec.toFixed(1)} s`);
+say(`\n${timing.audioSec > 0 ? `transcribed ${timing.audioSec.toFixed(0)} s of audio in ${timing.transcribeSec.toFixed(1)} s (the rest from the cache); ` : 'transcripts from the cache; '}ranking took ${timing.rankSec.toFixed(1)} s`);
 if (showPicks) for (const r of results) printPicks(r);
 if (asJson) {
   process.stdout.write(`${JSON.stringify({ dist: distDir, model: transcriber.modelName, maxShorts: maxShortsArg, totals, items: results }, null, 1)}\n`);
