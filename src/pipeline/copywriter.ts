@@ -96,6 +96,8 @@ const CLAUSE_END = /[,;:\u2013\u2014-]/;
 const PHRASE_OPENERS = new Set(['preposition', 'conjunction', 'subordinator', 'wh', 'infinitive-to']);
 /** Openers that qualify a claim made before ("unless …", "whereas …"): without a main clause they are a tail. */
 const NEEDS_PREVIOUS = new Set(['unless', 'whereas', 'except', 'lest']);
+/** Openers that argue with or explain something ("Because …", "Although …"): a title reads better from its main clause. */
+const CONCESSIVE = new Set(['because', 'although', 'though', 'whereas', 'while']);
 /** Relative words that hang on the noun before them; a clause they open cannot stand alone. */
 const RELATIVES = new Set(['who', 'whom', 'whose', 'which', 'that']);
 
@@ -201,11 +203,12 @@ function sentenceTitles(words: readonly ClassedWord[], english: boolean): { text
       let text = whole ? raw.replace(/\.+$/, '').trim() : cleanEnd(raw);
       // A question cut short still reads as a question: "Why Do Ninety Percent of New Restaurants Fail?"
       if (question && start.at === first && !/[?!]$/.test(text)) text += '?';
-      // A subordinate clause without its main clause ("If You Are Using a Console Channel Driver") makes no sense alone.
+      // A subordinate clause without its main clause ("If You Are Using a Console Channel Driver") makes no
+      // sense alone; after "because" or "although" the main clause alone usually reads better.
       const fragment = (start.dependent && (start.main === null || e < start.main + 1)) || (english && openSubordinate(words, start.at, e));
       const score = hookScore(text) + (cut === 'whole' ? (start.at === first ? 0.25 : 0.15) : cut === 'clause' ? 0.1 : 0)
         + (start.at === first ? 0.1 : 0) - (fragment ? 1 : 0) - (startCleanliness(text) === 0 ? 0.3 : 0) + span.length / 100
-        - weakStart(words[start.at]!, question) - spelled;
+        - weakStart(words[start.at]!, question) - spelled - (CONCESSIVE.has(words[start.at]!.norm) ? 0.2 : 0);
       out.push({ text: titleCase(text), score });
     }
   }
@@ -388,7 +391,7 @@ times day days year years back even still ever never always much many every good
 go goes went come came take took put tell told look looking give gave keep kept start started thing's let maybe
 probably pretty quite whole another around away thats dont cant im ive youre theyre whats gotta tbh finally without
 within exactly making doing trying tried using used second third part today tonight week weeks month later early usual
-normal enough able sure already almost often sometimes else instead across along behind inside outside`.split(/\s+/).filter(Boolean));
+normal enough able sure already almost often sometimes else instead across along behind inside outside bit bits`.split(/\s+/).filter(Boolean));
 /** Titles before a name: "Mr. John Dashwood" is tagged #JohnDashwood. */
 const HONORIFICS = new Set(['mr', 'mrs', 'ms', 'miss', 'dr', 'sir', 'madam', 'prof']);
 
@@ -586,6 +589,8 @@ function summaryCandidates(clip: readonly Sentence[], weights: Map<string, WordW
     const text = dropConnectives(stripFiller(s.sentence), classes, s.sentence);
     const toks = tokens(text);
     if (toks.length < 5 || startCleanliness(text) === 0) continue;
+    // "Unless to be rather cold-hearted …", "Who most recently joined …": the tail of a previous line.
+    if (classes.english && (NEEDS_PREVIOUS.has(toks[0]!) || (RELATIVES.has(toks[0]!) && !text.trim().endsWith('?')))) continue;
     const words = contentWords(text);
     // Share of the title's words this sentence repeats: the title line itself makes a poor summary.
     const overlap = titleWords.size > 0 ? [...titleWords].filter((t) => toks.includes(t)).length / titleWords.size : 0;

@@ -180,7 +180,7 @@ export function canEndTitle(words: readonly ClassedWord[], k: number): boolean {
 
 /** Words that tie a sentence to the one before it; a title starting on one reads as mid-argument. */
 export const LEADING_CONNECTIVES = words(`and but or so nor yet plus also then however anyway besides instead still otherwise
-  therefore thus hence moreover furthermore meanwhile`);
+  therefore thus hence moreover furthermore meanwhile too nevertheless nonetheless consequently accordingly`);
 
 /** Classes whose words are never hashtags: function words, adverbs and verbs. */
 export function isTopicWord(w: ClassedWord): boolean {
