@@ -6,9 +6,9 @@
 // Cached in test/.fixtures like the other generated media.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { FIXTURES, speech } from './media.js';
+import { FIXTURES } from './media.js';
 
 const ALLISON = '/usr/share/asterisk/sounds/en_US_f_Allison';
 const VOICES = '/usr/share/games/hedgewars/Data/Sounds/voices';
@@ -38,10 +38,33 @@ export interface DryTalk {
   laughs: { start: number; end: number }[];
 }
 
-/** Any input file to 16 kHz mono s16 PCM at -23 LUFS-ish (one-pass loudnorm is close enough here). */
-function pcm(file: string, level = -23): Buffer {
-  return execFileSync('ffmpeg', ['-v', 'error', '-i', file, '-af', `loudnorm=I=${level}:TP=-2:LRA=11,aresample=${RATE}`,
-    '-ac', '1', '-ar', String(RATE), '-f', 's16le', '-'], { maxBuffer: 64 << 20 });
+/**
+ * Any input file to 16 kHz mono s16 PCM, its speaking level set to `level` dBFS RMS (measured over the
+ * 20 ms frames louder than -50 dBFS, so pauses do not count). A gain in JS: ffmpeg's loudnorm resamples
+ * to 192 kHz and made building this source take a minute on a loaded machine.
+ */
+function pcm(file: string, level = -24): Buffer {
+  const raw = execFileSync('ffmpeg', ['-v', 'error', '-i', file, '-ac', '1', '-ar', String(RATE), '-f', 's16le', '-'], { maxBuffer: 64 << 20 });
+  const x = new Int16Array(raw.buffer, raw.byteOffset, raw.length >> 1);
+  const frame = RATE / 50;
+  let sum = 0, n = 0;
+  for (let at = 0; at + frame <= x.length; at += frame) {
+    let e = 0;
+    for (let i = at; i < at + frame; i++) e += (x[i]! / 32768) ** 2;
+    if (10 * Math.log10(e / frame + 1e-12) > -50) { sum += e; n += frame; }
+  }
+  const gain = n > 0 ? 10 ** ((level - 10 * Math.log10(sum / n)) / 20) : 1;
+  const out = Buffer.alloc(raw.length);
+  for (let i = 0; i < x.length; i++) out.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(x[i]! * gain))), 2 * i);
+  return out;
+}
+
+/** Festival's SLT voice into a private temp file (parallel test workers may build this at once). */
+function speech(text: string): string {
+  const base = path.join(FIXTURES, `dry-talk-${process.pid}-${createHash('sha1').update(text).digest('hex').slice(0, 8)}`);
+  writeFileSync(`${base}.txt`, text);
+  execFileSync('text2wave', ['-eval', '(voice_cmu_us_slt_arctic_hts)', `${base}.txt`, '-o', `${base}.wav`], { stdio: 'ignore' });
+  return `${base}.wav`;
 }
 
 const silence = (sec: number) => Buffer.alloc(2 * Math.round(sec * RATE));
@@ -56,10 +79,32 @@ function wavHeader(bytes: number): Buffer {
 
 export function dryTalk(): DryTalk {
   mkdirSync(FIXTURES, { recursive: true });
-  const key = createHash('sha1').update(JSON.stringify([STORY_LINES, BEFORE, AFTER, 2])).digest('hex').slice(0, 12);
+  const key = createHash('sha1').update(JSON.stringify([STORY_LINES, BEFORE, AFTER, 4])).digest('hex').slice(0, 12);
   const wav = path.join(FIXTURES, `${key}-dry-talk.wav`);
   const meta = `${wav}.json`;
-  if (existsSync(wav) && existsSync(meta)) return { wav, ...JSON.parse(readFileSync(meta, 'utf8')) as Omit<DryTalk, 'wav'> };
+  const cached = (): DryTalk | null => (existsSync(wav) && existsSync(meta) ? { wav, ...JSON.parse(readFileSync(meta, 'utf8')) as Omit<DryTalk, 'wav'> } : null);
+  const ready = cached();
+  if (ready) return ready;
+  // Two test workers may want it at once: one builds, the other waits for the finished files.
+  const lock = `${wav}.lock`;
+  try {
+    closeSync(openSync(lock, 'wx'));
+  } catch {
+    const started = statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+    while (Date.now() - started < 180_000) {
+      const done = cached();
+      if (done) return done;
+      execFileSync('sleep', ['0.5']);
+    }
+  }
+  try {
+    return build(wav, meta);
+  } finally {
+    rmSync(lock, { force: true });
+  }
+}
+
+function build(wav: string, meta: string): DryTalk {
 
   const parts: Buffer[] = [];
   let bytes = 0;
@@ -74,23 +119,31 @@ export function dryTalk(): DryTalk {
   const laugh = (voices: string[]) => {
     add(silence(0.15));
     const start = now();
-    for (const v of voices) add(pcm(path.join(VOICES, v, 'Laugh.ogg'), -21));
+    for (const v of voices) add(pcm(path.join(VOICES, v, 'Laugh.ogg'), -22));
     laughs.push({ start, end: now() });
     add(silence(0.4));
   };
-  add(pcm(speech(STORY_LINES.slice(0, 4).join(' '))));
+  const spoken = [speech(STORY_LINES.slice(0, 4).join(' ')), speech(STORY_LINES.slice(4).join(' '))];
+  add(pcm(spoken[0]!));
   laugh(['Default', 'Surfer']);
-  add(pcm(speech(STORY_LINES.slice(4).join(' '))));
+  add(pcm(spoken[1]!));
   laugh(['HillBilly', 'Classic']);
   const storyEnd = now();
   add(silence(0.8));
   prompts(AFTER);
 
-  const tmp = `${wav}.tmp`;
+  // Test files run in parallel workers and may build this at the same moment: private temp names,
+  // then atomic renames (the times first, so a finished WAV always has them).
+  const info = { story: { start: storyStart, end: storyEnd }, laughs };
+  const tmpMeta = `${meta}.${process.pid}.tmp`;
+  writeFileSync(tmpMeta, JSON.stringify(info));
+  renameSync(tmpMeta, meta);
+  const tmp = `${wav}.${process.pid}.tmp`;
   writeFileSync(tmp, Buffer.concat([wavHeader(bytes), ...parts]));
   renameSync(tmp, wav);
-  const info = { story: { start: storyStart, end: storyEnd }, laughs };
-  writeFileSync(meta, JSON.stringify(info));
-  rmSync(tmp, { force: true });
+  for (const f of spoken) {
+    rmSync(f, { force: true });
+    rmSync(f.replace(/\.wav$/, '.txt'), { force: true });
+  }
   return { wav, ...info };
 }
