@@ -2,6 +2,7 @@
 // features.ts) — the question it opens with, the story and its time marker, the laughter and when it
 // comes, the line it ends on — quoted from the clip's own words, with clip-relative times. Two clips
 // never share a sentence, so their quotes and times, and with them their reasons, differ.
+import { hookSignals } from './highlight-features.js';
 import type { Evidence, Highlight, Sentence } from './types.js';
 
 /** Quotes longer than this are cut at a word boundary. */
@@ -24,7 +25,7 @@ export function writeReason(h: Highlight, clip: readonly Sentence[]): string {
   } else if (question && first && question.at - first.start < 3) {
     parts.push(`Opens with a question, ${quote(question.text)}`);
   } else if (first && h.features.hook >= 0.4) {
-    parts.push(`Opens with ${quote(first.sentence)}`);
+    parts.push(`Opens with ${openingKind(first.sentence)}${quote(first.sentence)}`);
   }
   const story = find('story');
   if (story) parts.push(`tells a first-hand story, ${quote(story.text, 48)}`);
@@ -61,6 +62,16 @@ export function writeReason(h: Highlight, clip: readonly Sentence[]): string {
   if (punchline && !chosen.some((p) => p.startsWith('ends on')) && parts.length > MAX_PARTS) chosen[MAX_PARTS - 1] = parts[parts.length - 1]!;
   const text = chosen.join('; ');
   return text ? `${text.charAt(0).toUpperCase()}${text.slice(1)}.` : 'A passage that fits the requested length.';
+}
+
+/** What kind of opening line it is, from the same signals the hook score counted. */
+function openingKind(sentence: string): string {
+  const s = hookSignals(sentence);
+  if (s.surprise) return 'a bold claim, ';
+  if (s.contrast) return 'a contrast, ';
+  if (s.number) return 'a number, ';
+  if (s.address) return 'a line to the viewer, ';
+  return '';
 }
 
 function reactionPhrase(events: Evidence[], at: (e: Evidence) => string): string {
