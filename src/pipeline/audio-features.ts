@@ -2,13 +2,14 @@
 // shape in 25 ms steps, and the non-speech events (laughter, screams, applause, other bursts) found
 // where the recogniser heard no words.
 //
-// One ffmpeg pass decodes only the range (-ss before -i) to 8 kHz mono 16-bit PCM; everything else is
-// computed here. 8 kHz keeps a 20-minute range at 19 MB and still holds voice pitch (75-600 Hz) and
+// One ffmpeg pass decodes only the range (-ss before -i) to 8 kHz mono 16-bit PCM, analysed as it streams
+// in; everything else is computed here. 8 kHz is plenty: it holds voice pitch (75-600 Hz) and
 // the 0-4 kHz band where laughter, screams and applause differ. Pitch is our own short YIN estimator:
 // the maintained npm trackers (pitchfinder) are GPL-3.0, which this MIT project cannot ship, and
 // ffmpeg has no pitch filter.
+import { spawn } from 'node:child_process';
 import { mediaBinaries } from '../media/binaries.js';
-import { AbortedError, runProcess } from '../media/process.js';
+import { AbortedError, ProcessError } from '../media/process.js';
 import { PipelineError } from '../service/errors.js';
 import type { AudioEvent, AudioEventKind, AudioTrack, TimeRange, Word } from './types.js';
 
@@ -37,43 +38,111 @@ export function audioArgs(mediaPath: string, range: TimeRange): string[] {
   ];
 }
 
-/** Level, pitch and spectral flatness of `range` in 25 ms frames (one ffmpeg decode). */
+/**
+ * Level, pitch and spectral flatness of `range` in 25 ms frames (one ffmpeg decode). The PCM is analysed
+ * as it streams in and dropped: a 5-hour source (the service's limit) would be 288 MB of samples.
+ */
 export async function analyseAudio(mediaPath: string, range: TimeRange, signal?: AbortSignal): Promise<AudioTrack> {
   const { ffmpeg } = mediaBinaries();
-  let pcm: Buffer;
+  const analyser = new FrameAnalyser(range.start);
   try {
-    pcm = (await runProcess(ffmpeg, audioArgs(mediaPath, range), { signal })).stdoutBytes;
+    await streamStdout(ffmpeg, audioArgs(mediaPath, range), (chunk) => analyser.push(chunk), signal);
   } catch (err) {
     if (err instanceof AbortedError) throw err;
     throw new PipelineError('highlights', 'Could not read the audio of the video to find its best moments', { cause: err });
   }
-  const samples = new Float32Array(pcm.length >> 1);
-  for (let i = 0; i < samples.length; i++) samples[i] = pcm.readInt16LE(2 * i) / 32768;
-  return analyseSamples(samples, range.start);
+  return analyser.finish();
+}
+
+/** Runs a program, handing each stdout chunk to `onChunk` instead of keeping it; stderr is kept for errors. */
+function streamStdout(command: string, args: readonly string[], onChunk: (b: Buffer) => void, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new AbortedError());
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stdout.on('data', onChunk);
+    child.stderr.on('data', (b: Buffer) => { stderr = (stderr + b.toString()).slice(-16_384); });
+    const onAbort = () => child.kill('SIGKILL');
+    signal?.addEventListener('abort', onAbort, { once: true });
+    child.on('error', (e) => {
+      signal?.removeEventListener('abort', onAbort);
+      reject(e);
+    });
+    child.on('close', (code, sig) => {
+      signal?.removeEventListener('abort', onAbort);
+      if (signal?.aborted || sig === 'SIGINT' || sig === 'SIGTERM') return reject(new AbortedError());
+      if (code !== 0) return reject(new ProcessError(command, code, stderr));
+      resolve();
+    });
+  });
+}
+
+/** Samples a frame's analysis reads from its start: the pitch window is the longest. */
+const LOOKAHEAD = Math.max(PITCH_WINDOW, FFT_SIZE, HOP);
+
+/** Frame analysis of 16-bit PCM fed in chunks of any size; only the last LOOKAHEAD samples are kept. */
+class FrameAnalyser {
+  private buf = new Float32Array(0);
+  /** Sample index (from the range start) of buf[0]. */
+  private base = 0;
+  /** Sample index of the next frame to analyse. */
+  private next = 0;
+  private odd: number | null = null;
+  private readonly levelDb: number[] = [];
+  private readonly pitchHz: number[] = [];
+  private readonly flatness: number[] = [];
+  private readonly fft = new Fft(FFT_SIZE);
+
+  constructor(private readonly start: number) {}
+
+  push(chunk: Buffer): void {
+    const bytes = this.odd === null ? chunk : Buffer.concat([Buffer.from([this.odd]), chunk]);
+    const count = bytes.length >> 1;
+    this.odd = bytes.length & 1 ? bytes[bytes.length - 1]! : null;
+    const keep = this.buf.length - (this.next - this.base);
+    const merged = new Float32Array(keep + count);
+    merged.set(this.buf.subarray(this.buf.length - keep));
+    for (let i = 0; i < count; i++) merged[keep + i] = bytes.readInt16LE(2 * i) / 32768;
+    this.base = this.next;
+    this.buf = merged;
+    this.analyse(LOOKAHEAD);
+  }
+
+  finish(): AudioTrack {
+    // The last frames see the end of the audio, exactly as if it had come in one piece.
+    this.analyse(HOP);
+    return { start: this.start, frameSec: AUDIO_FRAME_SEC, levelDb: this.levelDb, pitchHz: this.pitchHz, flatness: this.flatness };
+  }
+
+  /** Analyses every pending frame that has `need` samples from its start. */
+  private analyse(need: number): void {
+    let at = this.next - this.base;
+    while (at + need <= this.buf.length) {
+      this.frame(this.buf, at);
+      at += HOP;
+    }
+    this.next = this.base + at;
+  }
+
+  private frame(x: Float32Array, at: number): void {
+    let sum = 0;
+    for (let i = at; i < at + HOP; i++) sum += x[i]! * x[i]!;
+    const db = Math.max(SILENCE_DB, 10 * Math.log10(sum / HOP + 1e-12));
+    this.levelDb.push(db);
+    // Pitch and spectrum only where there is something to hear: silence is most of many ranges.
+    const audible = db >= -60;
+    this.pitchHz.push(audible ? yinPitch(x, at) : 0);
+    this.flatness.push(audible ? this.fft.flatness(x, at) : 0);
+  }
 }
 
 /** The frame measurements of mono samples at AUDIO_SAMPLE_RATE; frame i covers start + i*frameSec onwards. */
 export function analyseSamples(samples: Float32Array, start: number): AudioTrack {
-  const frames = Math.floor(samples.length / HOP);
-  const levelDb: number[] = new Array(frames);
-  const pitchHz: number[] = new Array(frames);
-  const flatness: number[] = new Array(frames);
-  const fft = new Fft(FFT_SIZE);
-  for (let f = 0; f < frames; f++) {
-    const at = f * HOP;
-    let sum = 0;
-    for (let i = at; i < at + HOP; i++) sum += samples[i]! * samples[i]!;
-    levelDb[f] = Math.max(SILENCE_DB, 10 * Math.log10(sum / HOP + 1e-12));
-    // Pitch and spectrum only where there is something to hear: silence is most of many ranges.
-    if (levelDb[f]! < -60) {
-      pitchHz[f] = 0;
-      flatness[f] = 0;
-      continue;
-    }
-    pitchHz[f] = yinPitch(samples, at);
-    flatness[f] = fft.flatness(samples, at);
-  }
-  return { start, frameSec: AUDIO_FRAME_SEC, levelDb, pitchHz, flatness };
+  const pcm = Buffer.alloc(samples.length * 2);
+  samples.forEach((v, i) => pcm.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(v * 32768))), 2 * i));
+  const analyser = new FrameAnalyser(start);
+  analyser.push(pcm);
+  return analyser.finish();
 }
 
 /**
