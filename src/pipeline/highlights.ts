@@ -160,8 +160,12 @@ function availableFeatures(scorer: SegmentScorer): (keyof HighlightFeatures)[] {
  */
 const NEAR_DUPLICATE = 0.7;
 
+const stemCache = new WeakMap<SegmentScorer, string[][]>();
+
 function spanStems(scorer: SegmentScorer, c: Candidate): Set<string> {
-  return new Set(scorer.stats.slice(c.first, c.last + 1).flatMap((s) => contentStems(s.text)));
+  let stems = stemCache.get(scorer);
+  if (!stems) stemCache.set(scorer, stems = scorer.stats.map((s) => contentStems(s.text)));
+  return new Set(stems.slice(c.first, c.last + 1).flat());
 }
 
 function nearDuplicate(a: Set<string>, b: Set<string>): boolean {
