@@ -65,6 +65,8 @@ export function buildMessages(items: LlmItem[]): ChatMessage[] {
     duration_sec: Math.round(it.highlight.end - it.highlight.start),
     our_score: it.highlight.viralScore,
     strengths: it.highlight.strengths,
+    // What we measured that the transcript cannot show: laughter, applause, when they come.
+    what_we_found: it.copy.reason,
     title: it.copy.title,
     description: it.copy.description,
     transcript: it.text.length > MAX_TEXT_CHARS ? `${it.text.slice(0, MAX_TEXT_CHARS)}…` : it.text,
