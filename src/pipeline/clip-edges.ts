@@ -24,6 +24,8 @@ const SAMPLE_RATE = 16_000;
 const CONTEXT_SEC = 1.5;
 /** How far the real onset (or offset) may lie from the recognised one; beyond, a pause is not this word's. */
 const SEARCH_SEC = 0.35;
+/** How far a pause is looked for when none lies between the neighbouring words (their times are off). */
+const WIDE_SEARCH_SEC = 0.9;
 /** A quiet run shorter than this is a stop consonant inside a word, not a pause. */
 const MIN_PAUSE_SEC = 0.05;
 /**
@@ -49,7 +51,10 @@ export interface EnergyTrack { start: number; frameSec: number; db: Float64Array
 /** Where one edge was put, and how it was found. */
 export interface EdgeCut {
   time: number;
-  /** 'pause': inside a quiet run; 'quietest': no silence, the quietest point between the words; 'kept': no audio to analyse. */
+  /**
+   * 'pause': in a pause, quiet for EDGE_GUARD_SEC on both sides; 'quietest': no such pause, the
+   * quietest point between the words; 'kept': no audio to analyse.
+   */
   kind: 'pause' | 'quietest' | 'kept';
 }
 
@@ -73,11 +78,11 @@ export async function placeClipEdges(highlights: Highlight[], req: ClipEdgesRequ
   // neighbours of a clip are found by position, not by time.
   const words = req.transcript.words.map((w, i) => ({ w, i })).sort((a, b) => a.w.start - b.w.start || a.i - b.i).map((x) => x.w);
   const sentences = new Map(req.transcript.sentences.map((s) => [s.index, s]));
-  const placed: Highlight[] = [];
+  const placed: Placed[] = [];
   for (const h of highlights) {
     const own = h.sentenceIndexes.flatMap((i) => sentences.get(i)?.words ?? []).filter((w) => w.end >= w.start);
     if (own.length === 0) {
-      placed.push(h);
+      placed.push({ h, startKind: 'kept', endKind: 'kept' });
       continue;
     }
     const first = own.reduce((a, b) => (b.start < a.start ? b : a));
@@ -91,7 +96,9 @@ export async function placeClipEdges(highlights: Highlight[], req: ClipEdgesRequ
     const after = lastAt >= 0 && lastAt + 1 < words.length ? words[lastAt + 1]! : null;
     const start = await cutAt('start', first, before, req);
     const end = await cutAt('end', last, after, req);
-    placed.push(end.time > start.time ? { ...h, start: start.time, end: end.time } : h);
+    placed.push(end.time > start.time
+      ? { h: { ...h, start: start.time, end: end.time }, startKind: start.kind, endKind: end.kind }
+      : { h, startKind: 'kept', endKind: 'kept' });
   }
   return separate(placed, highlights);
 }
@@ -120,7 +127,14 @@ async function cutAt(edge: 'start' | 'end', word: Word, neighbour: Word | null, 
   if (!samples) return fallback;
   const track = energyTrack(samples, SAMPLE_RATE, window.start);
   const edges = { atRangeStart: window.start <= req.range.start + 1e-6, atRangeEnd: window.end >= req.range.end - 1e-6 };
-  return findCut(track, edge, word, bounds, edges) ?? fallback;
+  const cut = findCut(track, edge, word, bounds, edges) ?? fallback;
+  if (cut.kind === 'pause') return cut;
+  // No pause between the neighbouring words' middles: the word times are further off than usual
+  // (whisper drifts by most of a second after long words). Cutting through a word is the worse fault,
+  // so a real pause up to WIDE_SEARCH_SEC away wins over keeping the captions' word split.
+  const wide = { min: Math.max(req.range.start, at - WIDE_SEARCH_SEC), max: Math.min(req.range.end, at + WIDE_SEARCH_SEC) };
+  const far = findCut(track, edge, word, wide, edges, WIDE_SEARCH_SEC);
+  return far?.kind === 'pause' ? far : cut;
 }
 
 /** 16 kHz mono samples of `window`, or null when the source has no readable audio there. */
@@ -170,7 +184,7 @@ interface Run { a: number; b: number }
  * `edges` says whether the window's ends are the range's ends (no audio exists beyond them).
  */
 export function findCut(track: EnergyTrack, edge: 'start' | 'end', word: Pick<Word, 'start' | 'end'>, bounds: { min: number; max: number },
-  edges: { atRangeStart: boolean; atRangeEnd: boolean } = { atRangeStart: false, atRangeEnd: false }): EdgeCut | null {
+  edges: { atRangeStart: boolean; atRangeEnd: boolean } = { atRangeStart: false, atRangeEnd: false }, searchSec = SEARCH_SEC): EdgeCut | null {
   const n = track.db.length;
   if (n < 10) return null;
   const t = (f: number) => track.start + f * track.frameSec;
@@ -195,11 +209,14 @@ export function findCut(track: EnergyTrack, edge: 'start' | 'end', word: Pick<Wo
       if (edge === 'end' && r.a <= trackStart + 1e-9) continue;
       const len = r.b - r.a;
       const open = (edge === 'start' && r.a <= trackStart + 1e-9) || (edge === 'end' && r.b >= trackEnd - 1e-9);
-      if (len < MIN_PAUSE_SEC && !open) continue;
-      if (Math.abs(boundary - at) > SEARCH_SEC) continue;
+      const roomy = len >= 2 * EDGE_GUARD_SEC || open;
+      // Far from the recognised time only a pause with room for a clean cut is believable.
+      if (!roomy && (len < MIN_PAUSE_SEC || searchSec > SEARCH_SEC)) continue;
+      if (Math.abs(boundary - at) > searchSec) continue;
       if (r.b <= bounds.min || r.a >= bounds.max) continue;
-      // Long pauses near the recognised time win; a stop consonant's gap is short.
-      const score = Math.min(len, 0.4) - 0.6 * Math.abs(boundary - at);
+      // Long pauses near the recognised time win, most of all those with room for a clean cut; a stop
+      // consonant's gap is short.
+      const score = Math.min(len, 0.4) + (roomy ? 0.3 : 0) - 0.6 * Math.abs(boundary - at);
       if (score > bestScore) { best = r; bestScore = score; }
     }
     if (best) {
@@ -211,11 +228,14 @@ export function findCut(track: EnergyTrack, edge: 'start' | 'end', word: Pick<Wo
       // A pause shorter than two guards: its quietest point.
       const time = lo <= hi ? Math.min(hi, Math.max(lo, want)) : quietestIn(track, Math.max(best.a, bounds.min), Math.min(best.b, bounds.max), (best.a + best.b) / 2)?.time;
       if (time !== undefined) {
-        // Under music or noise a "pause" can be a dip inside speech: keep the pause's cut only when it
-        // is about as quiet across the guard as the quietest cut between the words.
+        // A clean cut: quiet all across the guard.
+        const guard = guardLevel(track, time);
+        if (guard < threshold) return { time: round3(clampTime(time)), kind: 'pause' };
+        // A pause too short for the guard, or (under music, noise) a dip inside speech: keep its cut
+        // only when it is about as quiet as the quietest cut between the words.
         const quietest = quietestBetween(track, edge, at, bounds);
-        if (!quietest || guardLevel(track, time) <= quietest.level + PAUSE_SLACK_DB) return { time: round3(clampTime(time)), kind: 'pause' };
-        return { time: round3(clampTime(quietest.time)), kind: 'quietest' };
+        const use = !quietest || guard <= quietest.level + PAUSE_SLACK_DB ? time : quietest.time;
+        return { time: round3(clampTime(use)), kind: 'quietest' };
       }
     }
   }
@@ -280,18 +300,23 @@ function quietestIn(track: EnergyTrack, from: number, to: number, prefer: number
   return best;
 }
 
+interface Placed { h: Highlight; startKind: EdgeCut['kind']; endKind: EdgeCut['kind'] }
+
 /**
- * Picks in their original (ranked) order, no two overlapping in time: where a clip's new start falls
- * before the previous clip's new end (both edges in one pause), both take the point between them. When
- * that would leave a clip empty, its recognised edges are kept.
+ * Picks in their original (ranked) order, no two overlapping in time. Where a clip's new start falls
+ * before the previous clip's new end (their edges met in one gap), both take one cut: the one found in
+ * a pause when only one of them was (the other edge's word times were too far off to find it), else
+ * the point between them. When that would leave a clip empty, its recognised edges are kept.
  */
-function separate(placed: Highlight[], original: Highlight[]): Highlight[] {
-  const order = placed.map((_, i) => i).sort((a, b) => placed[a]!.start - placed[b]!.start);
-  const out = placed.map((h) => ({ ...h }));
+function separate(placed: Placed[], original: Highlight[]): Highlight[] {
+  const order = placed.map((_, i) => i).sort((a, b) => placed[a]!.h.start - placed[b]!.h.start);
+  const out = placed.map((p) => ({ ...p.h }));
   for (let k = 1; k < order.length; k++) {
-    const prev = out[order[k - 1]!]!, cur = out[order[k]!]!;
+    const i = order[k - 1]!, j = order[k]!;
+    const prev = out[i]!, cur = out[j]!;
     if (cur.start >= prev.end) continue;
-    const meet = round3((cur.start + prev.end) / 2);
+    const prevClean = placed[i]!.endKind === 'pause', curClean = placed[j]!.startKind === 'pause';
+    const meet = prevClean && !curClean ? prev.end : curClean && !prevClean ? cur.start : round3((cur.start + prev.end) / 2);
     prev.end = Math.max(prev.start + 0.001, Math.min(prev.end, meet));
     cur.start = Math.max(cur.start, prev.end);
   }

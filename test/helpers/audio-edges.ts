@@ -12,8 +12,8 @@ export const ALLISON = '/usr/share/asterisk/sounds/en_US_f_Allison';
 export const LIBRIVOX = '/usr/share/pocketsphinx/test/data/librivox';
 export { JFK_WAV };
 
-/** One piece of an assembled source: a recording, then `gapAfter` seconds of digital silence. */
-export interface Piece { file: string; gapAfter: number }
+/** One piece of an assembled source: a recording (its first `to` seconds, when given), then `gapAfter` seconds of digital silence. */
+export interface Piece { file: string; gapAfter: number; to?: number }
 
 function fixture(name: string, key: string, make: (out: string) => void): string {
   mkdirSync(FIXTURES, { recursive: true });
@@ -30,7 +30,7 @@ function fixture(name: string, key: string, make: (out: string) => void): string
 export function assemble(pieces: Piece[]): string {
   return fixture('assembled.wav', JSON.stringify(pieces), (out) => {
     const inputs = pieces.flatMap((p) => ['-i', p.file]);
-    const chains = pieces.map((p, i) => `[${i}:a]aformat=sample_fmts=s16:sample_rates=16000:channel_layouts=mono,apad=pad_dur=${p.gapAfter}[a${i}]`).join(';');
+    const chains = pieces.map((p, i) => `[${i}:a]aformat=sample_fmts=s16:sample_rates=16000:channel_layouts=mono,${p.to ? `atrim=end=${p.to},` : ''}apad=pad_dur=${p.gapAfter}[a${i}]`).join(';');
     const concat = pieces.map((_, i) => `[a${i}]`).join('') + `concat=n=${pieces.length}:v=0:a=1[out]`;
     execFileSync('ffmpeg', ['-v', 'error', '-y', ...inputs, '-filter_complex', `${chains};${concat}`, '-map', '[out]', '-ar', '16000', '-ac', '1', out]);
   });
@@ -100,4 +100,32 @@ export function ebur128(file: string, part?: { start: number; end: number }): Eb
   if (!i || !tp) throw new Error(`no ebur128 summary for ${file}: ${r.stderr.slice(-500)}`);
   const num = (s: string) => (s === '-inf' ? -Infinity : Number(s));
   return { integrated: num(i[1]!), truePeak: num(tp[1]!) };
+}
+
+/**
+ * A file's audio decoded once (16 kHz mono) and cut into 10 ms frame levels, for tests that ask many
+ * questions of one file: one ffmpeg run instead of one per question.
+ */
+export class FrameLevels {
+  readonly levels: number[];
+  constructor(file: string, readonly frameSec = 0.01) {
+    this.levels = frameLevels(samplesOf(file, 0, 1e6), 16000, frameSec);
+  }
+
+  private frames(from: number, to: number): number[] {
+    const a = Math.max(0, Math.floor(from / this.frameSec + 1e-6)), b = Math.min(this.levels.length, Math.ceil(to / this.frameSec - 1e-6));
+    return this.levels.slice(a, Math.max(a, b));
+  }
+
+  /** The loudest 10 ms frame (dBFS) overlapping [from, to). */
+  loudest(from: number, to: number): number {
+    const f = this.frames(from, to);
+    return f.length ? Math.max(...f) : -120;
+  }
+
+  /** Speech (90th percentile of frame levels) and floor (10th) of [from, to). */
+  stats(from: number, to: number): { speech: number; floor: number } {
+    const f = this.frames(from, to).sort((x, y) => x - y);
+    return { speech: f[Math.floor(f.length * 0.9)] ?? -120, floor: f[Math.floor(f.length * 0.1)] ?? -120 };
+  }
 }
