@@ -218,10 +218,11 @@ function sentenceTitles(words: readonly ClassedWord[], english: boolean): { text
 /** Where a title may end at word e: 'whole' (the sentence's end), 'clause' (at a comma), 'phrase' (before a new phrase). */
 function cutKind(words: readonly ClassedWord[], at: number, e: number, english: boolean): 'whole' | 'clause' | 'phrase' | null {
   const w = words[e]!;
-  if (e === words.length - 1) return !english || canEndTitle(words, e) ? 'whole' : null;
+  if (e === words.length - 1) return !english || canEndTitle(words, e, true) ? 'whole' : null;
   const clause = CLAUSE_END.test(w.trail);
   if (!english) return clause ? 'clause' : 'phrase';
-  if (!canEndTitle(words.slice(0, e + 1), e)) return null;
+  // A phrase also closes before "and"/"or" ("… by Hanging Up | or by pressing the pound key").
+  if (!canEndTitle(words, e, clause || words[e + 1]!.cls === 'conjunction')) return null;
   if (clause) return 'clause';
   const next = words[e + 1]!;
   if (!PHRASE_OPENERS.has(next.cls)) return null;
@@ -252,12 +253,17 @@ function weakStart(w: ClassedWord, question: boolean): number {
 }
 
 /**
- * "Did You Know That When You Create Something": a clause opened inside the span by "that when" /
- * "that if" has not reached its main clause by the span's end.
+ * "Did You Know That When You Create Something", "Two Years Ago, Before We Had the Readers": a clause
+ * opened inside the span (after "that", or with no verb of the span's own before it) has not reached
+ * its main clause by the span's end.
  */
 function openSubordinate(words: readonly ClassedWord[], at: number, e: number): boolean {
   for (let k = at + 1; k < e; k++) {
-    if (SUBORDINATORS.has(words[k]!.norm) && (words[k - 1]!.norm === 'that' || words[k - 1]!.cls === 'wh')) {
+    const nested = words[k - 1]!.norm === 'that' || words[k - 1]!.cls === 'wh';
+    const noMainYet = !words.slice(at, k).some((x) => x.cls === 'verb' || x.cls === 'auxiliary');
+    // "before we had …" opens a clause; "before the meeting" is a preposition.
+    const opensClause = words[k]!.cls !== 'preposition' || ['pronoun', 'name'].includes(words[k + 1]?.cls ?? '') || ['you', 'it', 'there'].includes(words[k + 1]?.norm ?? '');
+    if (SUBORDINATORS.has(words[k]!.norm) && opensClause && (nested || noMainYet)) {
       const main = mainClause(words, k);
       if (main === null || main > e - 1) return true;
     }
@@ -351,7 +357,7 @@ function prefixCut(words: readonly ClassedWord[], at: number, english: boolean):
     if (!fitsTitle([...acc, w].map((x) => x.text).join(' '), TITLE_MAX_WORDS)) break;
     acc.push(w);
   }
-  while (english && acc.length > 1 && !canEndTitle(acc, acc.length - 1)) acc.pop();
+  while (english && acc.length > 1 && !canEndTitle(acc, acc.length - 1, false)) acc.pop();
   return cleanEnd(acc.map((x) => x.text).join(' '));
 }
 
@@ -624,7 +630,7 @@ function formatSummary(chosen: string, classes: WordClassCache, from: string): s
       if ([...acc, w].map((x) => x.text).join(' ').length > SUMMARY_MAX_CHARS - 1) break;
       acc.push(w);
     }
-    while (classes.english && acc.length > 1 && !canEndTitle(acc, acc.length - 1)) acc.pop();
+    while (classes.english && acc.length > 1 && !canEndTitle(acc, acc.length - 1, false)) acc.pop();
     text = `${acc.map((x) => x.text).join(' ').replace(/[\s,;:.]+$/, '')}…`;
   } else if (!/[.!?…]$/.test(text)) {
     text = `${text}.`;

@@ -27,7 +27,7 @@ export interface ClassedWord {
 
 const words = (s: string): Set<string> => new Set(s.split(/\s+/).filter(Boolean));
 
-const DETERMINERS = words('a an the this that these those each every some any no another either neither all both such');
+const DETERMINERS = words('a an the this that these those each every some any no another either neither all both such several many few various');
 const POSSESSIVES = words('my your his her its our their whose');
 const PREPOSITIONS = words(`about above across after against along amid among amongst around at before behind below beneath beside
   besides between beyond by despite down during except for from in inside into like near of off on onto out outside over past per
@@ -55,7 +55,7 @@ const INTERJECTIONS = words('um uh umm uhh er erm oh ah hmm mm yeah yes okay ok 
 const ADVERBS = words(`very too quite rather really just only also even still already almost always often sometimes usually
   then there here now instead however anyway perhaps maybe probably actually basically literally simply exactly ever again
   soon later today tonight tomorrow yesterday together otherwise therefore thus hence meanwhile moreover somewhat much more
-  most less least well far enough`);
+  most less least well far enough ago halfway`);
 
 // ---------------------------------------------------------------- the tagger
 
@@ -164,13 +164,17 @@ const NEVER_LAST: ReadonlySet<WordClass> = new Set<WordClass>([
 ]);
 
 /**
- * Whether `words[k]` can be the last word of a title. A particle may close a whole sentence right
- * after its verb ("Agent Logged In"); a determiner that stands alone as a pronoun does not count ("all").
+ * Whether `words[k]` can be the last word of a title. `closing` says whether the sentence or a clause
+ * ends right there (the end of the sentence, or a comma after the word): only then may a particle close
+ * it after its verb ("Agent Logged In", but not "… Change Out | of your pyjamas"), and "have" or "do"
+ * stand as the main verb ("What's the Strangest Call Out You've Ever Had?").
  */
-export function canEndTitle(words: readonly ClassedWord[], k: number): boolean {
+export function canEndTitle(words: readonly ClassedWord[], k: number, closing: boolean): boolean {
   const w = words[k];
   if (!w) return false;
-  if (w.cls === 'particle') return k > 0 && words[k - 1]!.cls === 'verb' && k === words.length - 1;
+  const prev = words[k - 1];
+  if (w.cls === 'particle') return closing && prev?.cls === 'verb';
+  if (w.cls === 'auxiliary' && closing && MAIN_AFTER_AUX.has(w.norm) && prev !== undefined && prev.cls !== 'infinitive-to') return true;
   if (!NEVER_LAST.has(w.cls)) {
     // "The Number Was Successfully": an adverb right after an auxiliary is a verb phrase with its verb missing.
     return !(w.cls === 'adverb' && k > 0 && words[k - 1]!.cls === 'auxiliary' && /ly$/.test(w.norm));
