@@ -28,6 +28,9 @@ const dist = (p) => import(path.join(root, 'dist', p));
 const { whisperCliPath, runWhisperCli, wordsFromWhisperJson, dtwPresetFor } = await dist('pipeline/whisper-cli.js');
 const { wavSamples } = await dist('pipeline/transcribe.js');
 const { energyEnvelope, refineOnsets, spreadOverSpeech, DEFAULT_ONSET_OPTIONS } = await dist('pipeline/onset-align.js');
+const { buildCues } = await dist('pipeline/captions.js');
+const { DEFAULT_TEMPLATE } = await dist('catalog/templates.js');
+const WORDS_PER_PAGE = DEFAULT_TEMPLATE.wordsPerLine * DEFAULT_TEMPLATE.maxLines;
 const ffmpeg = process.env.SHORTS_FFMPEG ?? 'ffmpeg';
 const args = process.argv.slice(2);
 const REUSE = args.includes('--reuse');
@@ -218,7 +221,26 @@ function align(ref, hyp) {
 /** Hypothesis words as normalised tokens, each with the start of the word it came from. */
 function tokens(words) {
   const out = [];
-  for (const w of words) for (const t of norm(w.text)) out.push({ t, start: w.start });
+  words.forEach((w, word) => { for (const t of norm(w.text)) out.push({ t, start: w.start, word }); });
+  return out;
+}
+
+/**
+ * How late each caption page of the default template appears against the true onset of its first
+ * word (pages whose first word was recognised and has a known onset): a page shows at its first word's start.
+ */
+function pageLateness(words, hyp, match, onsetOfRef, duration) {
+  const refOfWord = new Map();
+  match.forEach((h, r) => { if (h >= 0 && !refOfWord.has(hyp[h].word)) refOfWord.set(hyp[h].word, r); });
+  const out = [];
+  let w = 0;
+  for (const cue of buildCues(words, { start: 0, end: duration }, { wordsPerCue: WORDS_PER_PAGE })) {
+    // buildCues keeps the words' order: find this page's first word among ours.
+    while (w < words.length && Math.abs(words[w].start - cue.words[0].start) > 0.0015) w++;
+    const r = refOfWord.get(w);
+    const onset = r === undefined ? undefined : onsetOfRef(r);
+    if (onset !== undefined) out.push(cue.start - onset);
+  }
   return out;
 }
 
@@ -289,6 +311,7 @@ for (const config of DECODINGS) {
     if (alignment.dtw && !config.decoding.dtwPreset) continue;
     const wer = {};
     const onsetErr = { festival: [], assembled: [], burst: [] };
+    const pages = [];
     let droppedAfterBurst = 0, afterBurstWords = 0, burstDrift = 0;
     for (const [setName, list] of Object.entries(set)) {
       let edits = 0, refWords = 0;
@@ -301,6 +324,7 @@ for (const config of DECODINGS) {
         if (setName === 'festival') {
           // Festival's words are the reference tokens one to one (texts without numbers or hyphens).
           src.words.forEach((w, i) => { if (match[i] >= 0) onsetErr.festival.push(hyp[match[i]].start - w.onset); });
+          pages.push(...pageLateness(words, hyp, match, (r) => src.words[r]?.onset, pcm(src.file).length / SR));
           if (DETAIL && `${config.name}|${alignment.name}`.startsWith(DETAIL)) console.error(src.name, src.words.map((w, i) => `${w.text}@${w.onset.toFixed(2)}:${match[i] >= 0 ? Math.round(1000 * (hyp[match[i]].start - w.onset)) : 'x'}`).join(' '));
         }
         if (src.utterances) {
@@ -332,6 +356,7 @@ for (const config of DECODINGS) {
       festMed: median(abs(onsetErr.festival)), festP90: quantile(abs(onsetErr.festival), 0.9), festBias: median(onsetErr.festival),
       asmMed: median(abs(onsetErr.assembled)), asmP90: quantile(abs(onsetErr.assembled), 0.9),
       allMed: median(abs(all)), allP90: quantile(abs(all), 0.9),
+      pageMed: median(pages), pageWithin150: pages.filter((p) => Math.abs(p) <= 0.15).length / Math.max(1, pages.length), pages: pages.length,
       droppedAfterBurst, afterBurstWords, burstDrift,
     });
   }
@@ -339,11 +364,11 @@ for (const config of DECODINGS) {
 
 const pct = (v) => (Number.isFinite(v) ? (100 * v).toFixed(1) : '-');
 const ms = (v) => (Number.isFinite(v) ? String(Math.round(1000 * v)) : '-');
-const header = '| decoding | word times | WER LibriVox | WER JFK | WER Allison | WER assembled | WER burst | dropped after burst | worst onset after burst (ms) | Festival onset median / p90 / bias (ms) | assembled onset median / p90 (ms) | all onsets median / p90 (ms) | speed (x real time) |';
-const lines = [header, `|${'---|'.repeat(13)}`];
+const header = '| decoding | word times | WER LibriVox | WER JFK | WER Allison | WER assembled | WER burst | dropped after burst | worst onset after burst (ms) | Festival onset median / p90 / bias (ms) | assembled onset median / p90 (ms) | all onsets median / p90 (ms) | Festival caption pages: median lateness (ms), share within 150 ms | speed (x real time) |';
+const lines = [header, `|${'---|'.repeat(14)}`];
 for (const r of rows) {
   lines.push(`| ${r.decoding} | ${r.alignment} | ${pct(r.wer.librivox)} | ${pct(r.wer.jfk)} | ${pct(r.wer.allison)} | ${pct(r.wer.assembled)} | ${pct(r.wer.burst)} | ` +
-    `${r.droppedAfterBurst} of ${r.afterBurstWords} | ${ms(r.burstDrift)} | ${ms(r.festMed)} / ${ms(r.festP90)} / ${ms(r.festBias)} | ${ms(r.asmMed)} / ${ms(r.asmP90)} | ${ms(r.allMed)} / ${ms(r.allP90)} | ${Number.isFinite(r.rtf) ? r.rtf.toFixed(1) : '-'} |`);
+    `${r.droppedAfterBurst} of ${r.afterBurstWords} | ${ms(r.burstDrift)} | ${ms(r.festMed)} / ${ms(r.festP90)} / ${ms(r.festBias)} | ${ms(r.asmMed)} / ${ms(r.asmP90)} | ${ms(r.allMed)} / ${ms(r.allP90)} | ${ms(r.pageMed)}, ${Math.round(100 * r.pageWithin150)} % of ${r.pages} | ${Number.isFinite(r.rtf) ? r.rtf.toFixed(1) : '-'} |`);
 }
 const table = lines.join('\n');
 console.log(table);

@@ -344,7 +344,8 @@ describe('word onsets from the audio energy', () => {
     const env = energyEnvelope(pcm(8, [[1, 2], [2.5, 4], [6, 7]]), 16_000);
     const out = refineOnsets([w('a', 1.1, 1.5), w('b', 2.4, 3), w('c', 3.2, 3.6), w('d', 5.2, 6.5)], env, 0);
     // a: 100 ms late -> 1.0; b: 100 ms early -> 2.5; c: no rise near, kept; d: in silence -> 6.0.
-    expect(starts(out)).toEqual([1, 2.5, 3.2, 6]);
+    const expected = [1, 2.5, 3.2, 6];
+    expect(Math.max(...out.map((x, i) => Math.abs(x.start - expected[i]!)))).toBeLessThanOrEqual(0.02);
     expect(out.every((x) => x.end >= x.start)).toBe(true);
   });
 

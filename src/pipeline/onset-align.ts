@@ -160,7 +160,10 @@ const letters = (w: Word) => Math.max(2, w.text.replace(/[^\p{L}\p{N}]/gu, '').l
  * edges and the audio's voiced stretches are close to right. Returns the words unchanged when the
  * segment holds no clear speech (speech over music, constant noise).
  */
-export function spreadOverSpeech(words: Word[], segment: TimeRange, env: EnergyEnvelope, offset = 0): Word[] {
+export function spreadOverSpeech(words: Word[], whole: TimeRange, env: EnergyEnvelope, offset = 0): Word[] {
+  // A segment can run on over a burst of noise after its words (a scream, music): only the speech up to
+  // a little after Whisper's own end of the last word can hold them.
+  const segment = { start: whole.start, end: Math.min(whole.end, Math.max(whole.start, words[words.length - 1]!.end + 0.3)) };
   const spread = spreadByLetters(words, segment, env, offset);
   if (spread === words) return words;
   // A pause inside the segment is almost always between words: give each pause end to the word the
@@ -189,11 +192,13 @@ export function spreadOverSpeech(words: Word[], segment: TimeRange, env: EnergyE
 function spreadByLetters(words: Word[], segment: TimeRange, env: EnergyEnvelope, offset: number): Word[] {
   if (env.loud - env.floor < 20 || !words.length) return words;
   const runs = voicedRuns(env, segment.start - offset, segment.end - offset);
-  const voiced = runs.reduce((n, [a, b]) => n + b - a, 0);
+  const total = words.reduce((n, w) => n + letters(w), 0);
+  // Nobody reads slower than about 8 letters a second: sound beyond that is not these words but a burst
+  // Whisper let the segment run on over (a scream after the last word), so the words get the first part.
+  const voiced = Math.min(runs.reduce((n, [a, b]) => n + b - a, 0), total / 8 + 0.5);
   // Too little speech to hold these words (a blip in music or noise): Whisper's times are all there is.
   if (voiced < Math.max(0.2, 0.04 * words.length)) return words;
-  const total = words.reduce((n, w) => n + letters(w), 0);
-  /** Source time of a position along the voiced time; `startOfRun` prefers the next run at a boundary. */
+  /** Source time of a position along the voiced time. */
   const at = (pos: number): number => {
     let left = pos;
     for (const [a, b] of runs) {
