@@ -96,6 +96,9 @@ const CLAUSE_END = /[,;:\u2013\u2014-]/;
 const PHRASE_OPENERS = new Set(['preposition', 'conjunction', 'subordinator', 'wh', 'infinitive-to']);
 /** Openers that qualify a claim made before ("unless …", "whereas …"): without a main clause they are a tail. */
 const NEEDS_PREVIOUS = new Set(['unless', 'whereas', 'except', 'lest']);
+/** Nouns that count or measure the noun after "of": a title cannot stop on them. */
+const PARTITIVES = new Set(`set sets bit bits lot lots number numbers kind kinds sort sorts type types couple piece pieces group groups
+  list series pair part half rest amount variety range bunch ton tons dozen dozens hundreds thousands millions one none`.split(/\s+/));
 /** Openers that argue with or explain something ("Because …", "Although …"): a title reads better from its main clause. */
 const CONCESSIVE = new Set(['because', 'although', 'though', 'whereas', 'while']);
 /** Relative words that hang on the noun before them; a clause they open cannot stand alone. */
@@ -230,6 +233,8 @@ function cutKind(words: readonly ClassedWord[], at: number, e: number, english: 
   const after = words[e + 2];
   if (next.cls === 'conjunction' && after && ['noun', 'name', 'adjective', 'number'].includes(after.cls)) return null;
   if (w.cls === 'adverb') return null;
+  // "You Have Also Installed a Set | of sample sounds": a quantity noun is only half of its phrase.
+  if (next.norm === 'of' && PARTITIVES.has(w.norm)) return null;
   if (w.cls === 'verb') {
     // "… Restaurants Fail | in their first year" closes; "… to Consider | how much", "… You Want | to work",
     // "Successfully Installed | and executed the PBX" and "Your Agent Number Followed | by" leave the verb
