@@ -91,6 +91,19 @@ describe('findAudioEvents', () => {
     for (const e of events) expect(talk.laughs.some((l) => e.start < l.end + 0.1 && e.end > l.start - 0.1), JSON.stringify(e)).toBe(true);
   });
 
+  it('still hears the laughter when the recogniser lays the next words over it', async () => {
+    // Measured on a real transcript: the words after a 4 s laugh were placed 4 s early, right over it.
+    const talk = dryTalk();
+    const transcript = dryTalkTranscript();
+    const laugh = talk.laughs[0]!;
+    const shift = laugh.end - laugh.start + 0.2;
+    const drifted = transcript.words.map((w) => (w.start >= laugh.end ? { ...w, start: w.start - shift, end: w.end - shift } : w));
+    expect(drifted.some((w) => w.start < laugh.end && w.end > laugh.start)).toBe(true);
+    const audio = await analyseAudio(talk.wav, transcript.range);
+    const found = findAudioEvents(audio, drifted).filter((e) => e.start < laugh.end && e.end > laugh.start);
+    expect(found.map((e) => e.kind)).toContain('laughter');
+  });
+
   it('tells laughter, a scream and applause apart on recorded sounds', async () => {
     // One laugh, a scream ("Nooo"), recorded applause, each after a second of silence.
     const wav = path.join(dir, 'sounds.wav');

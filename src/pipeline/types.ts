@@ -164,4 +164,6 @@ export interface AudioEvent {
   voicedShare: number;
   /** Energy pulses per second (laughter: "ha-ha-ha"). */
   pulsesPerSec: number;
+  /** Median pitch of its voiced frames, Hz (0 when unvoiced). */
+  pitchHz: number;
 }
