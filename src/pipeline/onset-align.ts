@@ -163,20 +163,26 @@ const letters = (w: Word) => Math.max(2, w.text.replace(/[^\p{L}\p{N}]/gu, '').l
 export function spreadOverSpeech(words: Word[], whole: TimeRange, env: EnergyEnvelope, offset = 0): Word[] {
   // A segment can run on over a burst of noise after its words (a scream, music): only the speech up to
   // a little after Whisper's own end of the last word can hold them.
-  const segment = { start: whole.start, end: Math.min(whole.end, Math.max(whole.start, words[words.length - 1]!.end + 0.3)) };
+  let start = whole.start;
+  // Whisper's segment edge can fall a little after the speech starts: begin with the speech it cut into.
+  const before = voicedRuns(env, start - 1 - offset, start + 0.02 - offset);
+  const cut = before[before.length - 1];
+  if (cut && cut[1] >= start - offset && cut[0] > start - 0.4 - offset && cut[0] > start - 1 - offset + 0.05) start = cut[0] + offset;
+  const segment = { start, end: Math.min(whole.end, Math.max(start, words[words.length - 1]!.end + 0.3)) };
   const spread = spreadByLetters(words, segment, env, offset);
   if (spread === words) return words;
   // A pause inside the segment is almost always between words: give each pause end to the word the
   // spread put nearest to it, then spread each group of words over its own stretch of speech.
   const runs = voicedRuns(env, segment.start - offset, segment.end - offset);
   const anchors: { word: number; at: number }[] = [{ word: 0, at: runs[0]![0] + offset }];
+  // Speakers pause at punctuation: a word after a comma or full stop takes a pause from further away.
+  const afterPunct = (k: number) => k > 0 && /[,.;:!?…]["')\]]*$/u.test(words[k - 1]!.text);
   for (const [a] of runs.slice(1)) {
     const t = a + offset;
     let best = -1;
-    for (let k = anchors[anchors.length - 1]!.word + 1; k < spread.length; k++) {
-      if (best < 0 || Math.abs(spread[k]!.start - t) < Math.abs(spread[best]!.start - t)) best = k;
-    }
-    if (best > 0 && Math.abs(spread[best]!.start - t) < 0.4) anchors.push({ word: best, at: t });
+    const dist = (k: number) => Math.abs(spread[k]!.start - t) / (afterPunct(k) ? 2.5 : 1);
+    for (let k = anchors[anchors.length - 1]!.word + 1; k < spread.length; k++) if (best < 0 || dist(k) < dist(best)) best = k;
+    if (best > 0 && dist(best) < 0.3) anchors.push({ word: best, at: t });
   }
   if (anchors.length === 1) return spread;
   const out: Word[] = [];
