@@ -293,14 +293,17 @@ export function findAudioEvents(track: AudioTrack, recognised: readonly Word[]):
   const between: AudioEvent[] = [];
   for (const [a, b] of loudRuns(track, threshold, wordMask(track, words, WORD_MARGIN_SEC))) {
     const event = describeBurst(track, a, b, threshold, profile);
-    if (event && !(bed && event.kind === 'burst')) between.push(event);
+    // Over a bed, only sound pitched like a laugh counts: breathy pulses there are the music's rhythm.
+    if (event && !(bed && (event.kind === 'burst' || (event.kind === 'laughter' && event.voicedShare < 0.15)))) between.push(event);
   }
   // Recognisers also lay words over a burst with no sign in their times: measured, the words after a
   // 4 s laugh placed 4 s early, right over it. So the audio is read once more ignoring the words, and a
   // sound that is unmistakably laughter, a scream or applause there counts too. Laughter must then sit
   // well above the voice (measured: real laughs 1.6-2.3x the speaker's pitch, emphatic speech under 1.4x).
+  // Not over a music bed: there a melody pulses and rises above the voice just like laughter (measured:
+  // two "laughs" inside a narrated film's music).
   const anywhere: AudioEvent[] = [];
-  for (const [a, b] of loudRuns(track, threshold, null)) {
+  for (const [a, b] of bed ? [] : loudRuns(track, threshold, null)) {
     const event = describeBurst(track, a, b, threshold, profile);
     if (!event || event.kind === 'burst') continue;
     if (event.kind === 'laughter' && event.pitchHz > 0 && profile.pitchHz > 0 && event.pitchHz < 1.5 * profile.pitchHz) continue;
