@@ -74,7 +74,7 @@ function writeWav(file, samples) {
 const rms = (s) => Math.sqrt(s.reduce((a, v) => a + (v / 32768) ** 2, 0) / Math.max(1, s.length));
 
 /** Seconds of leading silence of a recording: first 10 ms frame within 30 dB of its loudest frames. */
-export function leadingSilence(samples) {
+function leadingSilence(samples) {
   const frame = SR / 100;
   const db = [];
   for (let i = 0; i + frame <= samples.length; i += frame) db.push(10 * Math.log10(rms(samples.subarray(i, i + frame)) ** 2 + 1e-12));

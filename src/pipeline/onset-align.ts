@@ -1,7 +1,9 @@
-// Onset refinement: Whisper's word times are a model's estimate, tens of milliseconds off and now and
-// then hundreds; the audio itself says where a word begins when its start is an energy rise. Each word
-// start is moved to the energy rise nearest to it, within limits, and kept where the audio shows none
-// (words running into each other without a dip).
+// Word times from the audio. Whisper's per-token times drift inside a segment (words crammed towards the
+// segment's start, or a second late after a pause), while its segment edges and the audio are close to
+// right. So (1) each segment's words are spread over the speech inside it by their length, pauses going
+// to the words after punctuation, and (2) each word start is moved to the energy rise nearest to it,
+// within limits, and kept where the audio shows none (words running into each other without a dip).
+// Measured against known onsets in docs/benchmarks.md (issue 10).
 import type { TimeRange, Word } from './types.js';
 
 export interface OnsetOptions {
@@ -17,27 +19,33 @@ export const DEFAULT_ONSET_OPTIONS: OnsetOptions = { maxEarlier: 0.2, maxLater: 
 
 const FRAME_SEC = 0.005;
 const WINDOW_SEC = 0.02;
+/** Loud frames at least this far above the quiet ones: the audio has pauses the energy can see. */
+const CLEAR_SPAN_DB = 20;
 
 /** Frame energies in dB (20 ms windows every 5 ms) of 16-bit PCM. */
 export interface EnergyEnvelope { frameSec: number; db: Float64Array; floor: number; loud: number }
 
 export function energyEnvelope(samples: Int16Array, sampleRate: number): EnergyEnvelope {
   const hop = Math.max(1, Math.round(sampleRate * FRAME_SEC));
-  const win = Math.max(hop, Math.round(sampleRate * WINDOW_SEC));
-  const n = Math.max(0, Math.floor((samples.length - win) / hop) + 1);
+  const hopsPerWindow = Math.max(1, Math.round(WINDOW_SEC / FRAME_SEC));
+  // Energy per hop, then windows as sums of consecutive hops: each sample is squared once.
+  const hops = Math.floor(samples.length / hop);
+  const e = new Float64Array(hops);
+  for (let h = 0; h < hops; h++) {
+    let sum = 0;
+    for (let i = h * hop, end = i + hop; i < end; i++) sum += (samples[i]! / 32768) ** 2;
+    e[h] = sum;
+  }
+  const n = Math.max(0, hops - hopsPerWindow + 1);
   const db = new Float64Array(n);
   for (let f = 0; f < n; f++) {
     let sum = 0;
-    for (let i = f * hop, end = f * hop + win; i < end; i++) {
-      const v = samples[i]! / 32768;
-      sum += v * v;
-    }
-    db[f] = 10 * Math.log10(sum / win + 1e-10);
+    for (let h = f; h < f + hopsPerWindow; h++) sum += e[h]!;
+    db[f] = 10 * Math.log10(sum / (hop * hopsPerWindow) + 1e-10);
   }
   const sorted = Float64Array.from(db).sort();
   const floor = n ? sorted[Math.floor(n * 0.1)]! : -100;
   const loud = n ? sorted[Math.floor(n * 0.95)]! : -100;
-  // A frame's time is its window's centre's start: the rise is dated by where the sound begins.
   return { frameSec: FRAME_SEC, db, floor, loud };
 }
 
@@ -49,7 +57,8 @@ export function energyEnvelope(samples: Int16Array, sampleRate: number): EnergyE
 export function energyRises(env: EnergyEnvelope, minRise = 12): number[] {
   const { db } = env;
   const span = env.loud - env.floor;
-  if (span < 15) return [];
+  // No clear silence anywhere (speech over music, constant noise): the energy says nothing about words.
+  if (span < CLEAR_SPAN_DB) return [];
   // A dip counts when it lies in the lower part of the file's range: a breath between words, not a
   // vowel-to-vowel wobble.
   const quiet = env.floor + 0.55 * span;
@@ -196,7 +205,7 @@ export function spreadOverSpeech(words: Word[], whole: TimeRange, env: EnergyEnv
 }
 
 function spreadByLetters(words: Word[], segment: TimeRange, env: EnergyEnvelope, offset: number): Word[] {
-  if (env.loud - env.floor < 20 || !words.length) return words;
+  if (env.loud - env.floor < CLEAR_SPAN_DB || !words.length) return words;
   const runs = voicedRuns(env, segment.start - offset, segment.end - offset);
   const total = words.reduce((n, w) => n + letters(w), 0);
   // Nobody reads slower than about 8 letters a second: sound beyond that is not these words but a burst
