@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } 
 import { DECODER_VERSION, createTranscriber, extractAudioArgs, wavSamples } from '../src/pipeline/transcribe.js';
 import { transcriptCacheFile } from '../src/pipeline/transcript-cache.js';
 import type { Transcript, Word } from '../src/pipeline/types.js';
-import { energyEnvelope, energyRises, refineOnsets } from '../src/pipeline/onset-align.js';
+import { energyEnvelope, energyRises, refineOnsets, spreadOverSpeech } from '../src/pipeline/onset-align.js';
 import { DEFAULT_DECODING, dtwPresetFor, whisperArgs, wordsFromWhisperJson, type WhisperJson } from '../src/pipeline/whisper-cli.js';
 import { modelDisplayName, parseModelSpec, resolveWhisperModel } from '../src/pipeline/whisper-model.js';
 import { PipelineError } from '../src/service/errors.js';
@@ -347,6 +347,18 @@ describe('word onsets from the audio energy', () => {
     const expected = [1, 2.5, 3.2, 6];
     expect(Math.max(...out.map((x, i) => Math.abs(x.start - expected[i]!)))).toBeLessThanOrEqual(0.02);
     expect(out.every((x) => x.end >= x.start)).toBe(true);
+  });
+
+  it('spreads a segment\'s words over the speech in it by their length, the pause going to the word after the comma', () => {
+    // Whisper crammed all five words into the segment's first second; the speech is 1-1.4 s and 2.5-4 s.
+    const env = energyEnvelope(pcm(6, [[1, 1.4], [2.5, 4]]), 16_000);
+    const crammed = [w('Hello,', 0, 0.2), w('big', 0.2, 0.4), w('wide', 0.4, 0.6), w('wonderful', 0.6, 0.8), w('world.', 0.8, 1)];
+    const out = spreadOverSpeech(crammed, { start: 0, end: 5.5 }, env, 0);
+    expect(Math.abs(out[0]!.start - 1)).toBeLessThanOrEqual(0.02);
+    expect(Math.abs(out[1]!.start - 2.5)).toBeLessThanOrEqual(0.02);
+    // The rest follow in order inside the second stretch, longer words taking longer.
+    expect(out.slice(2).every((x, i) => x.start > out[i + 1]!.start && x.start < 4)).toBe(true);
+    expect(out[4]!.start - out[3]!.start).toBeGreaterThan(out[3]!.start - out[2]!.start);
   });
 
   it('keeps times on the source timeline when the samples start mid-file, and leaves flat audio alone', () => {

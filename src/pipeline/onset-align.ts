@@ -170,63 +170,72 @@ const letters = (w: Word) => Math.max(2, w.text.replace(/[^\p{L}\p{N}]/gu, '').l
  * segment holds no clear speech (speech over music, constant noise).
  */
 export function spreadOverSpeech(words: Word[], whole: TimeRange, env: EnergyEnvelope, offset = 0): Word[] {
-  // A segment can run on over a burst of noise after its words (a scream, music): only the speech up to
-  // a little after Whisper's own end of the last word can hold them.
+  if (env.loud - env.floor < CLEAR_SPAN_DB || !words.length) return words;
   let start = whole.start;
   // Whisper's segment edge can fall a little after the speech starts: begin with the speech it cut into.
   const before = voicedRuns(env, start - 1 - offset, start + 0.02 - offset);
   const cut = before[before.length - 1];
   if (cut && cut[1] >= start - offset && cut[0] > start - 0.4 - offset && cut[0] > start - 1 - offset + 0.05) start = cut[0] + offset;
-  const segment = { start, end: Math.min(whole.end, Math.max(start, words[words.length - 1]!.end + 0.3)) };
-  const spread = spreadByLetters(words, segment, env, offset);
-  if (spread === words) return words;
-  // A pause inside the segment is almost always between words: give each pause end to the word the
-  // spread put nearest to it, then spread each group of words over its own stretch of speech.
+  const segment = { start, end: whole.end };
   const runs = voicedRuns(env, segment.start - offset, segment.end - offset);
-  const anchors: { word: number; at: number }[] = [{ word: 0, at: runs[0]![0] + offset }];
-  // Speakers pause at punctuation: a word after a comma or full stop takes a pause from further away.
+  const plan = letterPlan(words, runs);
+  if (!plan) return words;
+  // A pause inside the segment is almost always between words, and speakers pause at punctuation: each
+  // pause goes to the word whose letter position along the speech is nearest to it (a word after a
+  // comma or full stop from 2.5 times as far), then each group of words is spread over its own stretch.
   const afterPunct = (k: number) => k > 0 && /[,.;:!?…]["')\]]*$/u.test(words[k - 1]!.text);
-  for (const [a] of runs.slice(1)) {
-    const t = a + offset;
-    let best = -1;
-    const dist = (k: number) => Math.abs(spread[k]!.start - t) / (afterPunct(k) ? 2.5 : 1);
-    for (let k = anchors[anchors.length - 1]!.word + 1; k < spread.length; k++) if (best < 0 || dist(k) < dist(best)) best = k;
-    if (best > 0 && dist(best) < 0.3) anchors.push({ word: best, at: t });
-  }
-  if (anchors.length === 1) return spread;
+  const anchors: { word: number; run: number }[] = [{ word: 0, run: 0 }];
+  let boundary = 0;
+  runs.forEach(([a, b], r) => {
+    if (r > 0) {
+      const dist = (k: number) => Math.abs(plan.positions[k]! - boundary) / (afterPunct(k) ? 2.5 : 1);
+      let best = -1;
+      for (let k = anchors[anchors.length - 1]!.word + 1; k < words.length; k++) if (best < 0 || dist(k) < dist(best)) best = k;
+      if (best > 0 && dist(best) < 0.3) anchors.push({ word: best, run: r });
+    }
+    boundary += b - a;
+  });
   const out: Word[] = [];
   anchors.forEach((anchor, i) => {
     const next = anchors[i + 1];
-    const group = words.slice(anchor.word, next ? next.word : words.length);
-    const part = spreadByLetters(group, { start: anchor.at, end: next ? next.at : segment.end }, env, offset);
-    out.push(...(part === group ? spread.slice(anchor.word, next ? next.word : words.length) : part));
+    const group = words.slice(anchor.word, next?.word ?? words.length);
+    const groupRuns = runs.slice(anchor.run, next?.run ?? runs.length);
+    const part = letterPlan(group, groupRuns);
+    // A group too long for its stretch keeps the whole segment's spread.
+    const times = part ? part.positions.map((p) => timeAt(groupRuns, p)) : plan.positions.slice(anchor.word, next?.word ?? words.length).map((p) => timeAt(runs, p));
+    const ends = part ? part.ends.map((p) => timeAt(groupRuns, p)) : plan.ends.slice(anchor.word, next?.word ?? words.length).map((p) => timeAt(runs, p));
+    group.forEach((w, k) => out.push({ ...w, start: times[k]! + offset, end: Math.max(times[k]!, ends[k]!) + offset }));
   });
   return out;
 }
 
-function spreadByLetters(words: Word[], segment: TimeRange, env: EnergyEnvelope, offset: number): Word[] {
-  if (env.loud - env.floor < CLEAR_SPAN_DB || !words.length) return words;
-  const runs = voicedRuns(env, segment.start - offset, segment.end - offset);
+/** Source time (relative to the envelope) of a position along the voiced time of `runs`. */
+function timeAt(runs: [number, number][], pos: number): number {
+  let left = pos;
+  for (const [a, b] of runs) {
+    if (left < b - a - 1e-6) return a + left;
+    left -= b - a;
+  }
+  return runs[runs.length - 1]![1];
+}
+
+/**
+ * Where each word starts and ends along the voiced time of `runs`, in proportion to its letters; null
+ * when the runs hold too little speech for the words (a blip in music or noise).
+ */
+function letterPlan(words: Word[], runs: [number, number][]): { positions: number[]; ends: number[] } | null {
   const total = words.reduce((n, w) => n + letters(w), 0);
   // Nobody reads slower than about 8 letters a second: sound beyond that is not these words but a burst
   // Whisper let the segment run on over (a scream after the last word), so the words get the first part.
   const voiced = Math.min(runs.reduce((n, [a, b]) => n + b - a, 0), total / 8 + 0.5);
-  // Too little speech to hold these words (a blip in music or noise): Whisper's times are all there is.
-  if (voiced < Math.max(0.2, 0.04 * words.length)) return words;
-  /** Source time of a position along the voiced time. */
-  const at = (pos: number): number => {
-    let left = pos;
-    for (const [a, b] of runs) {
-      if (left < b - a - 1e-6) return a + left + offset;
-      left -= b - a;
-    }
-    return runs[runs.length - 1]![1] + offset;
-  };
+  if (!runs.length || voiced < Math.max(0.2, 0.04 * words.length)) return null;
+  const positions: number[] = [];
+  const ends: number[] = [];
   let before = 0;
-  return words.map((w) => {
-    const start = at((voiced * before) / total);
+  for (const w of words) {
+    positions.push((voiced * before) / total);
     before += letters(w);
-    const end = at(Math.max(0, (voiced * before) / total - 1e-3));
-    return { ...w, start, end: Math.max(start, end) };
-  });
+    ends.push(Math.max(0, (voiced * before) / total - 1e-3));
+  }
+  return { positions, ends };
 }
