@@ -39,7 +39,7 @@ describe('writeReason', () => {
     expect(menu).toBeDefined();
     const clip = t.sentences.filter((s) => menu.sentenceIndexes.includes(s.index));
     const reason = writeReason(menu, clip);
-    expect(reason).toMatch(/^Mostly instructions \(\d+ of \d+ lines\), such as "/);
+    expect(reason).toMatch(/^Instructions read out \(\d+ of \d+ lines\), such as "/);
     const quoted = /"([^"]+?)…?"/.exec(reason)![1]!;
     expect(clip.some((s) => s.sentence.startsWith(quoted))).toBe(true);
   });

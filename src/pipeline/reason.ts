@@ -21,7 +21,7 @@ export function writeReason(h: Highlight, clip: readonly Sentence[]): string {
   const procedure = find('procedure');
   if (procedure && h.features.procedural >= 0.5) {
     // Say plainly why a list of instructions scores low, quoting one.
-    parts.push(`Mostly instructions (${procedure.detail ?? 'most'} lines), such as ${quote(procedure.text)}`);
+    parts.push(`Instructions read out (${procedure.detail ?? 'most'} lines), such as ${quote(procedure.text)}`);
   } else if (question && first && question.at - first.start < 3) {
     parts.push(`Opens with a question, ${quote(question.text)}`);
   } else if (first && h.features.hook >= 0.4) {
@@ -48,7 +48,7 @@ export function writeReason(h: Highlight, clip: readonly Sentence[]): string {
 
   const punchline = find('punchline');
   // Only minor findings (a "but", a number, a lively voice) on a weak clip: say it has no strong point.
-  const minorOnly = !story && !question && reactions.length === 0 && !parts[0]?.startsWith('Opens with') && !parts[0]?.startsWith('Mostly');
+  const minorOnly = !story && !question && reactions.length === 0 && !parts[0]?.startsWith('Opens with') && !parts[0]?.startsWith('Instructions');
   if (minorOnly && parts.length > 0 && !punchline && h.viralScore < 50) parts.push('no strong hook or reaction');
   if (punchline) {
     const laughAfter = reactions.some((r) => r.at >= punchline.at);
