@@ -59,8 +59,9 @@ export interface WhisperArgsInput {
 
 /**
  * whisper.cpp's own default decoding (beam 5, temperature fallback) with flash attention: greedy decoding
- * was twice as fast but lost words (LibriVox WER 8.5 % against 2.8 %), and DTW timestamps need flash
- * attention off, which cost more than the beam (docs/benchmarks.md, issue 10).
+ * took a third less CPU but lost words (LibriVox WER 8.5 % against 2.8 %, worse after a burst of noise).
+ * DTW timestamps need flash attention off, which changed the words (LibriVox 5.6 %) and, once the
+ * audio-based alignment of onset-align.ts ran, timed them no better (docs/benchmarks.md, issue 10).
  */
 export const DEFAULT_DECODING: DecodingOptions = { beamSize: 5, bestOf: 5, temperatureFallback: true, dtwPreset: null };
 
