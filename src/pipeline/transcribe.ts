@@ -20,7 +20,7 @@ const STAGE = 'transcribing_audio';
  * decoding or word timing changes.
  */
 export const DECODER_VERSION = `bs${DEFAULT_DECODING.beamSize}-bo${DEFAULT_DECODING.bestOf}${DEFAULT_DECODING.temperatureFallback ? '-tf' : ''}` +
-  `${DEFAULT_DECODING.dtwPreset ? '-dtw' : ''}+spread1+onsets1`;
+  `${DEFAULT_DECODING.dtwPreset ? '-dtw' : ''}+spread2+onsets2`;
 const SAMPLE_RATE = 16_000;
 /** Share of the progress bar given to cutting the audio out; recognition takes the rest. */
 const EXTRACT_SHARE = 0.05;
