@@ -483,13 +483,13 @@ describe('buildRenderArgs with platform loudness', () => {
     const content = segmentLoudnessArgs(p, 'content')!;
     expect(content.slice(0, 19)).toEqual(['-hide_banner', '-nostdin', '-nostats', '-v', 'info', '-ss', '12.5', '-t', '30', '-i', '/media/in.mp4',
       '-stream_loop', '-1', '-t', '30', '-i', '/m.opus', '-filter_complex', content[18]!]);
-    expect(content[18]).toMatch(/sidechaincompress.*normalize=0,afade=t=in:st=0:d=0\.01,afade=t=out:st=29\.99:d=0\.01\[ca\];\[ca\]ebur128=peak=true\[measured\]$/);
+    expect(content[18]).toMatch(/sidechaincompress.*normalize=0,afade=t=in:st=0:d=0\.01,afade=t=out:st=29\.99:d=0\.01\[ca\];\[ca\]ebur128=peak=true:framelog=verbose\[measured\]$/);
     expect(content.slice(19)).toEqual(['-map', '[measured]', '-f', 'null', '-']);
     expect(segmentLoudnessArgs(p, 'meme')).toEqual(['-hide_banner', '-nostdin', '-nostats', '-v', 'info', '-t', '3', '-i', '/c/m.mp4',
-      '-filter_complex', `[0:a]${STEREO_48K},apad=whole_dur=3,atrim=end=3[ma];[ma]ebur128=peak=true[measured]`, '-map', '[measured]', '-f', 'null', '-']);
+      '-filter_complex', `[0:a]${STEREO_48K},apad=whole_dur=3,atrim=end=3[ma];[ma]ebur128=peak=true:framelog=verbose[measured]`, '-map', '[measured]', '-f', 'null', '-']);
     // The correction pass goes through the gain and the render's limiter.
     expect(segmentLoudnessArgs(p, 'sting', { gainDb: 3, limited: true })![8]).toBe(
-      `[0:a]${STEREO_48K},apad=whole_dur=2,atrim=end=2,afade=t=out:st=1.85:d=0.15,volume=3dB[oa];[oa]${LIMITER},ebur128=peak=true[measured]`);
+      `[0:a]${STEREO_48K},apad=whole_dur=2,atrim=end=2,afade=t=out:st=1.85:d=0.15,volume=3dB[oa];[oa]${LIMITER},ebur128=peak=true:framelog=verbose[measured]`);
     // No sound at all: nothing to measure.
     expect(segmentLoudnessArgs({ ...p, input: { ...p.input, hasAudio: false }, music: null }, 'content')).toBeNull();
     expect(segmentLoudnessArgs({ ...p, memeHook: { ...p.memeHook!, hasAudio: false } }, 'meme')).toBeNull();

@@ -353,7 +353,7 @@ export function segmentLoudnessArgs(plan: RenderPlan, segment: Segment, opts: { 
   const gain = opts.gainDb ?? 0;
   const limiter = opts.limited && plan.loudness ? `${truePeakLimiter(plan.loudness)},` : '';
   const head = ['-hide_banner', '-nostdin', '-nostats', '-v', 'info'];
-  const measure = (graph: string, label: string) => ['-filter_complex', `${graph};[${label}]${limiter}ebur128=peak=true[measured]`, '-map', '[measured]', '-f', 'null', '-'];
+  const measure = (graph: string, label: string) => ['-filter_complex', `${graph};[${label}]${limiter}ebur128=peak=true:framelog=verbose[measured]`, '-map', '[measured]', '-f', 'null', '-'];
   const duration = num(plan.input.end - plan.input.start);
   if (segment === 'content') {
     const music = audibleMusic(plan);

@@ -56,6 +56,8 @@ export function parseTruePeak(stderr: string): number | null {
 const SETTLED_LU = 0.3;
 /** The most a segment's peaks are pushed into the limiter (dB): more is audible as distortion. */
 const MAX_LIMITING_DB = 6;
+/** Limiting up to this (dB over the ceiling) is not checked by a second pass. */
+const UNCHECKED_LIMITING_DB = 3;
 /** Passes after the first, at most, while the limiter keeps eating the gain. */
 const MAX_CORRECTIONS = 2;
 
@@ -69,7 +71,7 @@ const catalogGains = new Map<string, Promise<number>>();
  * The gain (dB) of each segment of the short (content with its music, meme intro, sting) that brings
  * it to its loudness target (segmentTargetLufs). A first audio-only pass measures the segment's
  * integrated loudness and true peak; the gain is target - loudness. When that gain pushes the peaks
- * past the limiter's ceiling, the limiter takes some loudness back (a meme's full-scale sound effect
+ * more than UNCHECKED_LIMITING_DB past the limiter's ceiling, the limiter takes some loudness back (a meme's full-scale sound effect
  * lost 2.3 LU to 2.7 dB of limiting), so the segment is measured again through gain and limiter and the gain corrected by the
  * miss, up to MAX_CORRECTIONS times. Silence (ebur128's -70 LUFS gate, or under -60 LUFS) gets 0 dB.
  */
@@ -100,7 +102,8 @@ export async function measureSegmentGains(plan: RenderPlan, signal?: AbortSignal
     const most = Math.min(MAX_LOUDNESS_GAIN_DB, ceiling - first.truePeak + MAX_LIMITING_DB);
     const clamp = (g: number) => Math.round(Math.min(most, g) * 100) / 100;
     let gain = clamp(target - first.integrated);
-    if (first.truePeak + gain <= ceiling) return gain;
+    // A few dB of limiting takes little loudness from speech (measured: under 0.3 LU), not worth a pass.
+    if (first.truePeak + gain <= ceiling + UNCHECKED_LIMITING_DB) return gain;
     for (let k = 0; k < MAX_CORRECTIONS; k++) {
       const limited = await measure(segment, { gainDb: gain, limited: true }, signal);
       if (!limited || Math.abs(target - limited.integrated) < SETTLED_LU) break;
