@@ -102,7 +102,8 @@ export async function measureSegmentGains(plan: RenderPlan, signal?: AbortSignal
     const most = Math.min(MAX_LOUDNESS_GAIN_DB, ceiling - first.truePeak + MAX_LIMITING_DB);
     const clamp = (g: number) => Math.round(Math.min(most, g) * 100) / 100;
     let gain = clamp(target - first.integrated);
-    // A few dB of limiting takes little loudness from speech (measured: under 0.3 LU), not worth a pass.
+    // A few dB of limiting takes little loudness from speech, not worth a pass (measured: the sample
+    // talk lost 0.0 LU at 3.2 dB, Allison's prompts 0.1 LU at 1.9 dB but 1.1 LU at 4.9 dB).
     if (first.truePeak + gain <= ceiling + UNCHECKED_LIMITING_DB) return gain;
     for (let k = 0; k < MAX_CORRECTIONS; k++) {
       const limited = await measure(segment, { gainDb: gain, limited: true }, signal);
