@@ -55,6 +55,7 @@ function plan(name: string, source: string, range: { start: number; end: number 
 
 function expectPlatformLoudness(file: string): void {
   const m = ebur128(file);
+  console.info(`${path.basename(file)}: ${m.integrated} LUFS, ${m.truePeak} dBTP`);
   expect(m.integrated).toBeGreaterThanOrEqual(-15);
   expect(m.integrated).toBeLessThanOrEqual(-13);
   expect(m.truePeak).toBeLessThanOrEqual(-1);
