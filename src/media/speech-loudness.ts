@@ -65,7 +65,7 @@ const MAX_CORRECTIONS = 2;
  * Catalog files (meme intros, the sting) are the same for every clip of a request and of the process:
  * each one's gain is found once per file version, length and target.
  */
-const catalogGains = new Map<string, Promise<number>>();
+const catalogGains = new Map<string, Promise<Gain>>();
 
 /**
  * The gain (dB) of each segment of the short (content with its music, meme intro, sting) that brings
@@ -92,28 +92,35 @@ export async function measureSegmentGains(plan: RenderPlan, signal?: AbortSignal
       throw new PipelineError('rendering', `could not measure the loudness of the clip's ${what}`, { cause: err });
     }
   };
-  const gainFor = async (segment: Segment, signal?: AbortSignal): Promise<number> => {
+  const gainFor = async (segment: Segment, signal?: AbortSignal): Promise<Gain> => {
     const target = segmentTargetLufs(loudness, segment);
     const first = await measure(segment, { gainDb: 0, limited: false }, signal);
-    if (!first) return 0;
+    if (!first) return { gain: 0, achieved: null, most: 0 };
     // Peaks are pushed at most MAX_LIMITING_DB into the limiter: a sound whose loud part is already
     // dense (a sound effect at full scale) cannot reach the target without being crushed, and a
     // crushed sound is worse than a quieter one; the rest of the short carries the target.
     const most = Math.min(MAX_LOUDNESS_GAIN_DB, ceiling - first.truePeak + MAX_LIMITING_DB);
     const clamp = (g: number) => Math.round(Math.min(most, g) * 100) / 100;
     let gain = clamp(target - first.integrated);
+    let achieved = first.integrated + gain;
     // A few dB of limiting takes little loudness from speech, not worth a pass (measured: the sample
     // talk lost 0.0 LU at 3.2 dB, Allison's prompts 0.1 LU at 1.9 dB but 1.1 LU at 4.9 dB).
-    if (first.truePeak + gain <= ceiling + UNCHECKED_LIMITING_DB) return gain;
+    if (first.truePeak + gain <= ceiling + UNCHECKED_LIMITING_DB) return { gain, achieved, most };
     for (let k = 0; k < MAX_CORRECTIONS; k++) {
       const limited = await measure(segment, { gainDb: gain, limited: true }, signal);
-      if (!limited || Math.abs(target - limited.integrated) < SETTLED_LU) break;
-      gain = clamp(gain + target - limited.integrated);
+      if (!limited) break;
+      achieved = limited.integrated;
+      if (Math.abs(target - achieved) < SETTLED_LU) break;
+      const next = clamp(gain + target - achieved);
+      if (next === gain) break;
+      // Not measured at the new gain: assume the limiter takes half of the extra (as it did above).
+      achieved += (next - gain) / 2;
+      gain = next;
     }
-    return gain;
+    return { gain, achieved, most };
   };
-  const cached = (segment: 'meme' | 'sting', file: string | null | undefined, seconds: number | undefined): Promise<number> => {
-    if (!file) return Promise.resolve(0);
+  const cached = (segment: 'meme' | 'sting', file: string | null | undefined, seconds: number | undefined): Promise<Gain> => {
+    if (!file) return Promise.resolve(SILENT);
     const key = JSON.stringify([segment, file, seconds, segmentTargetLufs(loudness, segment), loudness.truePeakDb]);
     let value = catalogGains.get(key);
     if (!value) {
@@ -127,8 +134,32 @@ export async function measureSegmentGains(plan: RenderPlan, signal?: AbortSignal
   };
   const [content, meme, sting] = await Promise.all([
     gainFor('content', signal),
-    plan.memeHook?.hasAudio ? cached('meme', plan.memeHook.path, plan.memeHook.seconds) : Promise.resolve(0),
+    plan.memeHook?.hasAudio ? cached('meme', plan.memeHook.path, plan.memeHook.seconds) : Promise.resolve(SILENT),
     cached('sting', plan.outro?.stingPath, plan.outro?.seconds),
   ]);
-  return { content, meme, sting };
+  return { content: content.gain + wholeShortTrim(plan, loudness.targetLufs, content, meme), meme: meme.gain, sting: sting.gain };
 }
+
+/** A segment's gain, the loudness it reaches with it (null: silent), and the most gain it may take. */
+interface Gain { gain: number; achieved: number | null; most: number }
+const SILENT: Gain = { gain: 0, achieved: null, most: 0 };
+/** The most the content is raised over its own target to carry a meme intro that could not reach it. */
+const MAX_TRIM_DB = 3;
+
+/**
+ * Extra content gain (dB) when a meme intro stays under the target (a sound effect already at full
+ * scale): the content is raised just enough that the whole short, the two weighted by their lengths,
+ * measures the target; at most MAX_TRIM_DB and never past the content's own limit. The sting, a short
+ * bell 3 LU under the speech, is left out of the sum.
+ */
+function wholeShortTrim(plan: RenderPlan, targetLufs: number, content: Gain, meme: Gain): number {
+  if (content.achieved === null || meme.achieved === null || !plan.memeHook) return 0;
+  const dc = plan.input.end - plan.input.start, dm = plan.memeHook.seconds;
+  const power = (lufs: number) => 10 ** (lufs / 10);
+  const whole = 10 * Math.log10((dc * power(content.achieved) + dm * power(meme.achieved)) / (dc + dm));
+  if (whole >= targetLufs - SETTLED_LU) return 0;
+  const need = (power(targetLufs) * (dc + dm) - dm * power(meme.achieved)) / dc;
+  const extra = Math.min(MAX_TRIM_DB, 10 * Math.log10(need) - content.achieved, content.most - content.gain);
+  return extra > 0 ? Math.round(extra * 100) / 100 : 0;
+}
+
