@@ -71,9 +71,12 @@ const catalogGains = new Map<string, Promise<Gain>>();
  * The gain (dB) of each segment of the short (content with its music, meme intro, sting) that brings
  * it to its loudness target (segmentTargetLufs). A first audio-only pass measures the segment's
  * integrated loudness and true peak; the gain is target - loudness. When that gain pushes the peaks
- * more than UNCHECKED_LIMITING_DB past the limiter's ceiling, the limiter takes some loudness back (a meme's full-scale sound effect
- * lost 2.3 LU to 2.7 dB of limiting), so the segment is measured again through gain and limiter and the gain corrected by the
- * miss, up to MAX_CORRECTIONS times. Silence (ebur128's -70 LUFS gate, or under -60 LUFS) gets 0 dB.
+ * more than UNCHECKED_LIMITING_DB past the limiter's ceiling, the limiter takes some loudness back (a
+ * meme's full-scale sound effect lost 2.3 LU to 2.7 dB of limiting), so the segment is measured again
+ * through gain and limiter and the gain corrected by the miss, up to MAX_CORRECTIONS times and
+ * MAX_LIMITING_DB of limiting. A meme intro that still stays under the target is carried by the content
+ * (wholeShortTrim), so the whole short measures it. Silence (ebur128's -70 LUFS gate, or under -60 LUFS)
+ * gets 0 dB.
  */
 export async function measureSegmentGains(plan: RenderPlan, signal?: AbortSignal): Promise<SegmentGains> {
   const loudness = plan.loudness;
