@@ -56,6 +56,8 @@ export interface EdgeCut {
    * quietest point between the words; 'kept': no audio to analyse.
    */
   kind: 'pause' | 'quietest' | 'kept';
+  /** How far under the window's speech level the loudest frame within EDGE_GUARD_SEC of the cut is (dB). */
+  underSpeechDb?: number;
 }
 
 export interface ClipEdgesRequest {
@@ -129,10 +131,13 @@ async function cutAt(edge: 'start' | 'end', word: Word, neighbour: Word | null, 
   const edges = { atRangeStart: window.start <= req.range.start + 1e-6, atRangeEnd: window.end >= req.range.end - 1e-6 };
   const cut = findCut(track, edge, word, bounds, edges) ?? fallback;
   if (cut.kind === 'pause') return cut;
-  // No pause between the neighbouring words' middles: the word times are further off than usual
-  // (whisper drifts by most of a second after long words). Cutting through a word is the worse fault,
-  // so a real pause up to WIDE_SEARCH_SEC away wins over keeping the captions' word split.
-  const wide = { min: Math.max(req.range.start, at - WIDE_SEARCH_SEC), max: Math.min(req.range.end, at + WIDE_SEARCH_SEC) };
+  // No clean pause between the neighbouring words' middles: the word times are further off than usual
+  // (whisper drifted 0.75 s in JFK's long words). Cutting through a word is the worse fault, so a real
+  // pause up to WIDE_SEARCH_SEC away wins over keeping the captions' word split; but never past the
+  // clip's own first (last) word as recognised, so a clip does not lose a word to a pause inside it.
+  const wide = edge === 'start'
+    ? { min: Math.max(req.range.start, at - WIDE_SEARCH_SEC), max: Math.min(req.range.end, at + WIDE_SEARCH_SEC, word.end) }
+    : { min: Math.max(req.range.start, at - WIDE_SEARCH_SEC, word.start), max: Math.min(req.range.end, at + WIDE_SEARCH_SEC) };
   const far = findCut(track, edge, word, wide, edges, WIDE_SEARCH_SEC);
   return far?.kind === 'pause' ? far : cut;
 }
@@ -230,18 +235,18 @@ export function findCut(track: EnergyTrack, edge: 'start' | 'end', word: Pick<Wo
       if (time !== undefined) {
         // A clean cut: quiet all across the guard.
         const guard = guardLevel(track, time);
-        if (guard < threshold) return { time: round3(clampTime(time)), kind: 'pause' };
+        if (guard < threshold) return { time: round3(clampTime(time)), kind: 'pause', underSpeechDb: speech - guard };
         // A pause too short for the guard, or (under music, noise) a dip inside speech: keep its cut
         // only when it is about as quiet as the quietest cut between the words.
         const quietest = quietestBetween(track, edge, at, bounds);
-        const use = !quietest || guard <= quietest.level + PAUSE_SLACK_DB ? time : quietest.time;
-        return { time: round3(clampTime(use)), kind: 'quietest' };
+        const keep = !quietest || guard <= quietest.level + PAUSE_SLACK_DB;
+        return { time: round3(clampTime(keep ? time : quietest.time)), kind: 'quietest', underSpeechDb: speech - (keep ? guard : quietest.level) };
       }
     }
   }
   // No silence near the word: the quietest point between the words.
   const q = quietestBetween(track, edge, at, bounds);
-  return q === null ? null : { time: round3(clampTime(q.time)), kind: 'quietest' };
+  return q === null ? null : { time: round3(clampTime(q.time)), kind: 'quietest', underSpeechDb: speech - q.level };
 }
 
 /**
