@@ -13,6 +13,7 @@
 // Options: --reuse (take whisper JSON from an earlier run, for alignment work; speed then is "-"),
 //          --only=name,name (decoding configurations), --no-rtf.
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -29,6 +30,8 @@ const { whisperCliPath, runWhisperCli, wordsFromWhisperJson, dtwPresetFor } = aw
 const { wavSamples } = await dist('pipeline/transcribe.js');
 const { energyEnvelope, refineOnsets, spreadOverSpeech, DEFAULT_ONSET_OPTIONS } = await dist('pipeline/onset-align.js');
 const { buildCues } = await dist('pipeline/captions.js');
+const { findForcedAligner, forceAlign } = await dist('pipeline/forced-align.js');
+const ALIGNER = findForcedAligner();
 const { DEFAULT_TEMPLATE } = await dist('catalog/templates.js');
 const WORDS_PER_PAGE = DEFAULT_TEMPLATE.wordsPerLine * DEFAULT_TEMPLATE.maxLines;
 const ffmpeg = process.env.SHORTS_FFMPEG ?? 'ffmpeg';
@@ -266,7 +269,9 @@ const ALIGNMENTS = [
   { name: 'offsets + rise, forward from silence', timing: 'offsets', refine: {} },
   { name: 'spread over segment speech', timing: 'offsets', refine: false, spread: true },
   { name: 'spread over segment speech + nearest rise', timing: 'offsets', refine: { maxForward: 0 }, spread: true },
-  { name: 'spread + rise, forward from silence (new)', timing: 'offsets', refine: {}, spread: true },
+  { name: 'spread + rise, forward from silence', timing: 'offsets', refine: {}, spread: true },
+  { name: 'forced alignment (pocketsphinx), after spread + rise', timing: 'offsets', refine: {}, spread: true, forced: true },
+  { name: 'forced alignment (pocketsphinx) + nearest rise', timing: 'offsets', refine: {}, spread: true, forced: { maxForward: 0 } },
   { name: 'DTW (own token)', timing: 'dtw-own', refine: false, dtw: true },
   { name: 'DTW (token before)', timing: 'dtw-prev', refine: false, dtw: true },
   { name: 'DTW (token before) + nearest rise', timing: 'dtw-prev', refine: { maxForward: 0 }, dtw: true },
@@ -285,13 +290,44 @@ async function decode(config, src) {
   return { json, seconds: (performance.now() - t0) / 1000 };
 }
 
-function wordsOf(json, src, alignment) {
+const alignCpu = { seconds: 0, audio: 0, segments: 0, aligned: 0, outOfDictionary: 0, failed: 0 };
+async function wordsOf(json, src, alignment) {
   const samples = pcm(src.file);
   const range = { start: 0, end: samples.length / SR };
   const env = energyEnvelope(samples, SR);
-  let words = wordsFromWhisperJson(json, range, { timing: alignment.timing, segmentAligner: alignment.spread ? (ws, seg) => spreadOverSpeech(ws, seg, env, 0) : undefined });
+  const spans = [];
+  let count = 0;
+  let words = wordsFromWhisperJson(json, range, { timing: alignment.timing, segmentAligner: alignment.spread ? (ws, seg) => {
+    spans.push({ first: count, count: ws.length, segment: seg });
+    count += ws.length;
+    return spreadOverSpeech(ws, seg, env, 0);
+  } : undefined });
   if (alignment.refine) words = refineOnsets(words, env, 0, { ...DEFAULT_ONSET_OPTIONS, ...alignment.refine });
+  if (alignment.forced && ALIGNER) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-align-'));
+    const cpu0 = process.cpuUsage();
+    const child0 = childCpu();
+    try {
+      const r = await forceAlign(words, spans, samples, SR, env, { aligner: ALIGNER, workDir: dir });
+      words = r.words;
+      if (DETAIL && alignment.name.includes('after spread')) console.error('align', src.name, JSON.stringify(r.stats), dir);
+      if (alignment.name.includes('after spread')) {
+        const c = process.cpuUsage(cpu0);
+        alignCpu.seconds += (c.user + c.system) / 1e6 + childCpu() - child0;
+        alignCpu.audio += samples.length / SR;
+        for (const k of ['segments', 'aligned', 'outOfDictionary', 'failed']) alignCpu[k] += r.stats[k];
+      }
+    } finally {
+      if (!DETAIL) rmSync(dir, { recursive: true, force: true });
+    }
+    if (alignment.forced !== true) words = refineOnsets(words, env, 0, { ...DEFAULT_ONSET_OPTIONS, ...alignment.forced });
+  }
   return words;
+}
+/** CPU seconds used by finished children of this process (pocketsphinx_batch), from /proc. */
+function childCpu() {
+  const f = readFileSync('/proc/self/stat', 'utf8').slice(readFileSync('/proc/self/stat', 'utf8').lastIndexOf(')') + 2).split(' ');
+  return (Number(f[13]) + Number(f[14])) / 100;
 }
 
 const set = sources();
@@ -317,7 +353,7 @@ for (const config of DECODINGS) {
     for (const [setName, list] of Object.entries(set)) {
       let edits = 0, refWords = 0;
       for (const src of list) {
-        const words = wordsOf(jsons.get(src.name), src, alignment);
+        const words = await wordsOf(jsons.get(src.name), src, alignment);
         const hyp = tokens(words);
         const ref = norm(src.text);
         const { edits: e, match } = align(ref, hyp.map((h) => h.t));
@@ -375,6 +411,8 @@ for (const r of rows) {
   lines.push(`| ${r.decoding} | ${r.alignment} | ${pct(r.wer.librivox)} | ${pct(r.wer.jfk)} | ${pct(r.wer.allison)} | ${pct(r.wer.assembled)} | ${pct(r.wer.burst)} | ` +
     `${r.droppedAfterBurst} of ${r.afterBurstWords} | ${ms(r.burstDrift)} | ${ms(r.festMed)} / ${ms(r.festP90)} / ${ms(r.festBias)} | ${ms(r.asmMed)} / ${ms(r.asmP90)} | ${ms(r.allMed)} / ${ms(r.allP90)} | ${ms(r.pageMed)}, ${Math.round(100 * r.pageWithin150)} % of ${r.pages} | ${ms(r.realPageMed)}, ${Math.round(100 * r.realPageWithin150)} % of ${r.realPages} | ${Number.isFinite(r.rtf) ? r.rtf.toFixed(1) : '-'} |`);
 }
+if (alignCpu.audio) lines.push('', `Forced alignment: ${alignCpu.aligned} of ${alignCpu.segments} segments aligned (${alignCpu.outOfDictionary} with a word not in the dictionary, ${alignCpu.failed} failed); ` +
+  `${alignCpu.seconds.toFixed(1)} CPU s for ${alignCpu.audio.toFixed(0)} s of audio = ${(60 * alignCpu.seconds / alignCpu.audio).toFixed(2)} CPU s per minute.`);
 const table = lines.join('\n');
 console.log(table);
 writeFileSync(path.join(out, 'transcribe.md'), `${table}\n`);

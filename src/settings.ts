@@ -32,6 +32,10 @@ export const SETTINGS = {
     default: 'the `whisper-cli` built at install',
     meaning: 'Use this whisper.cpp `whisper-cli` binary instead.',
   },
+  SHORTS_POCKETSPHINX: {
+    default: '`pocketsphinx_batch` on PATH (Debian `pocketsphinx` + `pocketsphinx-en-us`)',
+    meaning: 'The pocketsphinx_batch binary that force-aligns English words to the audio (its en-us model is looked for in `../share/pocketsphinx/model/en-us` next to it); `off` keeps the energy-based word times.',
+  },
   SHORTS_FFMPEG: {
     default: '`ffmpeg` on PATH, else the npm static build',
     meaning: 'The ffmpeg binary.',

@@ -9,6 +9,7 @@ import { PipelineError } from '../service/errors.js';
 import { buildSentences } from './sentences.js';
 import { readCachedTranscript, writeCachedTranscript, type TranscriptCacheKey } from './transcript-cache.js';
 import type { TimeRange, Transcript } from './types.js';
+import { findForcedAligner, forceAlign, type SegmentSpan } from './forced-align.js';
 import { energyEnvelope, refineOnsets, spreadOverSpeech } from './onset-align.js';
 import { DEFAULT_DECODING, runWhisperCli, whisperCliPath, wordsFromWhisperJson } from './whisper-cli.js';
 import { DEFAULT_MODEL, modelDisplayName, parseModelSpec, resolveWhisperModel } from './whisper-model.js';
@@ -21,6 +22,8 @@ const STAGE = 'transcribing_audio';
  */
 export const DECODER_VERSION = `bs${DEFAULT_DECODING.beamSize}-bo${DEFAULT_DECODING.bestOf}${DEFAULT_DECODING.temperatureFallback ? '-tf' : ''}` +
   `${DEFAULT_DECODING.dtwPreset ? '-dtw' : ''}+spread2+onsets2`;
+/** Part of the cache key: transcripts timed without the forced aligner are made again once it is installed. */
+const ALIGNER_VERSION = 'ps1';
 const SAMPLE_RATE = 16_000;
 /** Share of the progress bar given to cutting the audio out; recognition takes the rest. */
 const EXTRACT_SHARE = 0.05;
@@ -135,6 +138,8 @@ export function createTranscriber(opts: TranscriberOptions): Transcriber {
   const modelName = modelDisplayName(spec);
   const threads = opts.threads ?? os.availableParallelism();
   const queue = new SerialQueue();
+  // Looked up once: without pocketsphinx, word times are the energy-based ones (onset-align.ts).
+  const aligner = findForcedAligner();
 
   async function transcribe(req: TranscribeRequest): Promise<Transcript> {
     const { range, language, signal } = req;
@@ -143,7 +148,7 @@ export function createTranscriber(opts: TranscriberOptions): Transcriber {
     progress(0);
     const model = await resolveWhisperModel(spec, { dataDir: opts.dataDir, onDownload: opts.onModelDownload, signal });
     const cacheKey: TranscriptCacheKey | null = req.cacheKey
-      ? { contentKey: req.cacheKey, range, language, modelName, modelSizeBytes: model.sizeBytes, decoder: DECODER_VERSION }
+      ? { contentKey: req.cacheKey, range, language, modelName, modelSizeBytes: model.sizeBytes, decoder: aligner ? `${DECODER_VERSION}+${ALIGNER_VERSION}` : DECODER_VERSION }
       : null;
     if (cacheKey) {
       const cached = await readCachedTranscript(opts.dataDir, cacheKey);
@@ -167,14 +172,25 @@ export function createTranscriber(opts: TranscriberOptions): Transcriber {
           { signal, onProgress: (f) => progress(EXTRACT_SHARE + (1 - EXTRACT_SHARE) * f * 0.99) });
         const actual: TimeRange = { start: range.start, end: range.start + Math.min(seconds, range.end - range.start) };
         // Word times: each segment's words spread over the speech inside it, then each start moved to the
-        // energy rise where the word begins (onset-align.ts; measured in docs/benchmarks.md, issue 10).
+        // energy rise where the word begins (onset-align.ts); for English, then each segment force-aligned
+        // to its words where pocketsphinx is installed (forced-align.ts; measured in docs/benchmarks.md, issue 10).
         const env = energyEnvelope(samples, SAMPLE_RATE);
-        const words = refineOnsets(wordsFromWhisperJson(json, actual, {
-          segmentAligner: (ws, segment) => spreadOverSpeech(ws, segment, env, 0),
+        const spans: SegmentSpan[] = [];
+        let count = 0;
+        let words = refineOnsets(wordsFromWhisperJson(json, actual, {
+          segmentAligner: (ws, segment) => {
+            spans.push({ first: count, count: ws.length, segment });
+            count += ws.length;
+            return spreadOverSpeech(ws, segment, env, 0);
+          },
         }), env, actual.start);
+        const spoken = ('result' in json && json.result?.language) || language;
+        if (aligner && /^en\b/i.test(spoken) && words.length) {
+          words = (await forceAlign(words, spans, samples, SAMPLE_RATE, env, { aligner, workDir: work, offset: actual.start, signal })).words;
+        }
         const result: Transcript = {
           // The detected language for "auto" (English-only models always report "en").
-          language: ('result' in json && json.result?.language) || language,
+          language: spoken,
           model: modelName,
           range,
           words,

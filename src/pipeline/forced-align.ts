@@ -1,0 +1,308 @@
+// Word-exact timing: Whisper says WHICH words were spoken, a phone-level forced aligner (CMU pocketsphinx
+// with its US English acoustic model, Debian `pocketsphinx` + `pocketsphinx-en-us`) says WHEN. Each Whisper
+// segment is aligned on its own, as a grammar that accepts exactly its words in order (silence and noise
+// allowed between them), over the audio from a pause before it to a pause before the next one: short
+// utterances keep the grammar search fast and a bad segment cannot shift its neighbours. Anything the
+// aligner cannot do (a word missing from its dictionary, a failed or implausible result) keeps the
+// energy-based timing of onset-align.ts for that segment or word. Measured in docs/benchmarks.md (issue 10):
+// Festival word onsets median 10 ms / p90 30 ms against 95 / 242 ms without it.
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ProcessError, runProcess } from '../media/process.js';
+import { setting } from '../settings.js';
+import type { EnergyEnvelope } from './onset-align.js';
+import type { TimeRange, Word } from './types.js';
+
+export interface ForcedAligner {
+  bin: string;
+  /** Acoustic model folder (en-us). */
+  hmm: string;
+  /** Pronunciation dictionary (cmudict-en-us.dict). */
+  dict: string;
+}
+
+/** Frames of pocketsphinx's front end: 100 a second. */
+const FRAME_RATE = 100;
+/**
+ * An aligned start further than this from the energy-based one keeps the energy-based time: measured
+ * (docs/benchmarks.md, issue 10), 0.6 s kept every Festival word's aligned time and caught the aligner
+ * taking a soft utterance start for noise (680 ms late); 0.25-0.4 s also threw away good alignments.
+ */
+const MAX_SHIFT_SEC = 0.6;
+/** A segment's audio longer than this is not aligned: the grammar search grows slow and fragile. */
+const MAX_CHUNK_SEC = 30;
+
+function onPath(name: string): string | null {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    const p = path.join(dir, name);
+    if (existsSync(p)) return p;
+  }
+  return null;
+}
+
+/**
+ * pocketsphinx_batch and its en-us model (SHORTS_POCKETSPHINX, else on PATH), or null when either is
+ * missing or the setting is `off`: transcription then keeps the energy-based word times.
+ */
+export function findForcedAligner(env: NodeJS.ProcessEnv = process.env): ForcedAligner | null {
+  const configured = setting('SHORTS_POCKETSPHINX', env)?.trim();
+  if (configured?.toLowerCase() === 'off') return null;
+  const bin = configured ?? onPath('pocketsphinx_batch');
+  if (!bin || !existsSync(bin)) return null;
+  const model = path.resolve(path.dirname(bin), '..', 'share', 'pocketsphinx', 'model', 'en-us');
+  const hmm = path.join(model, 'en-us');
+  const dict = path.join(model, 'cmudict-en-us.dict');
+  if (!existsSync(path.join(hmm, 'mdef')) || !existsSync(dict)) return null;
+  return { bin, hmm, dict };
+}
+
+const dictionaries = new Map<string, Promise<Set<string>>>();
+
+/** The dictionary's headwords (alternates such as "read(2)" folded), read once per file. */
+function dictionaryWords(file: string): Promise<Set<string>> {
+  let d = dictionaries.get(file);
+  if (!d) {
+    d = readFile(file, 'utf8').then((text) => {
+      const words = new Set<string>();
+      for (const line of text.split('\n')) {
+        const head = line.slice(0, line.indexOf(' ')).replace(/\(\d+\)$/, '');
+        if (head) words.add(head);
+      }
+      return words;
+    });
+    // A failed read is retried next time rather than cached.
+    d.catch(() => dictionaries.delete(file));
+    dictionaries.set(file, d);
+  }
+  return d;
+}
+
+const ONES = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve',
+  'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen'];
+const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
+
+/** An integer below a million as spoken words ("1234" -> one thousand two hundred thirty four). */
+export function spellNumber(n: number): string[] {
+  if (!Number.isInteger(n) || n < 0 || n >= 1_000_000) return [];
+  if (n < 20) return [ONES[n]!];
+  if (n < 100) return [TENS[Math.floor(n / 10)]!, ...(n % 10 ? [ONES[n % 10]!] : [])];
+  if (n < 1000) return [ONES[Math.floor(n / 100)]!, 'hundred', ...(n % 100 ? spellNumber(n % 100) : [])];
+  return [...spellNumber(Math.floor(n / 1000)), 'thousand', ...(n % 1000 ? spellNumber(n % 1000) : [])];
+}
+
+/**
+ * What a written word sounds like as dictionary words: lowercase, punctuation stripped, hyphenated parts
+ * apart, and the numbers Whisper writes as digits spelled out ("$50" -> fifty dollars, "9:30" -> nine
+ * thirty, "20%" -> twenty percent, "1990s" is not handled). Null when some part cannot be spelled, or
+ * the word is punctuation only (then the caller keeps the old times).
+ */
+export function spokenTokens(text: string): string[] | null {
+  const out: string[] = [];
+  const t = text.toLowerCase().replace(/[’‘]/g, "'");
+  for (const raw of t.split(/[-–—/]+/)) {
+    let part = raw.replace(/^[^\p{L}\p{N}$]+|[^\p{L}\p{N}%]+$/gu, '').replace(/'s$/, "'s");
+    if (!part) continue;
+    const money = /^\$(\d{1,3}(?:,\d{3})*|\d+)$/.exec(part);
+    if (money) {
+      const n = Number(money[1]!.replace(/,/g, ''));
+      const words = spellNumber(n);
+      if (!words.length) return null;
+      out.push(...words, n === 1 ? 'dollar' : 'dollars');
+      continue;
+    }
+    const clock = /^(\d{1,2}):(\d{2})$/.exec(part);
+    if (clock) {
+      const m = Number(clock[2]);
+      out.push(...spellNumber(Number(clock[1])), ...(m === 0 ? ["o'clock"] : m < 10 ? ['oh', ...spellNumber(m)] : spellNumber(m)));
+      continue;
+    }
+    const percent = /^(\d+)%$/.exec(part);
+    if (percent) {
+      const words = spellNumber(Number(percent[1]));
+      if (!words.length) return null;
+      out.push(...words, 'percent');
+      continue;
+    }
+    if (/^\d{1,3}(,\d{3})+$|^\d+$/.test(part)) {
+      const words = spellNumber(Number(part.replace(/,/g, '')));
+      if (!words.length) return null;
+      out.push(...words);
+      continue;
+    }
+    part = part.replace(/[^\p{L}']/gu, '');
+    if (!part || /\d/.test(part)) return null;
+    out.push(part);
+  }
+  return out.length ? out : null;
+}
+
+/** One Whisper segment's words, as indexes into the transcript's word list. */
+export interface SegmentSpan { first: number; count: number; segment: TimeRange }
+
+export interface AlignStats { segments: number; aligned: number; outOfDictionary: number; failed: number }
+
+interface Chunk { span: SegmentSpan; tokens: string[][]; before: string[]; after: string[]; fromFrame: number; toFrame: number }
+
+/**
+ * A grammar in Sphinx FSG format: the segment's words in order, after the last words of the segment before
+ * and followed by the first words of the next one. The audio around a segment holds the edges of its
+ * neighbours' words wherever the speech runs on; without them in the grammar the decoder stretches this
+ * segment's first and last words over that sound or finds no path. (Optional context words, as null
+ * transitions or alternative paths, were tried: pocketsphinx's search then took the short path and
+ * squeezed the words, measured on Festival speech.) The decoder adds silence and noise fillers itself.
+ */
+function fsgOf(name: string, c: Chunk): string {
+  const items = [...c.before, ...c.tokens.flat(), ...c.after];
+  const lines = [`FSG_BEGIN ${name}`, `NUM_STATES ${items.length + 1}`, 'START_STATE 0', `FINAL_STATE ${items.length}`];
+  items.forEach((w, i) => lines.push(`TRANSITION ${i} ${i + 1} 1.0 ${w}`));
+  lines.push('FSG_END', '');
+  return lines.join('\n');
+}
+
+/**
+ * Parses -hypseg output: "uttid S s T t A a L l" then groups of "startFrame ascr lscr word" (frames from
+ * the utterance's start); returns the words with their start and end frames, fillers left out.
+ */
+export function parseHypseg(line: string): { id: string; words: { word: string; from: number; to: number }[] } | null {
+  const f = line.trim().split(/\s+/);
+  if (f.length < 9 || f[1] !== 'S') return null;
+  const groups: { word: string; from: number }[] = [];
+  for (let i = 9; i + 3 < f.length; i += 4) groups.push({ from: Number(f[i]), word: f[i + 3]! });
+  const end = Number(f[f.length - 1]);
+  const words: { word: string; from: number; to: number }[] = [];
+  groups.forEach((g, i) => {
+    const to = i + 1 < groups.length ? groups[i + 1]!.from : end;
+    const word = g.word.replace(/\(\d+\)$/, '');
+    // Fillers (<sil>, [NOISE], ++UM++) and the grammar's skipped optional words, logged as "(NULL)" at frame -1.
+    if (/^<.*>$|^\[.*\]$|^\+\+.*\+\+$|^\(NULL\)$/.test(word) || g.from < 0) return;
+    words.push({ word, from: g.from, to });
+  });
+  return { id: f[0]!, words };
+}
+
+/**
+ * Re-times `words` (seconds on the source timeline; the samples start at `offset`) segment by segment
+ * with the forced aligner. Words it cannot place keep the times they came with.
+ */
+export async function forceAlign(words: Word[], spans: SegmentSpan[], samples: Int16Array, sampleRate: number, env: EnergyEnvelope,
+  opts: { aligner: ForcedAligner; workDir: string; offset?: number; signal?: AbortSignal; maxShift?: number }): Promise<{ words: Word[]; stats: AlignStats }> {
+  const offset = opts.offset ?? 0;
+  const maxShift = opts.maxShift ?? MAX_SHIFT_SEC;
+  const stats: AlignStats = { segments: spans.length, aligned: 0, outOfDictionary: 0, failed: 0 };
+  const dict = await dictionaryWords(opts.aligner.dict);
+  const total = samples.length / sampleRate;
+  const firstStart = (s: SegmentSpan) => Math.min(s.segment.start, words[s.first]!.start - offset);
+  const lastEnd = (s: SegmentSpan) => Math.max(s.segment.end, words[s.first + s.count - 1]!.end - offset);
+  const tokensOf = (s: SegmentSpan) => words.slice(s.first, s.first + s.count).map((w) => spokenTokens(w.text));
+  const known = (t: string[] | null): t is string[] => Boolean(t && t.every((x) => dict.has(x)));
+  const chunks: Chunk[] = [];
+  spans.forEach((span, i) => {
+    if (!span.count) return;
+    const tokens = tokensOf(span);
+    // A segment with a word the dictionary lacks keeps its old times: the grammar has to hold every word
+    // said, or the neighbours of the missing one stretch over its sound.
+    if (!tokens.every(known)) {
+      stats.outOfDictionary++;
+      return;
+    }
+    // Context: the last two words of the segment before and the first two of the next (those the
+    // dictionary knows, next to the boundary), with the audio from a little before the first of them
+    // to a little after the last. Times of the context words are the old ones: close, not exact.
+    const prev = spans[i - 1], next = spans[i + 1];
+    const before: string[] = [], after: string[] = [];
+    let from = Math.max(0, firstStart(span) - 0.5);
+    if (prev?.count) {
+      const prevTokens = tokensOf(prev);
+      let k = prev.count;
+      while (k > Math.max(0, prev.count - 2) && known(prevTokens[k - 1]!)) k--;
+      before.push(...prevTokens.slice(k).flat() as string[]);
+      from = k < prev.count ? words[prev.first + k]!.start - offset - 0.15 : Math.max(words[prev.first + prev.count - 1]!.start - offset + 0.1, firstStart(span) - 0.3);
+    }
+    let to = Math.min(total, lastEnd(span) + 0.5);
+    if (next?.count) {
+      const nextTokens = tokensOf(next);
+      let k = 0;
+      while (k < Math.min(2, next.count) && known(nextTokens[k]!)) k++;
+      after.push(...nextTokens.slice(0, k).flat() as string[]);
+      const w = words[next.first + Math.max(0, k - 1)]!;
+      to = Math.min(total, k ? Math.max(w.end, w.start + 0.3) - offset + 0.15 : Math.max(lastEnd(span) + 0.3, words[next.first]!.start - offset));
+    }
+    from = Math.max(0, from);
+    if (!(to > from) || to - from > MAX_CHUNK_SEC) {
+      stats.failed++;
+      return;
+    }
+    chunks.push({ span, tokens: tokens as string[][], before, after, fromFrame: Math.floor(from * FRAME_RATE), toFrame: Math.min(Math.floor(total * FRAME_RATE), Math.ceil(to * FRAME_RATE)) });
+  });
+  if (!chunks.length) return { words, stats };
+
+  // One process for the whole range: loading the acoustic model costs more than aligning a segment.
+  const dir = opts.workDir;
+  await writeFile(path.join(dir, 'align.raw'), new Uint8Array(samples.buffer, samples.byteOffset, samples.length * 2));
+  await Promise.all(chunks.map((c, i) => writeFile(path.join(dir, `u${i}.fsg`), fsgOf(`u${i}`, c))));
+  await writeFile(path.join(dir, 'align.ctl'), chunks.map((c, i) => `align ${c.fromFrame} ${c.toFrame} u${i}\n`).join(''));
+  await writeFile(path.join(dir, 'align.fsgctl'), chunks.map((_, i) => `u${i}.fsg\n`).join(''));
+  const hypseg = path.join(dir, 'align.seg');
+  try {
+    await runProcess(opts.aligner.bin, [
+      '-adcin', 'yes', '-adchdr', '0', '-samprate', String(sampleRate), '-cepdir', dir, '-cepext', '.raw',
+      '-ctl', path.join(dir, 'align.ctl'), '-fsgctl', path.join(dir, 'align.fsgctl'), '-fsgdir', dir,
+      '-hmm', opts.aligner.hmm, '-dict', opts.aligner.dict, '-hypseg', hypseg, '-bestpath', 'no',
+      // Its default voice activity detection drops silent frames and shifts every time after them.
+      '-remove_silence', 'no', '-logfn', path.join(dir, 'align.log'),
+    ], { signal: opts.signal, cwd: dir });
+  } catch (e) {
+    // A broken or incompatible pocketsphinx must not fail the transcription: keep the old times.
+    if (e instanceof ProcessError || (e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'EACCES') {
+      stats.failed += chunks.length;
+      return { words, stats };
+    }
+    throw e;
+  }
+  const results = new Map<string, NonNullable<ReturnType<typeof parseHypseg>>>();
+  for (const line of (await readFile(hypseg, 'utf8').catch(() => '')).split('\n')) {
+    const r = parseHypseg(line);
+    if (r) results.set(r.id, r);
+  }
+  const out = words.map((w) => ({ ...w }));
+  chunks.forEach((c, i) => {
+    const r = results.get(`u${i}`);
+    // The decoder gives up on a chunk it cannot fit to the grammar (no result, or other words).
+    const expected = [...c.before, ...c.tokens.flat(), ...c.after];
+    if (!r || r.words.length !== expected.length || r.words.some((w, k) => w.word !== expected[k])) {
+      stats.failed++;
+      return;
+    }
+    let k = c.before.length;
+    const timed = c.tokens.map((t) => {
+      const first = r.words[k]!, last = r.words[k + t.length - 1]!;
+      k += t.length;
+      return { from: (c.fromFrame + first.from) / FRAME_RATE, to: (c.fromFrame + last.to) / FRAME_RATE, letters: t.join('').length };
+    });
+    // A word stretched far beyond anything spoken has swallowed sound that is not it (the end of the
+    // word before the cut, a laugh): keep that word's old time. Too many of them: the chunk failed.
+    const stretched = timed.map((t) => t.to - t.from > Math.max(1.2, 0.12 * t.letters + 0.5));
+    if (stretched.filter(Boolean).length > Math.max(1, 0.25 * timed.length)) {
+      stats.failed++;
+      return;
+    }
+    stats.aligned++;
+    timed.forEach((t, j) => {
+      const w = out[c.span.first + j]!;
+      // Far from where the energy-based timing put it: one of the two is badly wrong, and measured on
+      // utterance onsets it was the aligner (a soft first word taken for noise, see docs/benchmarks.md).
+      if (stretched[j] || Math.abs(t.from + offset - w.start) > maxShift) return;
+      w.start = t.from + offset;
+      w.end = t.to + offset;
+    });
+  });
+  // Keep the words in order where aligned and kept times meet.
+  for (let i = 1; i < out.length; i++) {
+    if (out[i]!.start < out[i - 1]!.start) out[i]!.start = out[i - 1]!.start;
+    if (out[i - 1]!.end > out[i]!.start) out[i - 1]!.end = out[i]!.start;
+    if (out[i]!.end < out[i]!.start) out[i]!.end = out[i]!.start;
+  }
+  return { words: out, stats };
+}
