@@ -39,6 +39,7 @@ const args = process.argv.slice(2);
 const REUSE = args.includes('--reuse');
 const NO_RTF = args.includes('--no-rtf');
 const DETAIL = args.find((a) => a.startsWith('--detail='))?.slice(9);
+const MAX_SHIFT = args.find((a) => a.startsWith('--max-shift='))?.slice(12) ? Number(args.find((a) => a.startsWith('--max-shift=')).slice(12)) : undefined;
 const ONLY = args.find((a) => a.startsWith('--only='))?.slice(7).split(',');
 const MODEL = process.env.SHORTS_WHISPER_MODEL ?? path.resolve(root, '..', 'shared', 'models', 'ggml-tiny.en-q8_0.bin');
 const MODEL_NAME = path.basename(MODEL).replace(/^ggml-/, '').replace(/\.bin$/, '');
@@ -308,7 +309,7 @@ async function wordsOf(json, src, alignment) {
     const cpu0 = process.cpuUsage();
     const child0 = childCpu();
     try {
-      const r = await forceAlign(words, spans, samples, SR, env, { aligner: ALIGNER, workDir: dir });
+      const r = await forceAlign(words, spans, samples, SR, env, { aligner: ALIGNER, workDir: dir, maxShift: MAX_SHIFT });
       words = r.words;
       if (DETAIL && alignment.name.includes('after spread')) console.error('align', src.name, JSON.stringify(r.stats), dir);
       if (alignment.name.includes('after spread')) {

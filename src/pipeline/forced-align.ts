@@ -8,6 +8,7 @@
 // Festival word onsets median 10 ms / p90 30 ms against 95 / 242 ms without it.
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { ProcessError, runProcess } from '../media/process.js';
 import { setting } from '../settings.js';
@@ -22,6 +23,8 @@ export interface ForcedAligner {
   dict: string;
 }
 
+/** The en-us model's filler for speech it has no word for. */
+const SPEECH = '[SPEECH]';
 /** Frames of pocketsphinx's front end: 100 a second. */
 const FRAME_RATE = 100;
 /**
@@ -30,6 +33,8 @@ const FRAME_RATE = 100;
  * taking a soft utterance start for noise (680 ms late); 0.25-0.4 s also threw away good alignments.
  */
 const MAX_SHIFT_SEC = 0.6;
+/** A segment whose first word the aligner finds this much later, where it heard no word at the old time, was opened on non-speech. */
+const MOVED_SEGMENT_SEC = 1.5;
 /** A segment's audio longer than this is not aligned: the grammar search grows slow and fragile. */
 const MAX_CHUNK_SEC = 30;
 
@@ -101,7 +106,8 @@ export function spellNumber(n: number): string[] {
 export function spokenTokens(text: string): string[] | null {
   const out: string[] = [];
   const t = text.toLowerCase().replace(/[’‘]/g, "'");
-  for (const raw of t.split(/[-–—/]+/)) {
+  // Whisper glues a currency sign to the word before it ("him$50."): the amount is its own word.
+  for (const raw of t.replace(/(?<=\p{L})(?=\$\d)/gu, ' ').split(/[-–—/\s]+/)) {
     let part = raw.replace(/^[^\p{L}\p{N}$]+|[^\p{L}\p{N}%]+$/gu, '').replace(/'s$/, "'s");
     if (!part) continue;
     const money = /^\$(\d{1,3}(?:,\d{3})*|\d+)$/.exec(part);
@@ -131,8 +137,10 @@ export function spokenTokens(text: string): string[] | null {
       out.push(...words);
       continue;
     }
+    // Digits left in a word ("1990s", "mp3") have no spelling here: the segment keeps its old times.
+    if (/\d/.test(part)) return null;
     part = part.replace(/[^\p{L}']/gu, '');
-    if (!part || /\d/.test(part)) return null;
+    if (!part) return null;
     out.push(part);
   }
   return out.length ? out : null;
@@ -161,23 +169,43 @@ function fsgOf(name: string, c: Chunk): string {
   return lines.join('\n');
 }
 
+/** A decoded word or filler (<sil>, [NOISE], [SPEECH]) with its frames. */
+export interface DecodedWord { word: string; from: number; to: number; filler: boolean }
+
+/**
+ * Which decoded entry each expected token is, in order: every decoded word must be the next expected one,
+ * fillers the decoder put in between are passed over, and an expected SPEECH placeholder (a word the
+ * dictionary lacks) takes the next filler. Null when the decoder's words are not the expected ones.
+ */
+export function matchDecoded(decoded: DecodedWord[], expected: string[]): number[] | null {
+  const at: number[] = [];
+  let d = 0;
+  for (const token of expected) {
+    while (d < decoded.length && decoded[d]!.filler && decoded[d]!.word !== token) d++;
+    if (d >= decoded.length || decoded[d]!.word !== token) return null;
+    at.push(d++);
+  }
+  while (d < decoded.length && decoded[d]!.filler) d++;
+  return d === decoded.length ? at : null;
+}
+
 /**
  * Parses -hypseg output: "uttid S s T t A a L l" then groups of "startFrame ascr lscr word" (frames from
  * the utterance's start); returns the words with their start and end frames, fillers left out.
  */
-export function parseHypseg(line: string): { id: string; words: { word: string; from: number; to: number }[] } | null {
+export function parseHypseg(line: string): { id: string; words: DecodedWord[] } | null {
   const f = line.trim().split(/\s+/);
   if (f.length < 9 || f[1] !== 'S') return null;
   const groups: { word: string; from: number }[] = [];
   for (let i = 9; i + 3 < f.length; i += 4) groups.push({ from: Number(f[i]), word: f[i + 3]! });
   const end = Number(f[f.length - 1]);
-  const words: { word: string; from: number; to: number }[] = [];
+  const words: DecodedWord[] = [];
   groups.forEach((g, i) => {
     const to = i + 1 < groups.length ? groups[i + 1]!.from : end;
     const word = g.word.replace(/\(\d+\)$/, '');
-    // Fillers (<sil>, [NOISE], ++UM++) and the grammar's skipped optional words, logged as "(NULL)" at frame -1.
-    if (/^<.*>$|^\[.*\]$|^\+\+.*\+\+$|^\(NULL\)$/.test(word) || g.from < 0) return;
-    words.push({ word, from: g.from, to });
+    // Null transitions are logged as "(NULL)" at frame -1.
+    if (word === '(NULL)' || g.from < 0) return;
+    words.push({ word, from: g.from, to, filler: /^<.*>$|^\[.*\]$|^\+\+.*\+\+$/.test(word) });
   });
   return { id: f[0]!, words };
 }
@@ -187,7 +215,7 @@ export function parseHypseg(line: string): { id: string; words: { word: string; 
  * with the forced aligner. Words it cannot place keep the times they came with.
  */
 export async function forceAlign(words: Word[], spans: SegmentSpan[], samples: Int16Array, sampleRate: number, env: EnergyEnvelope,
-  opts: { aligner: ForcedAligner; workDir: string; offset?: number; signal?: AbortSignal; maxShift?: number }): Promise<{ words: Word[]; stats: AlignStats }> {
+  opts: { aligner: ForcedAligner; workDir: string; offset?: number; signal?: AbortSignal; maxShift?: number; processes?: number }): Promise<{ words: Word[]; stats: AlignStats }> {
   const offset = opts.offset ?? 0;
   const maxShift = opts.maxShift ?? MAX_SHIFT_SEC;
   const stats: AlignStats = { segments: spans.length, aligned: 0, outOfDictionary: 0, failed: 0 };
@@ -200,13 +228,13 @@ export async function forceAlign(words: Word[], spans: SegmentSpan[], samples: I
   const chunks: Chunk[] = [];
   spans.forEach((span, i) => {
     if (!span.count) return;
-    const tokens = tokensOf(span);
-    // A segment with a word the dictionary lacks keeps its old times: the grammar has to hold every word
-    // said, or the neighbours of the missing one stretch over its sound.
-    if (!tokens.every(known)) {
-      stats.outOfDictionary++;
-      return;
-    }
+    // A word the dictionary lacks (a name, a misrecognition, "1990s") is the decoder's generic speech
+    // filler in the grammar: the grammar has to hold every word said, or the neighbours of the missing one
+    // stretch over its sound. Measured better than keeping the whole segment's old times (benchmarks.md).
+    const tokens = tokensOf(span).map((t) => (known(t) ? t : [SPEECH]));
+    const unknown = tokens.filter((t) => t[0] === SPEECH).length;
+    if (unknown) stats.outOfDictionary++;
+    if (unknown > Math.max(1, 0.25 * tokens.length)) return;
     // Context: the last two words of the segment before and the first two of the next (those the
     // dictionary knows, next to the boundary), with the audio from a little before the first of them
     // to a little after the last. Times of the context words are the old ones: close, not exact.
@@ -238,46 +266,52 @@ export async function forceAlign(words: Word[], spans: SegmentSpan[], samples: I
   });
   if (!chunks.length) return { words, stats };
 
-  // One process for the whole range: loading the acoustic model costs more than aligning a segment.
+  // One process per core, each with a contiguous share of the segments: loading the acoustic model costs
+  // more than aligning one segment, and pocketsphinx uses one core while Whisper has finished with both.
   const dir = opts.workDir;
   await writeFile(path.join(dir, 'align.raw'), new Uint8Array(samples.buffer, samples.byteOffset, samples.length * 2));
   await Promise.all(chunks.map((c, i) => writeFile(path.join(dir, `u${i}.fsg`), fsgOf(`u${i}`, c))));
-  await writeFile(path.join(dir, 'align.ctl'), chunks.map((c, i) => `align ${c.fromFrame} ${c.toFrame} u${i}\n`).join(''));
-  await writeFile(path.join(dir, 'align.fsgctl'), chunks.map((_, i) => `u${i}.fsg\n`).join(''));
-  const hypseg = path.join(dir, 'align.seg');
-  try {
-    await runProcess(opts.aligner.bin, [
-      '-adcin', 'yes', '-adchdr', '0', '-samprate', String(sampleRate), '-cepdir', dir, '-cepext', '.raw',
-      '-ctl', path.join(dir, 'align.ctl'), '-fsgctl', path.join(dir, 'align.fsgctl'), '-fsgdir', dir,
-      '-hmm', opts.aligner.hmm, '-dict', opts.aligner.dict, '-hypseg', hypseg, '-bestpath', 'no',
-      // Its default voice activity detection drops silent frames and shifts every time after them.
-      '-remove_silence', 'no', '-logfn', path.join(dir, 'align.log'),
-    ], { signal: opts.signal, cwd: dir });
-  } catch (e) {
-    // A broken or incompatible pocketsphinx must not fail the transcription: keep the old times.
-    if (e instanceof ProcessError || (e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'EACCES') {
-      stats.failed += chunks.length;
-      return { words, stats };
-    }
-    throw e;
-  }
+  const processes = Math.max(1, Math.min(opts.processes ?? os.availableParallelism(), Math.ceil(chunks.length / 4)));
+  const per = Math.ceil(chunks.length / processes);
   const results = new Map<string, NonNullable<ReturnType<typeof parseHypseg>>>();
-  for (const line of (await readFile(hypseg, 'utf8').catch(() => '')).split('\n')) {
-    const r = parseHypseg(line);
-    if (r) results.set(r.id, r);
-  }
+  await Promise.all(Array.from({ length: processes }, async (_, p) => {
+    const ids = chunks.map((_c, i) => i).slice(p * per, (p + 1) * per);
+    if (!ids.length) return;
+    await writeFile(path.join(dir, `align${p}.ctl`), ids.map((i) => `align ${chunks[i]!.fromFrame} ${chunks[i]!.toFrame} u${i}\n`).join(''));
+    await writeFile(path.join(dir, `align${p}.fsgctl`), ids.map((i) => `u${i}.fsg\n`).join(''));
+    const hypseg = path.join(dir, `align${p}.seg`);
+    try {
+      await runProcess(opts.aligner.bin, [
+        '-adcin', 'yes', '-adchdr', '0', '-samprate', String(sampleRate), '-cepdir', dir, '-cepext', '.raw',
+        '-ctl', path.join(dir, `align${p}.ctl`), '-fsgctl', path.join(dir, `align${p}.fsgctl`), '-fsgdir', dir,
+        '-hmm', opts.aligner.hmm, '-dict', opts.aligner.dict, '-hypseg', hypseg, '-bestpath', 'no',
+        // Its default voice activity detection drops silent frames and shifts every time after them.
+        '-remove_silence', 'no', '-logfn', path.join(dir, `align${p}.log`),
+      ], { signal: opts.signal, cwd: dir });
+    } catch (e) {
+      // A broken or incompatible pocketsphinx must not fail the transcription: these segments keep their times.
+      const code = (e as NodeJS.ErrnoException).code;
+      if (e instanceof ProcessError || code === 'ENOENT' || code === 'EACCES') return;
+      throw e;
+    }
+    for (const line of (await readFile(hypseg, 'utf8').catch(() => '')).split('\n')) {
+      const r = parseHypseg(line);
+      if (r) results.set(r.id, r);
+    }
+  }));
   const out = words.map((w) => ({ ...w }));
   chunks.forEach((c, i) => {
     const r = results.get(`u${i}`);
     // The decoder gives up on a chunk it cannot fit to the grammar (no result, or other words).
     const expected = [...c.before, ...c.tokens.flat(), ...c.after];
-    if (!r || r.words.length !== expected.length || r.words.some((w, k) => w.word !== expected[k])) {
+    const at = r ? matchDecoded(r.words, expected) : null;
+    if (!r || !at) {
       stats.failed++;
       return;
     }
     let k = c.before.length;
     const timed = c.tokens.map((t) => {
-      const first = r.words[k]!, last = r.words[k + t.length - 1]!;
+      const first = r.words[at[k]!]!, last = r.words[at[k + t.length - 1]!]!;
       k += t.length;
       return { from: (c.fromFrame + first.from) / FRAME_RATE, to: (c.fromFrame + last.to) / FRAME_RATE, letters: t.join('').length };
     });
@@ -289,11 +323,18 @@ export async function forceAlign(words: Word[], spans: SegmentSpan[], samples: I
       return;
     }
     stats.aligned++;
+    // Where the aligner heard no word (silence, noise, a laugh), in source seconds.
+    const heardNothing = r.words.filter((d) => d.filler && d.word !== SPEECH).map((d) => [(c.fromFrame + d.from) / FRAME_RATE + offset, (c.fromFrame + d.to) / FRAME_RATE + offset] as const);
+    // Whisper opened the segment on a laugh or noise and crammed the words there: the aligner finds them
+    // seconds later and heard no word where Whisper put the first one. Then its times hold for the segment.
+    const first = out[c.span.first]!;
+    const openedOnNoise = timed[0]!.from + offset - first.start > MOVED_SEGMENT_SEC
+      && heardNothing.some(([a, b]) => first.start >= a - 0.05 && first.start <= b + 0.05);
     timed.forEach((t, j) => {
       const w = out[c.span.first + j]!;
-      // Far from where the energy-based timing put it: one of the two is badly wrong, and measured on
-      // utterance onsets it was the aligner (a soft first word taken for noise, see docs/benchmarks.md).
-      if (stretched[j] || Math.abs(t.from + offset - w.start) > maxShift) return;
+      // Otherwise a word far from where the energy-based timing put it keeps the old time: one of the two
+      // is badly wrong, and measured it was the aligner (a soft utterance start taken for noise, 680 ms late).
+      if (stretched[j] || (!openedOnNoise && Math.abs(t.from + offset - w.start) > maxShift)) return;
       w.start = t.from + offset;
       w.end = t.to + offset;
     });

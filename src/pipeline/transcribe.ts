@@ -186,7 +186,7 @@ export function createTranscriber(opts: TranscriberOptions): Transcriber {
         }), env, actual.start);
         const spoken = ('result' in json && json.result?.language) || language;
         if (aligner && /^en\b/i.test(spoken) && words.length) {
-          words = (await forceAlign(words, spans, samples, SAMPLE_RATE, env, { aligner, workDir: work, offset: actual.start, signal })).words;
+          words = (await forceAlign(words, spans, samples, SAMPLE_RATE, env, { aligner, workDir: work, offset: actual.start, signal, processes: threads })).words;
         }
         const result: Transcript = {
           // The detected language for "auto" (English-only models always report "en").
