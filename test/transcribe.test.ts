@@ -10,6 +10,7 @@ import { DECODER_VERSION, createTranscriber, extractAudioArgs, wavSamples } from
 import { transcriptCacheFile } from '../src/pipeline/transcript-cache.js';
 import type { Transcript, Word } from '../src/pipeline/types.js';
 import { energyEnvelope, energyRises, refineOnsets, spreadOverSpeech } from '../src/pipeline/onset-align.js';
+import { findForcedAligner, matchDecoded, parseHypseg, spokenTokens } from '../src/pipeline/forced-align.js';
 import { DEFAULT_DECODING, dtwPresetFor, whisperArgs, wordsFromWhisperJson, type WhisperJson } from '../src/pipeline/whisper-cli.js';
 import { modelDisplayName, parseModelSpec, resolveWhisperModel } from '../src/pipeline/whisper-model.js';
 import { PipelineError } from '../src/service/errors.js';
@@ -396,5 +397,34 @@ describe('argument builders', () => {
       '-m', '/m.bin', '-f', '/a.wav', '-l', 'en', '-t', '2', '-bs', '1', '-bo', '1', '-nf', '-nfa', '-dtw', 'tiny.en', '-ojf', '-of', '/t/out', '-np', '-pp',
     ]);
     expect([dtwPresetFor('base-q5_1'), dtwPresetFor('large-v3-turbo'), dtwPresetFor('my-model')]).toEqual(['base', 'large.v3.turbo', null]);
+  });
+});
+
+describe('forced alignment input and output (pocketsphinx)', () => {
+  it('spells what Whisper writes as digits the way it is said, and gives up on what it cannot spell', () => {
+    expect(spokenTokens('him$50.')).toEqual(['him', 'fifty', 'dollars']);
+    expect(spokenTokens('$1,200')).toEqual(['one', 'thousand', 'two', 'hundred', 'dollars']);
+    expect(spokenTokens('9:30')).toEqual(['nine', 'thirty']);
+    expect(spokenTokens('20%')).toEqual(['twenty', 'percent']);
+    expect(spokenTokens('"Well-known,')).toEqual(['well', 'known']);
+    expect(spokenTokens("Don't")).toEqual(["don't"]);
+    expect(spokenTokens('1990s')).toBeNull();
+  });
+
+  it('reads word times from -hypseg lines, leaving out skipped null transitions', () => {
+    const r = parseHypseg('u3 S 0 T -11840 A -10492 L -1348 -1 0 0 (NULL) 0 -1135 0 man 53 -543 -337 <sil> 315 -587 0 unless 347 -123 0 to(3) 357')!;
+    expect(r.id).toBe('u3');
+    expect(r.words.map((w) => [w.word, w.from, w.to, w.filler])).toEqual([
+      ['man', 0, 53, false], ['<sil>', 53, 315, true], ['unless', 315, 347, false], ['to', 347, 357, false],
+    ]);
+    // Fillers between words are passed over; a word the dictionary lacks ([SPEECH] in the grammar) takes one.
+    expect(matchDecoded(r.words, ['man', 'unless', 'to'])).toEqual([0, 2, 3]);
+    expect(matchDecoded(r.words, ['man', 'unless'])).toBeNull();
+    expect(matchDecoded(parseHypseg('u0 S 0 T 1 A 1 L 0 0 -1 0 old 8 -2 0 [SPEECH] 20 -3 0 <sil> 30 -4 0 keeper 50')!.words, ['old', '[SPEECH]', 'keeper'])).toEqual([0, 1, 3]);
+  });
+
+  it('is off when SHORTS_POCKETSPHINX=off or the binary is missing', () => {
+    expect(findForcedAligner({ SHORTS_POCKETSPHINX: 'off', PATH: process.env.PATH })).toBeNull();
+    expect(findForcedAligner({ SHORTS_POCKETSPHINX: '/nonexistent/pocketsphinx_batch' })).toBeNull();
   });
 });

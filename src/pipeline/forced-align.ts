@@ -266,42 +266,61 @@ export async function forceAlign(words: Word[], spans: SegmentSpan[], samples: I
   });
   if (!chunks.length) return { words, stats };
 
-  // One process per core, each with a contiguous share of the segments: loading the acoustic model costs
-  // more than aligning one segment, and pocketsphinx uses one core while Whisper has finished with both.
   const dir = opts.workDir;
   await writeFile(path.join(dir, 'align.raw'), new Uint8Array(samples.buffer, samples.byteOffset, samples.length * 2));
-  await Promise.all(chunks.map((c, i) => writeFile(path.join(dir, `u${i}.fsg`), fsgOf(`u${i}`, c))));
-  const processes = Math.max(1, Math.min(opts.processes ?? os.availableParallelism(), Math.ceil(chunks.length / 4)));
-  const per = Math.ceil(chunks.length / processes);
-  const results = new Map<string, NonNullable<ReturnType<typeof parseHypseg>>>();
-  await Promise.all(Array.from({ length: processes }, async (_, p) => {
-    const ids = chunks.map((_c, i) => i).slice(p * per, (p + 1) * per);
-    if (!ids.length) return;
-    await writeFile(path.join(dir, `align${p}.ctl`), ids.map((i) => `align ${chunks[i]!.fromFrame} ${chunks[i]!.toFrame} u${i}\n`).join(''));
-    await writeFile(path.join(dir, `align${p}.fsgctl`), ids.map((i) => `u${i}.fsg\n`).join(''));
-    const hypseg = path.join(dir, `align${p}.seg`);
-    try {
-      await runProcess(opts.aligner.bin, [
-        '-adcin', 'yes', '-adchdr', '0', '-samprate', String(sampleRate), '-cepdir', dir, '-cepext', '.raw',
-        '-ctl', path.join(dir, `align${p}.ctl`), '-fsgctl', path.join(dir, `align${p}.fsgctl`), '-fsgdir', dir,
-        '-hmm', opts.aligner.hmm, '-dict', opts.aligner.dict, '-hypseg', hypseg, '-bestpath', 'no',
-        // Its default voice activity detection drops silent frames and shifts every time after them.
-        '-remove_silence', 'no', '-logfn', path.join(dir, `align${p}.log`),
-      ], { signal: opts.signal, cwd: dir });
-    } catch (e) {
-      // A broken or incompatible pocketsphinx must not fail the transcription: these segments keep their times.
-      const code = (e as NodeJS.ErrnoException).code;
-      if (e instanceof ProcessError || code === 'ENOENT' || code === 'EACCES') return;
-      throw e;
-    }
-    for (const line of (await readFile(hypseg, 'utf8').catch(() => '')).split('\n')) {
-      const r = parseHypseg(line);
-      if (r) results.set(r.id, r);
-    }
-  }));
+  // One process per core, each with a contiguous share of the segments: loading the acoustic model costs
+  // more than aligning one segment, and pocketsphinx uses one core while Whisper has finished with both.
+  const decode = async (list: Chunk[], tag: string): Promise<Map<string, NonNullable<ReturnType<typeof parseHypseg>>>> => {
+    await Promise.all(list.map((c, i) => writeFile(path.join(dir, `${tag}${i}.fsg`), fsgOf(`${tag}${i}`, c))));
+    const processes = Math.max(1, Math.min(opts.processes ?? os.availableParallelism(), Math.ceil(list.length / 4)));
+    const per = Math.ceil(list.length / processes);
+    const results = new Map<string, NonNullable<ReturnType<typeof parseHypseg>>>();
+    await Promise.all(Array.from({ length: processes }, async (_, p) => {
+      const ids = list.map((_c, i) => i).slice(p * per, (p + 1) * per);
+      if (!ids.length) return;
+      const base = path.join(dir, `${tag}-align${p}`);
+      await writeFile(`${base}.ctl`, ids.map((i) => `align ${list[i]!.fromFrame} ${list[i]!.toFrame} ${tag}${i}\n`).join(''));
+      await writeFile(`${base}.fsgctl`, ids.map((i) => `${tag}${i}.fsg\n`).join(''));
+      try {
+        await runProcess(opts.aligner.bin, [
+          '-adcin', 'yes', '-adchdr', '0', '-samprate', String(sampleRate), '-cepdir', dir, '-cepext', '.raw',
+          '-ctl', `${base}.ctl`, '-fsgctl', `${base}.fsgctl`, '-fsgdir', dir,
+          '-hmm', opts.aligner.hmm, '-dict', opts.aligner.dict, '-hypseg', `${base}.seg`, '-bestpath', 'no',
+          // Its default voice activity detection drops silent frames and shifts every time after them.
+          '-remove_silence', 'no', '-logfn', `${base}.log`,
+        ], { signal: opts.signal, cwd: dir });
+      } catch (e) {
+        // A broken or incompatible pocketsphinx must not fail the transcription: these segments keep their times.
+        const code = (e as NodeJS.ErrnoException).code;
+        if (e instanceof ProcessError || code === 'ENOENT' || code === 'EACCES') return;
+        throw e;
+      }
+      for (const line of (await readFile(`${base}.seg`, 'utf8').catch(() => '')).split('\n')) {
+        const r = parseHypseg(line);
+        if (r) results.set(r.id, r);
+      }
+    }));
+    return results;
+  };
+  const fits = (c: Chunk, r: ReturnType<typeof parseHypseg> | undefined) => Boolean(r && matchDecoded(r.words, [...c.before, ...c.tokens.flat(), ...c.after]));
+  const first = await decode(chunks, 'u');
+  const results = new Map(chunks.map((c, i) => [c, first.get(`u${i}`)] as const));
+  // A neighbour's context words that are not in this chunk's audio (Whisper put them seconds before where
+  // they are said, as before a laugh) leave no path: such chunks are decoded once more without context.
+  const retry = chunks.filter((c) => !fits(c, results.get(c)) && (c.before.length || c.after.length)).map((c) => ({ ...c, before: [], after: [], original: c }));
+  if (retry.length) {
+    const second = await decode(retry, 'r');
+    retry.forEach((c, i) => {
+      const r = second.get(`r${i}`);
+      if (fits(c, r)) {
+        chunks[chunks.indexOf(c.original)] = c;
+        results.set(c, r);
+      }
+    });
+  }
   const out = words.map((w) => ({ ...w }));
-  chunks.forEach((c, i) => {
-    const r = results.get(`u${i}`);
+  chunks.forEach((c) => {
+    const r = results.get(c);
     // The decoder gives up on a chunk it cannot fit to the grammar (no result, or other words).
     const expected = [...c.before, ...c.tokens.flat(), ...c.after];
     const at = r ? matchDecoded(r.words, expected) : null;

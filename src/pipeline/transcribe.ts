@@ -186,7 +186,13 @@ export function createTranscriber(opts: TranscriberOptions): Transcriber {
         }), env, actual.start);
         const spoken = ('result' in json && json.result?.language) || language;
         if (aligner && /^en\b/i.test(spoken) && words.length) {
-          words = (await forceAlign(words, spans, samples, SAMPLE_RATE, env, { aligner, workDir: work, offset: actual.start, signal, processes: threads })).words;
+          const before = words;
+          // Alignment only refines times: anything but a cancellation leaves the energy-based ones.
+          words = await forceAlign(words, spans, samples, SAMPLE_RATE, env, { aligner, workDir: work, offset: actual.start, signal, processes: threads })
+            .then((r) => r.words, (e: unknown) => {
+              if (e instanceof AbortedError || signal?.aborted) throw e;
+              return before;
+            });
         }
         const result: Transcript = {
           // The detected language for "auto" (English-only models always report "en").
