@@ -11,7 +11,8 @@
 //             wannaworktogether.mp4), or assets/sample/talk.mp4 looped when that package is missing.
 // Needs `npm run build`. Prints a Markdown table (also bench-out/transcribe.md).
 // Options: --reuse (take whisper JSON from an earlier run, for alignment work; speed then is "-"),
-//          --only=name,name (decoding configurations), --no-rtf.
+//          --only=name,name (decoding configurations), --no-rtf, --max-shift=S (forced-align.ts guard),
+//          --detail=decoding|word times (every word to stderr; keeps the aligner work folders).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -309,7 +310,7 @@ async function wordsOf(json, src, alignment) {
     const cpu0 = process.cpuUsage();
     const child0 = childCpu();
     try {
-      const r = await forceAlign(words, spans, samples, SR, env, { aligner: ALIGNER, workDir: dir, maxShift: MAX_SHIFT });
+      const r = await forceAlign(words, spans, samples, SR, { aligner: ALIGNER, workDir: dir, maxShift: MAX_SHIFT });
       words = r.words;
       if (DETAIL && alignment.name.includes('after spread')) console.error('align', src.name, JSON.stringify(r.stats), dir);
       if (alignment.name.includes('after spread')) {

@@ -12,7 +12,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { ProcessError, runProcess } from '../media/process.js';
 import { setting } from '../settings.js';
-import type { EnergyEnvelope } from './onset-align.js';
 import type { TimeRange, Word } from './types.js';
 
 export interface ForcedAligner {
@@ -191,7 +190,7 @@ export function matchDecoded(decoded: DecodedWord[], expected: string[]): number
 
 /**
  * Parses -hypseg output: "uttid S s T t A a L l" then groups of "startFrame ascr lscr word" (frames from
- * the utterance's start); returns the words with their start and end frames, fillers left out.
+ * the utterance's start); returns the words with their start and end frames, fillers flagged.
  */
 export function parseHypseg(line: string): { id: string; words: DecodedWord[] } | null {
   const f = line.trim().split(/\s+/);
@@ -214,7 +213,7 @@ export function parseHypseg(line: string): { id: string; words: DecodedWord[] } 
  * Re-times `words` (seconds on the source timeline; the samples start at `offset`) segment by segment
  * with the forced aligner. Words it cannot place keep the times they came with.
  */
-export async function forceAlign(words: Word[], spans: SegmentSpan[], samples: Int16Array, sampleRate: number, env: EnergyEnvelope,
+export async function forceAlign(words: Word[], spans: SegmentSpan[], samples: Int16Array, sampleRate: number,
   opts: { aligner: ForcedAligner; workDir: string; offset?: number; signal?: AbortSignal; maxShift?: number; processes?: number }): Promise<{ words: Word[]; stats: AlignStats }> {
   const offset = opts.offset ?? 0;
   const maxShift = opts.maxShift ?? MAX_SHIFT_SEC;
@@ -230,7 +229,8 @@ export async function forceAlign(words: Word[], spans: SegmentSpan[], samples: I
     if (!span.count) return;
     // A word the dictionary lacks (a name, a misrecognition, "1990s") is the decoder's generic speech
     // filler in the grammar: the grammar has to hold every word said, or the neighbours of the missing one
-    // stretch over its sound. Measured better than keeping the whole segment's old times (benchmarks.md).
+    // stretch over its sound. Keeping the whole segment's old times instead left a segment of real speech
+    // 4 s off (printer-onboarding in docs/benchmarks.md).
     const tokens = tokensOf(span).map((t) => (known(t) ? t : [SPEECH]));
     const unknown = tokens.filter((t) => t[0] === SPEECH).length;
     if (unknown) stats.outOfDictionary++;

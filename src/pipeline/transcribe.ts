@@ -188,7 +188,7 @@ export function createTranscriber(opts: TranscriberOptions): Transcriber {
         if (aligner && /^en\b/i.test(spoken) && words.length) {
           const before = words;
           // Alignment only refines times: anything but a cancellation leaves the energy-based ones.
-          words = await forceAlign(words, spans, samples, SAMPLE_RATE, env, { aligner, workDir: work, offset: actual.start, signal, processes: threads })
+          words = await forceAlign(words, spans, samples, SAMPLE_RATE, { aligner, workDir: work, offset: actual.start, signal, processes: threads })
             .then((r) => r.words, (e: unknown) => {
               if (e instanceof AbortedError || signal?.aborted) throw e;
               return before;
