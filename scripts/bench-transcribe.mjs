@@ -14,9 +14,8 @@
 //          --only=name,name (decoding configurations), --no-rtf, --max-shift=S (forced-align.ts guard),
 //          --detail=decoding|word times (every word to stderr; keeps the aligner work folders).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
