@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } 
 import { DECODER_VERSION, createTranscriber, extractAudioArgs, wavSamples } from '../src/pipeline/transcribe.js';
 import { transcriptCacheFile } from '../src/pipeline/transcript-cache.js';
 import type { Transcript, Word } from '../src/pipeline/types.js';
-import { energyEnvelope, energyRises, refineOnsets, spreadOverSpeech } from '../src/pipeline/onset-align.js';
+import { MIN_WORD_SEC, energyEnvelope, energyRises, giveEveryWordTime, refineOnsets, spreadOverSpeech } from '../src/pipeline/onset-align.js';
 import { findForcedAligner, matchDecoded, parseHypseg, spokenTokens } from '../src/pipeline/forced-align.js';
 import { DEFAULT_DECODING, dtwPresetFor, whisperArgs, wordsFromWhisperJson, type WhisperJson } from '../src/pipeline/whisper-cli.js';
 import { modelDisplayName, parseModelSpec, resolveWhisperModel } from '../src/pipeline/whisper-model.js';
@@ -426,5 +426,29 @@ describe('forced alignment input and output (pocketsphinx)', () => {
   it('is off when SHORTS_POCKETSPHINX=off or the binary is missing', () => {
     expect(findForcedAligner({ SHORTS_POCKETSPHINX: 'off', PATH: process.env.PATH })).toBeNull();
     expect(findForcedAligner({ SHORTS_POCKETSPHINX: '/nonexistent/pocketsphinx_batch' })).toBeNull();
+  });
+});
+
+describe('giveEveryWordTime', () => {
+  it('gives a word squeezed to nothing time in the pause before it, so its caption page is shown', () => {
+    // As measured on the shipped sample: "you." stamped at the next sentence's first word, after a pause.
+    const words = [
+      { text: 'tells', start: 12.53, end: 12.85, probability: 0.9 },
+      { text: 'you.', start: 13.47, end: 13.47, probability: 0.9 },
+      { text: 'Most', start: 13.47, end: 13.81, probability: 0.9 },
+    ];
+    const out = giveEveryWordTime(words, 80);
+    expect(out[1]!.end - out[1]!.start).toBeCloseTo(MIN_WORD_SEC, 6);
+    expect(out[1]!.end).toBeLessThanOrEqual(out[2]!.start);
+    expect(out[1]!.start).toBeGreaterThanOrEqual(out[0]!.end);
+    // Words with time keep it.
+    expect(out[0]).toEqual(words[0]);
+    expect(out[2]).toEqual(words[2]);
+  });
+
+  it('extends the end first when the next word leaves room', () => {
+    const out = giveEveryWordTime([{ text: 'reasons.', start: 28.715, end: 28.715, probability: 1 }], 80);
+    expect(out[0]!.start).toBe(28.715);
+    expect(out[0]!.end).toBeCloseTo(28.815, 6);
   });
 });

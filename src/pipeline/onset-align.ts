@@ -239,3 +239,28 @@ function letterPlan(words: Word[], runs: [number, number][]): { positions: numbe
   }
   return { positions, ends };
 }
+
+/** The shortest time a word is given: about one short syllable. */
+export const MIN_WORD_SEC = 0.1;
+
+/**
+ * Gives every word at least MIN_WORD_SEC. Segment edges and alignment can squeeze a word to nothing
+ * (Whisper's last word of a segment stamped at the next one's start): a caption page made of it would be
+ * shown for no time and libass drops it, so a spoken word went missing from the burned captions. The end
+ * is extended first (starts are what the timing work measured); where the next word follows at once the
+ * start moves back into the pause before it, taking at most half of the previous word.
+ */
+export function giveEveryWordTime(words: Word[], rangeEnd: number): Word[] {
+  const out = words.map((w) => ({ ...w }));
+  out.forEach((w, i) => {
+    if (w.end - w.start >= MIN_WORD_SEC) return;
+    const nextStart = out[i + 1]?.start ?? rangeEnd;
+    w.end = Math.max(w.end, Math.min(w.start + MIN_WORD_SEC, nextStart));
+    if (w.end - w.start >= MIN_WORD_SEC) return;
+    const prev = out[i - 1];
+    const floor = prev ? (prev.start + prev.end) / 2 : 0;
+    w.start = Math.max(floor, Math.min(w.start, w.end - MIN_WORD_SEC));
+    if (prev && prev.end > w.start) prev.end = w.start;
+  });
+  return out;
+}

@@ -10,7 +10,7 @@ import { buildSentences } from './sentences.js';
 import { readCachedTranscript, writeCachedTranscript, type TranscriptCacheKey } from './transcript-cache.js';
 import type { TimeRange, Transcript } from './types.js';
 import { findForcedAligner, forceAlign, type SegmentSpan } from './forced-align.js';
-import { energyEnvelope, refineOnsets, spreadOverSpeech } from './onset-align.js';
+import { energyEnvelope, giveEveryWordTime, refineOnsets, spreadOverSpeech } from './onset-align.js';
 import { DEFAULT_DECODING, runWhisperCli, whisperCliPath, wordsFromWhisperJson } from './whisper-cli.js';
 import { DEFAULT_MODEL, modelDisplayName, parseModelSpec, resolveWhisperModel } from './whisper-model.js';
 
@@ -21,7 +21,7 @@ const STAGE = 'transcribing_audio';
  * decoding or word timing changes.
  */
 export const DECODER_VERSION = `bs${DEFAULT_DECODING.beamSize}-bo${DEFAULT_DECODING.bestOf}${DEFAULT_DECODING.temperatureFallback ? '-tf' : ''}` +
-  `${DEFAULT_DECODING.dtwPreset ? '-dtw' : ''}+spread2+onsets2`;
+  `${DEFAULT_DECODING.dtwPreset ? '-dtw' : ''}+spread2+onsets2+minword1`;
 /** Part of the cache key: transcripts timed without the forced aligner are made again once it is installed. */
 const ALIGNER_VERSION = 'ps1';
 const SAMPLE_RATE = 16_000;
@@ -194,6 +194,7 @@ export function createTranscriber(opts: TranscriberOptions): Transcriber {
               return before;
             });
         }
+        words = giveEveryWordTime(words, actual.end);
         const result: Transcript = {
           // The detected language for "auto" (English-only models always report "en").
           language: spoken,
