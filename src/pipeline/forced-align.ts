@@ -354,8 +354,17 @@ export async function forceAlign(words: Word[], spans: SegmentSpan[], samples: I
       // Otherwise a word far from where the energy-based timing put it keeps the old time: one of the two
       // is badly wrong, and measured it was the aligner (a soft utterance start taken for noise, 680 ms late).
       if (stretched[j] || (!openedOnNoise && Math.abs(t.from + offset - w.start) > maxShift)) return;
+      const oldEnd = w.end;
       w.start = t.from + offset;
       w.end = t.to + offset;
+      // A word the dictionary lacks was a [SPEECH] filler, which the decoder keeps short and lets silence
+      // fillers take the rest of the word: its start holds, its end runs to the next word (or, last in the
+      // chunk, at least to where the energy-based timing ended it). Measured on LibriVox "ill-disposed",
+      // heard as "old-sposed": the filler ended 0.7 s before the word did and a clip edge cut into it.
+      if (c.tokens[j]![0] === SPEECH) {
+        const next = timed[j + 1];
+        w.end = next ? Math.max(w.end, next.from + offset) : Math.max(w.end, oldEnd);
+      }
     });
   });
   // Keep the words in order where aligned and kept times meet.

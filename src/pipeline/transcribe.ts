@@ -23,7 +23,7 @@ const STAGE = 'transcribing_audio';
 export const DECODER_VERSION = `bs${DEFAULT_DECODING.beamSize}-bo${DEFAULT_DECODING.bestOf}${DEFAULT_DECODING.temperatureFallback ? '-tf' : ''}` +
   `${DEFAULT_DECODING.dtwPreset ? '-dtw' : ''}+spread2+onsets2+minword1`;
 /** Part of the cache key: transcripts timed without the forced aligner are made again once it is installed. */
-const ALIGNER_VERSION = 'ps1';
+const ALIGNER_VERSION = 'ps2';
 const SAMPLE_RATE = 16_000;
 /** Share of the progress bar given to cutting the audio out; recognition takes the rest. */
 const EXTRACT_SHARE = 0.05;
