@@ -91,7 +91,7 @@ const transcript = await transcriber.transcribe({ mediaPath: source, range: { st
 const tTranscribe = now() - t0;
 line('## 2. Transcription alone');
 line();
-line(`${fmt(RANGE_END)} of speech in ${fmt(tTranscribe)}: **${(RANGE_END / tTranscribe).toFixed(1)}x real time** (${transcript.words.length} words, ${transcript.sentences.length} sentences; target >= 12x).`);
+line(`${fmt(RANGE_END)} of speech in ${fmt(tTranscribe)}: **${(RANGE_END / tTranscribe).toFixed(1)}x real time** (${transcript.words.length} words, ${transcript.sentences.length} sentences; target >= 10x with beam search and forced alignment, issue 10).`);
 line();
 
 // 3. One 60 s captioned clip vs a bare crop+scale+encode of the same range.
@@ -99,6 +99,7 @@ const { planReframe } = await import(path.join(root, 'dist', 'pipeline', 'refram
 const { buildCues, buildAss } = await import(path.join(root, 'dist', 'pipeline', 'captions.js'));
 const { DEFAULT_TEMPLATE, fontsDir } = await import(path.join(root, 'dist', 'catalog', 'templates.js'));
 const { renderClip } = await import(path.join(root, 'dist', 'media', 'render.js'));
+const { PLATFORM_LOUDNESS } = await import(path.join(root, 'dist', 'media', 'render-plan.js'));
 const { probeMedia } = await import(path.join(root, 'dist', 'media', 'probe.js'));
 const { info } = await probeMedia(source);
 const clip = { start: 100, end: 160 };
@@ -110,7 +111,9 @@ writeFileSync(assPath, buildAss(buildCues(transcript.words, clip, { wordsPerCue:
 t0 = now();
 await renderClip({ version: 1, input: { path: source, start: clip.start, end: clip.end, width: info.width, height: info.height, hasAudio: true },
   output: { path: path.join(out, 'ours-60s.mp4'), width: 1080, height: 1920, preset: PRESET, crf: 23, x264Params: X264_PARAMS || undefined }, reframe,
-  background: { blur: true, color: '#000000' }, captions: { assPath, fontsDir: fontsDir() } }, {});
+  background: { blur: true, color: '#000000' }, captions: { assPath, fontsDir: fontsDir() },
+  // As shorts create renders it: measured first, then -14 LUFS / -1 dBTP in the same encode (issue 10).
+  loudness: PLATFORM_LOUDNESS }, {});
 const tOurs = now() - t0;
 const cropW = Math.round((info.height * 9) / 16 / 2) * 2;
 const bare = (params) => {
@@ -127,7 +130,7 @@ line();
 line('| Render | Wall |');
 line('|---|---|');
 line(`| face sampling + crop path (reframe) | ${fmt(tReframe)} |`);
-line(`| ours: fill crop following the face + Karaoke captions (libass), ${PRESET}${X264_PARAMS ? ` + ${X264_PARAMS}` : ''} | ${fmt(tOurs)} |`);
+line(`| ours: fill crop following the face + Karaoke captions (libass) + platform loudness, ${PRESET}${X264_PARAMS ? ` + ${X264_PARAMS}` : ''} | ${fmt(tOurs)} |`);
 line(`| bare ffmpeg: static crop + scale + encode, plain ${PRESET} | ${fmt(tBare)} |`);
 if (X264_PARAMS) line(`| bare ffmpeg: static crop + scale + encode, ${PRESET} + ${X264_PARAMS} | ${fmt(tBareTuned)} |`);
 line();
