@@ -20,6 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
+import { festivalWithWordTimes } from './festival-words.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const out = path.join(root, 'bench-out');
@@ -150,23 +151,7 @@ function pigSqueal() {
 /** Festival's SLT voice with its own word start times (Segment relation), one utterance per text. */
 function festival(name, text) {
   const wav = path.join(work, `${name}.wav`);
-  const times = path.join(work, `${name}.words.tsv`);
-  if (!existsSync(wav) || !existsSync(times)) {
-    const raw = path.join(work, `${name}.raw.wav`);
-    const scm = path.join(work, `${name}.scm`);
-    writeFileSync(scm, `(voice_cmu_us_slt_arctic_hts)
-(set! u (Utterance Text ${JSON.stringify(text)}))
-(utt.synth u)
-(utt.save.wave u ${JSON.stringify(raw)} 'riff)
-(mapcar (lambda (w) (format t "%s\\t%f\\n" (item.name w) (item.feat w "R:SylStructure.daughter1.daughter1.segment_start"))) (utt.relation.items u 'Word))
-`);
-    const tsv = sh('festival', ['-b', scm], { encoding: 'utf8' });
-    // Half a second of room noise before and after, as a recording would have.
-    sh(ffmpeg, ['-v', 'error', '-y', '-i', raw, '-af', 'adelay=500:all=1,apad=pad_dur=0.5', '-ac', '1', '-ar', String(SR), '-c:a', 'pcm_s16le', wav]);
-    writeFileSync(times, tsv.trim().split('\n').map((l) => { const [w, s] = l.split('\t'); return `${w}\t${(Number(s) + 0.5).toFixed(3)}`; }).join('\n'));
-  }
-  const words = readFileSync(times, 'utf8').trim().split('\n').map((l) => { const [w, s] = l.split('\t'); return { text: w, onset: Number(s) }; });
-  return { name, file: wav, text, words };
+  return { name, file: wav, text, words: festivalWithWordTimes(text, wav, { sampleRate: SR, ffmpeg }) };
 }
 
 const FESTIVAL_TEXTS = [

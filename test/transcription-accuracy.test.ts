@@ -11,6 +11,7 @@ import { createTranscriber, wavSamples } from '../src/pipeline/transcribe.js';
 import type { Word } from '../src/pipeline/types.js';
 import { FIXTURES, JFK_TEXT, JFK_WAV } from './helpers/media.js';
 import { normalizeWords, wordErrorRate } from './helpers/wer.js';
+import { festivalWithWordTimes } from '../scripts/festival-words.mjs';
 
 const SR = 16_000;
 const LIBRIVOX = '/usr/share/pocketsphinx/test/data/librivox';
@@ -193,25 +194,9 @@ describe('transcription accuracy on real recordings (whisper.cpp beam search + o
 
 /** Festival's SLT voice reading `text`, with its own start time of every word (its Segment relation). */
 function festivalWithTimes(name: string, text: string): { file: string; words: { text: string; onset: number }[] } {
+  mkdirSync(FIXTURES, { recursive: true });
   const file = path.join(FIXTURES, `accuracy-${name}.wav`);
-  const times = `${file}.words.tsv`;
-  if (!existsSync(file) || !existsSync(times)) {
-    mkdirSync(FIXTURES, { recursive: true });
-    const raw = `${file}.raw.wav`, scm = `${file}.scm`;
-    writeFileSync(scm, `(voice_cmu_us_slt_arctic_hts)
-(set! u (Utterance Text ${JSON.stringify(text)}))
-(utt.synth u)
-(utt.save.wave u ${JSON.stringify(raw)} 'riff)
-(mapcar (lambda (w) (format t "%s\\t%f\\n" (item.name w) (item.feat w "R:SylStructure.daughter1.daughter1.segment_start"))) (utt.relation.items u 'Word))
-`);
-    const tsv = execFileSync('festival', ['-b', scm], { encoding: 'utf8' });
-    // Half a second of silence before and after, as in a recording.
-    execFileSync('ffmpeg', ['-v', 'error', '-y', '-i', raw, '-af', 'adelay=500:all=1,apad=pad_dur=0.5', '-ac', '1', '-ar', String(SR), '-c:a', 'pcm_s16le', `${file}.tmp.wav`]);
-    renameSync(`${file}.tmp.wav`, file);
-    writeFileSync(times, tsv.trim().split('\n').map((l) => { const [w, t] = l.split('\t'); return `${w}\t${(Number(t) + 0.5).toFixed(3)}`; }).join('\n'));
-  }
-  const words = readFileSync(times, 'utf8').trim().split('\n').map((l) => { const [w, t] = l.split('\t'); return { text: w!, onset: Number(t) }; });
-  return { file, words };
+  return { file, words: festivalWithWordTimes(text, file, { sampleRate: SR }) };
 }
 
 /** |recognised start - true onset| of every word recognised as said, sorted. */
