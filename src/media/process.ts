@@ -10,6 +10,11 @@ export interface RunOptions {
   onStderr?: (chunk: string) => void;
   /** Called with each chunk of stdout, for programs that report progress there (yt-dlp). */
   onStdout?: (chunk: string) => void;
+  /**
+   * Streams stdout's bytes here instead of collecting them (RunResult's stdout is then empty): hours of
+   * raw PCM are analysed as they arrive rather than held in memory.
+   */
+  streamStdout?: (chunk: Buffer) => void;
   /** Keep at most this many bytes of stderr for error messages. */
   stderrLimit?: number;
 }
@@ -49,6 +54,7 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
     const out: Buffer[] = [];
     let err = '';
     child.stdout.on('data', (b: Buffer) => {
+      if (opts.streamStdout) return opts.streamStdout(b);
       out.push(b);
       opts.onStdout?.(b.toString());
     });

@@ -7,11 +7,11 @@
 // the 0-4 kHz band where laughter, screams and applause differ. Pitch is our own short YIN estimator:
 // the maintained npm trackers (pitchfinder) are GPL-3.0, which this MIT project cannot ship, and
 // ffmpeg has no pitch filter.
-import { spawn } from 'node:child_process';
 import { mediaBinaries } from '../media/binaries.js';
-import { AbortedError, ProcessError } from '../media/process.js';
+import { AbortedError, runProcess } from '../media/process.js';
 import { PipelineError } from '../service/errors.js';
 import type { AudioEvent, AudioEventKind, AudioTrack, TimeRange, Word } from './types.js';
+import { quantile } from './stats.js';
 
 export const AUDIO_SAMPLE_RATE = 8000;
 /** Hop between analysis frames. */
@@ -46,35 +46,12 @@ export async function analyseAudio(mediaPath: string, range: TimeRange, signal?:
   const { ffmpeg } = mediaBinaries();
   const analyser = new FrameAnalyser(range.start);
   try {
-    await streamStdout(ffmpeg, audioArgs(mediaPath, range), (chunk) => analyser.push(chunk), signal);
+    await runProcess(ffmpeg, audioArgs(mediaPath, range), { signal, streamStdout: (chunk) => analyser.push(chunk) });
   } catch (err) {
     if (err instanceof AbortedError) throw err;
     throw new PipelineError('highlights', 'Could not read the audio of the video to find its best moments', { cause: err });
   }
   return analyser.finish();
-}
-
-/** Runs a program, handing each stdout chunk to `onChunk` instead of keeping it; stderr is kept for errors. */
-function streamStdout(command: string, args: readonly string[], onChunk: (b: Buffer) => void, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new AbortedError());
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stdout.on('data', onChunk);
-    child.stderr.on('data', (b: Buffer) => { stderr = (stderr + b.toString()).slice(-16_384); });
-    const onAbort = () => child.kill('SIGKILL');
-    signal?.addEventListener('abort', onAbort, { once: true });
-    child.on('error', (e) => {
-      signal?.removeEventListener('abort', onAbort);
-      reject(e);
-    });
-    child.on('close', (code, sig) => {
-      signal?.removeEventListener('abort', onAbort);
-      if (signal?.aborted || sig === 'SIGINT' || sig === 'SIGTERM') return reject(new AbortedError());
-      if (code !== 0) return reject(new ProcessError(command, code, stderr));
-      resolve();
-    });
-  });
 }
 
 /** Samples a frame's analysis reads from its start: the pitch window is the longest. */
@@ -419,13 +396,6 @@ export function wordMask(track: AudioTrack, words: readonly Word[], margin: numb
     for (let f = a; f <= b; f++) mask[f] = true;
   }
   return mask;
-}
-
-/** The q-quantile of values (nearest rank); 0 for none. */
-export function quantile(values: readonly number[], q: number): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((x, y) => x - y);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.round(q * (sorted.length - 1))))]!;
 }
 
 function round(x: number, digits: number): number {

@@ -4,8 +4,7 @@
 // Sentence-level signals are computed once; span features then come from prefix sums so that scoring
 // any sentence span i..j costs O(1) (plus a binary search for the heatmap). The lexicons are small and
 // general on purpose: they separate a told story, a question answered or a menu read aloud, not NLP.
-import { quantile } from './audio-features.js';
-import { median } from './stats.js';
+import { median, quantile } from './stats.js';
 import { segmentTopics, type TopicSegmentation } from './topics.js';
 import type {
   AudioEvent, AudioEventKind, AudioTrack, Evidence, HeatmapPoint, HighlightFeatures, Sentence, TimeRange,
