@@ -4,7 +4,7 @@ import { CommanderError } from 'commander';
 import { buildProgram } from './program.js';
 import { CliError, EXIT } from './cli-error.js';
 import { makeClient } from '../client/client-factory.js';
-import { ShortsError } from '../service/errors.js';
+import { ShortsError } from '../errors.js';
 import { note } from './output.js';
 import { setting } from '../settings.js';
 

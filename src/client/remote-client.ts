@@ -14,7 +14,7 @@ import type {
   CancelResponse, CreateResponse, Pagination, PostObject, RequestDetail, RequestListItem, StatusResponse, TemplateList,
 } from '../service/api-types.js';
 import type { RequestStatus } from '../engine/job-store.js';
-import { ERROR_CODES, ShortsError, type ErrorCode } from '../service/errors.js';
+import { ERROR_CODES, ShortsError, type ErrorCode } from '../errors.js';
 
 /** Spec 4.3: poll every 10 seconds, give up after about 45 minutes. */
 export const DEFAULT_POLL_INTERVAL_MS = 10_000;

@@ -28,7 +28,7 @@ import { findMusic, musicFilePath, randomMusic } from '../catalog/music.js';
 import { findGameVideo, gameVideoFilePath, randomGameOffset, randomGameVideo } from '../catalog/game-videos.js';
 import { findMemeHook, memeHookCatalog, memeHookFilePath, memeHookForClip, type MemeHook } from '../catalog/meme-hooks.js';
 import { measureIntegratedLoudness } from '../media/speech-loudness.js';
-import { PipelineError, ShortsError } from '../service/errors.js';
+import { PipelineError, ShortsError } from '../errors.js';
 import type { CaptionCue, ClipCopy, FetchedSource, Highlight, MediaInfo, TimeRange, Transcript } from '../pipeline/types.js';
 import type { CaptionTemplate } from '../catalog/templates.js';
 

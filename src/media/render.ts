@@ -4,7 +4,7 @@
 // output.path is always a finished clip (a retried job can trust it and skip the render).
 import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { PipelineError } from '../service/errors.js';
+import { PipelineError } from '../errors.js';
 import { mediaBinaries } from './binaries.js';
 import { buildRenderArgs, partialOutputPath } from './ffmpeg-args.js';
 import { AbortedError, ProcessError, runProcess } from './process.js';

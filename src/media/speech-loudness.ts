@@ -8,7 +8,7 @@ import { mediaBinaries } from './binaries.js';
 import { MAX_LOUDNESS_GAIN_DB, TRUE_PEAK_MARGIN_DB, segmentLoudnessArgs, segmentTargetLufs, type Segment } from './ffmpeg-args.js';
 import { AbortedError, runProcess } from './process.js';
 import type { RenderPlan, SegmentGains } from './render-plan.js';
-import { PipelineError } from '../service/errors.js';
+import { PipelineError } from '../errors.js';
 import type { TimeRange } from '../pipeline/types.js';
 
 /** Below this the clip has no voice worth following (ebur128's absolute gate is -70 LUFS). */

@@ -12,7 +12,7 @@ import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import got, { HTTPError, RequestError, type OptionsInit, type Response } from 'got';
 import { AbortedError } from '../media/process.js';
-import { ShortsError } from '../service/errors.js';
+import { ShortsError } from '../errors.js';
 import { pinnedLookup } from './pinned-lookup.js';
 
 /** Spec 4.2: a reported Content-Length above 10 GB is rejected. */

@@ -4,7 +4,7 @@
 // (pinned-lookup.ts), and every redirect goes through the guard again (download.ts guardedGotOptions).
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIPv4, isIPv6 } from 'node:net';
-import { ShortsError, type ErrorCode } from '../service/errors.js';
+import { ShortsError, type ErrorCode } from '../errors.js';
 import { headFileUrl, type UrlCheck } from './download.js';
 import { parsePageUrl } from './ytdlp.js';
 import { setting } from '../settings.js';

@@ -5,7 +5,7 @@ import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { mediaBinaries } from '../media/binaries.js';
 import { AbortedError, ProcessError, runProcess } from '../media/process.js';
-import { PipelineError, ShortsError } from '../service/errors.js';
+import { PipelineError, ShortsError } from '../errors.js';
 import { formatBytes } from './download.js';
 import { proxiedEnv, type EgressProxy } from './egress-proxy.js';
 import type { HeatmapPoint } from '../pipeline/types.js';

@@ -9,7 +9,7 @@
 // ffmpeg has no pitch filter.
 import { mediaBinaries } from '../media/binaries.js';
 import { AbortedError, runProcess } from '../media/process.js';
-import { PipelineError } from '../service/errors.js';
+import { PipelineError } from '../errors.js';
 import type { AudioEvent, AudioEventKind, AudioTrack, TimeRange, Word } from './types.js';
 import { quantile } from './stats.js';
 

@@ -9,7 +9,7 @@ import * as ort from 'onnxruntime-node';
 import { mediaBinaries } from '../media/binaries.js';
 import { probeMedia } from '../media/probe.js';
 import { AbortedError, ProcessError, runProcess } from '../media/process.js';
-import { PipelineError } from '../service/errors.js';
+import { PipelineError } from '../errors.js';
 import type { FaceBox, TimeRange } from './types.js';
 
 export type DetectedFace = Omit<FaceBox, 't'>;

@@ -8,7 +8,7 @@ import { MediaError, probeMedia } from '../media/probe.js';
 import { DEFAULT_MAX_BYTES, downloadFile, type UrlCheck } from '../net/download.js';
 import { startEgressProxy } from '../net/egress-proxy.js';
 import { downloadWithYtDlp, fetchYtDlpInfo, parsePageUrl, resolveYtDlp } from '../net/ytdlp.js';
-import { ShortsError } from '../service/errors.js';
+import { ShortsError } from '../errors.js';
 import type { FetchedSource } from './types.js';
 
 export type SourceInput =

@@ -11,13 +11,13 @@ import { fileURLToPath } from 'node:url';
 import got, { HTTPError, RequestError, type Response } from 'got';
 import { guardedGotOptions, mediaType, parseFileUrl, type UrlCheck } from '../net/download.js';
 import { AbortedError } from '../media/process.js';
-import { ShortsError } from '../service/errors.js';
-import type { Language } from '../service/languages.js';
+import { ShortsError } from '../errors.js';
+import type { Language } from '../languages.js';
 import type { FontRef } from '../catalog/templates.js';
 import { assFontText } from './caption-text.js';
 import { assColor, assTime, escapeAssText } from './captions.js';
 
-/** "Subscribe for more" in every spec language (src/service/languages.ts); the default outro line. */
+/** "Subscribe for more" in every spec language (src/languages.ts); the default outro line. */
 export const SUBSCRIBE_LINES: Record<Language, string> = {
   en: 'Subscribe for more',
   af: 'Teken in vir meer',

@@ -1,6 +1,6 @@
 // Fits the requested time range to the source's real duration (spec 4.2): a range that runs past the
 // end is shortened and reported as a TimeAdjustment; a range that starts past the end cannot be saved.
-import { ShortsError } from '../service/errors.js';
+import { ShortsError } from '../errors.js';
 import type { TimeAdjustment, TimeRange } from './types.js';
 
 /** Seconds rounded to milliseconds, so reported values do not carry ffprobe's float noise. */

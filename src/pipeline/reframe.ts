@@ -2,7 +2,7 @@
 // a crop window that does not jitter, and decides the layout for `auto`. Everything but planReframe is
 // pure so the geometry and the smoothing are tested without video.
 import { AbortedError } from '../media/process.js';
-import { PipelineError } from '../service/errors.js';
+import { PipelineError } from '../errors.js';
 import { pickMainFace, type MainFace } from './face-tracker.js';
 import { sampleFaces, type FaceSample } from './faces.js';
 import { findCuts, frameSignature, splitShots, type SampledFrame } from './shots.js';

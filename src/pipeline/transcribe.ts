@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { mediaBinaries } from '../media/binaries.js';
 import { AbortedError, ProcessError, lastLines, runProcess } from '../media/process.js';
-import { PipelineError } from '../service/errors.js';
+import { PipelineError } from '../errors.js';
 import { buildSentences } from './sentences.js';
 import { readCachedTranscript, writeCachedTranscript, type TranscriptCacheKey } from './transcript-cache.js';
 import type { TimeRange, Transcript } from './types.js';

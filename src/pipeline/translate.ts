@@ -3,7 +3,7 @@
 // at creation (supportsPair), and an answer that does not fit (wrong count, not strings) is an error,
 // so untranslated text is never rendered as if it were translated.
 import got from 'got';
-import { LANGUAGES } from '../service/languages.js';
+import { LANGUAGES } from '../languages.js';
 import { NoContentError, chatJson } from '../net/chat-completions.js';
 import type { CaptionCue } from './types.js';
 import { setting } from '../settings.js';

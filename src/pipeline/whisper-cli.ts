@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { ProcessError, lastLines, runProcess } from '../media/process.js';
-import { PipelineError } from '../service/errors.js';
+import { PipelineError } from '../errors.js';
 import type { TimeRange, Word } from './types.js';
 
 const STAGE = 'transcribing_audio';

@@ -5,7 +5,7 @@ import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import got from 'got';
-import { PipelineError } from '../service/errors.js';
+import { PipelineError } from '../errors.js';
 import { setting } from '../settings.js';
 
 export const DEFAULT_MODEL = 'tiny.en';

@@ -1,7 +1,7 @@
 // `shorts serve`'s HTTP adapter over the Service: authentication, the two rate-limit layers and their
 // headers, subscription checks, JSON envelopes and the one error handler. No business rules here.
 import http from 'node:http';
-import { ShortsError } from '../service/errors.js';
+import { ShortsError } from '../errors.js';
 import type { AccountStore } from '../service/accounts.js';
 import type { Service } from '../service/service.js';
 import type { JobStore } from '../engine/job-store.js';

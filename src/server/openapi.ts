@@ -4,7 +4,7 @@
 // rate-limit pools from ENDPOINT_LIMITERS; test/openapi.test.ts validates real Service responses
 // against these schemas, so the document cannot drift from the code.
 import { CREATE_OPTIONS, type OptionDef } from '../service/create-options.js';
-import { ERROR_CODES, type ErrorCode } from '../service/errors.js';
+import { ERROR_CODES, type ErrorCode } from '../errors.js';
 import { PLATFORMS, POST_STATUSES } from '../service/list-query.js';
 import { ENDPOINT_LIMITERS, type LimiterName } from './rate-limit.js';
 

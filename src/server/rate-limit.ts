@@ -11,7 +11,7 @@
 // incremented in one IMMEDIATE transaction, so a request refused by one layer consumes nothing from
 // the others and two processes on one database cannot both take the last slot.
 import type Database from 'better-sqlite3';
-import { ShortsError } from '../service/errors.js';
+import { ShortsError } from '../errors.js';
 import type { AccountRecord } from '../service/accounts.js';
 
 export type LimiterName = 'videoCreation' | 'statusCheck' | 'listRequests' | 'standard' | 'posts';

@@ -5,7 +5,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 // Type-only on purpose: the store works on any handle it is given and pulls in no native module itself.
 import type Database from 'better-sqlite3';
-import { ShortsError } from './errors.js';
+import { ShortsError } from '../errors.js';
 
 export interface AccountRecord {
   id: string;

@@ -1,6 +1,6 @@
 // Every creation option of spec 4.2, defined once: the API field, its CLI flag, type, default and rule.
 // The validator, the CLI's flags (and later the OpenAPI document) are all derived from this table.
-import { LANGUAGES } from './languages.js';
+import { LANGUAGES } from '../languages.js';
 
 export const PREFERRED_LENGTHS = ['under30sec', 'under60sec', 'under90sec', 'under3min', 'under5min', 'under10min'] as const;
 export const LAYOUTS = ['auto', 'fill', 'fit', 'square'] as const;

@@ -1,9 +1,9 @@
 // Validates a creation body (API JSON or CLI flags turned into the same shape) into a typed
 // CreateRequest, with the spec's error codes. Network checks of URLs (HEAD, address guard) are not
 // here: they belong to the service, which runs them after these pure rules pass.
-import { ShortsError } from './errors.js';
+import { ShortsError } from '../errors.js';
 import { CREATE_OPTIONS, type OptionDef, type LAYOUTS, type PREFERRED_LENGTHS } from './create-options.js';
-import type { Language } from './languages.js';
+import type { Language } from '../languages.js';
 
 import type { SourceInput } from '../pipeline/fetch.js';
 

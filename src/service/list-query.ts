@@ -1,6 +1,6 @@
 // Pagination and filter parsing for the list endpoints (spec 4.1, 4.8-4.10), from strings (query
 // strings, CLI flags) into typed values; the error names the bad parameter.
-import { ShortsError } from './errors.js';
+import { ShortsError } from '../errors.js';
 import type { ListRequestsQuery } from './api-types.js';
 
 const STATUSES = ['queued', 'processing', 'completed', 'failed', 'cancelled'] as const;

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ShortsError } from './errors.js';
+import { ShortsError } from '../errors.js';
 import { validateCreateRequest, type CreateRequest } from './create-request.js';
 import { parseListRequests, parsePostsQuery, paginate, parsePage } from './list-query.js';
 import type {

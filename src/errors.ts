@@ -1,4 +1,5 @@
-// One error class and one table from code to HTTP status and CLI exit code, used by `serve` and the CLI.
+// One error class and one table from code to HTTP status and CLI exit code, used by every layer: a
+// neutral module (no imports), so pipeline, media and net stages can raise them without depending on the service.
 export const ERROR_CODES = {
   invalid_request: { http: 400, exit: 2 },
   invalid_video_site_url: { http: 400, exit: 2 },
