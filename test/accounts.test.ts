@@ -12,7 +12,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { JobStore } from '../src/engine/job-store.js';
 import { AccountStore, TIER_LIMITS } from '../src/service/accounts.js';
-import { ShortsError } from '../src/service/errors.js';
+import { ShortsError } from '../src/errors.js';
 
 function open(now?: () => number): { accounts: AccountStore; store: JobStore; file: string } {
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'accounts-')), 'shorts.db');

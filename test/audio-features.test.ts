@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyseAudio, audioArgs, findAudioEvents } from '../src/pipeline/audio-features.js';
-import { PipelineError } from '../src/service/errors.js';
+import { PipelineError } from '../src/errors.js';
 import { dryTalk } from './helpers/dry-talk.js';
 import { dryTalkTranscript } from './helpers/dry-talk-transcript.js';
 import { JFK_WAV, video } from './helpers/media.js';

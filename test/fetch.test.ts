@@ -8,7 +8,7 @@ import { AbortedError } from '../src/media/process.js';
 import { dispositionFileName, headFileUrl } from '../src/net/download.js';
 import { isShortFormUrl, parseYtDlpInfo, parseYtDlpProgress, ytDlpErrorReason } from '../src/net/ytdlp.js';
 import { contentKey, fetchSource } from '../src/pipeline/fetch.js';
-import { PipelineError, ShortsError } from '../src/service/errors.js';
+import { PipelineError, ShortsError } from '../src/errors.js';
 import { video } from './helpers/media.js';
 import { rejection } from './helpers/rejection.js';
 

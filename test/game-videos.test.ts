@@ -15,7 +15,7 @@ import { JobStore } from '../src/engine/job-store.js';
 import { renderClip } from '../src/media/render.js';
 import type { RenderPlan } from '../src/media/render-plan.js';
 import { validateCreateRequest } from '../src/service/create-request.js';
-import { ShortsError } from '../src/service/errors.js';
+import { ShortsError } from '../src/errors.js';
 import { Service } from '../src/service/service.js';
 
 function ff(args: string[]): string {

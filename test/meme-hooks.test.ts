@@ -18,7 +18,7 @@ import { JobStore } from '../src/engine/job-store.js';
 import { renderClip } from '../src/media/render.js';
 import { renderedSeconds, type RenderPlan } from '../src/media/render-plan.js';
 import { validateCreateRequest } from '../src/service/create-request.js';
-import { ShortsError } from '../src/service/errors.js';
+import { ShortsError } from '../src/errors.js';
 import { Service } from '../src/service/service.js';
 import type { RequestDetail } from '../src/service/api-types.js';
 import { SAMPLE, cliEnv, runCli } from './helpers/cli.js';

@@ -14,7 +14,7 @@ import { renderClip } from '../src/media/render.js';
 import type { RenderPlan } from '../src/media/render-plan.js';
 import { measureIntegratedLoudness } from '../src/media/speech-loudness.js';
 import { validateCreateRequest } from '../src/service/create-request.js';
-import { ShortsError } from '../src/service/errors.js';
+import { ShortsError } from '../src/errors.js';
 import { Service } from '../src/service/service.js';
 import { DEFAULT_TEMPLATE } from '../src/catalog/templates.js';
 import { concatSpeech, speech, video } from './helpers/media.js';

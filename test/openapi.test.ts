@@ -16,7 +16,7 @@ import { CREATE_FIELD_FORMATS, openApiDocument } from '../src/server/openapi.js'
 import { RateLimiter } from '../src/server/rate-limit.js';
 import { AccountStore, type AccountRecord } from '../src/service/accounts.js';
 import { CREATE_OPTIONS } from '../src/service/create-options.js';
-import { ERROR_CODES } from '../src/service/errors.js';
+import { ERROR_CODES } from '../src/errors.js';
 import { Service } from '../src/service/service.js';
 import { video } from './helpers/media.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clampRange } from '../src/pipeline/range.js';
-import { ShortsError } from '../src/service/errors.js';
+import { ShortsError } from '../src/errors.js';
 
 describe('clampRange', () => {
   it('keeps a range that fits inside the video, with no adjustment', () => {

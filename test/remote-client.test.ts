@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RemoteClient, apiBaseUrl } from '../src/client/remote-client.js';
-import { ShortsError } from '../src/service/errors.js';
+import { ShortsError } from '../src/errors.js';
 import type { StatusResponse } from '../src/service/api-types.js';
 import { rejection } from './helpers/rejection.js';
 

@@ -10,7 +10,7 @@ import { renderClip } from '../src/media/render.js';
 import type { RenderPlan } from '../src/media/render-plan.js';
 import { buildAss, buildCues } from '../src/pipeline/captions.js';
 import type { ReframePlan } from '../src/pipeline/types.js';
-import { PipelineError } from '../src/service/errors.js';
+import { PipelineError } from '../src/errors.js';
 import { speech, video } from './helpers/media.js';
 import { frameAt } from './helpers/frames.js';
 

@@ -14,7 +14,7 @@ import { JobStore } from '../src/engine/job-store.js';
 import { buildAss, buildCues, wordsPerCueFor } from '../src/pipeline/captions.js';
 import type { CaptionCue, Word } from '../src/pipeline/types.js';
 import { servePublicAsset } from '../src/server/http-server.js';
-import { ShortsError } from '../src/service/errors.js';
+import { ShortsError } from '../src/errors.js';
 import { Service } from '../src/service/service.js';
 import { renderCaptions } from './helpers/caption-render.js';
 import { video } from './helpers/media.js';

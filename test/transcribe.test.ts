@@ -13,7 +13,7 @@ import { MIN_WORD_SEC, energyEnvelope, energyRises, giveEveryWordTime, refineOns
 import { findForcedAligner, matchDecoded, parseHypseg, spokenTokens } from '../src/pipeline/forced-align.js';
 import { DEFAULT_DECODING, dtwPresetFor, whisperArgs, wordsFromWhisperJson, type WhisperJson } from '../src/pipeline/whisper-cli.js';
 import { modelDisplayName, parseModelSpec, resolveWhisperModel } from '../src/pipeline/whisper-model.js';
-import { PipelineError } from '../src/service/errors.js';
+import { PipelineError } from '../src/errors.js';
 import { FIXTURES, JFK_TEXT, JFK_WAV, concatSpeech, speech, video } from './helpers/media.js';
 import { wordErrorRate } from './helpers/wer.js';
 

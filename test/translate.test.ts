@@ -17,7 +17,7 @@ import { createTranscriber } from '../src/pipeline/transcribe.js';
 import { buildAss, buildCues } from '../src/pipeline/captions.js';
 import { DEFAULT_TEMPLATE } from '../src/catalog/templates.js';
 import { Service } from '../src/service/service.js';
-import { PipelineError, ShortsError } from '../src/service/errors.js';
+import { PipelineError, ShortsError } from '../src/errors.js';
 import type { CaptionCue, Transcript, Word } from '../src/pipeline/types.js';
 import { SAMPLE } from './helpers/cli.js';
 import { rejection as rejectionOf } from './helpers/rejection.js';

@@ -10,7 +10,7 @@ import {
   checkFileUrl, checkPublicUrl, checkVideoSiteUrl, checkWebhookUrl, classifyAddress, guardUrlCheck,
   normalizeHost, pinnedLookup, UrlGuardError, type AddressClass, type Resolver,
 } from '../src/net/url-guard.js';
-import { ShortsError } from '../src/service/errors.js';
+import { ShortsError } from '../src/errors.js';
 import { installTripwire, type Tripwire } from './helpers/socket-tripwire.js';
 import { rejection } from './helpers/rejection.js';
 
