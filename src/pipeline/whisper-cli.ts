@@ -55,6 +55,8 @@ export interface WhisperArgsInput {
   /** Output path without extension; whisper-cli appends ".json". */
   outputBase: string;
   decoding: DecodingOptions;
+  /** whisper.cpp's translate task: English text for speech in any language (multilingual models only). */
+  translate?: boolean;
 }
 
 /**
@@ -71,6 +73,7 @@ export function whisperArgs(i: WhisperArgsInput): string[] {
     '-m', i.modelPath, '-f', i.wavPath, '-l', i.language || 'auto', '-t', String(Math.max(1, Math.floor(i.threads))),
     '-bs', String(Math.max(1, Math.floor(d.beamSize))), '-bo', String(Math.max(1, Math.floor(d.bestOf))),
     ...(d.temperatureFallback ? [] : ['-nf']),
+    ...(i.translate ? ['-tr'] : []),
     ...(d.dtwPreset ? ['-nfa', '-dtw', d.dtwPreset] : ['-fa']),
     '-ojf', '-of', i.outputBase, '-np', '-pp',
   ];
