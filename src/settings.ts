@@ -24,6 +24,10 @@ export const SETTINGS = {
     default: '`tiny.en`',
     meaning: 'A whisper.cpp ggml model: a file path, or a model name (`tiny.en`, `base.en`, `small`, ... with optional `-q5_1`/`-q8_0`) downloaded on first use into the data dir.',
   },
+  SHORTS_WHISPER_MULTILINGUAL_MODEL: {
+    default: '`base-q5_1`',
+    meaning: 'The multilingual whisper.cpp model (a name downloaded on first use, or a file path) that transcribes speech the `SHORTS_WHISPER_MODEL` cannot (an English-only model with a `language` other than `en`), detects the spoken language (`--language auto`, and the warning when the audio is not in the requested language) and runs the offline translate task. `off`: none; then requests in a language the main model cannot transcribe are refused with `invalid_request`.',
+  },
   SHORTS_WHISPER_MODEL_BASE_URL: {
     default: 'whisper.cpp\'s Hugging Face repository',
     meaning: 'Where model names are downloaded from (a mirror).',

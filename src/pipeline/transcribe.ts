@@ -12,7 +12,11 @@ import type { TimeRange, Transcript } from './types.js';
 import { findForcedAligner, forceAlign, type SegmentSpan } from './forced-align.js';
 import { energyEnvelope, giveEveryWordTime, refineOnsets, spreadOverSpeech } from './onset-align.js';
 import { DEFAULT_DECODING, runWhisperCli, whisperCliPath, wordsFromWhisperJson } from './whisper-cli.js';
-import { DEFAULT_MODEL, modelDisplayName, parseModelSpec, resolveWhisperModel } from './whisper-model.js';
+import {
+  mainModelSpec, modelDisplayName, modelFacts, multilingualModelSpec, parseModelSpec, resolveWhisperModel, type ModelSpec, type WhisperModel,
+} from './whisper-model.js';
+import { detectionModel, languageRefusal, modelForLanguage, type LanguageDetection, type ModelRole, type ModelSet } from './model-choice.js';
+import { readCachedDetection, runLanguageDetection, speechiestWindow, writeCachedDetection } from './whisper-detect.js';
 
 const STAGE = 'transcribing_audio';
 /**
@@ -31,7 +35,15 @@ const EXTRACT_SHARE = 0.05;
 export interface TranscribeRequest {
   mediaPath: string;
   range: TimeRange;
+  /** ISO 639-1 code, or "auto": detect it (multilingual model) and transcribe in the detected language. */
   language: string;
+  /**
+   * Also detect the spoken language when one is named, for a warning when the audio is in another
+   * (issue 11). Advisory: without a multilingual model, or when detection fails, it is skipped silently.
+   */
+  checkLanguage?: boolean;
+  /** The detection result, when there was one (for "auto", and with checkLanguage). */
+  onLanguageDetected?: (detection: LanguageDetection) => void;
   /** FetchedSource.contentKey; without it nothing is cached. */
   cacheKey?: string;
   signal?: AbortSignal;
@@ -39,6 +51,7 @@ export interface TranscribeRequest {
 }
 
 export interface Transcriber {
+  /** The main model's name (SHORTS_WHISPER_MODEL); a transcript names the model that really made it. */
   readonly modelName: string;
   transcribe(req: TranscribeRequest): Promise<Transcript>;
 }
@@ -47,9 +60,37 @@ export interface TranscriberOptions {
   dataDir: string;
   /** Model name (downloaded into dataDir/models) or path to a ggml file; default SHORTS_WHISPER_MODEL ?? 'tiny.en'. */
   model?: string;
+  /**
+   * The multilingual model for languages the main one cannot transcribe and for detection: a name, a path,
+   * or "off"; default SHORTS_WHISPER_MULTILINGUAL_MODEL ?? 'base-q5_1'.
+   */
+  multilingualModel?: string;
   /** Default: all cores (whisper.cpp scales well up to the physical core count). */
   threads?: number;
   onModelDownload?: (received: number, total: number) => void;
+}
+
+/** The main and multilingual model specs a transcriber (or the service, to refuse at creation) works with. */
+export interface ModelSpecs { main: ModelSpec; multilingual: ModelSpec | null }
+
+export function modelSpecs(opts: { model?: string; multilingualModel?: string } = {}, env: NodeJS.ProcessEnv = process.env): ModelSpecs {
+  const main = opts.model !== undefined ? parseModelSpec(opts.model) : mainModelSpec(env);
+  const multilingual = opts.multilingualModel !== undefined
+    ? multilingualModelSpec({ SHORTS_WHISPER_MULTILINGUAL_MODEL: opts.multilingualModel }) : multilingualModelSpec(env);
+  return { main, multilingual };
+}
+
+/** What is known about both models now (file headers read, nothing downloaded). */
+export async function modelSet(specs: ModelSpecs): Promise<ModelSet> {
+  return { main: await modelFacts(specs.main), multilingual: specs.multilingual ? await modelFacts(specs.multilingual) : null };
+}
+
+/**
+ * Why a request in `language` ("auto" included) cannot be transcribed with the configured models, or null.
+ * The service asks this at creation, so such a request is refused instead of failing (or being faked) later.
+ */
+export async function languageRefusalFor(language: string, specs: ModelSpecs = modelSpecs()): Promise<string | null> {
+  return languageRefusal(language, await modelSet(specs));
 }
 
 /** ffmpeg arguments that decode just `range` of the first audio stream into 16 kHz mono PCM for Whisper. */
@@ -132,33 +173,72 @@ function monotonic(report?: (f: number) => void): (f: number) => void {
   };
 }
 
+/** Share of the progress bar given to language detection when it runs. */
+const DETECT_SHARE = 0.1;
+
 /** The whisper.cpp-backed transcriber with the on-disk cache in front. */
 export function createTranscriber(opts: TranscriberOptions): Transcriber {
-  const spec = parseModelSpec(opts.model ?? process.env.SHORTS_WHISPER_MODEL ?? DEFAULT_MODEL);
-  const modelName = modelDisplayName(spec);
+  const specs = modelSpecs(opts);
+  const modelName = modelDisplayName(specs.main);
   const threads = opts.threads ?? os.availableParallelism();
   const queue = new SerialQueue();
   // Looked up once: without pocketsphinx, word times are the energy-based ones (onset-align.ts).
   const aligner = findForcedAligner();
+  const decoder = aligner ? `${DECODER_VERSION}+${ALIGNER_VERSION}` : DECODER_VERSION;
+  const specOf = (role: ModelRole): ModelSpec => (role === 'main' ? specs.main : specs.multilingual!);
+  const resolve = (role: ModelRole, signal?: AbortSignal): Promise<WhisperModel> => resolveWhisperModel(specOf(role), {
+    dataDir: opts.dataDir, onDownload: opts.onModelDownload, signal,
+    settingName: role === 'main' ? 'SHORTS_WHISPER_MODEL' : 'SHORTS_WHISPER_MULTILINGUAL_MODEL',
+  });
 
   async function transcribe(req: TranscribeRequest): Promise<Transcript> {
-    const { range, language, signal } = req;
+    const { range, signal } = req;
     if (!(range.end > range.start)) throw new PipelineError(STAGE, `nothing to transcribe: the range ${range.start}-${range.end} s is empty`);
     const progress = monotonic(req.onProgress);
     progress(0);
-    const model = await resolveWhisperModel(spec, { dataDir: opts.dataDir, onDownload: opts.onModelDownload, signal });
-    const cacheKey: TranscriptCacheKey | null = req.cacheKey
-      ? { contentKey: req.cacheKey, range, language, modelName, modelSizeBytes: model.sizeBytes, decoder: aligner ? `${DECODER_VERSION}+${ALIGNER_VERSION}` : DECODER_VERSION }
-      : null;
-    if (cacheKey) {
-      const cached = await readCachedTranscript(opts.dataDir, cacheKey);
+    const auto = req.language === 'auto';
+    const models = await modelSet(specs);
+    // Refused at creation already; checked again because a model file can go away while a request waits.
+    const refusal = languageRefusal(req.language, models);
+    if (refusal) throw new PipelineError(STAGE, refusal);
+
+    // Detection: required for "auto", advisory otherwise (a model that cannot be had skips it).
+    let detector: WhisperModel | null = null;
+    let detection: LanguageDetection | null = null;
+    const detectWith = auto || req.checkLanguage ? detectionModel(models) : null;
+    if (detectWith) {
+      try {
+        detector = await resolve(detectWith.role, signal);
+      } catch (e) {
+        if (auto || e instanceof AbortedError || signal?.aborted) throw e;
+      }
+    }
+    const detectionKey = detector && req.cacheKey
+      ? { contentKey: req.cacheKey, range, modelName: detector.name, modelSizeBytes: detector.sizeBytes } : null;
+    if (detectionKey) detection = await readCachedDetection(opts.dataDir, detectionKey);
+    const reportDetection = () => { if (detection) req.onLanguageDetected?.(detection); };
+
+    // The transcript cache, keyed by the model that really transcribes: known now unless "auto" still has to listen.
+    const keyFor = (language: string, model: WhisperModel): TranscriptCacheKey | null => (req.cacheKey
+      ? { contentKey: req.cacheKey, range, language, modelName: model.name, modelSizeBytes: model.sizeBytes, decoder } : null);
+    const modelFor = async (language: string): Promise<WhisperModel> => {
+      const choice = modelForLanguage(language, models);
+      if ('refusal' in choice) throw new PipelineError(STAGE, choice.refusal);
+      return resolve(choice.role, signal);
+    };
+    let language = auto ? detection?.language : req.language;
+    if (language && (!detector || detection)) {
+      const cacheKey = keyFor(language, await modelFor(language));
+      const cached = cacheKey ? await readCachedTranscript(opts.dataDir, cacheKey) : null;
       if (cached) {
+        reportDetection();
         progress(1);
         return cached;
       }
     }
+
     const bin = whisperCliPath();
-    const transcript = await queue.run(async () => {
+    const { transcript, cacheKey } = await queue.run(async () => {
       const work = await mkdtemp(path.join(os.tmpdir(), 'shorts-transcribe-'));
       try {
         const wav = path.join(work, 'audio.wav');
@@ -166,15 +246,39 @@ export function createTranscriber(opts: TranscriberOptions): Transcriber {
         // A range past the end of the media gives less audio than asked for, or none.
         const seconds = samples.length / SAMPLE_RATE;
         progress(EXTRACT_SHARE);
+        const env = energyEnvelope(samples, SAMPLE_RATE);
+        let share = EXTRACT_SHARE;
+        if (detector && !detection && seconds >= 0.1) {
+          // Whisper hears 30 s: the 30 s with the most speech, not a silent or musical intro.
+          const window = speechiestWindow(env, seconds);
+          try {
+            const found = await runLanguageDetection(bin, { modelPath: detector.path, wavPath: wav, threads, window }, signal);
+            detection = { ...found, window: { start: range.start + window.start, end: range.start + window.end }, model: detector.name };
+            // Only saves time: a full disk must not fail the request.
+            if (detectionKey) await writeCachedDetection(opts.dataDir, detectionKey, detection).catch(() => undefined);
+          } catch (e) {
+            if (auto || e instanceof AbortedError || signal?.aborted) throw e;
+          }
+          share += DETECT_SHARE;
+          progress(share);
+        }
+        if (auto && !detection) throw new PipelineError(STAGE, 'the spoken language could not be detected: there is no speech in the selected range');
+        language ??= detection!.language;
+        const model = await modelFor(language);
+        const cacheKey = keyFor(language, model);
+        if (detector && cacheKey) {
+          // Detection ran first (auto): a transcript made earlier in the detected language is still good.
+          const cached = await readCachedTranscript(opts.dataDir, cacheKey);
+          if (cached) return { transcript: cached, cacheKey: null };
+        }
         // Under 0.1 s (a range past the end of the media) there is nothing Whisper could hear.
         const json = seconds < 0.1 ? { transcription: [] } : await runWhisperCli(bin,
           { modelPath: model.path, wavPath: wav, language, threads, outputBase: path.join(work, 'whisper'), decoding: DEFAULT_DECODING },
-          { signal, onProgress: (f) => progress(EXTRACT_SHARE + (1 - EXTRACT_SHARE) * f * 0.99) });
+          { signal, onProgress: (f) => progress(share + (1 - share) * f * 0.99) });
         const actual: TimeRange = { start: range.start, end: range.start + Math.min(seconds, range.end - range.start) };
         // Word times: each segment's words spread over the speech inside it, then each start moved to the
         // energy rise where the word begins (onset-align.ts); for English, then each segment force-aligned
         // to its words where pocketsphinx is installed (forced-align.ts; measured in docs/benchmarks.md, issue 10).
-        const env = energyEnvelope(samples, SAMPLE_RATE);
         const spans: SegmentSpan[] = [];
         let count = 0;
         let words = refineOnsets(wordsFromWhisperJson(json, actual, {
@@ -198,16 +302,17 @@ export function createTranscriber(opts: TranscriberOptions): Transcriber {
         const result: Transcript = {
           // The detected language for "auto" (English-only models always report "en").
           language: spoken,
-          model: modelName,
+          model: model.name,
           range,
           words,
           sentences: buildSentences(words),
         };
-        return result;
+        return { transcript: result, cacheKey };
       } finally {
         await rm(work, { recursive: true, force: true });
       }
     }, signal);
+    reportDetection();
     // The cache only saves time: a full or read-only disk must not fail a finished transcription.
     if (cacheKey) await writeCachedTranscript(opts.dataDir, cacheKey, transcript).catch(() => undefined);
     progress(1);

@@ -9,6 +9,14 @@ import { PipelineError } from '../errors.js';
 import { setting } from '../settings.js';
 
 export const DEFAULT_MODEL = 'tiny.en';
+/**
+ * The model for speech the main model cannot transcribe, for language detection and for the translate
+ * task (issue 11): multilingual, downloaded on first use like DEFAULT_MODEL. SHORTS_WHISPER_MULTILINGUAL_MODEL
+ * overrides it (a name, a path, or `off`).
+ */
+export const DEFAULT_MULTILINGUAL_MODEL = 'base-q5_1';
+/** Vocabulary size of the English-only Whisper models (multilingual ones have 51865, large-v3 51866). */
+const ENGLISH_ONLY_VOCAB = 51864;
 /** Where whisper.cpp publishes its ggml conversions; SHORTS_WHISPER_MODEL_BASE_URL overrides (mirrors, tests). */
 export const DEFAULT_MODEL_BASE_URL = 'https://huggingface.co/ggerganov/whisper.cpp/resolve/main';
 
@@ -34,6 +42,8 @@ export interface ResolveModelOptions {
   dataDir: string;
   onDownload?: (received: number, total: number) => void;
   signal?: AbortSignal;
+  /** The setting that chose this model, named in messages about it (default SHORTS_WHISPER_MODEL). */
+  settingName?: 'SHORTS_WHISPER_MODEL' | 'SHORTS_WHISPER_MULTILINGUAL_MODEL';
 }
 
 /** A value with a slash or a .bin suffix is a file; anything else must be a published model name. */
@@ -97,7 +107,7 @@ async function download(name: string, dest: string, opts: ResolveModelOptions): 
     const reason = e instanceof Error ? e.message : String(e);
     throw new PipelineError('transcribing_audio',
       `could not download the Whisper model "${name}" (${reason}). ` +
-      `Download it yourself and set SHORTS_WHISPER_MODEL=/path/to/ggml-${name}.bin`, { cause: e });
+      `Download it yourself and set ${opts.settingName ?? 'SHORTS_WHISPER_MODEL'}=/path/to/ggml-${name}.bin`, { cause: e });
   }
 }
 
@@ -111,7 +121,7 @@ export async function resolveWhisperModel(spec: ModelSpec, opts: ResolveModelOpt
     const size = await sizeOf(spec.path);
     if (size === null) {
       throw new PipelineError('transcribing_audio',
-        `the Whisper model file ${spec.path} does not exist (check SHORTS_WHISPER_MODEL, or give a model name such as tiny.en to download it)`);
+        `the Whisper model file ${spec.path} does not exist (check ${opts.settingName ?? 'SHORTS_WHISPER_MODEL'}, or give a model name such as tiny.en to download it)`);
     }
     return { name, path: spec.path, sizeBytes: size };
   }
@@ -128,4 +138,63 @@ export async function resolveWhisperModel(spec: ModelSpec, opts: ResolveModelOpt
     if (size === null) throw new PipelineError('transcribing_audio', `the Whisper model "${spec.name}" could not be stored at ${dest}`);
   }
   return { name, path: dest, sizeBytes: size };
+}
+
+/** The main model's spec: SHORTS_WHISPER_MODEL, else DEFAULT_MODEL. */
+export function mainModelSpec(env: NodeJS.ProcessEnv = process.env): ModelSpec {
+  return parseModelSpec(setting('SHORTS_WHISPER_MODEL', env) ?? DEFAULT_MODEL);
+}
+
+/** The multilingual model's spec (SHORTS_WHISPER_MULTILINGUAL_MODEL, else DEFAULT_MULTILINGUAL_MODEL); null when `off`. */
+export function multilingualModelSpec(env: NodeJS.ProcessEnv = process.env): ModelSpec | null {
+  const value = setting('SHORTS_WHISPER_MULTILINGUAL_MODEL', env) ?? DEFAULT_MULTILINGUAL_MODEL;
+  if (/^(off|none|false|0)$/i.test(value.trim())) return null;
+  return parseModelSpec(value);
+}
+
+/**
+ * Whether a ggml file is a multilingual model, from its header (magic, then n_vocab as int32 LE):
+ * English-only models have a vocabulary of 51864. null when the file is missing or not a ggml model.
+ */
+export async function fileIsMultilingual(file: string): Promise<boolean | null> {
+  let fh;
+  try {
+    fh = await open(file, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const head = Buffer.alloc(8);
+    const { bytesRead } = await fh.read(head, 0, 8, 0);
+    if (bytesRead < 8 || !head.subarray(0, 4).equals(GGML_MAGIC)) return null;
+    return head.readInt32LE(4) !== ENGLISH_ONLY_VOCAB;
+  } finally {
+    await fh.close();
+  }
+}
+
+/** What can be known about a model before a request runs, without downloading anything. */
+export interface ModelFacts {
+  name: string;
+  /** English-only models transcribe English whatever language they are told. */
+  multilingual: boolean;
+  /** False when the model cannot be had: a path that does not exist or is not a ggml file. */
+  available: boolean;
+  /** Why it cannot be had (for refusals). */
+  problem?: string;
+}
+
+/**
+ * Facts of a spec: a name is multilingual unless it ends in ".en" and is always available (downloaded
+ * on first use; a failed download fails the request that needed it); a file is read for its header.
+ */
+export async function modelFacts(spec: ModelSpec): Promise<ModelFacts> {
+  const name = modelDisplayName(spec);
+  if (spec.kind === 'name') return { name, multilingual: !/\.en(-|$)/.test(spec.name), available: true };
+  const multilingual = await fileIsMultilingual(spec.path);
+  if (multilingual === null) {
+    const exists = (await sizeOf(spec.path)) !== null;
+    return { name, multilingual: false, available: false, problem: exists ? `${spec.path} is not a ggml Whisper model file` : `${spec.path} does not exist` };
+  }
+  return { name, multilingual, available: true };
 }
