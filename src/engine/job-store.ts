@@ -33,6 +33,10 @@ export interface RequestRecord {
   heatmap: HeatmapPoint[];
   sentences: SentenceRecord[];
   failureReason: string | null;
+  /** What the user should know about a request that still ran (issue 11: speech not in the requested language). */
+  warnings: string[];
+  /** The language whisper.cpp detected for `language: auto` (null until then, and for named languages). */
+  detectedLanguage: string | null;
   createdAt: string;
   updatedAt: string;
   startedAt: string | null;
@@ -84,7 +88,7 @@ interface RequestRow {
   id: string; account_id: string; origin: 'api' | 'local'; user_email: string; is_demo: number; status: RequestStatus;
   step: Step; progress: number; options: string; url: string; title: string; start: number; end: number;
   time_adjustment: string | null; heatmap: string; sentences: string; failure_reason: string | null;
-  created_at: string; updated_at: string; started_at: string | null; finished_at: string | null;
+  warnings: string; detected_language: string | null; created_at: string; updated_at: string; started_at: string | null; finished_at: string | null;
 }
 interface ShortRow {
   id: string; request_id: string; rank: number; title: string; sentence_indexes: string; reason: string; description: string;
@@ -115,7 +119,8 @@ function toRequest(r: RequestRow): RequestRecord {
     url: r.url, title: r.title, start: r.start, end: r.end,
     timeAdjustment: r.time_adjustment ? (JSON.parse(r.time_adjustment) as TimeAdjustment) : null,
     heatmap: JSON.parse(r.heatmap) as HeatmapPoint[], sentences: JSON.parse(r.sentences) as SentenceRecord[],
-    failureReason: r.failure_reason, createdAt: r.created_at, updatedAt: r.updated_at,
+    failureReason: r.failure_reason, warnings: JSON.parse(r.warnings) as string[], detectedLanguage: r.detected_language,
+    createdAt: r.created_at, updatedAt: r.updated_at,
     startedAt: r.started_at, finishedAt: r.finished_at,
   };
 }
@@ -206,6 +211,21 @@ export class JobStore {
 
   saveSentences(id: string, sentences: SentenceRecord[]): void {
     this.db.prepare('UPDATE requests SET sentences = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(sentences), now(), id);
+  }
+
+  /** Adds a warning once (a resumed job that earns it again does not repeat it). */
+  addWarning(id: string, warning: string): void {
+    this.db.transaction(() => {
+      const row = this.db.prepare('SELECT warnings FROM requests WHERE id = ?').get(id) as { warnings: string } | undefined;
+      if (!row) return;
+      const list = JSON.parse(row.warnings) as string[];
+      if (list.includes(warning)) return;
+      this.db.prepare('UPDATE requests SET warnings = ?, updated_at = ? WHERE id = ?').run(JSON.stringify([...list, warning]), now(), id);
+    })();
+  }
+
+  saveDetectedLanguage(id: string, language: string): void {
+    this.db.prepare('UPDATE requests SET detected_language = ?, updated_at = ? WHERE id = ?').run(language, now(), id);
   }
 
   replaceShorts(requestId: string, shorts: ShortRecord[]): void {

@@ -118,4 +118,8 @@ export const MIGRATIONS: readonly string[] = [
   // v3: how many times a worker has started a request, so a job that keeps crashing its process fails
   // with a reason instead of looping forever across restarts.
   `ALTER TABLE requests ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;`,
+  // v4 (issue 11): warnings a request earned while it ran (a JSON array of sentences, e.g. speech that does
+  // not sound like the requested language) and the language detected for `language: auto`.
+  `ALTER TABLE requests ADD COLUMN warnings TEXT NOT NULL DEFAULT '[]';
+   ALTER TABLE requests ADD COLUMN detected_language TEXT;`,
 ];

@@ -16,6 +16,8 @@ import { fetchSource } from '../pipeline/fetch.js';
 import type { UrlCheck } from '../net/download.js';
 import { clampRange } from '../pipeline/range.js';
 import type { Transcriber } from '../pipeline/transcribe.js';
+import { mismatchWarning } from '../pipeline/model-choice.js';
+import type { Language } from '../languages.js';
 import { pickMoments } from '../pipeline/moments.js';
 import { llmConfigFromEnv, refineWithLlm } from '../pipeline/llm.js';
 import { planReframe } from '../pipeline/reframe.js';
@@ -107,8 +109,18 @@ export class Orchestrator {
       step('transcribing_audio');
       const transcript = await this.deps.transcriber.transcribe({
         mediaPath: source.path, range, language: req.options.language, cacheKey: source.contentKey,
+        // Advisory (issue 11): speech confidently detected in another language than the one named is a warning.
+        checkLanguage: true,
+        onLanguageDetected: (d) => {
+          if (req.options.language === 'auto') store.saveDetectedLanguage(id, d.language);
+          const warning = mismatchWarning(req.options.language, d);
+          if (warning) store.addWarning(id, warning);
+        },
         signal, onProgress: within('transcribing_audio', 20),
       });
+      // "auto" resolved: every later stage works in the language the words are in (not persisted: the
+      // stored options keep what was asked, the detected language has its own column).
+      if (req.options.language === 'auto') req.options.language = transcript.language as Language;
       store.saveSentences(id, transcript.sentences.map(({ index, sentence, start, end }) => ({ index, sentence, start, end })));
       if (transcript.sentences.length === 0)
         throw new PipelineError('transcribing_audio', 'no speech was found in the selected range, so there is nothing to clip');

@@ -23,6 +23,8 @@ export interface StatusResponse {
   userEmail: string;
   failureReason?: string;
   isDemo: boolean;
+  /** Present only when there are any: what the user should know about a request that ran (e.g. speech not in the requested language). */
+  warnings?: string[];
 }
 
 export interface PostObject {
@@ -79,6 +81,8 @@ export interface RequestDetail {
   preferredLength: string;
   projectId: string | null;
   shorts: ShortObject[];
+  /** Present only when there are any (as in the status). */
+  warnings?: string[];
 }
 
 export interface RequestListItem {

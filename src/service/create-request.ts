@@ -13,7 +13,8 @@ export interface CreateRequest {
   end: number;
   preferredLength: (typeof PREFERRED_LENGTHS)[number];
   maxShorts: number | null;
-  language: Language;
+  /** "auto" (local mode only): whisper.cpp detects the spoken language; the request then records the detected one. */
+  language: Language | 'auto';
   /** '' when the same as `language` (spec 2.1). */
   captionLanguage: string;
   templateId: string;
@@ -111,9 +112,14 @@ export function validateCreateRequest(body: unknown, ctx: ValidationContext): Cr
     if (hook.length > 2048) throw new ShortsError('invalid_webhook_url', `webhookUrl must be at most 2048 characters (got ${hook.length})`);
     if (!/^https?:\/\//i.test(hook) || !URL.canParse(hook)) throw new ShortsError('invalid_webhook_url', `webhookUrl must be a valid http or https URL, got "${hook.slice(0, 100)}"`);
   }
+  // "auto" is not one of the spec's codes: the local CLI may ask for detection, the API keeps the spec's
+  // languages (and its default "en"), so an API caller always knows which language the request is in.
+  const auto = input.language === 'auto';
+  if (auto && !ctx.allowLocalFile)
+    throw bad('language "auto" (detect the spoken language) is only accepted in local mode; name the language (ISO 639-1, default "en")', 'language');
   const v: Record<string, string | number | boolean | undefined> = {};
   for (const def of CREATE_OPTIONS) {
-    const value = readOption(def, input[def.field]);
+    const value = def.field === 'language' && auto ? 'auto' : readOption(def, input[def.field]);
     v[def.field] = value === undefined ? (def.defaultValue ?? undefined) as typeof value : value;
   }
 
@@ -127,7 +133,7 @@ export function validateCreateRequest(body: unknown, ctx: ValidationContext): Cr
   if (window < WINDOW_MIN || window > WINDOW_MAX)
     throw bad(`the window end - start must be from ${WINDOW_MIN} to ${WINDOW_MAX} seconds, got ${round(window)}`, 'end');
 
-  const language = v.language as Language;
+  const language = v.language as Language | 'auto';
   const captionLanguage = (v.captionLanguage as string | undefined) ?? language;
 
   const templateId = (v.templateId as string | undefined) ?? ctx.defaultTemplateId;

@@ -22,6 +22,8 @@ import { findMemeHook, memeHookCatalog } from '../catalog/meme-hooks.js';
 import { catalogPreviewUrl } from '../catalog/catalog-previews.js';
 import type { TimeAdjustment } from '../pipeline/types.js';
 import { pairLabel, supportsPair, translatorFromEnv, type TranslatorConfig } from '../pipeline/translate.js';
+import { languageRefusalFor, modelSpecs, type ModelSpecs } from '../pipeline/transcribe.js';
+import { PipelineError } from '../errors.js';
 
 export interface Account { id: string; email: string }
 
@@ -46,6 +48,8 @@ export interface ServiceOptions {
    * learns its address only after it listens.
    */
   assetsBaseUrl?: () => string;
+  /** The Whisper models requests will be transcribed with; default SHORTS_WHISPER_MODEL and SHORTS_WHISPER_MULTILINGUAL_MODEL. */
+  whisperModels?: ModelSpecs;
 }
 
 export interface CreditLedger {
@@ -80,6 +84,7 @@ export class Service {
       gameVideoExists: (name) => findGameVideo(name) !== undefined,
       memeHookExists: (name) => findMemeHook(name) !== undefined,
     });
+    await this.checkLanguage(req.language);
     if (req.captionLanguage && translator) await checkTranslationPair(translator, req.language, req.captionLanguage);
     // "Omitted means the account's saved preference": resolved now, so a later change of preference does
     // not alter a request already queued; an explicit choice becomes the saved preference once accepted.
@@ -123,6 +128,23 @@ export class Service {
   }
 
   /**
+   * A language the configured models cannot transcribe is refused now (issue 11), never transcribed as
+   * English. A model name still to be downloaded counts as available: a failed download fails the request.
+   */
+  private async checkLanguage(language: string): Promise<void> {
+    let specs: ModelSpecs;
+    try {
+      specs = this.opts.whisperModels ?? modelSpecs();
+    } catch (e) {
+      // A misspelt model setting fails every request when it runs, with the message that names it.
+      if (e instanceof PipelineError) return;
+      throw e;
+    }
+    const refusal = await languageRefusalFor(language, specs);
+    if (refusal) throw new ShortsError('invalid_request', refusal, { field: 'language' });
+  }
+
+  /**
    * Position among queued API requests (1 = next) and seconds until this one should finish: the range
    * seconds of everything ahead plus its own, at the measured processing speed of recent jobs.
    */
@@ -152,6 +174,7 @@ export class Service {
       userEmail: r.userEmail, isDemo: r.isDemo,
     };
     if (r.status === 'failed') out.failureReason = r.failureReason ?? 'internal error';
+    if (r.warnings.length) out.warnings = r.warnings;
     return out;
   }
 
@@ -159,13 +182,17 @@ export class Service {
     const r = this.owned(account, id);
     const template = findTemplate(r.options.templateId) ?? DEFAULT_TEMPLATE;
     const mediaUrl = this.opts.mediaUrl ?? ((s: ShortRecord) => (s.filePath ? pathToFileURL(s.filePath).href : ''));
-    return {
+    const detail: RequestDetail = {
       _id: r.id, status: r.status, progress: r.status === 'completed' ? 100 : Math.floor(r.progress), userEmail: r.userEmail,
-      url: r.url, start: r.start, end: r.end, title: r.title, language: r.options.language, template: template.name,
+      // "auto" is what was asked, never an answer: the detected language once known, '' until then.
+      url: r.url, start: r.start, end: r.end, title: r.title, language: r.options.language === 'auto' ? r.detectedLanguage ?? '' : r.options.language,
+      template: template.name,
       captionLanguage: r.options.captionLanguage, heatmap: r.heatmap, sentences: r.sentences,
       preferredLength: r.options.preferredLength, projectId: null,
       shorts: this.store.listShorts(r.id).map((s) => shortObject(s, s.error ? '' : mediaUrl(s), this.store.postsForShort(s.id))),
     };
+    if (r.warnings.length) detail.warnings = r.warnings;
+    return detail;
   }
 
   list(account: Account, origin: 'api' | 'local', raw: Record<string, string | undefined>): { requests: RequestListItem[]; pagination: Pagination } {
