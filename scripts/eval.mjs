@@ -11,6 +11,8 @@
 //   node scripts/eval.mjs --dist /tmp/eval-base/dist   # evaluate another build (e.g. a baseline worktree)
 //   node scripts/eval.mjs --only ant-lecture,boarding-rant --picks   # some items, with every pick shown
 //   --split tune|holdout, --max-shorts N|auto (default 3), --fresh (re-transcribe)
+//   --neutral: rank with the language-neutral signals only (no English word lists): what a request in
+//              any language without word lists gets, measured on these English sources
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -39,6 +41,7 @@ const maxShorts = maxShortsArg === 'auto' ? null : Number(maxShortsArg);
 const asJson = flag('--json');
 const showPicks = flag('--picks');
 const fresh = flag('--fresh');
+const neutral = flag('--neutral');
 /** Spec bands of viral_score: 60 and up is "good" or "excellent". */
 const GOOD_BAND = 60;
 
@@ -226,13 +229,13 @@ for (const item of chosen) {
   const t0 = performance.now();
   const moments = await pickMoments({
     mediaPath: built.path, transcript, range: { start: 0, end: built.durationSec }, heatmap: [],
-    preferredLength: item.preferredLength, maxShorts, noClipping: false,
+    preferredLength: item.preferredLength, maxShorts, noClipping: false, ...(neutral ? { lexical: false } : {}),
   });
   timing.rankSec += (performance.now() - t0) / 1000;
   results.push({ ...scoreItem(item, labels, moments, transcript, built.durationSec), durationSec: built.durationSec });
 }
 
-say(`\nClip choice evaluation: ${chosen.length} items, dist ${path.relative(root, distDir) || distDir}, model ${transcriber.modelName}, maxShorts ${maxShortsArg}`);
+say(`\nClip choice evaluation: ${chosen.length} items, dist ${path.relative(root, distDir) || distDir}, model ${transcriber.modelName}, maxShorts ${maxShortsArg}${neutral ? ', language-neutral signals only' : ''}`);
 say('\n| item | split | best passage(s) | picks start-end:score[gain] | hit@1 | hit@3 | NDCG@3 | titles ok | tags ok | dup |');
 say('|---|---|---|---|---|---|---|---|---|---|');
 for (const r of results) printItem(r);

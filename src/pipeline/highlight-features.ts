@@ -4,6 +4,12 @@
 // Sentence-level signals are computed once; span features then come from prefix sums so that scoring
 // any sentence span i..j costs O(1) (plus a binary search for the heatmap). The lexicons are small and
 // general on purpose: they separate a told story, a question answered or a menu read aloud, not NLP.
+// They are English and fire on English only (neutral-signals.ts hasLexicon): every other language is
+// scored from what needs no word list (marks, digits, pauses, repetition, topics, the audio), with
+// weights of its own (highlights.ts NEUTRAL_INTEREST_WEIGHTS).
+import {
+  baseLanguage, endsAsQuestion, endsSentence, exclaims, hasDigits, hasLexicon, isNumeral, startsLowerCase, wordsOf,
+} from './neutral-signals.js';
 import { median, quantile } from './stats.js';
 import { segmentTopics, type TopicSegmentation } from './topics.js';
 import type {
@@ -70,12 +76,16 @@ function hasPhrase(lowerText: string, phrases: readonly string[]): boolean {
  */
 const INTERROGATIVE = /^(?:(?:so|and|but|now|okay|well),?\s+)?(?:(?:did|do|does|have|has|are|is|was|were|can|could|would|will|should|shall)\s+(?:you|we|they|i|it|anyone|anybody|he|she|there)\b|(?:what|why|how|who|where|which)\s+(?:do|does|did|is|are|was|were|would|could|can|should|if|about|many|much)\b|(?:have you|ever) (?:ever )?wonder)/i;
 
-export function isQuestion(text: string): boolean {
+/** A question by its mark in any script; in English also by its grammar. */
+export function isQuestion(text: string, language?: string | null): boolean {
   const t = text.trim();
+  if (!hasLexicon(language)) return endsAsQuestion(t, language);
   return /\?["')\]]*$/.test(t) || INTERROGATIVE.test(t);
 }
 
-export function hookSignals(text: string): HookSignals {
+/** Hook signals of an opening line; outside English only the question mark and digits count. */
+export function hookSignals(text: string, language?: string | null): HookSignals {
+  if (!hasLexicon(language)) return neutralHookSignals(text, language);
   const toks = tokens(text);
   const lower = text.toLowerCase();
   const opening = `${toks.slice(0, 3).join(' ')} `;
@@ -89,18 +99,33 @@ export function hookSignals(text: string): HookSignals {
   };
 }
 
+function neutralHookSignals(text: string, language?: string | null): HookSignals {
+  return { question: endsAsQuestion(text, language), number: hasDigits(text), contrast: false, address: false, surprise: false, opener: false };
+}
+
 /** How strongly a sentence works as an opening line, 0..1. */
-export function hookScore(text: string): number {
-  const s = hookSignals(text);
+export function hookScore(text: string, language?: string | null): number {
+  return hasLexicon(language) ? hookScoreOf(hookSignals(text, language), tokens(text).length) : neutralHookScore(text, language);
+}
+
+function neutralHookScore(text: string, language?: string | null): number {
+  return hookScoreOf(neutralHookSignals(text, language), wordsOf(text, language).length);
+}
+
+function hookScoreOf(s: HookSignals, words: number): number {
   let score = (s.question ? 0.45 : 0) + (s.number ? 0.25 : 0) + (s.contrast ? 0.2 : 0) + (s.address ? 0.15 : 0)
     + (s.surprise ? 0.3 : 0) + (s.opener ? 0.15 : 0);
   // A rambling first sentence buries its hook.
-  if (tokens(text).length > 28) score *= 0.75;
+  if (words > 28) score *= 0.75;
   return Math.min(1, score);
 }
 
-/** 1 when the sentence can open a clip, 0 when it starts on a dangling reference, 0.6 on filler. */
-export function startCleanliness(text: string): number {
+/**
+ * 1 when the sentence can open a clip, 0 when it starts on a dangling reference, 0.6 on filler.
+ * Outside English no word list says what dangles: a line Whisper began in lower case continues another.
+ */
+export function startCleanliness(text: string, language?: string | null): number {
+  if (!hasLexicon(language)) return neutralStart(text);
   const first = tokens(text)[0];
   if (first === undefined) return 0;
   if (DANGLING.has(first)) return 0;
@@ -128,7 +153,8 @@ export function isSetupLine(text: string): boolean {
 
 const TRANSITION_LINE = /^((ok(ay)?|alright|all right|right|so|anyway|now|well)[\s,.!]*)*((moving on|let's move on|next( up)?|on to the next( one)?|anyway|that's it for (now|today)|where was i)[\s,.!]*)?$/i;
 
-export function endingPayoff(text: string, previousText = ''): number {
+export function endingPayoff(text: string, previousText = '', language?: string | null): number {
+  if (!hasLexicon(language)) return neutralPayoff(text, language);
   const t = text.trim();
   const words = tokens(t).length;
   if (/[?]$/.test(t)) return 0.2; // an open question leaves the viewer hanging
@@ -143,8 +169,28 @@ export function endingPayoff(text: string, previousText = ''): number {
   return Math.min(1, score);
 }
 
-export function isEmotionWord(token: string): boolean {
-  return EMOTION_WORDS.has(token);
+function neutralStart(text: string): number {
+  return text.trim() === '' ? 0 : startsLowerCase(text) ? 0.3 : 1;
+}
+
+/**
+ * The ending without word lists: an open question or an unfinished line leaves the viewer hanging;
+ * a finished line, an exclamation and a short last line land.
+ */
+function neutralPayoff(text: string, language?: string | null): number {
+  const t = text.trim();
+  if (endsAsQuestion(t, language)) return 0.2;
+  if (t.endsWith(':') || t.endsWith('：') || !endsSentence(t)) return 0.1;
+  let score = 0.5;
+  if (exclaims(t)) score += 0.2;
+  const words = wordsOf(t, language).length;
+  if (words > 0 && words <= 10) score += 0.2;
+  return Math.min(1, score);
+}
+
+/** An English emotion word; no other language's word is one (the German article "die" is not the English verb). */
+export function isEmotionWord(token: string, language?: string | null): boolean {
+  return hasLexicon(language) && EMOTION_WORDS.has(token);
 }
 
 // ---------------------------------------------------------------- how the talk is told
@@ -180,8 +226,12 @@ export function isPastTense(toks: readonly string[], k: number): boolean {
   return toks[k + 1] !== 'by';
 }
 
-/** 0..1: how much a sentence reads as an instruction or a menu item rather than something said about the world. */
-export function instructionScore(text: string): number {
+/**
+ * 0..1: how much a sentence reads as an instruction or a menu item rather than something said about the
+ * world. English verbs only: elsewhere a menu shows as repeated openings (SentenceStats.templated).
+ */
+export function instructionScore(text: string, language?: string | null): number {
+  if (!hasLexicon(language)) return 0;
   const t = text.trim();
   if (/\?$/.test(t)) return 0;
   let best = 0;
@@ -214,7 +264,9 @@ function isKey(t: string): boolean {
  * Coarse markers of how a sentence is told, used beside content words by the topic segmenter: person
  * (first, second, third), past tense, instructions and numbers.
  */
-export function voiceMarkers(text: string): string[] {
+export function voiceMarkers(text: string, language?: string | null): string[] {
+  // Outside English only numbers are told apart without a word list.
+  if (!hasLexicon(language)) return wordsOf(text, language).filter(isNumeral).map(() => '§number');
   const toks = tokens(text);
   const out: string[] = [];
   toks.forEach((t, k) => {
@@ -254,7 +306,17 @@ function templateKey(text: string): string {
   return tokens(text).slice(0, 3).map((t) => (/^\d+$/.test(t) || NUMBER_WORDS.has(t) || t === 'one' || t === 'zero' ? '#' : t)).join(' ');
 }
 
-export function analyseSentences(sentences: readonly Sentence[]): SentenceStats[] {
+/** The same in any language: the first three words as the language segments them, numerals as '#'. */
+function neutralTemplateKey(text: string, language: string): string {
+  return wordsOf(text, language).slice(0, 3).map((t) => (isNumeral(t) ? '#' : t)).join(' ');
+}
+
+/**
+ * Per-sentence facts. `lexical` (the default) reads the sentences with the word lists of their
+ * language where it has them (English); false, or a language without lists, reads them neutrally.
+ */
+export function analyseSentences(sentences: readonly Sentence[], language = 'en', lexical = true): SentenceStats[] {
+  if (!lexical || !hasLexicon(language)) return analyseNeutral(sentences, language);
   const keys = sentences.map((s) => templateKey(s.sentence));
   return sentences.map((s, k) => {
     const toks = tokens(s.sentence);
@@ -270,7 +332,7 @@ export function analyseSentences(sentences: readonly Sentence[]): SentenceStats[
       end: s.end,
       text: s.sentence,
       wordCount: s.words.length > 0 ? s.words.length : toks.length,
-      emotionCount: toks.filter(isEmotionWord).length,
+      emotionCount: toks.filter((t) => isEmotionWord(t)).length,
       // An instruction is not a hook, however many numbers and "you"s it holds.
       hook: hookScore(s.sentence) * (1 - instruction) * (GREETING.test(s.sentence.trim()) ? 0.3 : 1),
       startClean: startCleanliness(s.sentence),
@@ -282,6 +344,50 @@ export function analyseSentences(sentences: readonly Sentence[]): SentenceStats[
       surprise: sig.surprise,
       instruction,
       templated: keys[k]!.split(' ').length >= 2 && near.filter((x) => x === keys[k]).length >= 2,
+    };
+  });
+}
+
+/** A pause this long (seconds) before a line starts a new thought, after it ends one, whatever the language. */
+const THOUGHT_PAUSE_SEC = 0.6;
+
+/**
+ * Per-sentence facts without any word list, for every language but those with lexicons (and for
+ * measuring what they get: eval --neutral). What is left is what the marks, the digits and the timing
+ * say: questions and exclamations by their marks, numbers by their digits, a thought's start and end by
+ * the pauses around it and a finished line, a menu by openings repeated from line to line.
+ */
+function analyseNeutral(sentences: readonly Sentence[], language: string): SentenceStats[] {
+  const lang = baseLanguage(language);
+  const keys = sentences.map((s) => neutralTemplateKey(s.sentence, lang));
+  return sentences.map((s, k) => {
+    const words = wordsOf(s.sentence, lang);
+    const question = endsAsQuestion(s.sentence, lang);
+    const near = keys.slice(Math.max(0, k - 6), k + 7);
+    const prev = sentences[k - 1], next = sentences[k + 1];
+    const pauseBefore = prev ? s.start - prev.end : THOUGHT_PAUSE_SEC;
+    const pauseAfter = next ? next.start - s.end : THOUGHT_PAUSE_SEC;
+    // A line that follows the previous one without a breath most likely continues its thought.
+    const startClean = neutralStart(s.sentence) * (0.6 + 0.4 * clamp01(pauseBefore / THOUGHT_PAUSE_SEC));
+    const payoff = neutralPayoff(s.sentence, lang);
+    return {
+      index: s.index,
+      start: s.start,
+      end: s.end,
+      text: s.sentence,
+      wordCount: s.words.length > 0 ? s.words.length : words.length,
+      emotionCount: exclaims(s.sentence) ? 1 : 0,
+      hook: neutralHookScore(s.sentence, lang),
+      startClean,
+      // A finished line followed by a pause ends a thought; one run straight into the next does not quite.
+      payoff: payoff >= 0.5 ? payoff * (0.8 + 0.2 * clamp01(pauseAfter / THOUGHT_PAUSE_SEC)) : payoff,
+      question,
+      storyLine: false,
+      timeMarker: null,
+      contrastMarker: null,
+      surprise: false,
+      instruction: 0,
+      templated: words.length >= 2 && keys[k]!.split(' ').length >= 2 && near.filter((x) => x === keys[k]).length >= 2,
     };
   });
 }
@@ -316,6 +422,10 @@ interface SentenceVoice { pitchRange: number; pitchMedian: number; levelRange: n
 
 export interface ScorerInput {
   sentences: readonly Sentence[];
+  /** The transcript's language (ISO 639-1, 'pt-BR' reads as pt); absent = English. */
+  language?: string;
+  /** false scores from language-neutral signals even where the language has word lists (for measuring them). */
+  lexical?: boolean;
   audio: AudioTrack | null;
   events: readonly AudioEvent[];
   heatmap: readonly HeatmapPoint[];
@@ -328,6 +438,10 @@ export class SegmentScorer {
   readonly topics: TopicSegmentation;
   readonly hasAudio: boolean;
   readonly hasHeatmap: boolean;
+  /** Whether the language's word lists were used; false = language-neutral signals only. */
+  readonly lexical: boolean;
+  /** The speech language's base code. */
+  readonly language: string;
   private readonly events: AudioEvent[];
   /** Position of the sentence each event follows (-1: before the first). */
   private readonly eventSentence: number[];
@@ -339,9 +453,11 @@ export class SegmentScorer {
 
   constructor(input: ScorerInput) {
     const { sentences, audio } = input;
-    this.stats = analyseSentences(sentences);
+    this.language = baseLanguage(input.language);
+    this.lexical = input.lexical !== false && hasLexicon(this.language);
+    this.stats = analyseSentences(sentences, this.language, this.lexical);
     const st = this.stats;
-    this.topics = segmentTopics(sentences.map((s) => s.sentence));
+    this.topics = segmentTopics(sentences.map((s) => s.sentence), this.language, this.lexical);
     this.hasAudio = audio !== null && audio.levelDb.length > 0;
     this.events = [...input.events].sort((a, b) => a.start - b.start);
     this.voice = sentences.map((s) => (this.hasAudio ? measureVoice(audio!, s) : { pitchRange: NaN, pitchMedian: NaN, levelRange: NaN, level: NaN }));
@@ -437,7 +553,8 @@ export class SegmentScorer {
       questionAnswer,
       contrast,
       // Density, saturating: two or three charged words in a short clip is already a lot.
-      emotion: words > 0 ? clamp01(1 - Math.exp(-20 * emotions / words)) : 0,
+      // Outside the word lists "emotion" is the share of lines said as exclamations (Whisper's "!" follows the voice).
+      emotion: !this.lexical ? clamp01(1 - Math.exp(-2 * emotions / n)) : words > 0 ? clamp01(1 - Math.exp(-20 * emotions / words)) : 0,
       reaction: 1 - Math.exp(-1.6 * reaction),
       prosody: this.prosody(first, last),
       heatmap: this.heatAt(a.start, b.end),
@@ -503,9 +620,9 @@ export class SegmentScorer {
     }
     const turn = st.find((s, k) => k > 0 && s.contrastMarker) ?? st.find((s) => s.contrastMarker);
     if (turn && f.contrast >= 0.3) out.push({ kind: 'contrast', at: turn.start, text: turn.text, detail: turn.contrastMarker! });
-    if (f.hook >= 0.3 && hookSignals(a.text).number && a.instruction < 0.5) out.push({ kind: 'number', at: a.start, text: a.text });
+    if (f.hook >= 0.3 && (this.lexical ? hookSignals(a.text, this.language).number : hasDigits(a.text)) && a.instruction < 0.5) out.push({ kind: 'number', at: a.start, text: a.text });
     if (f.emotion >= 0.5) {
-      const words = [...new Set(st.flatMap((s) => tokens(s.text).filter(isEmotionWord)))].slice(0, 3);
+      const words = this.lexical ? [...new Set(st.flatMap((s) => tokens(s.text).filter((t) => isEmotionWord(t))))].slice(0, 3) : [];
       if (words.length > 0) out.push({ kind: 'emotion', at: a.start, detail: words.join(', ') });
     }
     // The same events the reaction feature counted: those after a sentence of the span, the last one's within its tail.

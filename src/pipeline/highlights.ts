@@ -1,7 +1,8 @@
 // Stage 3: pick the segments worth turning into shorts. Candidates are sentence spans whose length fits
 // the preferredLength band; each is scored from the features in highlight-features.ts (words, audio,
 // topics), and the best ones that share no sentence and no near-identical text are chosen greedily.
-// Pure: the same transcript and audio always give the same picks.
+// Pure: the same transcript and audio always give the same picks. Word lists score English only; every
+// other language of the transcript is scored from language-neutral signals with weights of their own.
 import { findAudioEvents } from './audio-features.js';
 import { SegmentScorer, type LengthBand } from './highlight-features.js';
 import { contentStems } from './topics.js';
@@ -19,6 +20,11 @@ export interface HighlightRequest {
   maxShorts: number | null;
   noClipping: boolean;
   range: TimeRange;
+  /**
+   * false scores from language-neutral signals alone even for English (default true: the transcript
+   * language's word lists where it has them). What `npm run eval -- --neutral` measures.
+   */
+  lexical?: boolean;
 }
 
 /** Seconds. The band is a guideline: ends may overshoot `max` by OVERSHOOT to finish a sentence. */
@@ -41,6 +47,18 @@ export const OVERSHOOT = 1.15;
 export const INTEREST_WEIGHTS = {
   hook: 1.0, reaction: 1.2, story: 1.0, questionAnswer: 0.8, heatmap: 1.0, contrast: 0.6, emotion: 0.6, prosody: 0.6,
 } as const satisfies Partial<Record<keyof HighlightFeatures, number>>;
+type InterestWeights = Partial<Record<keyof HighlightFeatures, number>>;
+/**
+ * The same for a language without word lists, where story and contrast cannot be read and the hook is
+ * only a question mark or a number: the voice (prosody), the audience (reaction) and a question
+ * answered carry the weight the words carried, so the neutral part alone still ranks and one strong
+ * signal still makes a clip average. "emotion" here is the share of exclamations.
+ */
+export const NEUTRAL_INTEREST_WEIGHTS = {
+  hook: 1.0, reaction: 1.4, questionAnswer: 1.0, heatmap: 1.0, emotion: 0.4, prosody: 1.2,
+} as const satisfies InterestWeights;
+/** Features that need the word lists: never a strength of a clip scored without them. */
+const LEXICAL_ONLY: readonly (keyof HighlightFeatures)[] = ['story', 'contrast'];
 /** Whether the clip stands alone: a clean start and a payoff, one topic, a fitting length. */
 export const STRUCTURE_WEIGHTS = { selfContained: 0.45, topic: 0.35, lengthFit: 0.2 } as const satisfies Partial<Record<keyof HighlightFeatures, number>>;
 /** Share of the score from structure; the rest is interest. */
@@ -61,8 +79,11 @@ export function findHighlights(req: HighlightRequest): Highlight[] {
   const sentences = sentencesInRange(req.transcript.sentences, req.range);
   if (sentences.length === 0) return [];
   const events = req.audio ? findAudioEvents(req.audio, req.transcript.words) : [];
-  const scorer = new SegmentScorer({ sentences, audio: req.audio, events, heatmap: req.heatmap, range: req.range });
+  const scorer = new SegmentScorer({
+    sentences, audio: req.audio, events, heatmap: req.heatmap, range: req.range, language: req.transcript.language, lexical: req.lexical,
+  });
   const available = availableFeatures(scorer);
+  const weights = scorer.lexical ? INTEREST_WEIGHTS : NEUTRAL_INTEREST_WEIGHTS;
 
   if (req.noClipping) {
     const last = sentences.length - 1;
@@ -71,17 +92,17 @@ export function findHighlights(req: HighlightRequest): Highlight[] {
       sentenceIndexes: sentences.map((s) => s.index),
       start: req.range.start,
       end: req.range.end,
-      viralScore: toViralScore(scoreOf(features)),
+      viralScore: toViralScore(scoreOf(features, weights)),
       features,
-      strengths: strengthsOf(features, available),
+      strengths: strengthsOf(features, available, weights),
       evidence: scorer.evidence(0, last, features),
     }];
   }
 
   const band = effectiveBand(LENGTH_BANDS[req.preferredLength], sentences);
-  let candidates = enumerate(scorer, band);
+  let candidates = enumerate(scorer, band, weights);
   // Sentences longer than the whole band (unpunctuated monologue): fall back to single sentences.
-  if (candidates.length === 0) candidates = scorer.stats.map((_, i) => score(scorer, i, i, band));
+  if (candidates.length === 0) candidates = scorer.stats.map((_, i) => score(scorer, i, i, band, weights));
 
   candidates.sort((x, y) => y.raw - x.raw || x.first - y.first || x.last - y.last);
   const limit = req.maxShorts === null ? MAX_AUTOMATIC_SHORTS : Math.max(0, Math.floor(req.maxShorts));
@@ -100,15 +121,15 @@ export function findHighlights(req: HighlightRequest): Highlight[] {
     end: sentences[c.last]!.end,
     viralScore: toViralScore(c.raw),
     features: c.features,
-    strengths: strengthsOf(c.features, available),
+    strengths: strengthsOf(c.features, available, weights),
     evidence: scorer.evidence(c.first, c.last, c.features),
   }));
 }
 
 /** 0..1: saturating sum of the interest evidence. */
-export function interestOf(f: HighlightFeatures): number {
+export function interestOf(f: HighlightFeatures, weights: InterestWeights = INTEREST_WEIGHTS): number {
   let sum = 0;
-  for (const [k, w] of Object.entries(INTEREST_WEIGHTS) as [keyof typeof INTEREST_WEIGHTS, number][]) {
+  for (const [k, w] of Object.entries(weights) as [keyof HighlightFeatures, number][]) {
     // Prosody and heatmap are relative (0.5 = the range's usual): only what is above usual counts.
     const v = k === 'prosody' || k === 'heatmap' ? Math.max(0, f[k] - 0.5) * 2 : f[k];
     sum += w * v;
@@ -121,10 +142,10 @@ export function interestOf(f: HighlightFeatures): number {
  * candidate with nothing going for it lands near 0.35, one strong signal near 0.6, a clip strong on
  * several near 0.9; a passage of instructions cannot pass 0.45 whatever its numbers and "you"s.
  */
-export function scoreOf(f: HighlightFeatures): number {
+export function scoreOf(f: HighlightFeatures, weights: InterestWeights = INTEREST_WEIGHTS): number {
   let structure = 0;
   for (const [k, w] of Object.entries(STRUCTURE_WEIGHTS) as [keyof typeof STRUCTURE_WEIGHTS, number][]) structure += w * f[k];
-  return (STRUCTURE_SHARE * structure + (1 - STRUCTURE_SHARE) * interestOf(f)) * (1 - PROCEDURAL_PENALTY * f.procedural);
+  return (STRUCTURE_SHARE * structure + (1 - STRUCTURE_SHARE) * interestOf(f, weights)) * (1 - PROCEDURAL_PENALTY * f.procedural);
 }
 
 /** The score on the spec's bands: 80-100 excellent, 60-79 good, 40-59 average, 0-39 below average. */
@@ -132,13 +153,10 @@ export function toViralScore(raw: number): number {
   return Math.max(0, Math.min(100, Math.round(100 * raw)));
 }
 
-const STRENGTH_WEIGHTS: Partial<Record<keyof HighlightFeatures, number>> = {
-  ...INTEREST_WEIGHTS, selfContained: 0.45, topic: 0.35, lengthFit: 0.2,
-};
-
 /** Features that won, strongest weighted contribution first: those scoring well, at least two. */
-export function strengthsOf(f: HighlightFeatures, available: (keyof HighlightFeatures)[]): (keyof HighlightFeatures)[] {
-  const contribution = (k: keyof HighlightFeatures) => (STRENGTH_WEIGHTS[k] ?? 0) * (k === 'prosody' || k === 'heatmap' ? Math.max(0, f[k] - 0.5) * 2 : f[k]);
+export function strengthsOf(f: HighlightFeatures, available: (keyof HighlightFeatures)[], weights: InterestWeights = INTEREST_WEIGHTS): (keyof HighlightFeatures)[] {
+  const strengthWeights: InterestWeights = { ...weights, ...STRUCTURE_WEIGHTS };
+  const contribution = (k: keyof HighlightFeatures) => (strengthWeights[k] ?? 0) * (k === 'prosody' || k === 'heatmap' ? Math.max(0, f[k] - 0.5) * 2 : f[k]);
   const usable = available.filter((k) => k !== 'procedural');
   const ranked = [...usable].sort((a, b) => contribution(b) - contribution(a) || usable.indexOf(a) - usable.indexOf(b));
   const strong = ranked.filter((k) => contribution(k) >= 0.3).slice(0, 3);
@@ -151,7 +169,7 @@ export function strengthsOf(f: HighlightFeatures, available: (keyof HighlightFea
 
 function availableFeatures(scorer: SegmentScorer): (keyof HighlightFeatures)[] {
   return (['hook', 'selfContained', 'topic', 'story', 'questionAnswer', 'contrast', 'emotion', 'reaction', 'prosody', 'heatmap', 'lengthFit', 'procedural'] as const)
-    .filter((k) => (k !== 'reaction' || scorer.hasAudio) && (k !== 'heatmap' || scorer.hasHeatmap));
+    .filter((k) => (k !== 'reaction' || scorer.hasAudio) && (k !== 'heatmap' || scorer.hasHeatmap) && (scorer.lexical || !LEXICAL_ONLY.includes(k)));
 }
 
 /**
@@ -164,7 +182,7 @@ const stemCache = new WeakMap<SegmentScorer, string[][]>();
 
 function spanStems(scorer: SegmentScorer, c: Candidate): Set<string> {
   let stems = stemCache.get(scorer);
-  if (!stems) stemCache.set(scorer, stems = scorer.stats.map((s) => contentStems(s.text)));
+  if (!stems) stemCache.set(scorer, stems = scorer.stats.map((s) => contentStems(s.text, scorer.language, scorer.lexical)));
   return new Set(stems.slice(c.first, c.last + 1).flat());
 }
 
@@ -190,7 +208,7 @@ function effectiveBand(band: LengthBand, sentences: Sentence[]): LengthBand {
 }
 
 /** O(n * MAX_ENDS_PER_START): two pointers give each start's valid end window, sampled evenly. */
-function enumerate(scorer: SegmentScorer, band: LengthBand): Candidate[] {
+function enumerate(scorer: SegmentScorer, band: LengthBand, weights: InterestWeights): Candidate[] {
   const stats = scorer.stats;
   const n = stats.length;
   const maxLen = band.max * OVERSHOOT;
@@ -208,16 +226,16 @@ function enumerate(scorer: SegmentScorer, band: LengthBand): Candidate[] {
     const best: Candidate[] = [];
     for (let s = 0; s < Math.min(count, MAX_ENDS_PER_START); s++) {
       const j = Math.min(hi, lo + Math.round(s * stride));
-      insertTop(best, score(scorer, i, j, band), KEEP_PER_START);
+      insertTop(best, score(scorer, i, j, band, weights), KEEP_PER_START);
     }
     out.push(...best);
   }
   return out;
 }
 
-function score(scorer: SegmentScorer, first: number, last: number, band: LengthBand): Candidate {
+function score(scorer: SegmentScorer, first: number, last: number, band: LengthBand, weights: InterestWeights): Candidate {
   const features = scorer.features(first, last, band);
-  return { first, last, raw: scoreOf(features), features };
+  return { first, last, raw: scoreOf(features, weights), features };
 }
 
 function insertTop(list: Candidate[], c: Candidate, keep: number): void {

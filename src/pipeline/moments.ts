@@ -16,6 +16,8 @@ export interface MomentsRequest {
   /** null = automatic (as many good, distinct picks as the range supports). */
   maxShorts: number | null;
   noClipping: boolean;
+  /** false: score with language-neutral signals only, even for English (measurement; see HighlightRequest). */
+  lexical?: boolean;
   signal?: AbortSignal;
 }
 
@@ -26,7 +28,7 @@ export async function pickMoments(req: MomentsRequest): Promise<Moment[]> {
   const audio = await analyseAudio(req.mediaPath, req.range, req.signal);
   const picked = findHighlights({
     transcript: req.transcript, audio, heatmap: req.heatmap, preferredLength: req.preferredLength,
-    maxShorts: req.maxShorts, noClipping: req.noClipping, range: req.range,
+    maxShorts: req.maxShorts, noClipping: req.noClipping, range: req.range, lexical: req.lexical,
   });
   // Edges out of the recognised word times into the pauses really there (clip-edges.ts).
   const highlights = await placeClipEdges(picked, {

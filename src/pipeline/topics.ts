@@ -6,8 +6,16 @@
 // (first / second / third person, past tense, instructions, numbers: voiceMarkers): who is talking to
 // whom about when changes with the thought as much as the nouns do, and it is what tells a told story
 // from the menu instructions around it.
+// Porter and the stopword list below are English. Other languages (and English measured without its word
+// lists) take neutralStems: words as the language segments them (Intl.Segmenter: Chinese and Japanese
+// too), case folded by the language's rules, function words dropped by the maintained stopwords-iso list
+// of the language, forms of one word joined by cutting them to their first letters; words that fill a
+// large share of the talk's sentences count as function words too (the ten spec languages stopwords-iso
+// lacks, like Albanian or Nepali, have no other list).
+import { createRequire } from 'node:module';
 import { stemmer } from 'stemmer';
 import { voiceMarkers } from './highlight-features.js';
+import { baseLanguage, hasLexicon, isNumeral, wordsOf } from './neutral-signals.js';
 
 /** A block on each side of a gap grows to this many stems (Hearst's pseudo-sentences), at most MAX_BLOCK sentences. */
 const BLOCK_STEMS = 16;
@@ -35,8 +43,12 @@ you your yours yourself yourselves yes yeah oh okay ok um uh like well really ju
 things say said says one two three four five six seven eight nine ten lot much many way make made let us can't don't it's
 i'm that's there's he's she's you're they're we're i've you've we've i'll you'll we'll didn't doesn't isn't wasn't won't`.split(/\s+/).filter(Boolean));
 
-/** Stemmed content words of a sentence (what lexical cohesion counts). */
-export function contentStems(text: string): string[] {
+/**
+ * Stemmed content words of a sentence (what lexical cohesion counts), in the sentence's language;
+ * `lexical` false takes the language-neutral path for English too (what every other language gets).
+ */
+export function contentStems(text: string, language = 'en', lexical = true): string[] {
+  if (!lexical || !hasLexicon(language)) return neutralStems(text, language);
   return text
     .toLowerCase()
     .replace(/[\u2018\u2019]/g, '\'')
@@ -46,10 +58,71 @@ export function contentStems(text: string): string[] {
     .map((t) => stemmer(t.replace(/'s$/, '')));
 }
 
-export function segmentTopics(sentenceTexts: readonly string[]): TopicSegmentation {
+/** Letters kept of a word in a language without a stemmer: "canción", "canciones" -> "canci" (truncation stemming). */
+const STEM_LETTERS = 5;
+/** Scripts written without spaces, where one Han or Katakana character is already a word of content. */
+const CJK = /[\p{Script=Han}\p{Script=Katakana}]/u;
+const KANA_ONLY = /^[\p{Script=Hiragana}ー]+$/u;
+
+let stopLists: Record<string, readonly string[]> | null = null;
+const stopSets = new Map<string, ReadonlySet<string>>();
+
+/** The language's maintained stopword list (stopwords-iso); empty for the few languages it lacks. */
+export function stopWords(language: string): ReadonlySet<string> {
+  const lang = baseLanguage(language);
+  let set = stopSets.get(lang);
+  if (!set) {
+    stopLists ??= createRequire(import.meta.url)('stopwords-iso') as Record<string, readonly string[]>;
+    // Norwegian is filed under Bokmål's code there.
+    const list = stopLists[lang] ?? (lang === 'no' ? stopLists['nb'] : undefined) ?? [];
+    set = new Set(list.map((w) => w.normalize('NFKC').toLocaleLowerCase()));
+    stopSets.set(lang, set);
+  }
+  return set;
+}
+
+/** Content words without a stemmer or an English list: segmented, folded, function words out, truncated. */
+function neutralStems(text: string, language: string): string[] {
+  const lang = baseLanguage(language);
+  const stop = lang === 'en' ? STOPWORDS : stopWords(lang);
+  const out: string[] = [];
+  for (const w of wordsOf(text, lang)) {
+    if (isNumeral(w) || stop.has(w) || !/\p{L}/u.test(w)) continue;
+    const letters = [...w];
+    if (CJK.test(w)) {
+      out.push(w);
+      continue;
+    }
+    if (KANA_ONLY.test(w) || letters.length <= 2) continue;
+    out.push(letters.slice(0, STEM_LETTERS).join(''));
+  }
+  return out;
+}
+
+/** Sentences (of at least this many) in which a stem may appear before it counts as a function word of the talk. */
+const FREQUENT_MIN_SENTENCES = 8;
+const FREQUENT_SHARE = 0.3;
+
+/** Drops stems found in a large share of sentences: the function words a missing or short stopword list let through. */
+function dropFrequent(stems: string[][]): string[][] {
+  if (stems.length < FREQUENT_MIN_SENTENCES) return stems;
+  const df = new Map<string, number>();
+  for (const s of stems) for (const w of new Set(s)) df.set(w, (df.get(w) ?? 0) + 1);
+  return stems.map((s) => s.filter((w) => df.get(w)! / stems.length < FREQUENT_SHARE));
+}
+
+/**
+ * Topics of the sentences, read in their language (see contentStems); `lexical` false reads English
+ * like a language without word lists.
+ */
+export function segmentTopics(sentenceTexts: readonly string[], language = 'en', lexical = true): TopicSegmentation {
   const n = sentenceTexts.length;
   if (n === 0) return { topicOf: [], topics: [], depth: [] };
-  const stems = sentenceTexts.map((t) => [...contentStems(t), ...voiceMarkers(t)]);
+  const english = lexical && hasLexicon(language);
+  const words = sentenceTexts.map((t) => contentStems(t, language, english));
+  // English read without its lists gets the markers any language gets: voiceMarkers of a list-less language.
+  const markerLanguage = english || !hasLexicon(language) ? language : 'und';
+  const stems = (english ? words : dropFrequent(words)).map((w, k) => [...w, ...voiceMarkers(sentenceTexts[k]!, markerLanguage)]);
   const bags = stems.map(countBag);
   const gaps = Math.max(0, n - 1);
   const cohesion: number[] = [];

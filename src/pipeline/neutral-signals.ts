@@ -1,0 +1,104 @@
+// What the highlight score may read from text in any of the spec's 55 languages without a word list:
+// the speech language's base code, words as the language segments them (Intl.Segmenter, so Chinese and
+// Japanese get words too), questions and exclamations by their marks in every script, numbers in any
+// script's digits, and whether a sentence is finished. The English word lists of highlight-features.ts
+// fire only where hasLexicon() says the text is in their language: the German article "die" is not the
+// English verb, and a flat German paragraph must not score "emotion" from it.
+
+/** Languages with their own highlight word lists (highlight-features.ts); every other one is scored language-neutrally. */
+const LEXICON_LANGUAGES: ReadonlySet<string> = new Set(['en']);
+
+/** The speech language's ISO 639-1 base code: 'pt-BR' -> 'pt', 'EN' -> 'en'; absent -> 'en' (the spec's default). */
+export function baseLanguage(language?: string | null): string {
+  const code = (language ?? '').trim().toLowerCase().split(/[-_]/)[0] ?? '';
+  return /^[a-z]{2,3}$/.test(code) ? code : 'en';
+}
+
+/** Whether the highlight word lists are written in this speech language. */
+export function hasLexicon(language?: string | null): boolean {
+  return LEXICON_LANGUAGES.has(baseLanguage(language));
+}
+
+const segmenters = new Map<string, Intl.Segmenter>();
+
+function segmenter(language: string): Intl.Segmenter {
+  let s = segmenters.get(language);
+  if (!s) {
+    try {
+      s = new Intl.Segmenter(language, { granularity: 'word' });
+    } catch {
+      s = new Intl.Segmenter('und', { granularity: 'word' });
+    }
+    segmenters.set(language, s);
+  }
+  return s;
+}
+
+/** Lower case by the language's rules (Turkish dotted and dotless i), NFKC so full-width forms match. */
+export function foldCase(text: string, language?: string | null): string {
+  const t = text.normalize('NFKC');
+  try {
+    return t.toLocaleLowerCase(baseLanguage(language));
+  } catch {
+    return t.toLowerCase();
+  }
+}
+
+/**
+ * The words of a text as its language segments them, case-folded: ICU's dictionaries split Chinese
+ * and Japanese, which have no spaces; apostrophes stay inside words ("l'homme" is one word in French).
+ */
+export function wordsOf(text: string, language?: string | null): string[] {
+  const out: string[] = [];
+  for (const seg of segmenter(baseLanguage(language)).segment(foldCase(text, language))) {
+    if (seg.isWordLike) out.push(seg.segment);
+  }
+  return out;
+}
+
+/** Closing quotes and brackets that may follow a sentence's last mark. */
+const CLOSERS = String.raw`["'”’»」』)\]\s]*`;
+/** Question marks of every script: Latin, full-width, Arabic (also Persian, Urdu), reversed, Armenian, Ethiopic. */
+const QUESTION_END = new RegExp(`[?？؟⸮՞፧]${CLOSERS}$`, 'u');
+/** Greek writes its question mark as a semicolon (U+037E, and plain ';' in most typed text). */
+const GREEK_QUESTION_END = new RegExp(`[;;]${CLOSERS}$`, 'u');
+
+/** A question by its punctuation alone, in any script (Spanish's opening ¿ too). */
+export function endsAsQuestion(text: string, language?: string | null): boolean {
+  const t = text.trim();
+  if (QUESTION_END.test(t) || /^[¿]/.test(t)) return true;
+  return baseLanguage(language) === 'el' && GREEK_QUESTION_END.test(t);
+}
+
+/** An exclamation by its mark: Latin, Spanish's opening ¡, full-width. */
+export function exclaims(text: string): boolean {
+  const t = text.trim();
+  return new RegExp(`[!！]${CLOSERS}$`, 'u').test(t) || t.startsWith('¡');
+}
+
+/** Sentence-final marks of every supported script: . ! ? … and the CJK, Devanagari, Arabic, Urdu, Armenian and Ethiopic ones. */
+const SENTENCE_END = new RegExp(`[.!?…。！？．।॥؟۔։።፧;;]${CLOSERS}$`, 'u');
+
+/** Whether the text ends as a finished sentence rather than being cut mid-thought. */
+export function endsSentence(text: string): boolean {
+  return SENTENCE_END.test(text.trim());
+}
+
+/** A number in any script's decimal digits (Arabic-Indic, Devanagari, full-width...). */
+export function hasDigits(text: string): boolean {
+  return /\p{Nd}/u.test(text);
+}
+
+/** Whether a word is made of digits only (any script's). */
+export function isNumeral(word: string): boolean {
+  return /^[\p{Nd}.,]+$/u.test(word) && /\p{Nd}/u.test(word);
+}
+
+/**
+ * Whether the first letter is lower case in a script that has case: Whisper starts a segment that
+ * continues the previous sentence in lower case, so the line does not open a thought of its own.
+ */
+export function startsLowerCase(text: string): boolean {
+  const first = /\p{L}/u.exec(text);
+  return first !== null && /\p{Ll}/u.test(first[0]) && first[0] !== first[0].toUpperCase();
+}
