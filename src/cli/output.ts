@@ -18,3 +18,8 @@ export function printPagination(p: { page: number; totalPages: number; totalCoun
 export function note(line: string): void {
   process.stderr.write(`${line}\n`);
 }
+
+/** A request's warnings (e.g. speech not in the requested language), one stderr line each. */
+export function printWarnings(warnings: readonly string[] | undefined): void {
+  for (const w of warnings ?? []) note(`warning: ${w}`);
+}

@@ -67,7 +67,8 @@ export function optionSchema(o: OptionDef): Schema {
 
 const createRequest: Schema = {
   type: 'object',
-  description: 'Exactly one of url / fileUrl. The window end - start must be 60-1200 seconds. Unknown fields are refused (400 invalid_request).',
+  description: 'Exactly one of url / fileUrl. The window end - start must be 60-1200 seconds. Unknown fields are refused (400 invalid_request), ' +
+    'and so is a language the server\'s Whisper models cannot transcribe (an English-only model and no multilingual one), naming the model and the language.',
   additionalProperties: false,
   properties: Object.fromEntries(CREATE_OPTIONS.map((o) => [o.field, optionSchema(o)])),
   required: ['start', 'end'],
@@ -81,6 +82,11 @@ const createRequest: Schema = {
 // Response schemas (src/service/api-types.ts, field for field).
 
 const timeRange = obj({ start: num, end: num });
+const WARNINGS: Schema = {
+  type: 'array', items: str,
+  description: 'Present only when there are any: what the caller should know about a request that ran, e.g. that the speech sounds like another ' +
+    'language than the one requested (language detection is confident); the request is still processed in the requested language',
+};
 
 const schemas: Record<string, Schema> = {
   CreateRequest: createRequest,
@@ -98,7 +104,8 @@ const schemas: Record<string, Schema> = {
   Status: obj({
     _id: str, status: enumOf(REQUEST_STATUSES), step: enumOf(STEPS), stepMessage: str, progress: { ...num, minimum: 0, maximum: 100 },
     userEmail: str, failureReason: { ...str, description: 'Present only when status is failed' }, isDemo: bool,
-  }, ['failureReason']),
+    warnings: WARNINGS,
+  }, ['failureReason', 'warnings']),
   Sentence: obj({ index: int, sentence: str, start: num, end: num }),
   HeatmapPoint: { ...obj({ start: num, end: num, value: { ...num, minimum: 0, maximum: 1 } }), description: 'One point of the platform\'s most-replayed graph (seconds, value 0..1)' },
   PostAccount: obj({ handle: str }),
@@ -118,11 +125,14 @@ const schemas: Record<string, Schema> = {
   }, ['errorMessage']),
   RequestDetail: obj({
     _id: str, status: enumOf(REQUEST_STATUSES), progress: { ...num, minimum: 0, maximum: 100 }, userEmail: str, url: str,
-    start: num, end: num, title: str, language: str, template: str,
+    start: num, end: num, title: str,
+    language: { ...str, description: 'The spoken language: as requested, or (local mode, language "auto") the one detected, empty until it is' },
+    template: str,
     captionLanguage: { ...str, description: 'Empty when the same as language' },
     heatmap: { type: 'array', items: ref('HeatmapPoint') }, sentences: { type: 'array', items: ref('Sentence') },
     preferredLength: str, projectId: nullable(str), shorts: { type: 'array', items: ref('Short') },
-  }),
+    warnings: WARNINGS,
+  }, ['warnings']),
   RequestListItem: obj({
     requestId: str, status: enumOf(REQUEST_STATUSES), progress: { ...num, minimum: 0, maximum: 100 },
     createdAt: dateTime, updatedAt: dateTime, url: str, duration: num,

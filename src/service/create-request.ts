@@ -115,7 +115,8 @@ export function validateCreateRequest(body: unknown, ctx: ValidationContext): Cr
   // "auto" is not one of the spec's codes: the local CLI may ask for detection, the API keeps the spec's
   // languages (and its default "en"), so an API caller always knows which language the request is in.
   const auto = input.language === 'auto';
-  if (auto && !ctx.allowLocalFile)
+  // (With a local file outside local mode, the source's own refusal below says what is wrong.)
+  if (auto && !ctx.allowLocalFile && input.file === undefined)
     throw bad('language "auto" (detect the spoken language) is only accepted in local mode; name the language (ISO 639-1, default "en")', 'language');
   const v: Record<string, string | number | boolean | undefined> = {};
   for (const def of CREATE_OPTIONS) {

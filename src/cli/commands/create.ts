@@ -9,7 +9,7 @@ import { CREATE_OPTIONS, type OptionDef } from '../../service/create-options.js'
 import type { ShortsClient } from '../../client/shorts-client.js';
 import type { RequestDetail, StatusResponse } from '../../service/api-types.js';
 import { CliError, EXIT } from '../cli-error.js';
-import { note, printJson } from '../output.js';
+import { note, printJson, printWarnings } from '../output.js';
 import { askForCreateOptions } from '../prompts.js';
 
 function parseNumber(value: string): number {
@@ -33,6 +33,11 @@ function optionsFor(def: OptionDef): Option[] {
     return def.defaultValue === true || def.field === 'noClipping'
       ? [new Option(`--no-${def.flag}`, def.description)]
       : [new Option(`--${def.flag}`, def.description)];
+  }
+  if (def.field === 'language') {
+    // "auto" (whisper.cpp detects the language) is a local-mode value: the API keeps the spec's codes.
+    return [new Option(`--${def.flag} <value>`, `${def.description}, or auto to detect it (local mode; the default for --file, else en)`)
+      .choices(['auto', ...(t as { values: readonly string[] }).values])];
   }
   const o = new Option(`--${def.flag} <${t.kind === 'number' ? 'n' : 'value'}>`, def.description);
   if (t.kind === 'enum') o.choices([...t.values]);
@@ -58,6 +63,9 @@ export function bodyFromFlags(flags: Record<string, unknown>, cmd: Command): Rec
     if (!given(key)) continue;
     body[def.field] = def.field === 'noClipping' ? flags[key] === false : flags[key];
   }
+  // A file on this machine is transcribed in the language its speech is in unless told otherwise: the
+  // spec's default "en" would transcribe Spanish speech as English gibberish (issue 11).
+  if (body.file !== undefined && body.language === undefined) body.language = 'auto';
   return body;
 }
 
@@ -101,6 +109,7 @@ export async function createCommand(client: ShortsClient, body: Record<string, u
     process.removeListener('SIGINT', onSigint);
     process.removeListener('SIGTERM', onSigint);
   }
+  printWarnings(final.warnings);
   if (final.status === 'cancelled') {
     spinner.warn(`request ${created.requestId} cancelled`);
     return interrupt.signal.aborted ? EXIT.interrupted : EXIT.failure;

@@ -1,14 +1,17 @@
 // status, get, list, cancel: one plain function each over the ShortsClient.
 import type { ShortsClient } from '../../client/shorts-client.js';
 import { EXIT } from '../cli-error.js';
-import { printJson, printPagination, printTable } from '../output.js';
+import { printJson, printPagination, printTable, printWarnings } from '../output.js';
 
 interface JsonFlag { json?: boolean }
 
 export async function statusCommand(client: ShortsClient, id: string, flags: JsonFlag): Promise<number> {
   const s = await client.status(id);
   if (flags.json) printJson(s);
-  else printTable(['id', 'status', 'step', 'progress', 'failure reason'], [[s._id, s.status, s.stepMessage, `${s.progress}%`, s.failureReason]]);
+  else {
+    printTable(['id', 'status', 'step', 'progress', 'failure reason'], [[s._id, s.status, s.stepMessage, `${s.progress}%`, s.failureReason]]);
+    printWarnings(s.warnings);
+  }
   return s.status === 'failed' ? EXIT.failure : EXIT.ok;
 }
 
