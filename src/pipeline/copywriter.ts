@@ -2,6 +2,8 @@
 // clips' own words. Deterministic and local; llm.ts may polish the result when a model is configured.
 import { hookScore, NUMBER_WORDS, startCleanliness, tokens } from './highlight-features.js';
 import { writeReason } from './reason.js';
+import { baseLanguage, connectives, coreOf, hasOwnStopWordList, lookupForm, splitWords, withoutElision, writtenWithoutSpaces } from './stop-words.js';
+import { caseTitle, capitaliseWord, displayWidth } from './title-case.js';
 import type { ClipCopy, Highlight, Sentence, Transcript } from './types.js';
 import {
   canEndTitle, classifyWords, isEnglish, isTopicWord, LEADING_CONNECTIVES, normWord, SUBORDINATORS, wordTrail, type ClassedWord,
@@ -26,8 +28,9 @@ export function writeCopy(h: Highlight, transcript: Transcript): ClipCopy {
  * already titled another clip when it has a line of its own.
  */
 export function writeCopies(highlights: readonly Highlight[], transcript: Transcript): ClipCopy[] {
-  const classes = new WordClassCache(transcript.language);
-  const totals = transcriptTotals(transcript);
+  const language = baseLanguage(transcript.language) || 'en';
+  const classes = new WordClassCache(language, isEnglish(language) ? new Set() : commonWords(transcript, language));
+  const totals = transcriptTotals(transcript, classes);
   const taken: Taken = { titles: new Set(), titleSources: new Set(), descriptions: new Set() };
   return highlights.map((h) => {
     const wanted = new Set(h.sentenceIndexes);
@@ -35,7 +38,7 @@ export function writeCopies(highlights: readonly Highlight[], transcript: Transc
     const title = pickTitle(titleCandidates(clip, classes), taken);
     return {
       title,
-      reason: writeReason(h, clip),
+      reason: writeReason(h, clip, language),
       description: pickDescription(clip, totals, classes, title, taken),
     };
   });
@@ -43,12 +46,39 @@ export function writeCopies(highlights: readonly Highlight[], transcript: Transc
 
 interface Taken { titles: Set<string>; titleSources: Set<string>; descriptions: Set<string> }
 
+/**
+ * Words that stand in for a stop-word list in a language that has none of its own: short words (four
+ * letters at most) said in at least a sixth of the transcript's sentences. In any language the commonest
+ * words of a text are its articles, prepositions, pronouns and conjunctions; the length bound keeps a
+ * talk's repeated topic word ("conference", "volume") out.
+ */
+function commonWords(transcript: Transcript, language: string): ReadonlySet<string> {
+  const out = new Set<string>();
+  if (hasOwnStopWordList(language) || writtenWithoutSpaces(language) || transcript.sentences.length < 6) return out;
+  const inSentences = new Map<string, number>();
+  for (const s of transcript.sentences) {
+    for (const w of new Set(splitWords(s.sentence, language).map((x) => lookupForm(x.core, language)))) inSentences.set(w, (inSentences.get(w) ?? 0) + 1);
+  }
+  for (const [w, n] of inSentences) if (n >= Math.max(3, transcript.sentences.length / 6) && [...w].length <= 4) out.add(w);
+  return out;
+}
+
 /** Word classes per sentence text, computed once per request (the tagger is the costly part). */
 class WordClassCache {
   readonly english: boolean;
+  /** What goes between two words of a title: nothing in Chinese or Japanese. */
+  readonly joiner: string;
+  /** Lookup forms of the words a title must not open on, for languages without the English rules. */
+  readonly connectives: ReadonlySet<string>;
   private readonly memo = new Map<string, ClassedWord[]>();
-  constructor(readonly language: string) {
+  constructor(readonly language: string, private readonly common: ReadonlySet<string>) {
     this.english = isEnglish(language);
+    this.joiner = writtenWithoutSpaces(language) ? '' : ' ';
+    this.connectives = this.english ? new Set() : connectives(language);
+  }
+
+  join(words: readonly ClassedWord[]): string {
+    return words.map((w) => w.text).join(this.joiner);
   }
   /**
    * The words of `text` with their classes. `text` cut from a transcript sentence (filler or a leading
@@ -58,7 +88,7 @@ class WordClassCache {
   of(text: string, from?: string): ClassedWord[] {
     let words = this.memo.get(text);
     if (!words) {
-      words = (from !== undefined && from !== text ? this.derive(text, this.of(from)) : null) ?? classifyWords(text, this.language);
+      words = (this.english && from !== undefined && from !== text ? this.derive(text, this.of(from)) : null) ?? classifyWords(text, this.language, this.common);
       this.memo.set(text, words);
     }
     return words;
@@ -89,9 +119,8 @@ const LEADING_FILLER = [
 const LEADING_FILLER_WITH_COMMA = ['like', 'now', 'look', 'listen', 'right', 'see', 'man', 'guys'];
 // Hesitations always go; "you know" / "I mean" only when set off by a comma ("do you know why" stays).
 const INNER_FILLER = /(^|[\s,])(?:(?:um+|uh+|erm?)(?=[\s,.!?]|$),?|(?:you know|i mean),)/gi;
-const SMALL_WORDS = new Set(['a', 'an', 'the', 'and', 'but', 'or', 'nor', 'for', 'so', 'yet', 'on', 'at', 'to', 'of', 'in', 'by', 'with', 'as', 'vs', 'from', 'into', 'per', 'via']);
 /** Punctuation after a word that closes a clause: a title may end there. */
-const CLAUSE_END = /[,;:\u2013\u2014-]/;
+const CLAUSE_END = /[,;:\u2013\u2014\-，、；：،؛]/u;
 /** Classes that open a new phrase: a title cut just before one leaves whole phrases behind it. */
 const PHRASE_OPENERS = new Set(['preposition', 'conjunction', 'subordinator', 'wh', 'infinitive-to']);
 /** Openers that qualify a claim made before ("unless …", "whereas …"): without a main clause they are a tail. */
@@ -108,26 +137,26 @@ interface TitleCandidate { text: string; score: number; source: string }
 
 /** The best title for one clip on its own. */
 export function writeTitle(clip: readonly Sentence[], language = 'en'): string {
-  return pickTitle(titleCandidates(clip, new WordClassCache(language)), { titles: new Set(), titleSources: new Set(), descriptions: new Set() });
+  return pickTitle(titleCandidates(clip, new WordClassCache(baseLanguage(language) || 'en', new Set())), { titles: new Set(), titleSources: new Set(), descriptions: new Set() });
 }
 
 /** Every acceptable title from every sentence of the clip, best first. */
 function titleCandidates(clip: readonly Sentence[], classes: WordClassCache): TitleCandidate[] {
   const out: TitleCandidate[] = [];
   clip.forEach((s, k) => {
-    const source = stripFiller(s.sentence);
+    const source = stripFiller(s.sentence, classes.english);
     const words = classes.of(source, s.sentence);
     if (words.length === 0) return;
     const position = (k === 0 ? 0.15 : k === 1 ? 0.05 : 0) - (words.length < 3 ? 0.5 : 0) - (words.length > 30 ? 0.1 : 0);
-    for (const c of sentenceTitles(words, classes.english)) out.push({ text: c.text, score: c.score + position, source });
+    for (const c of sentenceTitles(words, classes)) out.push({ text: c.text, score: c.score + position, source });
   });
   // Last resort, for a clip whose every line is too long to cut at a phrase or leans on the line before:
   // the longest prefix that fits, still never ending on a function word.
   if (out.length === 0) {
     clip.forEach((s, k) => {
-      const source = stripFiller(s.sentence);
+      const source = stripFiller(s.sentence, classes.english);
       const words = classes.of(source, s.sentence);
-      if (words.length > 0) out.push({ text: titleCase(prefixCut(words, firstWordAt(words, classes.english), classes.english)), score: -1 - k / 100, source });
+      if (words.length > 0) out.push({ text: caseTitle(prefixCut(words, firstWordAt(words, classes), classes), classes.language), score: -1 - k / 100, source });
     });
   }
   // A stable sort keeps the earlier sentence first on equal scores.
@@ -157,7 +186,9 @@ function titleKey(title: string): string {
   return title.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
 }
 
-function stripFiller(sentence: string): string {
+function stripFiller(sentence: string, english: boolean): string {
+  // English filler only: "er" is German for "he", "so" Italian for "I know".
+  if (!english) return sentence.replace(/\s+/g, ' ').trim();
   let t = sentence.replace(/\s+/g, ' ').trim().replace(INNER_FILLER, '$1').replace(/\s+/g, ' ').replace(/\s+([,.!?;:])/g, '$1');
   for (let changed = true; changed;) {
     changed = false;
@@ -186,44 +217,79 @@ interface TitleStart {
  * comma). "Please enter the first three letters of your party's first name using your keypad" gives
  * "Please Enter the First Three Letters", never "… of Your Party's".
  */
-function sentenceTitles(words: readonly ClassedWord[], english: boolean): { text: string; score: number }[] {
+function sentenceTitles(words: readonly ClassedWord[], classes: WordClassCache): { text: string; score: number }[] {
+  const { english } = classes;
   const n = words.length;
-  const first = firstWordAt(words, english);
+  const first = firstWordAt(words, classes);
   // Only a sentence that opens like a question keeps its "?" when cut ("Just come to our website and … ?" does not).
-  const question = /\?["')\]]?$/.test(words[n - 1]!.text) && (!english || ['wh', 'auxiliary'].includes(words[first]!.cls));
-  // Spelled-out letters ("M I S D N") are an identifier read aloud, not a title.
-  const spelled = words.filter((w) => w.norm.length === 1 && w.norm !== 'a' && w.norm !== 'i').length * 2 >= n ? 0.5 : 0;
+  const question = QUESTION_END.test(words[n - 1]!.text) && (!english || ['wh', 'auxiliary'].includes(words[first]!.cls));
+  const spelledOut = spelledPenalty(words, classes);
   const out: { text: string; score: number }[] = [];
-  for (const start of titleStarts(words, english)) {
+  for (const start of titleStarts(words, classes)) {
     for (let e = start.at; e < n; e++) {
       const span = words.slice(start.at, e + 1);
       const whole = e === n - 1;
-      const raw = span.map((w) => w.text).join(' ');
+      const raw = classes.join(span);
       if (!fitsTitle(cleanEnd(raw), TITLE_MAX_WORDS)) break;
       if (span.length < Math.min(TITLE_MIN_WORDS, n)) continue;
-      const cut = cutKind(words, start.at, e, english);
+      const cut = cutKind(words, start.at, e, classes);
       if (!cut) continue;
-      let text = whole ? raw.replace(/\.+$/, '').trim() : cleanEnd(raw);
+      let text = whole ? raw.replace(/[.。।]+$/u, '').trim() : cleanEnd(raw);
       // A question cut short still reads as a question: "Why Do Ninety Percent of New Restaurants Fail?"
-      if (question && start.at === first && !/[?!]$/.test(text)) text += '?';
+      if (question && start.at === first && !/[?!？！؟]$/.test(text)) text += questionMark(words[n - 1]!.text);
       // A subordinate clause without its main clause ("If You Are Using a Console Channel Driver") makes no
       // sense alone; after "because" or "although" the main clause alone usually reads better.
       const fragment = (start.dependent && (start.main === null || e < start.main + 1)) || (english && openSubordinate(words, start.at, e));
-      const score = hookScore(text) + (cut === 'whole' ? (start.at === first ? 0.25 : 0.15) : cut === 'clause' ? 0.1 : 0)
-        + (start.at === first ? 0.1 : 0) - (fragment ? 1 : 0) - (startCleanliness(text) === 0 ? 0.3 : 0) + span.length / 100
-        - weakStart(words[start.at]!, question) - spelled - (CONCESSIVE.has(words[start.at]!.norm) ? 0.2 : 0);
-      out.push({ text: titleCase(text), score });
+      const score = hook(text, english) + (cut === 'whole' ? (start.at === first ? 0.25 : 0.15) : cut === 'clause' ? 0.1 : 0)
+        + (start.at === first ? 0.1 : 0) - (fragment ? 1 : 0) - (english && startCleanliness(text) === 0 ? 0.3 : 0) + span.length / 100
+        - weakStart(words[start.at]!, question) - spelledOut - (CONCESSIVE.has(words[start.at]!.norm) ? 0.2 : 0);
+      out.push({ text: caseTitle(text, classes.language), score });
     }
   }
   return out;
 }
 
+/** A sentence's last word ends a question: "?", and the full-width and Arabic question marks. */
+const QUESTION_END = /[?？؟]["')\]»”]?$/u;
+
+function questionMark(lastWord: string): string {
+  return /؟/.test(lastWord) ? '؟' : /？/.test(lastWord) ? '？' : '?';
+}
+
+/** Spelled-out letters ("M I S D N") are an identifier read aloud, not a title. */
+function spelledPenalty(words: readonly ClassedWord[], classes: WordClassCache): number {
+  // Chinese and Japanese words are often one character long: nothing is spelled there.
+  if (!classes.joiner) return 0;
+  const letters = classes.english
+    ? words.filter((w) => w.norm.length === 1 && w.norm !== 'a' && w.norm !== 'i')
+    : words.filter((w) => [...w.norm].length === 1 && w.cls !== 'stop' && w.cls !== 'number');
+  return letters.length * 2 >= words.length ? 0.5 : 0;
+}
+
+/**
+ * How strongly a title line hooks. English reads the scorer's lexicon (questions, numbers, contrast,
+ * address, surprise); no other language is scored with English words, so the rest count only what
+ * punctuation and digits show: a question, a number.
+ */
+function hook(text: string, english: boolean): number {
+  if (english) return hookScore(text);
+  return (/[?？؟]/.test(text) ? 0.45 : 0) + (/\p{N}/u.test(text) ? 0.25 : 0);
+}
+
 /** Where a title may end at word e: 'whole' (the sentence's end), 'clause' (at a comma), 'phrase' (before a new phrase). */
-function cutKind(words: readonly ClassedWord[], at: number, e: number, english: boolean): 'whole' | 'clause' | 'phrase' | null {
+function cutKind(words: readonly ClassedWord[], at: number, e: number, classes: WordClassCache): 'whole' | 'clause' | 'phrase' | null {
+  const { english } = classes;
   const w = words[e]!;
   if (e === words.length - 1) return !english || canEndTitle(words, e, true) ? 'whole' : null;
   const clause = CLAUSE_END.test(w.trail);
-  if (!english) return clause ? 'clause' : 'phrase';
+  if (!english) {
+    // Without a tagger, the stop-word list stands in for the grammar: a cut never leaves a function word
+    // last ("… su número de"), and away from a comma it falls where a function word opens the next phrase
+    // ("Por favor ingrese su número | de agente"), never between two content words of one phrase.
+    if (w.cls === 'stop' || w.cls === 'interjection') return null;
+    if (clause) return 'clause';
+    return words[e + 1]!.cls === 'stop' ? 'phrase' : null;
+  }
   // A phrase also closes before "and"/"or" ("… by Hanging Up | or by pressing the pound key").
   if (!canEndTitle(words, e, clause || words[e + 1]!.cls === 'conjunction')) return null;
   if (clause) return 'clause';
@@ -252,6 +318,8 @@ function cutKind(words: readonly ClassedWord[], at: number, e: number, english: 
 
 /** Penalty for a title opening on a word that leans on what came before: "Might Even Have Been…", "Now and Forever More". */
 function weakStart(w: ClassedWord, question: boolean): number {
+  // Another language's function word ("Esta …", "Dans …"): a line opening on the content is better.
+  if (w.cls === 'stop') return 0.2;
   if (w.cls === 'auxiliary' && !question) return 0.5;
   if (w.cls === 'adverb' || w.cls === 'negation') return 0.3;
   return 0;
@@ -277,12 +345,17 @@ function openSubordinate(words: readonly ClassedWord[], at: number, e: number): 
 }
 
 /** The first word after connectives that tie the sentence to the one before ("However", "And", "Or"). */
-function firstWordAt(words: readonly ClassedWord[], english: boolean): number {
-  return skipConnectives(words, 0, english);
+function firstWordAt(words: readonly ClassedWord[], classes: WordClassCache): number {
+  return skipConnectives(words, 0, classes);
 }
 
-function skipConnectives(words: readonly ClassedWord[], at: number, english: boolean): number {
-  if (!english) return at;
+function skipConnectives(words: readonly ClassedWord[], at: number, classes: WordClassCache): number {
+  if (!classes.english) {
+    let k = at;
+    // "Y entonces …", "Et donc …", "Und dann …": every connective in a row goes.
+    while (k < words.length - 1 && (classes.connectives.has(words[k]!.norm) || words[k]!.cls === 'interjection')) k++;
+    return k;
+  }
   let k = at;
   while (k < words.length - 1) {
     const w = words[k]!;
@@ -295,7 +368,8 @@ function skipConnectives(words: readonly ClassedWord[], at: number, english: boo
 }
 
 /** Where titles may start: the sentence's first word, each clause after a comma, and main clauses. */
-function titleStarts(words: readonly ClassedWord[], english: boolean): TitleStart[] {
+function titleStarts(words: readonly ClassedWord[], classes: WordClassCache): TitleStart[] {
+  const { english } = classes;
   const raw = [0];
   for (let k = 1; k < words.length; k++) if (CLAUSE_END.test(words[k - 1]!.trail)) raw.push(k);
   const starts: TitleStart[] = [];
@@ -307,7 +381,7 @@ function titleStarts(words: readonly ClassedWord[], english: boolean): TitleStar
     }
   };
   for (const r of raw) {
-    const at = skipConnectives(words, r, english);
+    const at = skipConnectives(words, r, classes);
     const w = words[at];
     if (!w) continue;
     if (!english) {
@@ -328,7 +402,7 @@ function titleStarts(words: readonly ClassedWord[], english: boolean): TitleStar
     // conference": with no main clause of their own these only continue the previous sentence.
     if ((relativeTail || NEEDS_PREVIOUS.has(w.norm)) && main === null) continue;
     add({ at, main, dependent });
-    if (main !== null) add({ at: skipConnectives(words, main, english), main: null, dependent: false });
+    if (main !== null) add({ at: skipConnectives(words, main, classes), main: null, dependent: false });
   }
   return starts;
 }
@@ -351,38 +425,38 @@ function mainClause(words: readonly ClassedWord[], at: number): number | null {
   return null;
 }
 
+/**
+ * Whether a title fits: 60 columns (a Chinese or Japanese character takes two, as on screen) and at
+ * most ten words.
+ */
 function fitsTitle(s: string, maxWords: number): boolean {
-  return s.length <= TITLE_MAX_CHARS && s.split(' ').filter(Boolean).length <= maxWords;
+  return displayWidth(s) <= TITLE_MAX_CHARS && s.split(' ').filter(Boolean).length <= maxWords;
 }
 
 /** Last resort for a sentence with no phrase boundary that fits: the longest prefix that does not end on a function word. */
-function prefixCut(words: readonly ClassedWord[], at: number, english: boolean): string {
+function prefixCut(words: readonly ClassedWord[], at: number, classes: WordClassCache): string {
   const acc: ClassedWord[] = [];
   for (const w of words.slice(at)) {
-    if (!fitsTitle([...acc, w].map((x) => x.text).join(' '), TITLE_MAX_WORDS)) break;
+    if (!fitsTitle(classes.join([...acc, w]), TITLE_MAX_WORDS)) break;
     acc.push(w);
   }
-  while (english && acc.length > 1 && !canEndTitle(acc, acc.length - 1, false)) acc.pop();
-  return cleanEnd(acc.map((x) => x.text).join(' '));
+  // A first word wider than a title (a long unspaced run): its first characters.
+  if (acc.length === 0 && words[at]) return cleanEnd(cutToWidth(words[at]!.text, TITLE_MAX_CHARS));
+  while (acc.length > 1 && !(classes.english ? canEndTitle(acc, acc.length - 1, false) : !['stop', 'interjection'].includes(acc[acc.length - 1]!.cls))) acc.pop();
+  return cleanEnd(classes.join(acc));
+}
+
+function cutToWidth(s: string, width: number): string {
+  let out = '';
+  for (const c of s) {
+    if (displayWidth(out + c) > width) break;
+    out += c;
+  }
+  return out;
 }
 
 function cleanEnd(s: string): string {
-  return s.replace(/[\s,;:\-–—.]+$/, '').trim();
-}
-
-function titleCase(s: string): string {
-  const words = s.split(' ').filter(Boolean);
-  return words.map((w, k) => {
-    const core = w.replace(/^[^\p{L}\p{N}]+/u, '');
-    const lead = w.slice(0, w.length - core.length);
-    if (core.length === 0) return w;
-    // Acronyms, "iPhone"-style names and numbers keep their shape.
-    if (/\p{Lu}.*\p{Lu}/u.test(core) || /^\p{Ll}+\p{Lu}/u.test(core) || /^\d/.test(core)) return w;
-    const lower = core.toLowerCase();
-    const bare = lower.replace(/[^\p{L}']/gu, '');
-    if (k > 0 && k < words.length - 1 && SMALL_WORDS.has(bare)) return lead + lower;
-    return lead + lower.charAt(0).toUpperCase() + lower.slice(1);
-  }).join(' ');
+  return s.replace(/[\s,;:\-–—.、，。：；،؛]+$/u, '').trim();
 }
 
 // ---------------------------------------------------------------- description
@@ -414,15 +488,40 @@ interface TranscriptTotals {
   /** The sentences each word occurs in, to read how the whole transcript uses it. */
   sentencesOf: Map<string, string[]>;
   nounShare: Map<string, number>;
+  /** Languages without a tagger: how each content word is used across the transcript. */
+  usage: Map<string, WordUsage>;
 }
 
-function transcriptTotals(transcript: Transcript): TranscriptTotals {
+/**
+ * Where a word stands in its sentences, for languages without a tagger. A noun mostly follows an
+ * article, a possessive or a preposition ("la conferencia", "votre numéro", "d'agence"); a verb opens
+ * an instruction ("presione", "composez") or follows its subject. German writes every noun with a
+ * capital: a word written lower case in mid-sentence is not one.
+ */
+interface WordUsage { uses: number; afterFunctionWord: number; midSentence: number; midSentenceCapital: number }
+
+function transcriptTotals(transcript: Transcript, classes: WordClassCache): TranscriptTotals {
   const counts = new Map<string, number>();
   const sentencesOf = new Map<string, string[]>();
+  const usage = new Map<string, WordUsage>();
   let words = 0;
   for (const s of transcript.sentences) {
-    for (const w of contentWords(s.sentence)) {
-      const key = stem(w);
+    if (!classes.english) {
+      const ws = classes.of(s.sentence);
+      ws.forEach((w, k) => {
+        if (!isOtherContent(w, classes)) return;
+        const u = usage.get(w.norm) ?? { uses: 0, afterFunctionWord: 0, midSentence: 0, midSentenceCapital: 0 };
+        u.uses++;
+        if (ws[k - 1]?.cls === 'stop' || withoutElision(w.text, classes.language) !== w.text) u.afterFunctionWord++;
+        if (k > 0 && !/[.!?]$/.test(ws[k - 1]!.text)) {
+          u.midSentence++;
+          if (/^\p{Lu}/u.test(coreOf(w.text))) u.midSentenceCapital++;
+        }
+        usage.set(w.norm, u);
+      });
+    }
+    for (const w of contentWordsOf(s.sentence, classes)) {
+      const key = classes.english ? stem(w) : w;
       counts.set(key, (counts.get(key) ?? 0) + 1);
       const list = sentencesOf.get(key) ?? [];
       if (list[list.length - 1] !== s.sentence) list.push(s.sentence);
@@ -430,7 +529,8 @@ function transcriptTotals(transcript: Transcript): TranscriptTotals {
       words++;
     }
   }
-  return { counts, words, text: ` ${transcript.sentences.map((s) => tokens(s.sentence).join(' ')).join(' ')} `, sentencesOf, nounShare: new Map() };
+  const text = classes.english ? transcript.sentences.map((s) => tokens(s.sentence).join(' ')).join(' ') : '';
+  return { counts, words, text: ` ${text} `, sentencesOf, nounShare: new Map(), usage };
 }
 
 /** Sentences read per word to judge its usual class: enough for a majority, bounded for long talks. */
@@ -442,6 +542,8 @@ const USAGE_SAMPLE = 12;
  * instruction "press" is a verb four times out of five.
  */
 function nounShare(key: string, totals: TranscriptTotals, classes: WordClassCache): number {
+  // Without a tagger every content word reads as a possible topic: nothing to weigh.
+  if (!classes.english) return 1;
   const cached = totals.nounShare.get(key);
   if (cached !== undefined) return cached;
   const all = totals.sentencesOf.get(key) ?? [];
@@ -465,7 +567,7 @@ function pickDescription(clip: readonly Sentence[], totals: TranscriptTotals, cl
   const weights = distinctiveWords(clip, totals, classes, title);
   // A fair share of the word's uses across the talk must be nouns too: "press" in "company directory
   // press four" is the tagger's slip; the talk says "press two" as an instruction fifty times.
-  const tags = hashtags(weights, (key) => key.startsWith('name:') || nounShare(key, totals, classes) >= 0.4).join(' ');
+  const tags = hashtags(weights, (key) => key.startsWith('name:') || nounShare(key, totals, classes) >= 0.4, classes).join(' ');
   const summaries = summaryCandidates(clip, weights, title, classes);
   let description = '';
   for (const summary of summaries) {
@@ -493,6 +595,24 @@ function contentWords(text: string): string[] {
   return tokens(text).filter(isContentToken);
 }
 
+/**
+ * The content words of a text in the request's language: English through its own list; any other
+ * language through its stop-word list (word-classes.ts marks those 'stop'), keeping words of at least
+ * three letters (two characters in Chinese or Japanese, where most words are two), or five where the
+ * language has no list of its own and only the transcript's commonest words were set aside.
+ */
+function contentWordsOf(text: string, classes: WordClassCache): string[] {
+  if (classes.english) return contentWords(text);
+  return classes.of(text).filter((w) => isOtherContent(w, classes)).map((w) => w.norm);
+}
+
+function isOtherContent(w: ClassedWord, classes: WordClassCache): boolean {
+  if (w.cls !== 'unknown' || !/\p{L}/u.test(w.norm) || /\p{N}/u.test(w.norm)) return false;
+  const letters = [...w.norm.replace(/[^\p{L}]/gu, '')].length;
+  if (!classes.joiner) return letters >= 2;
+  return letters >= (hasOwnStopWordList(classes.language) ? 3 : 5);
+}
+
 /** 'topic': a noun or a name (a hashtag); 'quality': an adjective, a hashtag only for a clip short on nouns. */
 type TagKind = 'topic' | 'quality' | 'none';
 
@@ -508,6 +628,13 @@ function clipWords(clip: readonly Sentence[], totals: TranscriptTotals, classes:
   const out: ClipWord[] = [];
   for (const s of clip) {
     const words = classes.of(s.sentence);
+    if (!classes.english) {
+      // The word as transcribed (a German noun keeps its capital), without its elided article ("l'agent").
+      for (const w of words) {
+        if (isOtherContent(w, classes)) out.push({ key: w.norm, surface: coreOf(withoutElision(w.text, classes.language)), kind: 'topic', total: totals.counts.get(w.norm) ?? 0 });
+      }
+      continue;
+    }
     for (let k = 0; k < words.length; k++) {
       const w = words[k]!;
       if (classes.english && w.cls === 'name' && !HONORIFICS.has(w.norm)) {
@@ -540,7 +667,7 @@ function capitalise(p: string): string {
 
 /** Frequency in the clip, boosted when the word is rarer in the rest of the transcript; nouns and names only. */
 function distinctiveWords(clip: readonly Sentence[], totals: TranscriptTotals, classes: WordClassCache, title: string): Map<string, WordWeight> {
-  const titleKeys = new Set(contentWords(title).map(stem));
+  const titleKeys = new Set(classes.english ? contentWords(title).map(stem) : contentWordsOf(title, classes).map((w) => lookupForm(w, classes.language)));
   const entries = new Map<string, { count: number; topic: number; quality: number; surfaces: Map<string, number>; firstSeen: number; total: number }>();
   const words = clipWords(clip, totals, classes);
   words.forEach((w, pos) => {
@@ -561,16 +688,21 @@ function distinctiveWords(clip: readonly Sentence[], totals: TranscriptTotals, c
     // Share of the word's uses that fall inside the clip, against the clip's share of the transcript.
     const concentration = (e.count / total) / Math.max(1e-9, clipWordCount / Math.max(clipWordCount, totals.words));
     // Longer words tend to be the topic ("restaurants") rather than the talk around it ("lose").
-    const lengthBonus = key.length >= 6 ? 1.15 : 1;
+    const lengthBonus = [...key].length >= (classes.joiner ? 6 : 3) ? 1.15 : 1;
     const titleBonus = titleKeys.has(key) || (key.startsWith('name:') && key.slice(5).split(' ').some((p) => titleKeys.has(stem(p)))) ? 1.5 : 1;
-    const weight = e.count * (0.5 + Math.min(3, concentration) / 2) * lengthBonus * titleBonus - e.firstSeen * 1e-6;
+    let weight = e.count * (0.5 + Math.min(3, concentration) / 2) * lengthBonus * titleBonus - e.firstSeen * 1e-6;
+    const u = totals.usage.get(key);
+    if (u) {
+      if (classes.language === 'de' && u.midSentence > 0 && u.midSentenceCapital * 2 < u.midSentence) continue;
+      weight *= 0.5 + 0.5 * (u.afterFunctionWord / u.uses);
+    }
     const surface = [...e.surfaces.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]![0];
     out.set(key, { key, surface, weight, clipCount: e.count, kind });
   }
   return out;
 }
 
-function hashtags(weights: Map<string, WordWeight>, usuallyNoun: (key: string) => boolean): string[] {
+function hashtags(weights: Map<string, WordWeight>, usuallyNoun: (key: string) => boolean, classes: WordClassCache): string[] {
   const ranked = [...weights.values()].sort((a, b) => b.weight - a.weight || a.key.localeCompare(b.key));
   // A name of several words carries its parts: #JohnDashwood, then not #Dashwood as well.
   const inNames = new Set(ranked.filter((w) => w.key.startsWith('name:')).flatMap((w) => w.key.slice(5).split(' ').map(stem)));
@@ -585,34 +717,38 @@ function hashtags(weights: Map<string, WordWeight>, usuallyNoun: (key: string) =
   // A clip with hardly a noun in it ("he might even have been made amiable himself") may carry an
   // adjective it repeats (#Amiable) rather than only the generic fillers.
   if (picked.length < 2) picked.push(...ranked.filter((w) => w.kind === 'quality' && w.clipCount > 1).slice(0, 2 - picked.length));
-  // "walk-in" -> #WalkIn: hashtags stop at the first character that is not a letter or digit.
-  const tags = picked.map((w) => `#${w.surface.split(/[^\p{L}\p{N}]+/u).filter(Boolean).map(capitalise).join('')}`);
+  // "walk-in" -> #WalkIn: hashtags stop at the first character that is not a letter, a letter's mark
+  // (Devanagari vowel signs, Arabic harakat) or a digit. Each part's first letter goes up where the script
+  // has case, in the language's locale; "canción" stays "#Canción", never folded to ASCII.
+  const tags = picked.map((w) => `#${w.surface.split(/[^\p{L}\p{M}\p{N}]+/u).filter(Boolean).map((p) => capitaliseWord(p, classes.language)).join('')}`);
+  // #shorts is the platform's own tag in every language; the English fillers only pad English copy.
   tags.push('#shorts');
-  for (const filler of ['#clips', '#video']) if (tags.length < 3) tags.push(filler);
+  if (classes.english) for (const filler of ['#clips', '#video']) if (tags.length < 3) tags.push(filler);
   return tags;
 }
 
 /** Summary lines, best first: clip sentences that carry most of its distinctive words (other than the title line), cleaned. */
 function summaryCandidates(clip: readonly Sentence[], weights: Map<string, WordWeight>, title: string, classes: WordClassCache): string[] {
-  const titleWords = new Set(tokens(title));
+  const wordsOf = (text: string): string[] => (classes.english ? tokens(text) : classes.of(text).filter((w) => w.cls !== 'interjection').map((w) => w.norm));
+  const titleWords = new Set(wordsOf(title));
   const scored: { text: string; score: number; from: string }[] = [];
   for (const s of clip) {
-    const text = dropConnectives(stripFiller(s.sentence), classes, s.sentence);
-    const toks = tokens(text);
-    if (toks.length < 5 || startCleanliness(text) === 0) continue;
+    const text = dropConnectives(stripFiller(s.sentence, classes.english), classes, s.sentence);
+    const toks = wordsOf(text);
+    if (toks.length < (classes.joiner ? 5 : 3) || (classes.english && startCleanliness(text) === 0)) continue;
     // "Unless to be rather cold-hearted …", "Who most recently joined …": the tail of a previous line.
     if (classes.english && (NEEDS_PREVIOUS.has(toks[0]!) || (RELATIVES.has(toks[0]!) && !text.trim().endsWith('?')))) continue;
-    const words = contentWords(text);
+    const words = contentWordsOf(text, classes);
     // Share of the title's words this sentence repeats: the title line itself makes a poor summary.
     const overlap = titleWords.size > 0 ? [...titleWords].filter((t) => toks.includes(t)).length / titleWords.size : 0;
-    const score = words.reduce((acc, w) => acc + (weights.get(stem(w))?.weight ?? 0), 0) / Math.sqrt(toks.length)
-      * (overlap > 0.7 ? 0.3 : 1) * (text.trim().endsWith('?') ? 0.5 : 1);
+    const score = words.reduce((acc, w) => acc + (weights.get(classes.english ? stem(w) : w)?.weight ?? 0), 0) / Math.sqrt(toks.length)
+      * (overlap > 0.7 ? 0.3 : 1) * (QUESTION_END.test(text.trim()) ? 0.5 : 1);
     scored.push({ text, score, from: s.sentence });
   }
   const ranked = scored.sort((a, b) => b.score - a.score);
   // Clips of only short or dangling lines still get one: the first, then the rest in order.
   for (const s of clip) {
-    const text = dropConnectives(stripFiller(s.sentence), classes, s.sentence);
+    const text = dropConnectives(stripFiller(s.sentence, classes.english), classes, s.sentence);
     if (text && !ranked.some((r) => r.text === text)) ranked.push({ text, score: 0, from: s.sentence });
   }
   return ranked.map((r) => formatSummary(r.text, classes, r.from));
@@ -621,24 +757,25 @@ function summaryCandidates(clip: readonly Sentence[], weights: Map<string, WordW
 /** "However, you will still hear …" -> "you will still hear …": the summary stands alone like the title. */
 function dropConnectives(text: string, classes: WordClassCache, from: string): string {
   const words = classes.of(text, from);
-  const at = skipConnectives(words, 0, classes.english);
-  return at === 0 ? text : words.slice(at).map((w) => w.text).join(' ').replace(/^[,;:\s]+/, '');
+  const at = skipConnectives(words, 0, classes);
+  return at === 0 ? text : classes.join(words.slice(at)).replace(/^[,;:\s，、،]+/u, '');
 }
 
 function formatSummary(chosen: string, classes: WordClassCache, from: string): string {
-  let text = chosen.charAt(0).toUpperCase() + chosen.slice(1);
-  if (text.length > SUMMARY_MAX_CHARS) {
-    // Cut at a word that can end a phrase, so the ellipsis never follows "to" or "your".
+  let text = classes.english ? chosen.charAt(0).toUpperCase() + chosen.slice(1) : caseTitle(chosen, classes.language);
+  if (displayWidth(text) > SUMMARY_MAX_CHARS) {
+    // Cut at a word that can end a phrase, so the ellipsis never follows "to" or "your" (or "de", "的").
     const words = classes.of(text, from);
     const acc: ClassedWord[] = [];
     for (const w of words) {
-      if ([...acc, w].map((x) => x.text).join(' ').length > SUMMARY_MAX_CHARS - 1) break;
+      if (displayWidth(classes.join([...acc, w])) > SUMMARY_MAX_CHARS - 1) break;
       acc.push(w);
     }
-    while (classes.english && acc.length > 1 && !canEndTitle(acc, acc.length - 1, false)) acc.pop();
-    text = `${acc.map((x) => x.text).join(' ').replace(/[\s,;:.]+$/, '')}…`;
-  } else if (!/[.!?…]$/.test(text)) {
-    text = `${text}.`;
+    const canEnd = (k: number): boolean => (classes.english ? canEndTitle(acc, k, false) : !['stop', 'interjection'].includes(acc[k]!.cls));
+    while (acc.length > 1 && !canEnd(acc.length - 1)) acc.pop();
+    text = `${classes.join(acc).replace(/[\s,;:.，、。،]+$/u, '')}…`;
+  } else if (!/[.!?…。！？؟।]$/u.test(text)) {
+    text = `${text}${classes.joiner ? '.' : '。'}`;
   }
   return text;
 }

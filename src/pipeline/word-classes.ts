@@ -4,14 +4,21 @@
 // the same spelling is a verb in one sentence and a noun in the next ("press two" / "the press", "to
 // decrease your volume" / "a decrease"), which no word list can tell apart. Closed-class words come from
 // our own lists first, since the tagger's guesses there ("to" as a conjunction, "what" as a preposition)
-// are exactly the cases the title rules depend on. Other languages get 'unknown' for every word, so the
-// callers fall back to punctuation and length alone instead of applying English grammar to them.
+// are exactly the cases the title rules depend on. Other languages have no tagger here: their words are
+// 'stop' when the language's stop-word list (stop-words.ts) or the transcript's own commonest words name
+// them, 'number' when written in digits, and 'unknown' otherwise, so the callers never apply English
+// grammar to them.
 import { createRequire } from 'node:module';
+import { coreOf, isEnglish, isStopWord, lookupForm, splitWords, withoutElision } from './stop-words.js';
+
+export { isEnglish };
 
 export type WordClass =
   | 'noun' | 'name' | 'number' | 'adjective' | 'verb' | 'adverb'
   | 'pronoun' | 'object-pronoun' | 'determiner' | 'possessive' | 'preposition' | 'particle' | 'conjunction'
-  | 'subordinator' | 'wh' | 'auxiliary' | 'negation' | 'infinitive-to' | 'interjection' | 'unknown';
+  | 'subordinator' | 'wh' | 'auxiliary' | 'negation' | 'infinitive-to' | 'interjection' | 'unknown'
+  /** A function word of a language without a tagger (its stop-word list says so). */
+  | 'stop';
 
 export interface ClassedWord {
   /** The word as spoken, punctuation included ("party's", "volume."). */
@@ -78,21 +85,34 @@ export function wordTrail(text: string): string {
   return /[^\p{L}\p{N}'\u2019]*$/u.exec(text)?.[0] ?? '';
 }
 
-export function isEnglish(language: string): boolean {
-  return /^en\b/i.test(language) || language === '';
+/**
+ * The words of a sentence in a language without a tagger: split by stop-words.ts (at spaces, or by ICU
+ * for scripts without them), classed by the language's stop-word list and `commonWords`, the words the
+ * transcript says in most of its sentences (lookup forms), which stand in where no list exists.
+ */
+export function classifyOtherWords(sentence: string, language: string, commonWords: ReadonlySet<string> = new Set()): ClassedWord[] {
+  return splitWords(sentence, language).map((w): ClassedWord => {
+    // "l'agent", "dell'utente": the word is looked up (and tagged) without its elided article.
+    const norm = lookupForm(withoutElision(w.core, language), language);
+    const trail = w.text.slice(w.text.lastIndexOf(w.core) + w.core.length);
+    if (!w.wordLike || norm.length === 0) return { text: w.text, norm, cls: 'interjection', trail };
+    if (/^\p{N}+$/u.test(coreOf(norm))) return { text: w.text, norm, cls: 'number', trail };
+    const stop = isStopWord(norm, language) || commonWords.has(norm);
+    return { text: w.text, norm, cls: stop ? 'stop' : 'unknown', trail };
+  });
 }
 
 /** Every whitespace-separated word of the sentence with its class, in order. */
-export function classifyWords(sentence: string, language: string): ClassedWord[] {
+export function classifyWords(sentence: string, language: string, commonWords?: ReadonlySet<string>): ClassedWord[] {
+  if (!isEnglish(language)) return classifyOtherWords(sentence, language, commonWords);
   const spans: { text: string; start: number; end: number }[] = [];
   for (const m of sentence.matchAll(/\S+/g)) spans.push({ text: m[0], start: m.index, end: m.index + m[0].length });
-  const english = isEnglish(language);
-  const terms = english && spans.length > 0 ? tagger()(sentence).json({ offset: true }).flatMap((s) => s.terms) : [];
+  const terms = spans.length > 0 ? tagger()(sentence).json({ offset: true }).flatMap((s) => s.terms) : [];
   const termsOf = spans.map((span) => terms.filter((t) => t.offset.start < span.end && t.offset.start + Math.max(1, t.offset.length) > span.start));
   const out = spans.map((span, k): ClassedWord => {
     const norm = normWord(span.text);
     const trail = wordTrail(span.text);
-    if (!english || norm.length === 0) return { text: span.text, norm, cls: norm.length === 0 ? 'interjection' : 'unknown', trail };
+    if (norm.length === 0) return { text: span.text, norm, cls: 'interjection', trail };
     return { text: span.text, norm, cls: englishClass(norm, termsOf[k]!, termsOf[k + 1] ?? []), trail };
   });
   for (let k = 1; k < out.length; k++) {
@@ -160,7 +180,7 @@ function englishClass(norm: string, terms: Term[], nextTerms: Term[]): WordClass
 /** Classes a title (or any phrase cut from a sentence) must never end on. */
 const NEVER_LAST: ReadonlySet<WordClass> = new Set<WordClass>([
   'determiner', 'possessive', 'preposition', 'conjunction', 'subordinator', 'wh', 'auxiliary', 'pronoun', 'negation',
-  'infinitive-to', 'interjection',
+  'infinitive-to', 'interjection', 'stop',
 ]);
 
 /**
