@@ -6,10 +6,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTranscriber } from '../src/pipeline/transcribe.js';
-import { phraseCues, phrasesFromJson, snapPhrases, translateSpeechToEnglish, type TranslatedPhrase } from '../src/pipeline/whisper-translate.js';
-import type { Transcript, Word } from '../src/pipeline/types.js';
+import { phraseCues, phrasesFromJson, snapPhrases, type TranslatedPhrase } from '../src/pipeline/whisper-translate.js';
+import type { TimeRange, Transcript, Word } from '../src/pipeline/types.js';
+import { captionCuesFor } from '../src/engine/orchestrator.js';
+import { DEFAULT_TEMPLATE } from '../src/catalog/templates.js';
 
-const MULTILINGUAL = process.env.SHORTS_WHISPER_MULTILINGUAL_MODEL!;
 const PROMPTS = '/usr/share/asterisk/sounds/es';
 // Recorded prompts and their text (core-sounds-es.txt), with a second of silence between them.
 const PARTS = ['vm-intro', 'conf-getpin', 'queue-thankyou'];
@@ -21,6 +22,8 @@ let wav: string;
 let transcript: Transcript;
 let phrases: TranslatedPhrase[];
 let partStarts: number[];
+let clip: TimeRange;
+let captions: Awaited<ReturnType<typeof captionCuesFor>>;
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'shorts-whisper-translate-'));
@@ -36,9 +39,16 @@ beforeAll(async () => {
     partStarts.push(t);
     t += Number(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', path.join(PROMPTS, `${p}.wav`)]).toString()) + 1;
   }
-  const clip = { start: 0, end: t };
-  transcript = await createTranscriber({ dataDir: dir, model: MULTILINGUAL }).transcribe({ mediaPath: wav, range: clip, language: 'es' });
-  phrases = snapPhrases(await translateSpeechToEnglish(wav, clip, { modelPath: MULTILINGUAL, language: 'es' }), transcript.words, clip);
+  clip = { start: 0, end: t };
+  // The transcriber the engine uses: tiny.en main model (English-only), so Spanish goes to the multilingual one.
+  const transcriber = createTranscriber({ dataDir: dir });
+  transcript = await transcriber.transcribe({ mediaPath: wav, range: clip, language: 'es' });
+  let heard: TranslatedPhrase[] = [];
+  captions = await captionCuesFor([{ id: 'clip', clip }], transcript, DEFAULT_TEMPLATE, {
+    from: 'es', to: 'en', translator: null,
+    speechToEnglish: async (range) => (heard = await transcriber.translateToEnglish({ mediaPath: wav, range, language: 'es' })),
+  });
+  phrases = snapPhrases(heard, transcript.words, clip);
 }, 240_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -86,6 +96,18 @@ describe('offline English captions (whisper translate task)', () => {
     }
     expect(cues[0]!.start).toBe(phrases[0]!.start);
     expect(cues.at(-1)!.end).toBe(phrases.at(-1)!.end);
+  });
+});
+
+describe('English captions of a request in Spanish with no translation service', () => {
+  it('are the translated phrases, paged for the template, without per-word highlight', () => {
+    expect(transcript.language).toBe('es');
+    expect(transcript.model).toMatch(/base/);
+    const cues = captions.cues.get('clip')!;
+    expect(cues.map((c) => c.words.map((w) => w.text).join(' ')).join(' ')).toBe(phrases.map((p) => p.text).join(' '));
+    expect(cues.length).toBeGreaterThanOrEqual(phrases.length);
+    expect(captions.template.animation).toBe('none');
+    for (const cue of cues) expect(cue.words.length).toBeLessThanOrEqual(DEFAULT_TEMPLATE.wordsPerLine * DEFAULT_TEMPLATE.maxLines);
   });
 });
 

@@ -24,6 +24,7 @@ import { planReframe } from '../pipeline/reframe.js';
 import { buildAss, buildCues, captionEmoji } from '../pipeline/captions.js';
 import { clearOfBands, overlayBands, withOverlays } from '../pipeline/overlays.js';
 import { DEFAULT_OUTRO_SECONDS, buildOutroAss, fetchOutroImage, outroHandle, outroLine, outroStingPath } from '../pipeline/outro.js';
+import { phraseCues, snapPhrases, type TranslatedPhrase } from '../pipeline/whisper-translate.js';
 import { cueText, pairLabel, translateTexts, translatedCues, translatorFromEnv, type TranslatorConfig } from '../pipeline/translate.js';
 import { DEFAULT_TEMPLATE, findTemplate, fontsDir } from '../catalog/templates.js';
 import { findMusic, musicFilePath, randomMusic } from '../catalog/music.js';
@@ -196,7 +197,10 @@ export class Orchestrator {
     // translation fails the request, it never leaves clips captioned in the wrong language.
     const captionSet = req.options.captionsEnabled
       ? await captionCuesFor(plan.clips.map((c) => ({ id: c.id, clip: { start: c.highlight.start, end: c.highlight.end } })), transcript, template,
-        { from: req.options.language, to: req.options.captionLanguage, translator: translatorFromEnv(), signal })
+        {
+          from: transcript.language, to: req.options.captionLanguage, translator: translatorFromEnv(), signal,
+          speechToEnglish: (clip) => this.deps.transcriber.translateToEnglish({ mediaPath: source.path, range: clip, language: transcript.language, signal }),
+        })
       : null;
     // The end card is the same for every clip of the request: its image is fetched once (through the URL
     // guard for API requests) and its text written once.
@@ -269,7 +273,17 @@ export class Orchestrator {
   }
 }
 
-export interface CaptionTranslation { from: string; to: string; translator: TranslatorConfig | null; signal?: AbortSignal }
+export interface CaptionTranslation {
+  from: string;
+  to: string;
+  translator: TranslatorConfig | null;
+  /**
+   * English phrases heard in a clip (whisper.cpp's translate task): English captions need no service.
+   * Without it, or for other target languages, the translator is required.
+   */
+  speechToEnglish?: (clip: TimeRange) => Promise<TranslatedPhrase[]>;
+  signal?: AbortSignal;
+}
 
 /**
  * Caption cues per clip id, and the template to draw them with. With a caption language (`to`
@@ -281,8 +295,24 @@ export async function captionCuesFor(clips: { id: string; clip: TimeRange }[], t
   translation: CaptionTranslation): Promise<{ cues: Map<string, CaptionCue[]>; template: CaptionTemplate }> {
   const wordsPerCue = template.wordsPerLine * template.maxLines;
   const original = clips.map(({ id, clip }) => ({ id, cues: buildCues(transcript.words, clip, { wordsPerCue }) }));
-  const { from, to, translator, signal } = translation;
+  const { from, to, translator, speechToEnglish, signal } = translation;
   if (!to || to === from) return { cues: new Map(original.map((c) => [c.id, c.cues])), template };
+  if (to === 'en' && !translator && speechToEnglish) {
+    // Offline (issue 11): the multilingual model listens to each clip again and writes English phrases,
+    // timed on the original words. A configured service, when there is one, translates instead (below).
+    const cues = new Map<string, CaptionCue[]>();
+    for (const { id, clip } of clips) {
+      let phrases: TranslatedPhrase[];
+      try {
+        phrases = snapPhrases(await speechToEnglish(clip), transcript.words, clip);
+      } catch (e) {
+        if (signal?.aborted || e instanceof AbortedError) throw e;
+        throw new PipelineError('finalizing', `English captions for ${from} speech could not be made: ${(e as Error).message}`, { cause: e });
+      }
+      cues.set(id, phraseCues(phrases, transcript.words, wordsPerCue));
+    }
+    return { cues, template: { ...template, animation: 'none' } };
+  }
   if (!translator) throw new PipelineError('finalizing', `captions ${pairLabel(from, to)} need a translation service, and none is configured (SHORTS_TRANSLATE_URL)`);
   // One batch for all clips: fewer round trips, and the service sees every phrase of the request.
   const texts = original.flatMap((c) => c.cues.map(cueText));

@@ -11,6 +11,8 @@ import { readCachedTranscript, writeCachedTranscript, type TranscriptCacheKey } 
 import type { TimeRange, Transcript } from './types.js';
 import { findForcedAligner, forceAlign, type SegmentSpan } from './forced-align.js';
 import { energyEnvelope, giveEveryWordTime, refineOnsets, spreadOverSpeech } from './onset-align.js';
+import { translateSpeechToEnglish, type TranslatedPhrase } from './whisper-translate.js';
+import { SAMPLE_RATE, extractAudioArgs, wavSamples } from './speech-audio.js';
 import { DEFAULT_DECODING, runWhisperCli, whisperCliPath, wordsFromWhisperJson } from './whisper-cli.js';
 import {
   mainModelSpec, modelDisplayName, modelFacts, multilingualModelSpec, parseModelSpec, resolveWhisperModel, type ModelSpec, type WhisperModel,
@@ -28,7 +30,6 @@ export const DECODER_VERSION = `bs${DEFAULT_DECODING.beamSize}-bo${DEFAULT_DECOD
   `${DEFAULT_DECODING.dtwPreset ? '-dtw' : ''}+spread2+onsets2+minword1`;
 /** Part of the cache key: transcripts timed without the forced aligner are made again once it is installed. */
 const ALIGNER_VERSION = 'ps2';
-const SAMPLE_RATE = 16_000;
 /** Share of the progress bar given to cutting the audio out; recognition takes the rest. */
 const EXTRACT_SHARE = 0.05;
 
@@ -54,7 +55,14 @@ export interface Transcriber {
   /** The main model's name (SHORTS_WHISPER_MODEL); a transcript names the model that really made it. */
   readonly modelName: string;
   transcribe(req: TranscribeRequest): Promise<Transcript>;
+  /**
+   * English phrases for the speech of `range` (whisper.cpp's translate task, issue 11 part 5), with the
+   * model that detects languages (a multilingual one); throws a PipelineError when none can be had.
+   */
+  translateToEnglish(req: SpeechTranslationRequest): Promise<TranslatedPhrase[]>;
 }
+
+export interface SpeechTranslationRequest { mediaPath: string; range: TimeRange; language: string; signal?: AbortSignal }
 
 export interface TranscriberOptions {
   dataDir: string;
@@ -93,32 +101,8 @@ export async function languageRefusalFor(language: string, specs: ModelSpecs = m
   return languageRefusal(language, await modelSet(specs));
 }
 
-/** ffmpeg arguments that decode just `range` of the first audio stream into 16 kHz mono PCM for Whisper. */
-export function extractAudioArgs(mediaPath: string, range: TimeRange, wavPath: string): string[] {
-  const duration = Math.max(0, range.end - range.start);
-  return [
-    '-nostdin', '-v', 'error', '-y',
-    // Before -i: seek on the input, so a 10 s range of a 2 h file decodes 10 s (audio seeking is exact).
-    '-ss', range.start.toFixed(3), '-t', duration.toFixed(3), '-i', mediaPath,
-    '-map', '0:a:0', '-vn', '-ac', '1', '-ar', String(SAMPLE_RATE), '-c:a', 'pcm_s16le', wavPath,
-  ];
-}
-
-/** The PCM samples of a 16-bit mono WAV (ffmpeg may put a LIST chunk before "data"). */
-export function wavSamples(wav: Buffer): Int16Array {
-  let at = 12;
-  while (at + 8 <= wav.length) {
-    const id = wav.toString('latin1', at, at + 4);
-    const size = wav.readUInt32LE(at + 4);
-    if (id === 'data') {
-      const bytes = Math.min(size, wav.length - at - 8) & ~1;
-      // Copy: the Buffer's offset in its pool need not be 2-byte aligned.
-      return new Int16Array(new Uint8Array(wav.subarray(at + 8, at + 8 + bytes)).buffer);
-    }
-    at += 8 + size + (size & 1);
-  }
-  return new Int16Array(0);
-}
+// Re-exported: tests and tools built on the transcriber use them from here.
+export { extractAudioArgs, wavSamples };
 
 async function extractAudio(mediaPath: string, range: TimeRange, wavPath: string, signal?: AbortSignal): Promise<Int16Array> {
   try {
@@ -319,5 +303,12 @@ export function createTranscriber(opts: TranscriberOptions): Transcriber {
     return transcript;
   }
 
-  return { modelName, transcribe };
+  async function translateToEnglish(req: SpeechTranslationRequest): Promise<TranslatedPhrase[]> {
+    const translator = detectionModel(await modelSet(specs));
+    if (!translator) throw new PipelineError('finalizing', `English captions for ${req.language} speech need a multilingual Whisper model, and none is configured (SHORTS_WHISPER_MULTILINGUAL_MODEL is off)`);
+    const model = await resolve(translator.role, req.signal);
+    return queue.run(() => translateSpeechToEnglish(req.mediaPath, req.range, { modelPath: model.path, language: req.language, threads, signal: req.signal }), req.signal);
+  }
+
+  return { modelName, transcribe, translateToEnglish };
 }

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { mediaBinaries } from '../media/binaries.js';
 import { ProcessError, lastLines, runProcess } from '../media/process.js';
 import { PipelineError } from '../errors.js';
-import { extractAudioArgs } from './transcribe.js';
+import { extractAudioArgs } from './speech-audio.js';
 import { DEFAULT_DECODING, runWhisperCli, whisperCliPath, type WhisperJson } from './whisper-cli.js';
 import type { CaptionCue, TimeRange, Word } from './types.js';
 
