@@ -196,7 +196,7 @@ describe('Spanish speech end to end (shorts create, local mode)', () => {
 
   it('refuses --language es when the multilingual model is off: readable message, non-zero exit, nothing run', async () => {
     const r = await runCli([...args(), '--language', 'es'], { ...env, SHORTS_WHISPER_MULTILINGUAL_MODEL: 'off' });
-    expect(r.code).not.toBe(0);
+    expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/invalid_request|transcribes English only/);
     expect(r.stderr).toMatch(/tiny\.en-q8_0.*Spanish \(es\)/);
   });
