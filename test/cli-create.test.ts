@@ -30,6 +30,9 @@ describe('shorts create on the shipped sample (local mode)', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(detail.status).toBe('completed');
     expect(detail.progress).toBe(100);
+    // No --language on a local file: detected (English here), recorded as "en", and no language warning.
+    expect(detail.language).toBe('en');
+    expect(detail.warnings).toBeUndefined();
   });
 
   it('writes request.json shaped like GET /shorts/:id', () => {

@@ -110,6 +110,15 @@ describe('create request validation (spec 4.2, 7.2)', () => {
     expect(codeOf({ file: '/tmp/a.mp4', start: 0, end: 100 }, { ...ctx, allowLocalFile: true })).toBe('ok');
   });
 
+  it('accepts language auto (detection) only in local mode; the API keeps the spec default en', () => {
+    expect(codeOf({ ...base, language: 'auto' })).toMatch(/^invalid_request: language "auto".*only accepted in local mode/);
+    const local = { ...ctx, allowLocalFile: true };
+    expect(validateCreateRequest({ file: '/tmp/a.mp4', start: 0, end: 100, language: 'auto' }, local)).toMatchObject({ language: 'auto', captionLanguage: '' });
+    expect(validateCreateRequest(base, ctx).language).toBe('en');
+    // A local file outside local mode is refused for being a file, whatever its language.
+    expect(codeOf({ file: '/tmp/a.mp4', start: 0, end: 100, language: 'auto' })).toMatch(/file is only accepted in local mode/);
+  });
+
   it('refuses render features this build cannot produce instead of ignoring them', () => {
     expect(codeOf({ ...base, music: true })).toMatch(/music \(background music\) is not available/);
     expect(codeOf({ ...base, hookTitle: true })).toMatch(/hookTitle/);
