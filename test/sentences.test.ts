@@ -92,6 +92,32 @@ describe('buildSentences', () => {
     expect(s.map((x) => x.index)).toEqual(s.map((_, i) => i));
   });
 
+  it('ends sentences at the marks of every script', () => {
+    const split = (text: string, language?: string) => buildSentences(words(text), language).map((x) => x.sentence);
+    expect(split('هل أنت بخير؟ نعم، شكرا.', 'ar')).toEqual(['هل أنت بخير؟', 'نعم، شكرا.']);
+    expect(split('یہ کتاب ہے۔ وہ قلم ہے۔', 'ur')).toEqual(['یہ کتاب ہے۔', 'وہ قلم ہے۔']);
+    expect(split('आज मौसम अच्छा है। हम बाज़ार जाएंगे।', 'hi')).toEqual(['आज मौसम अच्छा है।', 'हम बाज़ार जाएंगे।']);
+    expect(split('ዛሬ ጥሩ ቀን ነው። እንሂድ።', 'am')).toEqual(['ዛሬ ጥሩ ቀን ነው።', 'እንሂድ።']);
+    // Greek writes its question mark as ";" (U+037E, or the semicolon NFC turns it into).
+    expect(split('Τι κάνεις; Καλά είμαι.', 'el')).toEqual(['Τι κάνεις;', 'Καλά είμαι.']);
+    expect(split('Τι κάνεις\u037e Καλά.', 'el')).toEqual(['Τι κάνεις\u037e', 'Καλά.']);
+    // An English semicolon does not end a sentence.
+    expect(split('I came; I saw.', 'en')).toEqual(['I came; I saw.']);
+  });
+
+  it('joins Chinese and Japanese words without spaces and splits at 。！？', () => {
+    const s = buildSentences(words('今天 天气 很好。 我们 一起 去 公园 散步 吧！ 你 想 喝 咖啡 还是 茶？'), 'zh');
+    expect(s.map((x) => x.sentence)).toEqual(['今天天气很好。', '我们一起去公园散步吧！', '你想喝咖啡还是茶？']);
+    expect(s[1]!.words).toHaveLength(6);
+    const ja = buildSentences(words('「 はい。」 と 言った。 私は iPhone を 使う。'), 'ja');
+    expect(ja.map((x) => x.sentence)).toEqual(['「はい。」', 'と言った。', '私はiPhoneを使う。']);
+  });
+
+  it('reads English abbreviations only in English: "no." ends a Spanish sentence', () => {
+    expect(buildSentences(words('Creo que no. Vamos ya.'), 'es').map((x) => x.sentence)).toEqual(['Creo que no.', 'Vamos ya.']);
+    expect(buildSentences(words('See no. 5 here.'), 'en')).toHaveLength(1);
+  });
+
   it('does not mutate its input', () => {
     const ws = words('A b. C d.');
     const copy = structuredClone(ws);

@@ -4,6 +4,7 @@
 // to the words after punctuation, and (2) each word start is moved to the energy rise nearest to it,
 // within limits, and kept where the audio shows none (words running into each other without a dip).
 // Measured against known onsets in docs/benchmarks.md (issue 10).
+import { spokenLength } from './script-text.js';
 import type { TimeRange, Word } from './types.js';
 
 export interface OnsetOptions {
@@ -161,7 +162,10 @@ function voicedRuns(env: EnergyEnvelope, from: number, to: number): [number, num
   return runs;
 }
 
-const letters = (w: Word) => Math.max(2, w.text.replace(/[^\p{L}\p{N}]/gu, '').length);
+// How long a word is to say: letters of alphabets, a Han character or Hangul block as a syllable (three
+// letters), a kana as a mora (two): counting a Chinese word as its two characters spread a phrase's words
+// over its first half and capped it at 8 characters a second (script-text.ts).
+const letters = (w: Word) => Math.max(2, spokenLength(w.text));
 
 /**
  * Spreads a segment's words over the speech inside the segment in proportion to their letters, skipping

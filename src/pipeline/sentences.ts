@@ -1,5 +1,6 @@
 // Groups recognised words into sentences (spec 2.2). Pure: the highlight stage scores whole sentences
 // and captions never cut one in half, so the boundaries must be predictable and testable.
+import { endsWithSentenceMark, joinWords, stripClosers } from './script-text.js';
 import type { Sentence, Word } from './types.js';
 
 /** A silence longer than this ends a sentence even without punctuation (Whisper often omits it). */
@@ -8,18 +9,19 @@ export const PAUSE_BREAK_SEC = 1.2;
 export const MAX_SENTENCE_SEC = 25;
 export const MAX_SENTENCE_WORDS = 60;
 
-// Sentence-final punctuation, optionally followed by closing quotes or brackets ("Stop!" he said).
-const FINAL = /[.!?…。！？]["'”’)\]]*$/u;
-const COMMA_LIKE = /[,;:，、；：—–-]["'”’)\]]*$/u;
+// Sentence-final marks of every script (script-text.ts: . ! ? … 。！？ ؟ ۔ । ॥ ። and the Greek question
+// mark), optionally followed by closing quotes or brackets ("Stop!" he said).
+const COMMA_LIKE = /[,;:，、；：،؛—–-]["'”’)\]」』]*$/u;
 // "Mr." and single initials end with a period but not a sentence.
 const ABBREVIATIONS = new Set(['mr', 'mrs', 'ms', 'dr', 'prof', 'st', 'jr', 'sr', 'vs', 'etc', 'e.g', 'i.e', 'no', 'mt', 'ft', 'approx']);
+const NO_ABBREVIATIONS = new Set<string>();
 
-function endsSentence(text: string, next: string | undefined): boolean {
-  if (!FINAL.test(text)) return false;
-  const bare = text.replace(/["'”’)\]]+$/u, '');
+function endsSentence(text: string, next: string | undefined, abbreviations: ReadonlySet<string>): boolean {
+  if (!endsWithSentenceMark(text)) return false;
+  const bare = stripClosers(text);
   if (!bare.endsWith('.')) return true;
   const stem = bare.slice(0, -1).replace(/^["'“‘(\[]+/u, '');
-  if (ABBREVIATIONS.has(stem.toLowerCase())) return false;
+  if (abbreviations.has(stem.toLowerCase())) return false;
   // Initials ("U.S.", "J.") may end a sentence or not: only a capitalised next word says it does.
   if (/^(\p{L}\.)*\p{Lu}$/u.test(stem)) return next === undefined || /^["'“‘(\[]*\p{Lu}/u.test(next);
   return true;
@@ -66,21 +68,28 @@ function toSentence(words: Word[], index: number): Sentence {
   const last = words[words.length - 1]!;
   return {
     index,
-    sentence: words.map((w) => w.text.trim()).filter(Boolean).join(' ').trim(),
+    // Chinese and Japanese words are joined without spaces (script-text.ts).
+    sentence: joinWords(words.map((w) => w.text)),
     start: first.start,
     end: last.end,
     words,
   };
 }
 
-/** Groups words (in time order) into sentences, indexed from 0. */
-export function buildSentences(words: Word[]): Sentence[] {
+/**
+ * Groups words (in time order) into sentences, indexed from 0. Sentence marks and spacing are read from
+ * the characters (every script's marks end a sentence; scripts without spaces are joined without them),
+ * so `language` (the transcript's, ISO 639-1) only decides what the characters cannot: the English
+ * abbreviations ("Mr.", "e.g.") that do not end a sentence are English only.
+ */
+export function buildSentences(words: Word[], language?: string): Sentence[] {
+  const abbreviations = !language || /^en\b/i.test(language) ? ABBREVIATIONS : NO_ABBREVIATIONS;
   const groups: Word[][] = [];
   let current: Word[] = [];
   words.forEach((word, i) => {
     if (!word.text.trim()) return;
     current.push(word);
-    if (endsSentence(word.text.trim(), words[i + 1]?.text.trim()) || gapAfter(words, i) > PAUSE_BREAK_SEC || i === words.length - 1) {
+    if (endsSentence(word.text.trim(), words[i + 1]?.text.trim(), abbreviations) || gapAfter(words, i) > PAUSE_BREAK_SEC || i === words.length - 1) {
       groups.push(current);
       current = [];
     }

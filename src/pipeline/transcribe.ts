@@ -289,7 +289,7 @@ export function createTranscriber(opts: TranscriberOptions): Transcriber {
           model: model.name,
           range,
           words,
-          sentences: buildSentences(words),
+          sentences: buildSentences(words, spoken),
         };
         return { transcript: result, cacheKey };
       } finally {

@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { ProcessError, lastLines, runProcess } from '../media/process.js';
 import { PipelineError } from '../errors.js';
+import { hasNoSpaceScript, segmentWords } from './script-text.js';
 import type { TimeRange, Word } from './types.js';
 
 const STAGE = 'transcribing_audio';
@@ -143,10 +144,55 @@ const PUNCT_ONLY = /^[\p{P}\p{S}]+$/u;
 // Only ASCII whitespace: in the latin1 view, String#trim would also eat UTF-8 continuation bytes 0x85/0xA0.
 const trimAscii = (s: string) => s.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '');
 const OPENING = /^[("'“‘[¿¡«]+$/u;
-// Scripts written without spaces: each token is its own word so captions can still be timed.
-const NO_SPACE_SCRIPT = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 
-interface Draft { bytes: string; from: number; to: number; p: number[]; prefix: string; dtwOwn: number; dtwPrev: number }
+/** One token of a draft: where its bytes lie in the draft, its times, and its probability (null: punctuation). */
+interface DraftToken { at: number; end: number; from: number; to: number; p: number | null; dtw: number; dtwPrev: number }
+/**
+ * Tokens up to the next space: one word of a spaced script, or a whole run of Chinese or Japanese
+ * (which has no spaces to find words by) that is cut into words when it is finished.
+ */
+interface Draft { bytes: string; from: number; to: number; p: number[]; prefix: string; dtwOwn: number; dtwPrev: number; tokens: DraftToken[] }
+
+/** Timed pieces of a draft before they become words: text plus times in ms and DTW stamps. */
+interface DraftWord { text: string; from: number; to: number; p: number; dtwOwn: number; dtwPrev: number }
+
+/**
+ * A run written without spaces, cut into words by the segmenter (script-text.ts). Each word is timed
+ * from the tokens its bytes came from: a token holding several words (or a word part of a token, or a
+ * character split across tokens by byte-level BPE) shares its time span out in proportion to bytes.
+ */
+function splitRun(d: Draft, text: string, language?: string): DraftWord[] {
+  // UTF-16 offset -> byte offset in d.bytes (the draft's bytes are the UTF-8 of `text`).
+  const byteAt: number[] = [];
+  let b = 0;
+  for (let i = 0; i < text.length; i++) {
+    byteAt[i] = b;
+    const cp = text.codePointAt(i)!;
+    b += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    if (cp >= 0x10000) byteAt[++i] = b;
+  }
+  byteAt[text.length] = b;
+  const timeAt = (byte: number, edge: 'start' | 'end') => {
+    const t = edge === 'start' ? d.tokens.find((k) => byte < k.end) ?? d.tokens[d.tokens.length - 1]!
+      : [...d.tokens].reverse().find((k) => byte > k.at) ?? d.tokens[0]!;
+    const share = t.end > t.at ? Math.min(1, Math.max(0, (byte - t.at) / (t.end - t.at))) : 0;
+    return t.from + share * Math.max(0, t.to - t.from);
+  };
+  return segmentWords(text, language).map((w, i) => {
+    const from = byteAt[w.from]!, to = byteAt[w.to]!;
+    const inside = d.tokens.filter((k) => k.end > from && k.at < to);
+    const ps = inside.flatMap((k) => (k.p === null ? [] : [k.p]));
+    const first = inside[0];
+    return {
+      text: (i === 0 ? d.prefix : '') + w.text,
+      from: timeAt(from, 'start'),
+      to: timeAt(to, 'end'),
+      p: ps.length ? Math.min(...ps) : 0,
+      dtwOwn: first && first.at === from ? first.dtw : -1,
+      dtwPrev: first && first.at === from ? first.dtwPrev : -1,
+    };
+  });
+}
 
 /** Non-speech annotations Whisper writes as text: [BLANK_AUDIO], (music), [Music], *laughs*, ♪. */
 function dropAnnotations(words: Word[]): Word[] {
@@ -194,6 +240,7 @@ export interface WordsOptions {
  */
 export function wordsFromWhisperJson(json: WhisperJson, range: TimeRange, opts: WordsOptions = {}): Word[] {
   const timing = opts.timing ?? 'offsets';
+  const language = json.result?.language;
   const words: Word[] = [];
   const rangeLen = Math.max(0, range.end - range.start);
   let lastDtw = -1;
@@ -204,21 +251,22 @@ export function wordsFromWhisperJson(json: WhisperJson, range: TimeRange, opts: 
     let draft: Draft | null = null;
     let prefix = '';
     const flush = () => {
-      if (!draft) return;
-      const text = (draft.prefix + utf8(draft.bytes)).trim();
-      const clamp = (ms: number) => Math.min(rangeLen, Math.min(segTo, Math.max(segFrom, ms)) / 1000);
-      if (text) {
-        const dtw = timing === 'dtw-own' ? draft.dtwOwn : timing === 'dtw-prev' ? draft.dtwPrev : -1;
-        // DTW times are not bound to whisper's segment (that is the point): clamp to the range only.
-        const start = dtw >= 0 ? Math.min(rangeLen, dtw / 100) : clamp(draft.from);
-        segWords.push({
-          text,
-          start,
-          end: Math.max(start, clamp(Math.max(draft.from, draft.to))),
-          probability: draft.p.length ? Math.min(...draft.p) : 0,
-        });
-      }
+      const d = draft as Draft | null;
+      if (!d) return;
       draft = null;
+      const clamp = (ms: number) => Math.min(rangeLen, Math.min(segTo, Math.max(segFrom, ms)) / 1000);
+      const whole = utf8(d.bytes);
+      const pieces: DraftWord[] = hasNoSpaceScript(whole) && d.tokens.length
+        ? splitRun(d, whole, language)
+        : [{ text: d.prefix + whole, from: d.from, to: d.to, p: d.p.length ? Math.min(...d.p) : 0, dtwOwn: d.dtwOwn, dtwPrev: d.dtwPrev }];
+      for (const w of pieces) {
+        const text = w.text.trim();
+        if (!text) continue;
+        const dtw = timing === 'dtw-own' ? w.dtwOwn : timing === 'dtw-prev' ? w.dtwPrev : -1;
+        // DTW times are not bound to whisper's segment (that is the point): clamp to the range only.
+        const start = dtw >= 0 ? Math.min(rangeLen, dtw / 100) : clamp(w.from);
+        segWords.push({ text, start, end: Math.max(start, clamp(Math.max(w.from, w.to))), probability: w.p });
+      }
     };
     for (const tok of seg.tokens ?? []) {
       if (isSpecial(tok.text)) continue;
@@ -227,7 +275,11 @@ export function wordsFromWhisperJson(json: WhisperJson, range: TimeRange, opts: 
       if (tokDtw >= 0) lastDtw = tokDtw;
       const decoded = utf8(tok.text);
       const bare = decoded.trim();
-      if (!bare) continue;
+      // A token of spaces only (Whisper writes one between Chinese phrases) ends the word before it.
+      if (!bare) {
+        if (/^[ \t\r\n]+$/.test(tok.text)) flush();
+        continue;
+      }
       // Half of a multi-byte character decodes to U+FFFD: that is part of a word, not punctuation.
       const punct = PUNCT_ONLY.test(bare) && !bare.includes('\uFFFD');
       const p = typeof tok.p === 'number' ? tok.p : 0;
@@ -241,12 +293,17 @@ export function wordsFromWhisperJson(json: WhisperJson, range: TimeRange, opts: 
       }
       const startsWord = decoded.startsWith(' ') && !punct;
       const current = draft as Draft | null;
-      if (!current || startsWord || NO_SPACE_SCRIPT.test(bare) && !punct) {
+      const piece = (at: number, bytes: string): DraftToken =>
+        ({ at, end: at + bytes.length, from: tok.offsets.from, to: tok.offsets.to, p: punct ? null : p, dtw: tokDtw, dtwPrev: prevDtw });
+      if (!current || startsWord) {
         flush();
-        draft = { bytes: trimAscii(tok.text), from: tok.offsets.from, to: tok.offsets.to, p: punct ? [] : [p], prefix, dtwOwn: tokDtw, dtwPrev: prevDtw };
+        const bytes = trimAscii(tok.text);
+        draft = { bytes, from: tok.offsets.from, to: tok.offsets.to, p: punct ? [] : [p], prefix, dtwOwn: tokDtw, dtwPrev: prevDtw, tokens: [piece(0, bytes)] };
         prefix = '';
       } else {
-        current.bytes += punct ? trimAscii(tok.text) : tok.text;
+        const bytes = punct ? trimAscii(tok.text) : tok.text;
+        current.tokens.push(piece(current.bytes.length, bytes));
+        current.bytes += bytes;
         current.to = Math.max(current.to, tok.offsets.to);
         // Punctuation is near-certain or a guess about writing, not about what was said.
         if (!punct) current.p.push(p);
