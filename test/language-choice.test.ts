@@ -70,6 +70,10 @@ describe('model choice (pure)', () => {
     expect(mismatchWarning('en', detection('es', MISMATCH_MIN_PROBABILITY - 0.01))).toBeNull();
     expect(mismatchWarning('hr', detection('sr', 0.9))).toBeNull();
     expect(mismatchWarning('auto', detection('es', 0.99))).toBeNull();
+    // A named non-English language needs a near-certain detection: Whisper hears some Spanish prompts as Italian.
+    expect(mismatchWarning('es', detection('it', 0.84))).toBeNull();
+    expect(mismatchWarning('es', detection('en', 0.99))).toMatch(/sounds like English \(en\), not Spanish \(es\)/);
+    expect(mismatchWarning('en', detection('haw', 0.9))).toMatch(/check the language of the video/);
   });
 
   it('reads the detected language from whisper-cli and listens to the given window', () => {

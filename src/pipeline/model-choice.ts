@@ -1,6 +1,7 @@
 // Which Whisper model transcribes which language, and why none can (issue 11). Pure: the facts about the
 // two models (whisper-model.ts modelFacts) come in, a choice or a refusal comes out, so the service can
 // refuse a request at creation with the same words the pipeline would fail with later.
+import { LANGUAGES } from '../languages.js';
 import type { ModelFacts } from './whisper-model.js';
 
 export type ModelRole = 'main' | 'multilingual';
@@ -89,11 +90,18 @@ export interface LanguageDetection {
 }
 
 /**
- * How sure detection must be before a request is told its audio is in another language. Measured on real
- * recordings (docs/benchmarks.md, "Language choice and detection (issue 11)"): English speech detected as
- * another language never got this far, Spanish and French prompts named `en` always did.
+ * How sure detection must be before a request named `en` is told its audio is in another language: that is
+ * the costly mistake (an English-only model writes English gibberish over any other speech). Measured on real
+ * recordings (docs/benchmarks.md, "Language choice and detection (issue 11)"): English speech was always
+ * detected as English (p >= 0.95 on speech), every Spanish and French prompt as something else with p >= 0.51.
  */
 export const MISMATCH_MIN_PROBABILITY = 0.5;
+/**
+ * The same for a request named in another language. The multilingual model told the wrong language still
+ * hears the words, and Whisper mixes up related languages on short or telephone audio (Spanish prompts were
+ * detected as Italian with p = 0.64 and 0.84): only a near-certain detection is worth a warning.
+ */
+export const MISMATCH_MIN_PROBABILITY_NAMED = 0.9;
 
 // Codes Whisper confuses for good reasons (one language under two names, or near-identical standards):
 // telling a Croatian speaker that the audio "sounds Serbian" would be noise, not help.
@@ -105,14 +113,16 @@ function sameLanguage(a: string, b: string): boolean {
 }
 
 /** The warning for a request whose named language the audio does not seem to be in, or null. */
-export function mismatchWarning(requested: string, detection: LanguageDetection, minProbability = MISMATCH_MIN_PROBABILITY): string | null {
+export function mismatchWarning(requested: string, detection: LanguageDetection,
+  minProbability = requested === 'en' ? MISMATCH_MIN_PROBABILITY : MISMATCH_MIN_PROBABILITY_NAMED): string | null {
   if (requested === 'auto' || sameLanguage(requested, detection.language)) return null;
   if (!(detection.probability >= minProbability)) return null;
   const at = `${fmtTime(detection.window.start)}-${fmtTime(detection.window.end)}`;
   return `the speech sounds like ${languageLabel(detection.language)}, not ${languageLabel(requested)} as requested ` +
     `(language detection at ${at}: p = ${detection.probability.toFixed(2)}); the transcript, captions and titles follow the requested ` +
-    `language, so they may be wrong: create the request again with language "${detection.language}"` +
-    ' (or --language auto in local mode)';
+    `language, so they may be wrong: ${(LANGUAGES as readonly string[]).includes(detection.language)
+      ? `create the request again with language "${detection.language}" (or --language auto in local mode)`
+      : 'check the language of the video'}`;
 }
 
 function fmtTime(sec: number): string {
