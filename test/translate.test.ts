@@ -13,7 +13,7 @@ import {
 } from '../src/pipeline/translate.js';
 import { captionCuesFor, Orchestrator } from '../src/engine/orchestrator.js';
 import { JobStore } from '../src/engine/job-store.js';
-import { createTranscriber } from '../src/pipeline/transcribe.js';
+import { createTranscriber, modelSpecs } from '../src/pipeline/transcribe.js';
 import { buildAss, buildCues } from '../src/pipeline/captions.js';
 import { DEFAULT_TEMPLATE } from '../src/catalog/templates.js';
 import { Service } from '../src/service/service.js';
@@ -323,6 +323,28 @@ describe('creation with captionLanguage', () => {
     const e = await refusal(new Service(store, { translator: { kind: 'libretranslate', baseUrl: 'http://127.0.0.1:9' } }));
     expect(e.code).toBe('invalid_request');
     expect(e.message).toContain('"en" -> "es"');
+  });
+
+  // English captions for other speech come from the multilingual model itself (issue 11, part 5).
+  const models = (multilingual: string) => modelSpecs({ model: process.env.SHORTS_WHISPER_MODEL!, multilingualModel: multilingual });
+  it('English captions for Spanish speech need no service while a multilingual model can listen', async () => {
+    const es = { ...body, language: 'es', captionLanguage: 'en' };
+    const created = await new Service(store, { translator: null, whisperModels: models(process.env.SHORTS_WHISPER_MULTILINGUAL_MODEL!) }).create(account, es, 'local');
+    expect(store.getRequest(created.requestId)!.options.captionLanguage).toBe('en');
+    // A service without the pair is then not asked for it: the request does not depend on it.
+    const withLibre = await new Service(store, { translator: libre, whisperModels: models(process.env.SHORTS_WHISPER_MULTILINGUAL_MODEL!) }).create(account, es, 'local');
+    expect(withLibre.status).toBe('processing');
+  });
+
+  it('English captions for Spanish speech are refused with no service and no multilingual model', async () => {
+    const es = { ...body, language: 'es', captionLanguage: 'en' };
+    // The multilingual model is what transcribes Spanish, so the language is refused first.
+    const e = await refusal(new Service(store, { translator: null, whisperModels: models('off') }), es);
+    expect(e.code).toBe('invalid_request');
+    expect(e.message).toMatch(/English only|multilingual/);
+    // Other pairs still need the service, multilingual model or not.
+    const f = await refusal(new Service(store, { translator: null, whisperModels: models(process.env.SHORTS_WHISPER_MULTILINGUAL_MODEL!) }), { ...body, language: 'es', captionLanguage: 'fr' });
+    expect(f.message).toMatch(/captions in "fr" for speech in "es" need a translation service/);
   });
 
   it('is accepted when the service translates the pair', async () => {

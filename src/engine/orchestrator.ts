@@ -25,7 +25,7 @@ import { buildAss, buildCues, captionEmoji } from '../pipeline/captions.js';
 import { clearOfBands, overlayBands, withOverlays } from '../pipeline/overlays.js';
 import { DEFAULT_OUTRO_SECONDS, buildOutroAss, fetchOutroImage, outroHandle, outroLine, outroStingPath } from '../pipeline/outro.js';
 import { phraseCues, snapPhrases, type TranslatedPhrase } from '../pipeline/whisper-translate.js';
-import { cueText, pairLabel, translateTexts, translatedCues, translatorFromEnv, type TranslatorConfig } from '../pipeline/translate.js';
+import { cueText, pairLabel, supportsPair, translateTexts, translatedCues, translatorFromEnv, type TranslatorConfig } from '../pipeline/translate.js';
 import { DEFAULT_TEMPLATE, findTemplate, fontsDir } from '../catalog/templates.js';
 import { findMusic, musicFilePath, randomMusic } from '../catalog/music.js';
 import { findGameVideo, gameVideoFilePath, randomGameOffset, randomGameVideo } from '../catalog/game-videos.js';
@@ -297,9 +297,11 @@ export async function captionCuesFor(clips: { id: string; clip: TimeRange }[], t
   const original = clips.map(({ id, clip }) => ({ id, cues: buildCues(transcript.words, clip, { wordsPerCue }) }));
   const { from, to, translator, speechToEnglish, signal } = translation;
   if (!to || to === from) return { cues: new Map(original.map((c) => [c.id, c.cues])), template };
-  if (to === 'en' && !translator && speechToEnglish) {
-    // Offline (issue 11): the multilingual model listens to each clip again and writes English phrases,
-    // timed on the original words. A configured service, when there is one, translates instead (below).
+  // A configured service that translates the pair is preferred (its translations read better); else English
+  // captions come offline (issue 11): the multilingual model listens to each clip again and writes English
+  // phrases, timed on the original words.
+  const serviceDoesPair = async (t: TranslatorConfig) => supportsPair(t, from, to, signal).catch(() => false);
+  if (to === 'en' && speechToEnglish && (!translator || !(await serviceDoesPair(translator)))) {
     const cues = new Map<string, CaptionCue[]>();
     for (const { id, clip } of clips) {
       let phrases: TranslatedPhrase[];

@@ -101,6 +101,11 @@ export async function languageRefusalFor(language: string, specs: ModelSpecs = m
   return languageRefusal(language, await modelSet(specs));
 }
 
+/** Whether English captions can be made offline: a multilingual model (main or SHORTS_WHISPER_MULTILINGUAL_MODEL) can translate. */
+export async function canTranslateToEnglish(specs: ModelSpecs = modelSpecs()): Promise<boolean> {
+  return detectionModel(await modelSet(specs)) !== null;
+}
+
 // Re-exported: tests and tools built on the transcriber use them from here.
 export { extractAudioArgs, wavSamples };
 
@@ -157,6 +162,8 @@ function monotonic(report?: (f: number) => void): (f: number) => void {
   };
 }
 
+/** After the detection model could not be had, advisory detection is skipped this long. */
+const ADVISORY_RETRY_MS = 10 * 60_000;
 /** Share of the progress bar given to language detection when it runs. */
 const DETECT_SHARE = 0.1;
 
@@ -169,6 +176,7 @@ export function createTranscriber(opts: TranscriberOptions): Transcriber {
   // Looked up once: without pocketsphinx, word times are the energy-based ones (onset-align.ts).
   const aligner = findForcedAligner();
   const decoder = aligner ? `${DECODER_VERSION}+${ALIGNER_VERSION}` : DECODER_VERSION;
+  let advisoryOffUntil = 0;
   const specOf = (role: ModelRole): ModelSpec => (role === 'main' ? specs.main : specs.multilingual!);
   const resolve = (role: ModelRole, signal?: AbortSignal): Promise<WhisperModel> => resolveWhisperModel(specOf(role), {
     dataDir: opts.dataDir, onDownload: opts.onModelDownload, signal,
@@ -189,12 +197,14 @@ export function createTranscriber(opts: TranscriberOptions): Transcriber {
     // Detection: required for "auto", advisory otherwise (a model that cannot be had skips it).
     let detector: WhisperModel | null = null;
     let detection: LanguageDetection | null = null;
-    const detectWith = auto || req.checkLanguage ? detectionModel(models) : null;
+    const detectWith = auto || (req.checkLanguage && Date.now() >= advisoryOffUntil) ? detectionModel(models) : null;
     if (detectWith) {
       try {
         detector = await resolve(detectWith.role, signal);
       } catch (e) {
         if (auto || e instanceof AbortedError || signal?.aborted) throw e;
+        // A download that failed (offline machine) is not tried again for every request just for a warning.
+        advisoryOffUntil = Date.now() + ADVISORY_RETRY_MS;
       }
     }
     const detectionKey = detector && req.cacheKey

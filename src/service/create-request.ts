@@ -54,7 +54,7 @@ export interface ValidationContext {
   gameVideoExists?: (name: string) => boolean;
   /** Exact, case-sensitive lookup in the meme-hook catalog; without it, any memeHookName is refused. */
   memeHookExists?: (name: string) => boolean;
-  supportedFeatures: ReadonlySet<'hookTitle' | 'memeHook' | 'gameVideo' | 'ctaEnabled' | 'music' | 'outroEnabled' | 'captionTranslation'>;
+  supportedFeatures: ReadonlySet<'hookTitle' | 'memeHook' | 'gameVideo' | 'ctaEnabled' | 'music' | 'outroEnabled' | 'captionTranslation' | 'speechToEnglish'>;
 }
 
 const WINDOW_MIN = 60;
@@ -227,8 +227,11 @@ function refuseUnsupported(req: CreateRequest, ctx: ValidationContext): void {
     if (req[key] && !ctx.supportedFeatures.has(key))
       throw bad(`${FEATURE_LABELS[key]} is not available in this version of shortwright yet`, key);
   }
-  if (req.captionLanguage && !ctx.supportedFeatures.has('captionTranslation'))
-    throw bad(`captions in "${req.captionLanguage}" for speech in "${req.language}" need a translation service, and none is configured`, 'captionLanguage');
+  // English captions can come from the speech itself (whisper.cpp's translate task, 'speechToEnglish').
+  const offline = req.captionLanguage === 'en' && ctx.supportedFeatures.has('speechToEnglish');
+  if (req.captionLanguage && !offline && !ctx.supportedFeatures.has('captionTranslation'))
+    throw bad(`captions in "${req.captionLanguage}" for speech in "${req.language}" need a translation service, and none is configured` +
+      (req.captionLanguage === 'en' ? ' (nor a multilingual Whisper model to translate offline: SHORTS_WHISPER_MULTILINGUAL_MODEL)' : ''), 'captionLanguage');
 }
 
 function round(n: number): number {

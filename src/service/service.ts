@@ -22,7 +22,7 @@ import { findMemeHook, memeHookCatalog } from '../catalog/meme-hooks.js';
 import { catalogPreviewUrl } from '../catalog/catalog-previews.js';
 import type { TimeAdjustment } from '../pipeline/types.js';
 import { pairLabel, supportsPair, translatorFromEnv, type TranslatorConfig } from '../pipeline/translate.js';
-import { languageRefusalFor, modelSpecs, type ModelSpecs } from '../pipeline/transcribe.js';
+import { canTranslateToEnglish, languageRefusalFor, modelSpecs, type ModelSpecs } from '../pipeline/transcribe.js';
 import { PipelineError } from '../errors.js';
 
 export interface Account { id: string; email: string }
@@ -73,19 +73,24 @@ export class Service {
 
   async create(account: Account, body: unknown, origin: 'api' | 'local'): Promise<CreateResponse> {
     const translator = this.opts.translator !== undefined ? this.opts.translator : translatorFromEnv();
+    // English captions need no service where a multilingual model can listen (whisper.cpp's translate task).
+    const specs = this.whisperSpecs();
+    const offlineEnglish = specs !== null && await canTranslateToEnglish(specs);
     const req = validateCreateRequest(body, {
       allowLocalFile: origin === 'local',
       templateExists: (id) => findTemplate(id) !== undefined,
       defaultTemplateId: DEFAULT_TEMPLATE.templateId,
       // gameVideo and memeHook need footage: an operator who emptied a catalog gets a refusal, not a failed render.
       supportedFeatures: new Set([...['music', 'hookTitle', 'ctaEnabled', 'outroEnabled'] as const, ...(gameVideoCatalog().items.length > 0 ? ['gameVideo'] as const : []),
-        ...(memeHookCatalog().items.length > 0 ? ['memeHook'] as const : []), ...(translator ? ['captionTranslation'] as const : [])]),
+        ...(memeHookCatalog().items.length > 0 ? ['memeHook'] as const : []), ...(translator ? ['captionTranslation'] as const : []),
+        ...(offlineEnglish ? ['speechToEnglish'] as const : [])]),
       musicExists: (name) => findMusic(name) !== undefined,
       gameVideoExists: (name) => findGameVideo(name) !== undefined,
       memeHookExists: (name) => findMemeHook(name) !== undefined,
     });
     await this.checkLanguage(req.language);
-    if (req.captionLanguage && translator) await checkTranslationPair(translator, req.language, req.captionLanguage);
+    // With the offline path for English, a service that lacks the pair is simply not used for it.
+    if (req.captionLanguage && translator && !(req.captionLanguage === 'en' && offlineEnglish)) await checkTranslationPair(translator, req.language, req.captionLanguage);
     // "Omitted means the account's saved preference": resolved now, so a later change of preference does
     // not alter a request already queued; an explicit choice becomes the saved preference once accepted.
     const prefs = this.opts.preferences;
@@ -132,16 +137,20 @@ export class Service {
    * English. A model name still to be downloaded counts as available: a failed download fails the request.
    */
   private async checkLanguage(language: string): Promise<void> {
-    let specs: ModelSpecs;
-    try {
-      specs = this.opts.whisperModels ?? modelSpecs();
-    } catch (e) {
-      // A misspelt model setting fails every request when it runs, with the message that names it.
-      if (e instanceof PipelineError) return;
-      throw e;
-    }
+    const specs = this.whisperSpecs();
+    if (!specs) return;
     const refusal = await languageRefusalFor(language, specs);
     if (refusal) throw new ShortsError('invalid_request', refusal, { field: 'language' });
+  }
+
+  /** The configured Whisper models; null when a model setting is misspelt (every request then fails when it runs, with the message that names it). */
+  private whisperSpecs(): ModelSpecs | null {
+    try {
+      return this.opts.whisperModels ?? modelSpecs();
+    } catch (e) {
+      if (e instanceof PipelineError) return null;
+      throw e;
+    }
   }
 
   /**
