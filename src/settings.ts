@@ -86,7 +86,7 @@ export const SETTINGS = {
   },
   SHORTS_TRANSLATE_URL: {
     default: 'none (with `KIND=openai`: the `SHORTS_LLM_*` endpoint)',
-    meaning: 'Translation service for captions in another language (`captionLanguage` different from `language`): a LibreTranslate server root (e.g. `http://127.0.0.1:5000`; pairs come from its `/languages`) or an OpenAI-compatible `/v1` base. Translated captions keep each phrase\'s timing and are shown without per-word highlighting. Without one, or for a pair it cannot translate, such requests are refused with `invalid_request`.',
+    meaning: 'Translation service for captions in another language (`captionLanguage` different from `language`): a LibreTranslate server root (e.g. `http://127.0.0.1:5000`; pairs come from its `/languages`) or an OpenAI-compatible `/v1` base. Translated captions keep each phrase\'s timing and are shown without per-word highlighting. English captions need none: the multilingual Whisper model translates the speech offline. Without one, or for a pair it cannot translate, requests for other caption languages are refused with `invalid_request`.',
   },
   SHORTS_TRANSLATE_KIND: {
     default: '`libretranslate`',
