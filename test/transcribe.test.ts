@@ -264,6 +264,18 @@ describe('model download', () => {
     expect(existsSync(path.join(dataDir, 'models')) ? readdirSync(path.join(dataDir, 'models')) : []).toEqual([]);
   });
 
+  it('fails a Spanish request whose multilingual model cannot be downloaded, naming the setting to use instead', async () => {
+    process.env.SHORTS_WHISPER_MODEL_BASE_URL = `${base}/missing`;
+    const transcriber = createTranscriber({ dataDir: tmpDir(), model: MODEL, multilingualModel: 'base-q5_1' });
+    const e = await rejection(transcriber.transcribe({ mediaPath: JFK_WAV, range: { start: 0, end: 11 }, language: 'es' }));
+    expect(e).toBeInstanceOf(PipelineError);
+    expect(e.message).toMatch(/could not download the Whisper model "base-q5_1" \(.*404.*\)\. Download it yourself and set SHORTS_WHISPER_MULTILINGUAL_MODEL=\/path\/to\/ggml-base-q5_1\.bin$/);
+    // The same model only for the advisory language check: skipped silently, the English request goes on.
+    const t = await transcriber.transcribe({ mediaPath: JFK_WAV, range: { start: 0, end: 11 }, language: 'en', checkLanguage: true });
+    expect(t.model).toBe(modelDisplayName(parseModelSpec(MODEL)));
+    expect(wordErrorRate(JFK_TEXT, t.words.map((w) => w.text).join(' '))).toBeLessThanOrEqual(0.15);
+  });
+
   it('refuses a download that is not a ggml model file', async () => {
     process.env.SHORTS_WHISPER_MODEL_BASE_URL = `${base}/html`;
     const dataDir = tmpDir();
