@@ -197,15 +197,23 @@ describe('copy on real transcripts', () => {
     expect(tags).toContain('#johndashwood');
   });
 
-  it('leaves other languages on punctuation and length alone, without failing', () => {
+  it('applies no English rule to a transcript in another language: no Title Case, no English filler tags', () => {
+    // The same words labelled Spanish: English title case and the #clips/#video fillers are English
+    // conventions, so none of them may appear (test/copy-languages.test.ts judges real Spanish speech).
     const t: Transcript = { ...narration, language: 'es' };
     const hs = picks(t, 'under30sec');
     const copies = writeCopies(hs, t);
     expect(copies).toHaveLength(hs.length);
+    const said = new Set(t.words.map((w) => w.text.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '')));
     for (const c of copies) {
       expect(c.title.length).toBeGreaterThan(0);
       expect(c.title.length).toBeLessThanOrEqual(60);
-      expect(hashtagsOf(c.description).length).toBeGreaterThanOrEqual(3);
+      // Sentence case: after the first, every word is written as Whisper wrote it.
+      for (const w of c.title.split(' ').slice(1)) expect(said, `"${w}" of "${c.title}"`).toContain(w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''));
+      const tags = hashtagsOf(c.description);
+      expect(tags).toContain('#shorts');
+      expect(tags).not.toContain('#clips');
+      expect(tags).not.toContain('#video');
     }
     expect(new Set(copies.map((c) => c.title)).size).toBe(copies.length);
   });

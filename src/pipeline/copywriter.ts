@@ -35,7 +35,7 @@ export function writeCopies(highlights: readonly Highlight[], transcript: Transc
   return highlights.map((h) => {
     const wanted = new Set(h.sentenceIndexes);
     const clip = transcript.sentences.filter((s) => wanted.has(s.index));
-    const title = pickTitle(titleCandidates(clip, classes), taken);
+    const title = pickTitle(titleCandidates(clip, classes), taken, classes.english);
     return {
       title,
       reason: writeReason(h, clip, language),
@@ -137,7 +137,8 @@ interface TitleCandidate { text: string; score: number; source: string }
 
 /** The best title for one clip on its own. */
 export function writeTitle(clip: readonly Sentence[], language = 'en'): string {
-  return pickTitle(titleCandidates(clip, new WordClassCache(baseLanguage(language) || 'en', new Set())), { titles: new Set(), titleSources: new Set(), descriptions: new Set() });
+  const classes = new WordClassCache(baseLanguage(language) || 'en', new Set());
+  return pickTitle(titleCandidates(clip, classes), { titles: new Set(), titleSources: new Set(), descriptions: new Set() }, classes.english);
 }
 
 /** Every acceptable title from every sentence of the clip, best first. */
@@ -163,7 +164,7 @@ function titleCandidates(clip: readonly Sentence[], classes: WordClassCache): Ti
   return out.sort((a, b) => b.score - a.score);
 }
 
-function pickTitle(candidates: readonly TitleCandidate[], taken: Taken): string {
+function pickTitle(candidates: readonly TitleCandidate[], taken: Taken, english: boolean): string {
   let best: TitleCandidate | null = null;
   let bestScore = -Infinity;
   for (const c of candidates) {
@@ -174,9 +175,11 @@ function pickTitle(candidates: readonly TitleCandidate[], taken: Taken): string 
       bestScore = score;
     }
   }
-  let title = best?.text ?? candidates[0]?.text ?? 'Untitled Clip';
+  // A clip without words: English says so; other languages get an ellipsis rather than English words.
+  const fallback = english ? 'Untitled Clip' : '…';
+  let title = best?.text ?? candidates[0]?.text ?? fallback;
   // Only when the clip has no line that another clip has not used already (the same sentences twice).
-  for (let part = 2; taken.titles.has(titleKey(title)); part++) title = `${candidates[0]?.text ?? 'Untitled Clip'} (Part ${part})`;
+  for (let part = 2; taken.titles.has(titleKey(title)); part++) title = `${candidates[0]?.text ?? fallback} (${english ? 'Part ' : ''}${part})`;
   taken.titles.add(titleKey(title));
   if (best) taken.titleSources.add(best.source);
   return title;

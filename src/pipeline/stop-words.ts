@@ -42,10 +42,15 @@ const SERBIAN_CYRILLIC: Readonly<Record<string, string>> = {
   н: 'n', њ: 'nj', о: 'o', п: 'p', р: 'r', с: 's', т: 't', ћ: 'ć', у: 'u', ф: 'f', х: 'h', ц: 'c', ч: 'č', џ: 'dž', ш: 'š',
 };
 
-/** The form a word is looked up in: NFC, lower case in the language's rules, Serbian in Latin letters. */
+/**
+ * The form a word is looked up in: NFC, lower case in the language's rules, Serbian in Latin letters,
+ * and Arabic script without its optional marks (harakat, tatweel) and with one alef: the Arabic list
+ * itself spells "امام" without hamza and "إذن" with it, and Whisper writes either.
+ */
 export function lookupForm(word: string, language: string): string {
   const base = baseLanguage(language);
-  const lower = word.normalize('NFC').toLocaleLowerCase(base || undefined).replace(/[\u2018\u2019\u02bc]/g, '\'');
+  let lower = word.normalize('NFC').toLocaleLowerCase(base || undefined).replace(/[\u2018\u2019\u02bc]/g, '\'');
+  if (/\p{Script=Arabic}/u.test(lower)) lower = lower.replace(/[\u064b-\u065f\u0670\u0640]/gu, '').replace(/[\u0622\u0623\u0625\u0671]/gu, '\u0627');
   return base === 'sr' ? [...lower].map((c) => SERBIAN_CYRILLIC[c] ?? c).join('') : lower;
 }
 
