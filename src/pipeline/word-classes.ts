@@ -97,7 +97,9 @@ export function classifyOtherWords(sentence: string, language: string, commonWor
     const trail = w.text.slice(w.text.lastIndexOf(w.core) + w.core.length);
     if (!w.wordLike || norm.length === 0) return { text: w.text, norm, cls: 'interjection', trail };
     if (/^\p{N}+$/u.test(coreOf(norm))) return { text: w.text, norm, cls: 'number', trail };
-    const stop = isStopWord(norm, language) || commonWords.has(norm);
+    // "что-то", "c'est-à-dire": a compound of function words is one too.
+    const parts = norm.split(/[-\u2010]/).filter(Boolean);
+    const stop = isStopWord(norm, language) || commonWords.has(norm) || (parts.length > 1 && parts.every((p) => isStopWord(p, language) || commonWords.has(p)));
     return { text: w.text, norm, cls: stop ? 'stop' : 'unknown', trail };
   });
 }
