@@ -53,9 +53,20 @@ export function textWidth(text: string, primary: FontRef, fontSize: number): num
  * Text for an ASS event: escaped (escapeAssText's rules) with `\fn` switches around the runs a fallback
  * font draws, back to the primary family after each, so override tags around the text keep working.
  */
-export function assFontText(text: string, primary: FontRef, escape: (s: string) => string): string {
-  return fontRuns(text, primary).map((r) => (r.font.family === primary.family ? escape(r.text)
+export function assFontText(text: string, primary: FontRef, escape: (s: string) => string, fallbacks: readonly FontRef[] = FALLBACK_FONTS): string {
+  return fontRuns(text, primary, fallbacks).map((r) => (r.font.family === primary.family ? escape(r.text)
     : `{\\fn${r.font.family}}${escape(r.text)}{\\fn${primary.family}}`)).join('');
+}
+
+/**
+ * The font that draws the first letter of a caption page (its main script): the template's own for
+ * Latin, else the fallback for the page's script. A page of Arabic, Hebrew or Chinese is then written in
+ * that font with the template's font as a fallback (for a Latin word), so its spaces and line height come
+ * from the font of its words and no font switch splits the line into more bidi stretches than its words.
+ */
+export function pageFont(text: string, template: FontRef): FontRef {
+  const run = fontRuns(text, template).find((r) => /\p{L}/u.test(r.text));
+  return run?.font ?? template;
 }
 
 /** Scripts with a case whose capitals every shipped font for them has. (Georgian's Mtavruli is not.) */

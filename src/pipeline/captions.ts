@@ -1,8 +1,9 @@
 // Stage 6a: caption cues and the ASS subtitle file that libass burns in. Both functions are pure: the
 // orchestrator writes the returned ASS text to the path the render plan names.
-import type { CaptionTemplate } from '../catalog/templates.js';
-import { assFontText, breakToWidth, breaksAnywhere, captionUpperCase, textWidth } from './caption-text.js';
+import { FALLBACK_FONTS, type CaptionTemplate } from '../catalog/templates.js';
+import { assFontText, breakToWidth, breaksAnywhere, captionUpperCase, pageFont, textWidth } from './caption-text.js';
 import { emojiForPhrase, emojiPath } from './emoji.js';
+import { RLM, isRightToLeft, spaceBetween } from './script-text.js';
 import type { CaptionCue, TimeRange, Word } from './types.js';
 import type { RenderCaptionEmoji } from '../media/render-plan.js';
 
@@ -11,8 +12,11 @@ const PAUSE_BREAK_SEC = 0.6;
 /** How long a phrase stays up after its last word when the next one is not right behind it. */
 const LINGER_SEC = 0.5;
 const DEFAULT_MAX_CUE_SEC = 3;
-/** A word ending in one of these (optionally followed by closing quotes/brackets) ends a phrase. */
-const PHRASE_END = /[.,!?;:…—–-]["'”’)\]]*$/;
+/**
+ * A word ending in one of these (optionally followed by closing quotes/brackets) ends a phrase: Latin
+ * marks, CJK full-width ones, the Arabic comma and question mark, the Urdu full stop, the Devanagari danda.
+ */
+const PHRASE_END = /[.,!?;:…—–\-。，、！？；：؟،؛۔।॥።]["'”’»)\]）」』】]*$/u;
 
 export interface CueOptions {
   /** Most words shown together (usually template.wordsPerLine * template.maxLines). */
@@ -92,8 +96,8 @@ export function buildAss(cues: CaptionCue[], template: CaptionTemplate, video: {
   const g = captionGeometry(template, video);
   // BorderStyle 3 draws an opaque band in OutlineColour (padding = Outline) instead of an outline.
   const band = template.lineBox ? assColor(template.colors.box ?? template.colors.outline, LINE_BOX_ALPHA) : null;
-  const style = [
-    'Caption',
+  const style = (name: string, encoding: number) => [
+    name,
     template.font.family,
     g.fontSize,
     assColor(template.colors.text, 0),
@@ -108,20 +112,28 @@ export function buildAss(cues: CaptionCue[], template: CaptionTemplate, video: {
     g.shadow,
     ALIGNMENT[template.position.alignment],
     ...g.margins,
-    1, // encoding
+    encoding,
   ].join(',');
 
   const events: string[] = [];
   for (const laid of layoutCues(cues, template, g)) {
     const { page, lines, scale } = laid;
+    // A page of Arabic, Hebrew, Persian or Urdu is a right-to-left paragraph (bidiText).
+    const rtl = isRightToLeft(page.words.map((w) => w.text).join(' '));
+    const push = (layer: number, from: number, to: number, text: string) =>
+      pushEvent(events, layer, from, to, rtl ? bidiText(text) : text, rtl ? RTL_STYLE : STYLE);
     // Tags the style cannot hold, opened at the start of each event and after each \r: the glow's blur,
-    // and the page's own font size when it had to shrink to fit.
-    const fs = scale < 1 ? `\\fs${pageFontSize(g, scale)}` : '';
+    // the page's own font size when it had to shrink to fit, and its script's font.
+    // A page in another script is written in its script's font (pageFont), the template's as a fallback.
+    const font = pageFont(lines.flat().map((p) => p.text).join(' '), template.font);
+    const fn = font.family === template.font.family ? '' : `\\fn${font.family}`;
+    const fs = (scale < 1 ? `\\fs${pageFontSize(g, scale)}` : '') + fn;
     const base = (template.glow > 0 ? `\\blur${round1(template.glow * g.k)}` : '') + fs;
     const open = base ? `{${base}}` : '';
-    const text = (piece: Piece) => assFontText(piece.text, template.font, escapeAssText);
+    const fallbacks = fn ? [template.font, ...FALLBACK_FONTS.filter((f) => f.family !== font.family)] : FALLBACK_FONTS;
+    const text = (piece: Piece) => assFontText(piece.text, font, escapeAssText, fallbacks);
     if (template.animation === 'none') {
-      pushEvent(events, 0, page.start, page.end, open + joinLines(lines, text));
+      push(0, page.start, page.end, open + joinLines(lines, text));
       continue;
     }
     page.words.forEach((w, i) => {
@@ -130,10 +142,10 @@ export function buildAss(cues: CaptionCue[], template: CaptionTemplate, video: {
       const shown = joinLines(lines, (p) => (p.word === i ? activeWord(text(p), template, base)
         : template.animation === 'typewriter' && p.word > i ? `{\\alpha&HFF&}${text(p)}{\\r${base}}` : text(p)));
       if (template.animation === 'box') {
-        pushEvent(events, 0, from, to, boxLayer(lines, i, template, pageFontSize(g, scale), fs, text));
-        pushEvent(events, 1, from, to, open + shown);
+        push(0, from, to, boxLayer(lines, i, template, pageFontSize(g, scale), fs, text));
+        push(1, from, to, open + shown);
       } else {
-        pushEvent(events, 0, from, to, open + shown);
+        push(0, from, to, open + shown);
       }
     });
   }
@@ -151,7 +163,9 @@ export function buildAss(cues: CaptionCue[], template: CaptionTemplate, video: {
     '',
     '[V4+ Styles]',
     'Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding',
-    `Style: ${style}`,
+    `Style: ${style(STYLE, 1)}`,
+    // Encoding -1: libass finds each paragraph's direction from its text (any other value makes it left to right).
+    `Style: ${style(RTL_STYLE, -1)}`,
     '',
     '[Events]',
     'Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text',
@@ -307,7 +321,9 @@ function fillLines(texts: string[], template: CaptionTemplate, g: Geometry, scal
   const lines: Piece[][] = [];
   // The line being filled: its pieces, their width with spaces, its widest piece, how many words it holds.
   let line: Piece[] = [], used = 0, widest = 0, words = 0;
-  const width = (extra: number) => (line.length ? used + space + extra + (g.grow - 1) * Math.max(widest, extra) : extra * g.grow);
+  // The gap before a piece: a space, or nothing between words of a script written without spaces.
+  const gap = (piece: string) => (line.length && spaceBetween(line[line.length - 1]!.text, piece) ? space : 0);
+  const width = (extra: number, piece: string) => (line.length ? used + gap(piece) + extra + (g.grow - 1) * Math.max(widest, extra) : extra * g.grow);
   const newLine = () => {
     if (line.length) lines.push(line);
     line = []; used = 0; widest = 0; words = 0;
@@ -317,8 +333,8 @@ function fillLines(texts: string[], template: CaptionTemplate, g: Geometry, scal
     const pieces = w * g.grow <= room ? [text] : breakToWidth(text, template.font, size, room / g.grow);
     pieces.forEach((piece, n) => {
       const pw = n === 0 && pieces.length === 1 ? w : textWidth(piece, template.font, size);
-      if (n > 0 || words >= template.wordsPerLine || (line.length && width(pw) > room)) newLine();
-      used = line.length ? used + space + pw : pw;
+      if (n > 0 || words >= template.wordsPerLine || (line.length && width(pw, piece) > room)) newLine();
+      used = line.length ? used + gap(piece) + pw : pw;
       widest = Math.max(widest, pw);
       if (n === 0) words++;
       line.push({ word, text: piece });
@@ -328,9 +344,9 @@ function fillLines(texts: string[], template: CaptionTemplate, g: Geometry, scal
   return lines;
 }
 
-/** A page's lines as ASS text: pieces of one line separated by spaces, lines by \N. */
+/** A page's lines as ASS text: pieces of one line separated by spaces where the script uses them, lines by \N. */
 function joinLines(lines: Piece[][], render: (p: Piece) => string): string {
-  return lines.map((line) => line.map(render).join(' ')).join('\\N');
+  return lines.map((line) => line.map((p, i) => (i > 0 && spaceBetween(line[i - 1]!.text, p.text) ? ' ' : '') + render(p)).join('')).join('\\N');
 }
 
 /** Alpha of a lineBox band: mostly opaque, so the picture shows faintly through it. */
@@ -392,10 +408,30 @@ function pages(cue: CaptionCue, perPage: number): Page[] {
   return out;
 }
 
-function pushEvent(events: string[], layer: number, start: number, end: number, text: string): void {
+const STYLE = 'Caption';
+const RTL_STYLE = 'CaptionRTL';
+
+function pushEvent(events: string[], layer: number, start: number, end: number, text: string, style: string): void {
   const from = assTime(start), to = assTime(end);
   if (from === to) return; // shorter than a centisecond: libass would not show it anyway
-  events.push(`Dialogue: ${layer},${from},${to},Caption,,0,0,0,,${text}`);
+  events.push(`Dialogue: ${layer},${from},${to},${style},,0,0,0,,${text}`);
+}
+
+/**
+ * Event text of a right-to-left page, for the CaptionRTL style. libass (like VSFilter) runs the bidi
+ * algorithm on each stretch of text between override blocks as a paragraph of its own, then reorders
+ * each line as a whole; the style's Encoding -1 makes a stretch's direction that of its first strong
+ * character. A stretch whose first strong character is not right to left (the highlighted "iPhone" or
+ * "2025" of an Arabic line, a fallback-font switch before a digit) would be a left-to-right paragraph and
+ * break the line's order, so it starts with an invisible RIGHT-TO-LEFT MARK.
+ */
+export function bidiText(text: string): string {
+  // Override blocks ({...}, not an escaped \{) and line breaks (\N) end a stretch.
+  return text.split(/((?<!\\)\{[^}]*\}|\\N)/).map((part, i) => {
+    // A stretch of only spaces counts too: left to right, it would split the line's order in two.
+    if (i % 2 === 1 || !part || isRightToLeft(part)) return part;
+    return RLM + part;
+  }).join('');
 }
 
 /**
