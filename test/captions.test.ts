@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TEMPLATE, TEMPLATES, findTemplate, fontsDir, type CaptionTemplate } from '../src/catalog/templates.js';
 import { assTime, buildAss, buildCues, escapeAssText, safeMargins, wordsPerCueFor } from '../src/pipeline/captions.js';
+import { segmentWords } from '../src/pipeline/script-text.js';
 import type { CaptionCue, Word } from '../src/pipeline/types.js';
 
 /** Words at absolute source times: [text, start, end]. */
@@ -231,6 +232,29 @@ describe('buildAss', () => {
     expect(assTime(3723.456)).toBe('1:02:03.46');
     const ass = buildAss([{ start: 0, end: 1, words: words([['a', 0, 0.001], ['b', 0.002, 1]]) }], DEFAULT_TEMPLATE, video);
     expect(events(ass)).toHaveLength(1);
+  });
+
+  it('Chinese and Japanese: words joined without spaces, phrases ended at 。，！？, no line starting with a closing mark', () => {
+    const zh = segmentWords('我们今天要讨论国际化和本地化的问题，以及为什么它们如此重要。你觉得呢？好的！').map((w) => w.text);
+    const ws = steady(zh, 0);
+    const cues = buildCues(ws, { start: 0, end: 20 }, { wordsPerCue: 6 });
+    // A phrase ends at the comma and at each sentence mark.
+    for (const c of cues) expect(c.words.slice(0, -1).some((w) => /[，。！？]$/.test(w.text))).toBe(false);
+    expect(cues.map((c) => c.words[c.words.length - 1]!.text)).toEqual(expect.arrayContaining(['问题，', '重要。', '呢？', '好的！']));
+    for (const t of [DEFAULT_TEMPLATE, template('bold-pop'), template('minimal')]) {
+      const ass = buildAss(cues, t, video);
+      const shown = events(ass).map((e) => e[2].replace(/\{[^}]*\}/g, ''));
+      for (const text of shown) {
+        expect(text).not.toMatch(/ /);
+        for (const line of text.split('\\N')) expect(line).not.toMatch(/^[，。！？、）」]/);
+      }
+      // Every character said is shown, in order.
+      const pages = new Set(shown);
+      expect([...pages].join('').replace(/\\N/g, '')).toContain('我们今天要讨论国际化');
+    }
+    // A Latin brand name inside Chinese keeps no spaces around it, as Whisper wrote it.
+    const mixed = buildAss([{ start: 0, end: 1, words: words([['我用', 0, 0.3], ['iPhone', 0.3, 0.6], ['拍照', 0.6, 1]]) }], template('minimal'), video);
+    expect(events(mixed)[0]![2].replace(/\{[^}]*\}/g, '')).toBe('我用iPhone拍照');
   });
 
   it('builds cues and ASS that agree on phrase size for every template', () => {
