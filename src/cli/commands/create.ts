@@ -75,6 +75,7 @@ export async function createCommand(client: ShortsClient, body: Record<string, u
   if (Object.keys(body).length === 0) {
     if (!process.stdin.isTTY || !process.stderr.isTTY) throw new CliError('give a source (--file, --file-url or --url) with --start and --end; see `shorts create --help`', EXIT.usage);
     Object.assign(body, await askForCreateOptions(client));
+    if (body.file !== undefined && body.language === undefined) body.language = 'auto';
   }
   const created = await client.create(body);
   if (created.timeAdjustment) {
