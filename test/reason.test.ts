@@ -1,7 +1,11 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { findHighlights } from '../src/pipeline/highlights.js';
 import { clock, writeReason } from '../src/pipeline/reason.js';
-import type { Highlight, HighlightFeatures } from '../src/pipeline/types.js';
+import { buildSentences } from '../src/pipeline/sentences.js';
+import type { Evidence, Highlight, HighlightFeatures, Sentence, Word } from '../src/pipeline/types.js';
 import { dryTalkTranscript } from './helpers/dry-talk-transcript.js';
 
 const flat: HighlightFeatures = {
@@ -50,3 +54,47 @@ describe('writeReason', () => {
     expect(clock(75.6)).toBe('1:16');
   });
 });
+
+describe('writeReason in the request\'s language', () => {
+  // Real Whisper (base-q5_1) sentences of Spanish speech: test/fixtures/copy-languages/README.md.
+  const saved = JSON.parse(readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'copy-languages', 'es-fortunes.words.json'), 'utf8')) as { words: Word[] };
+  const clip: Sentence[] = buildSentences(saved.words, 'es').slice(0, 5);
+  const evidence: Evidence[] = [
+    { kind: 'story', at: clip[0]!.start, text: clip[0]!.sentence, detail: 'last winter' },
+    { kind: 'laughter', at: clip[0]!.start + 4.2 },
+    // What an English lexicon would have found in it: never to be quoted for Spanish.
+    { kind: 'emotion', at: clip[1]!.start, detail: 'love, amazing' },
+    { kind: 'contrast', at: clip[2]!.start, text: clip[2]!.sentence, detail: 'but' },
+    { kind: 'punchline', at: clip[4]!.start, text: clip[4]!.sentence },
+    { kind: 'laughter', at: clip[4]!.end + 0.3 },
+  ];
+  const h: Highlight = {
+    sentenceIndexes: clip.map((s) => s.index), start: clip[0]!.start, end: clip[4]!.end, viralScore: 80,
+    features: { ...flat, story: 0.8, reaction: 0.9, contrast: 0.4, emotion: 0.5 }, strengths: ['reaction', 'story'], evidence,
+  };
+
+  it('writes Spanish, quoting the clip in «», with the laughter times and the punchline, and no English word-list finding', () => {
+    const reason = writeReason(h, clip, 'es');
+    expect(reason).toMatch(/^Cuenta una historia en primera persona, «/);
+    expect(reason).toContain('risas en 0:04 y ');
+    expect(reason).toMatch(/termina con el remate «[^»]+»\.$/);
+    expect(reason).not.toMatch(/love|amazing|"but"|story|laughter|ends on/);
+  });
+
+  it('writes French, German, Italian and Portuguese from their own phrasebooks (pt-BR as pt)', () => {
+    expect(writeReason(h, clip, 'fr')).toMatch(/^Raconte une histoire vécue, «\u00a0.*des rires à 0:04 et .*se termine sur la chute «\u00a0/);
+    expect(writeReason(h, clip, 'de')).toMatch(/^Erzählt eine selbst erlebte Geschichte, „.*Lachen bei 0:04 und .*endet mit der Pointe „/);
+    expect(writeReason(h, clip, 'it')).toMatch(/^Racconta una storia vissuta, «.*risate a 0:04 e .*finisce sulla battuta finale «/);
+    expect(writeReason(h, clip, 'pt-BR')).toMatch(/^Conta uma história vivida, “.*risos em 0:04 e .*termina no desfecho “/);
+  });
+
+  it('falls back to English for other languages, still without English word-list findings', () => {
+    const reason = writeReason(h, clip, 'ru');
+    expect(reason).toMatch(/^Tells a first-hand story, "/);
+    expect(reason).not.toMatch(/love|amazing|turns on "but"/);
+    // English keeps naming them.
+    const english = writeReason({ ...h, evidence: evidence.filter((e) => e.kind !== 'laughter') }, clip, 'en');
+    expect(english).toContain('turns on "but"');
+  });
+});
+
