@@ -28,6 +28,16 @@ export function baseLanguage(language: string): string {
   return language.trim().toLowerCase().split(/[-_]/)[0] ?? '';
 }
 
+/** The code as an ICU locale, or undefined (the root locale) for a code ICU would refuse ("auto", ""). */
+export function icuLocale(language: string): string | undefined {
+  const base = baseLanguage(language);
+  try {
+    return base && Intl.getCanonicalLocales(base).length > 0 ? base : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function isEnglish(language: string): boolean {
   const base = baseLanguage(language);
   return base === 'en' || base === '';
@@ -49,7 +59,7 @@ const SERBIAN_CYRILLIC: Readonly<Record<string, string>> = {
  */
 export function lookupForm(word: string, language: string): string {
   const base = baseLanguage(language);
-  let lower = word.normalize('NFC').toLocaleLowerCase(base || undefined).replace(/[\u2018\u2019\u02bc]/g, '\'');
+  let lower = word.normalize('NFC').toLocaleLowerCase(icuLocale(base)).replace(/[\u2018\u2019\u02bc]/g, '\'');
   if (/\p{Script=Arabic}/u.test(lower)) lower = lower.replace(/[\u064b-\u065f\u0670\u0640]/gu, '').replace(/[\u0622\u0623\u0625\u0671]/gu, '\u0627');
   return base === 'sr' ? [...lower].map((c) => SERBIAN_CYRILLIC[c] ?? c).join('') : lower;
 }
@@ -100,7 +110,7 @@ export function connectives(language: string): ReadonlySet<string> {
     for (const type of ['conjunction', 'disjunction'] as const) {
       try {
         // "A y B" -> "y"; "A和B" -> "和"; "A وB" -> "و" (Arabic writes "and" onto the next word).
-        const joined = new Intl.ListFormat(base, { type }).format(['\u0001', '\u0002']);
+        const joined = new Intl.ListFormat(icuLocale(base), { type }).format(['\u0001', '\u0002']);
         const word = joined.slice(joined.indexOf('\u0001') + 1, joined.indexOf('\u0002')).replace(/[\s,\u3001\u060c]+/g, '');
         if (word) found.add(lookupForm(word, base));
       } catch {
@@ -141,7 +151,7 @@ export function splitWords(text: string, language: string): WordSpan[] {
     });
   }
   const out: WordSpan[] = [];
-  const segmenter = new Intl.Segmenter(baseLanguage(language) || undefined, { granularity: 'word' });
+  const segmenter = new Intl.Segmenter(icuLocale(language), { granularity: 'word' });
   for (const s of segmenter.segment(text)) {
     if (/^\s+$/.test(s.segment)) continue;
     const last = out[out.length - 1];
