@@ -1,8 +1,9 @@
-// Speech with known text in many languages, made from Debian packages at run time (issue 11): Festival
-// voices (Italian, Catalan, Czech, Finnish, Russian, Hindi, Marathi, Telugu), espeak-ng (German, Chinese,
-// Japanese, Arabic, Hebrew) and real recorded telephone prompts (asterisk-core-sounds Spanish and French,
-// their text read from the package's own core-sounds-*.txt). Shared by scripts/bench-languages.mjs and
-// test/languages.test.ts so the benchmark and the test hold the model to the same audio and the same text.
+// Speech with known text in many languages, made from Debian packages at run time (issue 11): real
+// recorded telephone prompts (asterisk-core-sounds: Spanish, French, Italian, Russian; their text read from
+// the package's own core-sounds-*.txt), Festival voices (Italian, Catalan, Czech, Finnish, Russian, Hindi,
+// Marathi, Telugu) and espeak-ng (German, Chinese, Japanese, Arabic, Hebrew). Shared by
+// scripts/bench-languages.mjs and test/languages.test.ts so the benchmark and the test hold the model to
+// the same audio and the same text.
 //
 // Nothing here is committed as audio: the voices and prompts are Debian packages (.ci/run installs them),
 // a few hundred kilobytes of WAV per language would bloat the repository, and the prompts' CC-BY-SA
@@ -28,53 +29,60 @@ const ASTERISK_SOUNDS = '/usr/share/asterisk/sounds';
 const ASTERISK_TEXT = (lang) => `/usr/share/doc/asterisk-core-sounds-${lang}/core-sounds-${lang}.txt.gz`;
 
 /**
- * One language's sample. `engine` says how it is voiced; `text` is what is spoken (for Japanese,
- * `spoken` is the kana espeak-ng reads and `text` the same sentences in ordinary writing, which is what
- * Whisper writes and the error rate is measured against). `script: 'chars'` = no spaces between words
- * (error rate by characters).
- * @typedef {{ lang: string, name: string, engine: 'festival' | 'espeak-ng' | 'asterisk', voice: string,
+ * One language's sample (`id`: the language code, or code-engine where a language has two). `engine` says
+ * how it is voiced; `text` is what is said, and what the error rate is measured against (for Chinese,
+ * `spoken` is the pinyin espeak-ng reads). `script: 'chars'` = no spaces between words (error by characters).
+ * @typedef {{ id: string, lang: string, name: string, engine: 'festival' | 'espeak-ng' | 'asterisk', voice: string,
  *   encoding?: string, text: string, spoken?: string, prompts?: string[], script?: 'chars', packages: string[] }} LanguageSample
  */
 
 /** @type {LanguageSample[]} */
 export const LANGUAGE_SAMPLES = [
-  { lang: 'es', name: 'Spanish', engine: 'asterisk', voice: 'es_MX_f_Allison', packages: ['asterisk-core-sounds-es-wav', 'asterisk-core-sounds-es'],
+  { id: 'es', lang: 'es', name: 'Spanish', engine: 'asterisk', voice: 'es_MX_f_Allison', packages: ['asterisk-core-sounds-es-wav', 'asterisk-core-sounds-es'],
     prompts: ['conf-onlyperson', 'vm-mailboxfull', 'pbx-invalid', 'demo-thanks'], text: '' },
-  { lang: 'fr', name: 'French', engine: 'asterisk', voice: 'fr_CA_f_June', packages: ['asterisk-core-sounds-fr-wav', 'asterisk-core-sounds-fr'],
+  { id: 'fr', lang: 'fr', name: 'French', engine: 'asterisk', voice: 'fr_CA_f_June', packages: ['asterisk-core-sounds-fr-wav', 'asterisk-core-sounds-fr'],
     prompts: ['conf-onlyperson', 'vm-mailboxfull', 'pbx-invalid', 'demo-thanks'], text: '' },
-  { lang: 'it', name: 'Italian', engine: 'festival', voice: 'voice_lp_diphone', encoding: 'ISO-8859-1', packages: ['festvox-italp16k'],
+  { id: 'it', lang: 'it', name: 'Italian', engine: 'asterisk', voice: 'it_IT_m_Carlo', packages: ['asterisk-core-sounds-it-wav', 'asterisk-core-sounds-it'],
+    prompts: ['conf-onlyperson', 'vm-mailboxfull', 'demo-thanks', 'conf-invalid'], text: '' },
+  { id: 'ru', lang: 'ru', name: 'Russian', engine: 'asterisk', voice: 'ru_RU_f_IvrvoiceRU', packages: ['asterisk-core-sounds-ru-wav', 'asterisk-core-sounds-ru'],
+    prompts: ['vm-mailboxfull', 'pbx-invalid', 'conf-invalid', 'transfer'], text: '' },
+  { id: 'it-festival', lang: 'it', name: 'Italian', engine: 'festival', voice: 'voice_lp_diphone', encoding: 'ISO-8859-1', packages: ['festvox-italp16k'],
     text: 'Oggi il tempo è bello e il sole splende sulla città. Andiamo al mercato a comprare frutta e verdura. La sera mangiamo insieme ai nostri amici.' },
-  { lang: 'ca', name: 'Catalan', engine: 'festival', voice: 'voice_upc_ca_ona_hts', encoding: 'ISO-8859-15', packages: ['festvox-ca-ona-hts'],
+  { id: 'ca', lang: 'ca', name: 'Catalan', engine: 'festival', voice: 'voice_upc_ca_ona_hts', encoding: 'ISO-8859-15', packages: ['festvox-ca-ona-hts'],
     text: 'Avui fa un dia molt bonic i el sol brilla sobre la ciutat. Anirem al mercat a comprar fruita i verdura. Al vespre sopem amb els nostres amics.' },
-  { lang: 'cs', name: 'Czech', engine: 'festival', voice: 'voice_czech_ph', encoding: 'ISO-8859-2', packages: ['festvox-czech-ph'],
+  { id: 'cs', lang: 'cs', name: 'Czech', engine: 'festival', voice: 'voice_czech_ph', encoding: 'ISO-8859-2', packages: ['festvox-czech-ph'],
     text: 'Dnes je krásný den a slunce svítí nad městem. Půjdeme na trh koupit ovoce a zeleninu. Večer budeme jíst s našimi přáteli.' },
-  { lang: 'fi', name: 'Finnish', engine: 'festival', voice: 'voice_suo_fi_lj_diphone', encoding: 'ISO-8859-1', packages: ['festvox-suopuhe-lj'],
+  { id: 'fi', lang: 'fi', name: 'Finnish', engine: 'festival', voice: 'voice_suo_fi_lj_diphone', encoding: 'ISO-8859-1', packages: ['festvox-suopuhe-lj'],
     text: 'Tänään on kaunis päivä ja aurinko paistaa. Menemme torille ostamaan hedelmiä ja vihanneksia. Illalla syömme yhdessä ystävien kanssa.' },
-  { lang: 'ru', name: 'Russian', engine: 'festival', voice: 'voice_msu_ru_nsh_clunits', encoding: 'UTF-8', packages: ['festvox-ru'],
+  { id: 'ru-festival', lang: 'ru', name: 'Russian', engine: 'festival', voice: 'voice_msu_ru_nsh_clunits', encoding: 'UTF-8', packages: ['festvox-ru'],
     text: 'Сегодня хорошая погода и солнце светит над городом. Мы пойдём на рынок купить фрукты и овощи. Вечером мы ужинаем вместе с друзьями.' },
-  { lang: 'hi', name: 'Hindi', engine: 'festival', voice: 'voice_hindi_NSK_diphone', encoding: 'UTF-8', packages: ['festvox-hi-nsk', 'festival-hi'],
+  { id: 'hi', lang: 'hi', name: 'Hindi', engine: 'festival', voice: 'voice_hindi_NSK_diphone', encoding: 'UTF-8', packages: ['festvox-hi-nsk', 'festival-hi'],
     text: 'आज मौसम बहुत अच्छा है और सूरज चमक रहा है। हम बाज़ार जाकर फल और सब्ज़ियाँ खरीदेंगे। शाम को हम अपने दोस्तों के साथ खाना खाएंगे।' },
-  { lang: 'mr', name: 'Marathi', engine: 'festival', voice: 'voice_marathi_NSK_diphone', encoding: 'UTF-8', packages: ['festvox-mr-nsk', 'festival-mr'],
+  { id: 'mr', lang: 'mr', name: 'Marathi', engine: 'festival', voice: 'voice_marathi_NSK_diphone', encoding: 'UTF-8', packages: ['festvox-mr-nsk', 'festival-mr'],
     text: 'आज हवामान खूप छान आहे आणि सूर्य चमकत आहे. आम्ही बाजारात फळे आणि भाज्या घ्यायला जाणार आहोत. संध्याकाळी आम्ही मित्रांसोबत जेवण करू.' },
-  { lang: 'te', name: 'Telugu', engine: 'festival', voice: 'voice_telugu_NSK_diphone', encoding: 'UTF-8', packages: ['festvox-te-nsk', 'festival-te'],
+  { id: 'te', lang: 'te', name: 'Telugu', engine: 'festival', voice: 'voice_telugu_NSK_diphone', encoding: 'UTF-8', packages: ['festvox-te-nsk', 'festival-te'],
     text: 'ఈ రోజు వాతావరణం చాలా బాగుంది. మేము పండ్లు మరియు కూరగాయలు కొనడానికి మార్కెట్‌కు వెళ్తాము. సాయంత్రం మేము స్నేహితులతో కలిసి భోజనం చేస్తాము.' },
-  { lang: 'de', name: 'German', engine: 'espeak-ng', voice: 'de', packages: ['espeak-ng'],
+  { id: 'de', lang: 'de', name: 'German', engine: 'espeak-ng', voice: 'de', packages: ['espeak-ng'],
     text: 'Heute ist ein schöner Tag und die Sonne scheint über der Stadt. Wir gehen auf den Markt, um Obst und Gemüse zu kaufen. Am Abend essen wir zusammen mit unseren Freunden.' },
-  { lang: 'zh', name: 'Chinese', engine: 'espeak-ng', voice: 'cmn', script: 'chars', packages: ['espeak-ng'],
-    text: '今天天气很好，阳光照在城市上。我们去市场买水果和蔬菜。晚上我们和朋友一起吃饭。' },
-  { lang: 'ja', name: 'Japanese', engine: 'espeak-ng', voice: 'ja', script: 'chars', packages: ['espeak-ng'],
-    text: '今日はとてもいい天気です。私たちは市場へ果物と野菜を買いに行きます。夜は友達と一緒に晩ご飯を食べます。',
-    spoken: 'きょうはとてもいいてんきです。わたしたちはいちばへくだものとやさいをかいにいきます。よるはともだちといっしょにばんごはんをたべます。' },
-  { lang: 'ar', name: 'Arabic', engine: 'espeak-ng', voice: 'ar', packages: ['espeak-ng'],
+  // Debian's espeak-ng has only the small Mandarin dictionary: characters missing from it are read out as
+  // English letters and digits ("jin one"). Read from tone-numbered pinyin instead, with the voice for it.
+  { id: 'zh', lang: 'zh', name: 'Chinese', engine: 'espeak-ng', voice: 'cmn-latn-pinyin', script: 'chars', packages: ['espeak-ng'],
+    text: '今天天气很好，阳光照在城市上。我们去市场买水果和蔬菜。晚上我们和朋友一起吃饭。',
+    spoken: 'jin1 tian1 tian1 qi4 hen3 hao3, yang2 guang1 zhao4 zai4 cheng2 shi4 shang4. wo3 men5 qu4 shi4 chang3 mai3 shui3 guo3 he2 shu1 cai4. ' +
+      'wan3 shang4 wo3 men5 he2 peng2 you5 yi4 qi3 chi1 fan4.' },
+  // espeak-ng reads kana only, so the text is written in kana (ordinary Japanese, as in a children's book).
+  { id: 'ja', lang: 'ja', name: 'Japanese', engine: 'espeak-ng', voice: 'ja', script: 'chars', packages: ['espeak-ng'],
+    text: 'きょうはとてもいいてんきです。わたしたちはいちばへくだものとやさいをかいにいきます。よるはともだちといっしょにばんごはんをたべます。' },
+  { id: 'ar', lang: 'ar', name: 'Arabic', engine: 'espeak-ng', voice: 'ar', packages: ['espeak-ng'],
     text: 'الطقس جميل اليوم والشمس مشرقة فوق المدينة. نذهب إلى السوق لشراء الفواكه والخضروات. في المساء نتناول العشاء مع أصدقائنا.' },
-  { lang: 'he', name: 'Hebrew', engine: 'espeak-ng', voice: 'he', packages: ['espeak-ng'],
+  { id: 'he', lang: 'he', name: 'Hebrew', engine: 'espeak-ng', voice: 'he', packages: ['espeak-ng'],
     text: 'היום מזג האוויר יפה והשמש זורחת מעל העיר. אנחנו הולכים לשוק לקנות פירות וירקות. בערב אנחנו אוכלים ארוחת ערב עם החברים שלנו.' },
 ];
 
-/** The sample for one language code. */
-export function languageSample(lang) {
-  const s = LANGUAGE_SAMPLES.find((x) => x.lang === lang);
-  if (!s) throw new Error(`no speech sample for language "${lang}"`);
+/** The sample with this id ("it", "it-festival"). */
+export function languageSample(id) {
+  const s = LANGUAGE_SAMPLES.find((x) => x.id === id);
+  if (!s) throw new Error(`no speech sample "${id}"`);
   return s;
 }
 
@@ -128,9 +136,9 @@ function voice(sample, rawWav, work) {
 export function languageSpeech(sample, { ffmpeg = 'ffmpeg' } = {}) {
   mkdirSync(CACHE_DIR, { recursive: true });
   const key = createHash('sha1').update(JSON.stringify({ VERSION, GAP_SEC, sample, text: sampleText(sample) })).digest('hex').slice(0, 12);
-  const out = path.join(CACHE_DIR, `${sample.lang}-${key}.wav`);
+  const out = path.join(CACHE_DIR, `${sample.id}-${key}.wav`);
   if (existsSync(out)) return out;
-  const work = path.join(CACHE_DIR, `${sample.lang}-${key}.${process.pid}.work`);
+  const work = path.join(CACHE_DIR, `${sample.id}-${key}.${process.pid}.work`);
   mkdirSync(work, { recursive: true });
   try {
     const parts = voice(sample, path.join(work, 'raw.wav'), work);
