@@ -612,6 +612,8 @@ function contentWordsOf(text: string, classes: WordClassCache): string[] {
 function isOtherContent(w: ClassedWord, classes: WordClassCache): boolean {
   if (w.cls !== 'unknown' || !/\p{L}/u.test(w.norm) || /\p{N}/u.test(w.norm)) return false;
   const letters = [...w.norm.replace(/[^\p{L}]/gu, '')].length;
+  // Japanese words in hiragana alone are particles, auxiliaries and inflections; topics carry kanji or katakana.
+  if (classes.language === 'ja' && /^[\p{Script=Hiragana}\u30fc]+$/u.test(w.norm)) return false;
   if (!classes.joiner) return letters >= 2;
   return letters >= (hasOwnStopWordList(classes.language) ? 3 : 5);
 }
