@@ -501,7 +501,13 @@ interface TranscriptTotals {
  * an instruction ("presione", "composez") or follows its subject. German writes every noun with a
  * capital: a word written lower case in mid-sentence is not one.
  */
-interface WordUsage { uses: number; afterFunctionWord: number; midSentence: number; midSentenceCapital: number }
+interface WordUsage { uses: number; afterFunctionWord: number; midSentence: number; midSentenceCapital: number; clauseStart: number }
+
+/**
+ * Languages that put an article or a preposition before a noun: a word that opens most of its clauses
+ * there is an instruction's verb ("Presione …", "Composez …", "Drücken Sie …"), not a topic.
+ */
+const ARTICLE_FIRST = new Set(['es', 'fr', 'it', 'pt', 'ca', 'gl', 'de', 'nl']);
 
 function transcriptTotals(transcript: Transcript, classes: WordClassCache): TranscriptTotals {
   const counts = new Map<string, number>();
@@ -513,8 +519,9 @@ function transcriptTotals(transcript: Transcript, classes: WordClassCache): Tran
       const ws = classes.of(s.sentence);
       ws.forEach((w, k) => {
         if (!isOtherContent(w, classes)) return;
-        const u = usage.get(w.norm) ?? { uses: 0, afterFunctionWord: 0, midSentence: 0, midSentenceCapital: 0 };
+        const u = usage.get(w.norm) ?? { uses: 0, afterFunctionWord: 0, midSentence: 0, midSentenceCapital: 0, clauseStart: 0 };
         u.uses++;
+        if (k === 0 || CLAUSE_END.test(ws[k - 1]!.trail) || /[.!?]$/.test(ws[k - 1]!.text)) u.clauseStart++;
         if (ws[k - 1]?.cls === 'stop' || withoutElision(w.text, classes.language) !== w.text) u.afterFunctionWord++;
         if (k > 0 && !/[.!?]$/.test(ws[k - 1]!.text)) {
           u.midSentence++;
@@ -699,6 +706,7 @@ function distinctiveWords(clip: readonly Sentence[], totals: TranscriptTotals, c
     const u = totals.usage.get(key);
     if (u) {
       if (classes.language === 'de' && u.midSentence > 0 && u.midSentenceCapital * 2 < u.midSentence) continue;
+      if (ARTICLE_FIRST.has(classes.language) && u.clauseStart * 2 > u.uses) continue;
       weight *= 0.5 + 0.5 * (u.afterFunctionWord / u.uses);
     }
     const surface = [...e.surfaces.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]![0];
