@@ -148,6 +148,17 @@ describe('right-to-left captions in the burned frames', () => {
     expect(bidiText('שלום \\{x\\}')).toBe('שלום \\{x\\}');
   });
 
+  it('a page is right to left when most of its letters are: an Arabic line opening with a Latin word, Persian, Urdu', () => {
+    const page = (text: string) => buildAss(buildCues(spoken(text), CLIP, { wordsPerCue: 6 }), { ...template('minimal'), wordsPerLine: 6 }, { width: W, height: H });
+    const opening = page('iPhone جديد رائع جدا');
+    expect(opening).toContain(',CaptionRTL,,');
+    expect(opening).toContain('\u200fiPhone');
+    expect(page('سلام به همه دوستان')).toContain(',CaptionRTL,,');
+    expect(page('یہ کتاب میری ہے')).toContain(',CaptionRTL,,');
+    // An English line with one Arabic name stays left to right.
+    expect(page('Welcome to دبي everyone')).toContain(',Caption,,');
+  });
+
   it('left-to-right pages keep the Caption style and no marks', () => {
     const ass = buildAss(buildCues(spoken('ask not what'), CLIP, { wordsPerCue: 6 }), template('karaoke'), { width: W, height: H });
     expect(ass).not.toContain(',CaptionRTL,,');

@@ -3,7 +3,7 @@
 import { FALLBACK_FONTS, type CaptionTemplate } from '../catalog/templates.js';
 import { assFontText, breakToWidth, breaksAnywhere, captionUpperCase, pageFont, textWidth } from './caption-text.js';
 import { emojiForPhrase, emojiPath } from './emoji.js';
-import { RLM, isRightToLeft, spaceBetween } from './script-text.js';
+import { RLM, isRightToLeft, readsRightToLeft, spaceBetween } from './script-text.js';
 import type { CaptionCue, TimeRange, Word } from './types.js';
 import type { RenderCaptionEmoji } from '../media/render-plan.js';
 
@@ -119,7 +119,7 @@ export function buildAss(cues: CaptionCue[], template: CaptionTemplate, video: {
   for (const laid of layoutCues(cues, template, g)) {
     const { page, lines, scale } = laid;
     // A page of Arabic, Hebrew, Persian or Urdu is a right-to-left paragraph (bidiText).
-    const rtl = isRightToLeft(page.words.map((w) => w.text).join(' '));
+    const rtl = readsRightToLeft(page.words.map((w) => w.text).join(' '));
     const push = (layer: number, from: number, to: number, text: string) =>
       pushEvent(events, layer, from, to, rtl ? bidiText(text) : text, rtl ? RTL_STYLE : STYLE);
     // Tags the style cannot hold, opened at the start of each event and after each \r: the glow's blur,

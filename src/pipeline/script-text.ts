@@ -76,6 +76,19 @@ export function isRightToLeft(text: string): boolean {
   return false;
 }
 
+/**
+ * Whether a caption page reads right to left: more letters of right-to-left scripts than of others. Not
+ * just the first letter: an Arabic phrase that opens with "iPhone" is still an Arabic line.
+ */
+export function readsRightToLeft(text: string): boolean {
+  let rtl = 0, ltr = 0;
+  for (const ch of text) {
+    if (RTL_CHAR.test(ch)) rtl++;
+    else if (LTR_CHAR.test(ch)) ltr++;
+  }
+  return rtl > ltr;
+}
+
 /** RIGHT-TO-LEFT MARK: an invisible strong right-to-left character. */
 export const RLM = '\u200f';
 
