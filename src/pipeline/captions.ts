@@ -123,8 +123,8 @@ export function buildAss(cues: CaptionCue[], template: CaptionTemplate, video: {
     const push = (layer: number, from: number, to: number, text: string) =>
       pushEvent(events, layer, from, to, rtl ? bidiText(text) : text, rtl ? RTL_STYLE : STYLE);
     // Tags the style cannot hold, opened at the start of each event and after each \r: the glow's blur,
-    // the page's own font size when it had to shrink to fit, and its script's font.
-    // A page in another script is written in its script's font (pageFont), the template's as a fallback.
+    // the page's own font size when it had to shrink to fit, and the font of a page in another script
+    // (pageFont: its words and spaces in one font, the template's font as a fallback for a Latin word).
     const font = pageFont(lines.flat().map((p) => p.text).join(' '), template.font);
     const fn = font.family === template.font.family ? '' : `\\fn${font.family}`;
     const fs = (scale < 1 ? `\\fs${pageFontSize(g, scale)}` : '') + fn;
