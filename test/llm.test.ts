@@ -69,6 +69,14 @@ describe('refineWithLlm', () => {
     expect(seen[0]!.body.model).toBe('tiny-model');
     expect(seen[0]!.body.response_format).toEqual({ type: 'json_object' });
     expect(seen[0]!.body.messages.at(-1)!.content).toContain('Transcript of clip 2.');
+    expect(seen[0]!.body.messages[0]!.content).toContain('in English (en)');
+  });
+
+  it('asks for titles in the language of the transcript', async () => {
+    reply = chatAnswer(JSON.stringify({ clips: [0, 1, 2].map((id) => ({ id, score: 50, title: `Título ${id}`, description: 'Resumen. #shorts' })) }));
+    const out = await refineWithLlm(cfg, items, undefined, 'es');
+    expect(seen[0]!.body.messages[0]!.content).toContain('in Spanish (es)');
+    expect(out[0]!.copy.title).toMatch(/^Título/);
   });
 
   it.each([

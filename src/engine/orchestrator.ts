@@ -181,7 +181,7 @@ export class Orchestrator {
     const llm = llmConfigFromEnv();
     if (llm) {
       const text = (h: Highlight) => h.sentenceIndexes.map((i) => transcript.sentences[i]?.sentence ?? '').join(' ');
-      ranked = await refineWithLlm(llm, ranked.map((r) => ({ ...r, text: text(r.highlight) })), signal);
+      ranked = await refineWithLlm(llm, ranked.map((r) => ({ ...r, text: text(r.highlight) })), signal, transcript.language);
     }
     const plan: PlanCheckpoint = { clips: ranked.map((r) => ({ id: randomUUID(), ...r })) };
     art.write('plan', plan);

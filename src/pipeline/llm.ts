@@ -31,12 +31,16 @@ export function llmConfigFromEnv(env: NodeJS.ProcessEnv = process.env): LlmConfi
   return { baseUrl: baseUrl.replace(/\/+$/, ''), model, ...(apiKey ? { apiKey } : {}) };
 }
 
-export async function refineWithLlm(cfg: LlmConfig, items: LlmItem[], signal?: AbortSignal): Promise<{ highlight: Highlight; copy: ClipCopy }[]> {
+/**
+ * `language` is the transcript's (ISO 639-1): the model is told to write titles and descriptions in it, so a
+ * polish of Spanish clips does not come back in English.
+ */
+export async function refineWithLlm(cfg: LlmConfig, items: LlmItem[], signal?: AbortSignal, language = 'en'): Promise<{ highlight: Highlight; copy: ClipCopy }[]> {
   const unchanged = () => items.map(({ highlight, copy }) => ({ highlight, copy }));
   if (items.length === 0) return [];
   let content: string;
   try {
-    content = await complete(cfg, buildMessages(items), signal);
+    content = await complete(cfg, buildMessages(items, language), signal);
   } catch (err) {
     // Cancellation is the caller's decision, not an LLM failure: let it through.
     if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : err;
@@ -59,7 +63,7 @@ export async function refineWithLlm(cfg: LlmConfig, items: LlmItem[], signal?: A
 }
 
 
-export function buildMessages(items: LlmItem[]): ChatMessage[] {
+export function buildMessages(items: LlmItem[], language = 'en'): ChatMessage[] {
   const clips = items.map((it, id) => ({
     id,
     duration_sec: Math.round(it.highlight.end - it.highlight.start),
@@ -76,7 +80,8 @@ export function buildMessages(items: LlmItem[]): ChatMessage[] {
       role: 'system',
       content: 'You edit short-form video clips (YouTube Shorts, TikTok, Reels). For each clip, judge how likely '
         + 'viewers are to watch it to the end and share it, and write a better title and description using only '
-        + 'what the transcript says. Answer with JSON only.',
+        + `what the transcript says. Write titles and descriptions in ${languageName(language)}, the language of the transcripts. `
+        + 'Answer with JSON only.',
     },
     {
       role: 'user',
@@ -126,4 +131,15 @@ function describe(err: unknown): string {
 
 function warn(why: string): void {
   process.stderr.write(`shortwright: LLM refinement skipped, keeping local titles and ranking: ${why}\n`);
+}
+
+/** "Spanish (es)": how the prompt names the language; the bare code when ICU has no English name for it. */
+function languageName(code: string): string {
+  const base = code.split(/[-_]/)[0] || 'en';
+  try {
+    const name = new Intl.DisplayNames(['en'], { type: 'language' }).of(base);
+    return name && name !== base ? `${name} (${base})` : `the language "${base}"`;
+  } catch {
+    return `the language "${base}"`;
+  }
 }

@@ -90,7 +90,10 @@ export class Service {
     });
     await this.checkLanguage(req.language);
     // With the offline path for English, a service that lacks the pair is simply not used for it.
-    if (req.captionLanguage && translator && !(req.captionLanguage === 'en' && offlineEnglish)) await checkTranslationPair(translator, req.language, req.captionLanguage);
+    // With "auto" the pair is known only once the language is detected: the render then fails naming it
+    // if the service cannot do it, and never shows untranslated captions.
+    if (req.captionLanguage && translator && req.language !== 'auto' && !(req.captionLanguage === 'en' && offlineEnglish))
+      await checkTranslationPair(translator, req.language, req.captionLanguage);
     // "Omitted means the account's saved preference": resolved now, so a later change of preference does
     // not alter a request already queued; an explicit choice becomes the saved preference once accepted.
     const prefs = this.opts.preferences;
