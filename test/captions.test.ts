@@ -252,6 +252,9 @@ describe('buildAss', () => {
       const pages = new Set(shown);
       expect([...pages].join('').replace(/\\N/g, '')).toContain('我们今天要讨论国际化');
     }
+    // Lines by width, not by word count: the six words of the first page fit one line of the default template.
+    const first = events(buildAss(cues, DEFAULT_TEMPLATE, video))[0]![2].replace(/\{[^}]*\}/g, '');
+    expect(first).toBe('我们今天要讨论国际化');
     // A Latin brand name inside Chinese keeps no spaces around it, as Whisper wrote it.
     const mixed = buildAss([{ start: 0, end: 1, words: words([['我用', 0, 0.3], ['iPhone', 0.3, 0.6], ['拍照', 0.6, 1]]) }], template('minimal'), video);
     expect(events(mixed)[0]![2].replace(/\{[^}]*\}/g, '')).toBe('我用iPhone拍照');

@@ -292,7 +292,8 @@ function layoutCues(cues: CaptionCue[], template: CaptionTemplate, g: Geometry):
 }
 
 /**
- * Lines of a page that stay inside the safe area: at most wordsPerLine words a line, a line broken
+ * Lines of a page that stay inside the safe area: at most wordsPerLine words a line (words of a script
+ * written without spaces: as many as the width holds), a line broken
  * early where the next word would not fit (the spoken word counted at its popped size), a word too
  * long for any line shrinking the whole page (down to MIN_FIT_SCALE), a word of a script written
  * without spaces (or one still too long) broken between characters, and a block taller than the room
@@ -333,7 +334,9 @@ function fillLines(texts: string[], template: CaptionTemplate, g: Geometry, scal
     const pieces = w * g.grow <= room ? [text] : breakToWidth(text, template.font, size, room / g.grow);
     pieces.forEach((piece, n) => {
       const pw = n === 0 && pieces.length === 1 ? w : textWidth(piece, template.font, size);
-      if (n > 0 || words >= template.wordsPerLine || (line.length && width(pw, piece) > room)) newLine();
+      // Words of a script without spaces fill a line by width alone: their count says little about length.
+      const counted = !line.length || spaceBetween(line[line.length - 1]!.text, piece);
+      if (n > 0 || (counted && words >= template.wordsPerLine) || (line.length && width(pw, piece) > room)) newLine();
       used = line.length ? used + gap(piece) + pw : pw;
       widest = Math.max(widest, pw);
       if (n === 0) words++;
