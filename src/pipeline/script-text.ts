@@ -36,12 +36,13 @@ export function joinWords(words: readonly string[]): string {
 
 /**
  * Sentence-final marks of every script: . ! ? … (Latin, Cyrillic, ...), 。！？．｡ (CJK), ؟ (Arabic
- * question mark), ۔ (Urdu full stop), । ॥ (Devanagari danda), ። (Ethiopic), ။ (Myanmar), ። ፧,
- * ՞ ։ (Armenian), and ";" as Greek writes its question mark (U+037E, which NFC turns into ";").
+ * question mark), ۔ (Urdu full stop), । ॥ (Devanagari danda), ። ፧ (Ethiopic), ။ (Myanmar), ։
+ * (Armenian full stop), and ";" as Greek writes its question mark (U+037E, which NFC turns into ";").
+ * (Armenian ՞ sits on the stressed word, inside the sentence: not a sentence end.)
  */
-const FINAL_MARKS = '.!?…。！？．｡؟۔।॥።፧။։՞';
+const FINAL_MARKS = '.!?…。！？．｡؟۔।॥።፧။։';
 /** Closing quotes and brackets that may follow a final mark ("Stop!" he said; 「はい。」). */
-const CLOSERS = `"'”’»)\\]）」』】〕〉》›`;
+const CLOSERS = '"\'”’»)]）」』】〕〉》›';
 const FINAL = new RegExp(`[${escapeClass(FINAL_MARKS)}][${escapeClass(CLOSERS)}]*$`, 'u');
 const GREEK_QUESTION = new RegExp(`[\\p{Script=Greek}][;\\u037e][${escapeClass(CLOSERS)}]*$`, 'u');
 
