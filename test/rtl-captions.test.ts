@@ -27,6 +27,7 @@ beforeAll(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'rtl-captions-'));
   source = video({ duration: 4, width: 360, height: 640, picture: 'color=c=0x404040:s=360x640:r=25' });
 });
+// KEEP_RTL=1 keeps the rendered clips and ASS files for a look.
 afterAll(() => { if (!process.env.KEEP_RTL) rmSync(dir, { recursive: true, force: true }); });
 
 /** Burns an ASS document into the test source the way a short is rendered; returns the video. */
