@@ -24,10 +24,10 @@ const STAGE = 'transcribing_audio';
 /**
  * What besides the model decides the words and their times: part of the cache key, so transcripts made
  * by an older decoder (greedy, energy squeeze) are made again rather than reused. Change it whenever
- * decoding or word timing changes.
+ * decoding or word timing changes (words2: Chinese and Japanese words by Intl.Segmenter, issue 11).
  */
 export const DECODER_VERSION = `bs${DEFAULT_DECODING.beamSize}-bo${DEFAULT_DECODING.bestOf}${DEFAULT_DECODING.temperatureFallback ? '-tf' : ''}` +
-  `${DEFAULT_DECODING.dtwPreset ? '-dtw' : ''}+spread2+onsets2+minword1`;
+  `${DEFAULT_DECODING.dtwPreset ? '-dtw' : ''}+spread2+onsets2+minword1+words2`;
 /** Part of the cache key: transcripts timed without the forced aligner are made again once it is installed. */
 const ALIGNER_VERSION = 'ps2';
 /** Share of the progress bar given to cutting the audio out; recognition takes the rest. */
