@@ -124,8 +124,8 @@ describe('language-neutral reading of text', () => {
     expect(hasLexicon('pt-BR')).toBe(false);
   });
 
-  it('knows a question by the marks of every script, and the Greek semicolon in Greek only', () => {
-    for (const [text, lang] of [['¿Cuántos años tienes?', 'es'], ['كم عمرك؟', 'ar'], ['你今年几岁？', 'zh'], ['Τι ώρα είναι;', 'el'], ['Ինչպե՞ս ես՞', 'hy']] as const) {
+  it('knows a question by the marks of every script, Armenian\'s inside the word, and the Greek semicolon in Greek only', () => {
+    for (const [text, lang] of [['¿Cuántos años tienes?', 'es'], ['كم عمرك؟', 'ar'], ['你今年几岁？', 'zh'], ['Τι ώρα είναι;', 'el'], ['Ինչպե՞ս ես', 'hy']] as const) {
       expect(endsAsQuestion(text, lang), text).toBe(true);
     }
     expect(endsAsQuestion('Il est parti; rien à faire;', 'fr')).toBe(false);

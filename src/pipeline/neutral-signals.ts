@@ -4,6 +4,7 @@
 // script's digits, and whether a sentence is finished. The English word lists of highlight-features.ts
 // fire only where hasLexicon() says the text is in their language: the German article "die" is not the
 // English verb, and a flat German paragraph must not score "emotion" from it.
+import { endsWithSentenceMark } from './script-text.js';
 
 /** Languages with their own highlight word lists (highlight-features.ts); every other one is scored language-neutrally. */
 const LEXICON_LANGUAGES: ReadonlySet<string> = new Set(['en']);
@@ -58,15 +59,18 @@ export function wordsOf(text: string, language?: string | null): string[] {
 
 /** Closing quotes and brackets that may follow a sentence's last mark. */
 const CLOSERS = String.raw`["'”’»」』)\]\s]*`;
-/** Question marks of every script: Latin, full-width, Arabic (also Persian, Urdu), reversed, Armenian, Ethiopic. */
-const QUESTION_END = new RegExp(`[?？؟⸮՞፧]${CLOSERS}$`, 'u');
+/** Question marks of every script: Latin, full-width, Arabic (also Persian, Urdu), reversed, Ethiopic. */
+const QUESTION_END = new RegExp(`[?？؟⸮፧]${CLOSERS}$`, 'u');
 /** Greek writes its question mark as a semicolon (U+037E, and plain ';' in most typed text). */
 const GREEK_QUESTION_END = new RegExp(`[;;]${CLOSERS}$`, 'u');
 
-/** A question by its punctuation alone, in any script (Spanish's opening ¿ too). */
+/**
+ * A question by its punctuation alone, in any script: Spanish opens one with ¿, Armenian marks the
+ * questioned word itself (՞ over its stressed vowel, anywhere in the sentence).
+ */
 export function endsAsQuestion(text: string, language?: string | null): boolean {
   const t = text.trim();
-  if (QUESTION_END.test(t) || /^[¿]/.test(t)) return true;
+  if (QUESTION_END.test(t) || t.startsWith('¿') || t.includes('՞')) return true;
   return baseLanguage(language) === 'el' && GREEK_QUESTION_END.test(t);
 }
 
@@ -76,12 +80,9 @@ export function exclaims(text: string): boolean {
   return new RegExp(`[!！]${CLOSERS}$`, 'u').test(t) || t.startsWith('¡');
 }
 
-/** Sentence-final marks of every supported script: . ! ? … and the CJK, Devanagari, Arabic, Urdu, Armenian and Ethiopic ones. */
-const SENTENCE_END = new RegExp(`[.!?…。！？．।॥؟۔։።፧;;]${CLOSERS}$`, 'u');
-
-/** Whether the text ends as a finished sentence rather than being cut mid-thought. */
+/** Whether the text ends as a finished sentence (a final mark of any script, script-text.ts) rather than cut mid-thought. */
 export function endsSentence(text: string): boolean {
-  return SENTENCE_END.test(text.trim());
+  return endsWithSentenceMark(text.trim());
 }
 
 /** A number in any script's decimal digits (Arabic-Indic, Devanagari, full-width...). */
