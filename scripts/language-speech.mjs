@@ -166,13 +166,15 @@ export function wavSeconds(file) {
 
 /**
  * Tokens to compare: lower case, punctuation dropped, accents on Latin letters folded (the Spanish prompt
- * texts are written without them: "numero", "contrasena"), and, for scripts without spaces, one token per
+ * texts are written without them: "numero", "contrasena"), ё as е, and, for scripts without spaces, one token per
  * character. Marks on other scripts (Devanagari vowel signs) are letters there and are kept.
  * @param {string} text
  * @param {'words' | 'chars'} unit
  */
 export function scoringTokens(text, unit = 'words') {
   const folded = text.normalize('NFKD').replace(/(\p{Script=Latin})\p{M}+/gu, '$1').normalize('NFC').toLowerCase()
+    // Russian writes ё as е more often than not (the prompt texts do: "еще").
+    .replace(/ё/g, 'е')
     .replace(/[’‘`]/g, "'")
     .replace(/[^\p{L}\p{M}\p{N}'\s]+/gu, ' ')
     .replace(/(^|\s)'+|'+(?=\s|$)/g, ' ');
