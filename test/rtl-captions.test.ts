@@ -11,8 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEMPLATES, fontsDir, type CaptionTemplate } from '../src/catalog/templates.js';
 import { renderClip } from '../src/media/render.js';
 import type { RenderPlan } from '../src/media/render-plan.js';
-import { bidiText, buildAss, buildCues, wordsPerCueFor } from '../src/pipeline/captions.js';
+import { bidiText, buildAss, buildCues, escapeAssText, wordsPerCueFor } from '../src/pipeline/captions.js';
 import type { Word } from '../src/pipeline/types.js';
+import { withOverlays } from '../src/pipeline/overlays.js';
+import { assFontText } from '../src/pipeline/caption-text.js';
 import { frameAt } from './helpers/frames.js';
 import { video } from './helpers/media.js';
 
@@ -139,6 +141,42 @@ describe('right-to-left captions in the burned frames', () => {
     const words = spoken('שלום לכולם היום');
     const ours = await captionsOf('hebrew-box', words, template('highlight-box'));
     expectRightToLeft(words.map((w) => centreOf(frameAt(ours.file, w.start + 0.2), purple)));
+  });
+
+  it('an Arabic hook title with a Latin word reads right to left across its font switches', async () => {
+    // Logical order: "offer", "iPhone", "new". Montserrat lacks Arabic, so the title switches font three times.
+    const title = 'عرض iPhone الجديد';
+    const ass = withOverlays(null, { hookTitle: title, cta: null, clipDuration: 4 }, { width: W, height: H });
+    const event = (text: string, encoding: string) => ass
+      .replace(/^(Style: SwHook,.*,)-1$/m, `$1${encoding}`)
+      .replace(/^(Dialogue: 2,[^,]*,[^,]*,SwHook,,0,0,0,,\{[^}]*\}).*$/m, (_, head: string) => `${head}${assFontText(text, { family: 'Montserrat Black', file: 'Montserrat-Black.ttf' }, escapeAssText)}`);
+    const ours = await burn('hook-arabic', ass);
+    // What a reader must see, left to right: "new", "iPhone", "offer" (each Arabic word shaped on its own).
+    const expected = await burn('hook-expected', event('الجديد iPhone عرض', '1'));
+    // What the font switches did before: each stretch its own left-to-right paragraph.
+    const broken = await burn('hook-broken', event(title, '1'));
+    // The title's words, left to right: runs of columns with letters (dark on the yellow box) after its
+    // pop-in, split where at least 6 columns have none (a space; letters inside a word are closer).
+    const words = (file: string): number[] => {
+      const gray = frameAt(file, 1.5, 'gray');
+      const inked = Array.from({ length: W }, (_, x) => { for (let y = 0; y < H / 3; y++) if (gray[y * W + x]! < 40) return true; return false; });
+      const widths: number[] = [];
+      let start = -1, gap = 0;
+      inked.forEach((on, x) => {
+        if (on) { if (start < 0 || gap >= 6) { if (start >= 0) widths.push(x - gap - start); start = x; } gap = 0; } else gap++;
+      });
+      if (start >= 0) widths.push(W - gap - start);
+      return widths;
+    };
+    const [mine, want, old] = [words(ours), words(expected), words(broken)];
+    // Three words whose widths, left to right, are those of the plain line ("new" 6 letters, "iPhone", "offer").
+    expect(mine).toHaveLength(3);
+    expect(want).toHaveLength(3);
+    const same = (a: number[], b: number[]) => a.length === b.length && a.every((w, i) => Math.abs(w - b[i]!) <= 2);
+    expect(same(mine, want), `${mine} vs ${want}`).toBe(true);
+    // The old drawing had the Arabic words the other way round.
+    expect(same(old, want), `${old} vs ${want}`).toBe(false);
+    expect(same(old, [...want].reverse())).toBe(true);
   });
 
   it('marks only the stretches whose first strong character is not right to left', () => {

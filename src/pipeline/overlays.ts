@@ -4,7 +4,8 @@
 // top UI and away from the captions, which live in the lower part of the frame.
 import type { FontRef } from '../catalog/templates.js';
 import { assFontText, textWidth } from './caption-text.js';
-import { assColor, assTime, escapeAssText } from './captions.js';
+import { assColor, assTime, bidiText, escapeAssText } from './captions.js';
+import { readsRightToLeft } from './script-text.js';
 
 export interface TextOverlays {
   /** The clip's generated hook title, or null. */
@@ -22,7 +23,12 @@ export const CTA_SECONDS = 4;
 
 const FONT: FontRef = { family: 'Montserrat Black', file: 'Montserrat-Black.ttf' };
 /** Escaped ASS text with fallback-font switches for characters Montserrat lacks (CJK, Devanagari...). */
-const overlayText = (text: string) => assFontText(text, FONT, escapeAssText);
+const overlayText = (text: string) => {
+  const ass = assFontText(text, FONT, escapeAssText);
+  // A right-to-left title (an Arabic or Hebrew clip's) keeps its order across the font switches: the
+  // styles' Encoding -1 takes each stretch's direction from its text, bidiText marks the others (captions.ts).
+  return readsRightToLeft(text) ? bidiText(ass) : ass;
+};
 const STYLE_FORMAT = 'Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding';
 
 export function overlayWindows(o: TextOverlays): { hook: [number, number] | null; cta: [number, number] | null } {
@@ -42,8 +48,8 @@ export function withOverlays(baseAss: string | null, o: TextOverlays, video: { w
   const { hook, cta } = overlayWindows(o);
   const g = overlayGeometry(video);
   const styles = [
-    `Style: SwHook,${FONT.family},${g.hook.size},${assColor('#111111', 0)},${assColor('#111111', 0)},${assColor('#FFD400', 0)},${assColor('#FFD400', 0)},-1,0,0,0,100,100,0,0,3,${g.hook.box},0,8,${g.margin},${g.margin},${g.top},1`,
-    `Style: SwCta,${FONT.family},${g.cta.size},${assColor('#FFFFFF', 0)},${assColor('#FFFFFF', 0)},${assColor('#E8283C', 0)},${assColor('#E8283C', 0)},-1,0,0,0,100,100,0,0,3,${g.cta.box},0,8,${g.margin},${g.margin},${g.top},1`,
+    `Style: SwHook,${FONT.family},${g.hook.size},${assColor('#111111', 0)},${assColor('#111111', 0)},${assColor('#FFD400', 0)},${assColor('#FFD400', 0)},-1,0,0,0,100,100,0,0,3,${g.hook.box},0,8,${g.margin},${g.margin},${g.top},-1`,
+    `Style: SwCta,${FONT.family},${g.cta.size},${assColor('#FFFFFF', 0)},${assColor('#FFFFFF', 0)},${assColor('#E8283C', 0)},${assColor('#E8283C', 0)},-1,0,0,0,100,100,0,0,3,${g.cta.box},0,8,${g.margin},${g.margin},${g.top},-1`,
   ];
   const events: string[] = [];
   if (hook && o.hookTitle) {
