@@ -25,6 +25,7 @@ import { buildAss, buildCues, captionEmoji } from '../pipeline/captions.js';
 import { clearOfBands, overlayBands, withOverlays } from '../pipeline/overlays.js';
 import { DEFAULT_OUTRO_SECONDS, buildOutroAss, fetchOutroImage, outroHandle, outroLine, outroStingPath } from '../pipeline/outro.js';
 import { phraseCues, snapPhrases, type TranslatedPhrase } from '../pipeline/whisper-translate.js';
+import { joinWords } from '../pipeline/script-text.js';
 import { cueText, pairLabel, supportsPair, translateTexts, translatedCues, translatorFromEnv, type TranslatorConfig } from '../pipeline/translate.js';
 import { DEFAULT_TEMPLATE, findTemplate, fontsDir } from '../catalog/templates.js';
 import { findMusic, musicFilePath, randomMusic } from '../catalog/music.js';
@@ -180,7 +181,7 @@ export class Orchestrator {
     if (ranked.length === 0) throw new PipelineError('finding_highlights', 'no segment of the range could stand alone as a clip');
     const llm = llmConfigFromEnv();
     if (llm) {
-      const text = (h: Highlight) => h.sentenceIndexes.map((i) => transcript.sentences[i]?.sentence ?? '').join(' ');
+      const text = (h: Highlight) => joinWords(h.sentenceIndexes.map((i) => transcript.sentences[i]?.sentence ?? ''));
       ranked = await refineWithLlm(llm, ranked.map((r) => ({ ...r, text: text(r.highlight) })), signal, transcript.language);
     }
     const plan: PlanCheckpoint = { clips: ranked.map((r) => ({ id: randomUUID(), ...r })) };
