@@ -9,13 +9,14 @@
 // Porter and the stopword list below are English. Other languages (and English measured without its word
 // lists) take neutralStems: words as the language segments them (Intl.Segmenter: Chinese and Japanese
 // too), case folded by the language's rules, function words dropped by the maintained stopwords-iso list
-// of the language, forms of one word joined by cutting them to their first letters; words that fill a
-// large share of the talk's sentences count as function words too (the ten spec languages stopwords-iso
-// lacks, like Albanian or Nepali, have no other list).
-import { createRequire } from 'node:module';
+// of the language (stop-words.ts, with its stand-ins for Bosnian, Serbian, Macedonian, Azerbaijani and
+// Nepali), forms of one word joined by cutting them to their first letters; words that fill a large share
+// of the talk's sentences count as function words too (the spec languages with no list at all, like
+// Albanian or Icelandic, have no other).
 import { stemmer } from 'stemmer';
 import { voiceMarkers } from './highlight-features.js';
 import { baseLanguage, hasLexicon, isNumeral, wordsOf } from './neutral-signals.js';
+import { isStopWord } from './stop-words.js';
 
 /** A block on each side of a gap grows to this many stems (Hearst's pseudo-sentences), at most MAX_BLOCK sentences. */
 const BLOCK_STEMS = 16;
@@ -64,30 +65,13 @@ const STEM_LETTERS = 5;
 const CJK = /[\p{Script=Han}\p{Script=Katakana}]/u;
 const KANA_ONLY = /^[\p{Script=Hiragana}ー]+$/u;
 
-let stopLists: Record<string, readonly string[]> | null = null;
-const stopSets = new Map<string, ReadonlySet<string>>();
-
-/** The language's maintained stopword list (stopwords-iso); empty for the few languages it lacks. */
-export function stopWords(language: string): ReadonlySet<string> {
-  const lang = baseLanguage(language);
-  let set = stopSets.get(lang);
-  if (!set) {
-    stopLists ??= createRequire(import.meta.url)('stopwords-iso') as Record<string, readonly string[]>;
-    // Norwegian is filed under Bokmål's code there.
-    const list = stopLists[lang] ?? (lang === 'no' ? stopLists['nb'] : undefined) ?? [];
-    set = new Set(list.map((w) => w.normalize('NFKC').toLocaleLowerCase()));
-    stopSets.set(lang, set);
-  }
-  return set;
-}
-
 /** Content words without a stemmer or an English list: segmented, folded, function words out, truncated. */
 function neutralStems(text: string, language: string): string[] {
   const lang = baseLanguage(language);
-  const stop = lang === 'en' ? STOPWORDS : stopWords(lang);
+  const stop = (w: string) => (lang === 'en' ? STOPWORDS.has(w) : isStopWord(w, lang));
   const out: string[] = [];
   for (const w of wordsOf(text, lang)) {
-    if (isNumeral(w) || stop.has(w) || !/\p{L}/u.test(w)) continue;
+    if (isNumeral(w) || stop(w) || !/\p{L}/u.test(w)) continue;
     const letters = [...w];
     if (CJK.test(w)) {
       out.push(w);
