@@ -43,7 +43,7 @@ export interface DryTalk {
  * 20 ms frames louder than -50 dBFS, so pauses do not count). A gain in JS: ffmpeg's loudnorm resamples
  * to 192 kHz and made building this source take a minute on a loaded machine.
  */
-function pcm(file: string, level = -24): Buffer {
+export function pcm(file: string, level = -24): Buffer {
   const raw = execFileSync('ffmpeg', ['-v', 'error', '-i', file, '-ac', '1', '-ar', String(RATE), '-f', 's16le', '-'], { maxBuffer: 64 << 20 });
   const x = new Int16Array(raw.buffer, raw.byteOffset, raw.length >> 1);
   const frame = RATE / 50;
@@ -67,9 +67,11 @@ function speech(text: string): string {
   return `${base}.wav`;
 }
 
-const silence = (sec: number) => Buffer.alloc(2 * Math.round(sec * RATE));
+/** Digital silence, 16 kHz mono s16. */
+export const silence = (sec: number) => Buffer.alloc(2 * Math.round(sec * RATE));
 
-function wavHeader(bytes: number): Buffer {
+/** The 44-byte header of a 16 kHz mono s16 WAV holding `bytes` of samples. */
+export function wavHeader(bytes: number): Buffer {
   const h = Buffer.alloc(44);
   h.write('RIFF', 0); h.writeUInt32LE(36 + bytes, 4); h.write('WAVE', 8); h.write('fmt ', 12);
   h.writeUInt32LE(16, 16); h.writeUInt16LE(1, 20); h.writeUInt16LE(1, 22); h.writeUInt32LE(RATE, 24);

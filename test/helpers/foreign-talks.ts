@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { FIXTURES } from './media.js';
+import { pcm, silence, wavHeader } from './dry-talk.js';
 
 const JUNE = '/usr/share/asterisk/sounds/fr_CA_f_June';
 const VOICES = '/usr/share/games/hedgewars/Data/Sounds/voices';
@@ -37,23 +38,6 @@ export interface ForeignTalk {
   laughs: { start: number; end: number }[];
 }
 
-/** Any input file to 16 kHz mono s16 PCM at `level` dBFS RMS over its non-silent 20 ms frames. */
-function pcm(file: string, level = -24): Buffer {
-  const raw = execFileSync('ffmpeg', ['-v', 'error', '-i', file, '-ac', '1', '-ar', String(RATE), '-f', 's16le', '-'], { maxBuffer: 64 << 20 });
-  const x = new Int16Array(raw.buffer, raw.byteOffset, raw.length >> 1);
-  const frame = RATE / 50;
-  let sum = 0, n = 0;
-  for (let at = 0; at + frame <= x.length; at += frame) {
-    let e = 0;
-    for (let i = at; i < at + frame; i++) e += (x[i]! / 32768) ** 2;
-    if (10 * Math.log10(e / frame + 1e-12) > -50) { sum += e; n += frame; }
-  }
-  const gain = n > 0 ? 10 ** ((level - 10 * Math.log10(sum / n)) / 20) : 1;
-  const out = Buffer.alloc(raw.length);
-  for (let i = 0; i < x.length; i++) out.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(x[i]! * gain))), 2 * i);
-  return out;
-}
-
 function espeak(voice: string, text: string): Buffer {
   const wav = path.join(FIXTURES, `espeak-${process.pid}-${createHash('sha1').update(voice + text).digest('hex').slice(0, 8)}.wav`);
   execFileSync('espeak-ng', ['-v', voice, '-s', '150', '-w', wav, text], { stdio: 'ignore' });
@@ -64,15 +48,8 @@ function espeak(voice: string, text: string): Buffer {
   }
 }
 
-const silence = (sec: number) => Buffer.alloc(2 * Math.round(sec * RATE));
-
 function wavFile(parts: Buffer[]): Buffer {
-  const bytes = parts.reduce((a, b) => a + b.length, 0);
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0); h.writeUInt32LE(36 + bytes, 4); h.write('WAVE', 8); h.write('fmt ', 12);
-  h.writeUInt32LE(16, 16); h.writeUInt16LE(1, 20); h.writeUInt16LE(1, 22); h.writeUInt32LE(RATE, 24);
-  h.writeUInt32LE(RATE * 2, 28); h.writeUInt16LE(2, 32); h.writeUInt16LE(16, 34); h.write('data', 36); h.writeUInt32LE(bytes, 40);
-  return Buffer.concat([h, ...parts]);
+  return Buffer.concat([wavHeader(parts.reduce((a, b) => a + b.length, 0)), ...parts]);
 }
 
 function cached(name: string, key: unknown, build: () => { parts: Buffer[]; info: Omit<ForeignTalk, 'wav'> }): ForeignTalk {
