@@ -3,13 +3,24 @@
 // recorded Spanish and French telephone prompts, Festival and espeak-ng voices from Debian). The real
 // transcriber with the test models: tiny.en (English-only) as the main model, base-q5_1 as the
 // multilingual one. Each sample is transcribed once; the error bounds are the error measured on that very
-// audio (docs/benchmarks.md, "Languages: transcription speed and WER per language") with a margin.
+// audio (docs/benchmarks.md, "Languages: transcription speed and WER per language") with a margin. The
+// same transcripts then go through the later text stages: titles and hashtags (copywriter.ts) and the
+// captions libass draws (captions.ts) must stay in the speaker's language and script.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { DEFAULT_TEMPLATE, fontsDir } from '../src/catalog/templates.js';
+import { fontRuns } from '../src/pipeline/caption-text.js';
+import { buildAss, buildCues, wordsPerCueFor } from '../src/pipeline/captions.js';
+import { writeCopies } from '../src/pipeline/copywriter.js';
+import { loadFontFile } from '../src/pipeline/font-file.js';
+import { EMOTION_WORDS, NUMBER_WORDS } from '../src/pipeline/highlight-features.js';
+import { findHighlights } from '../src/pipeline/highlights.js';
 import { MISMATCH_MIN_PROBABILITY } from '../src/pipeline/model-choice.js';
+import { isStopWord, lookupForm, splitWords, stopWordList, withoutElision, writtenWithoutSpaces } from '../src/pipeline/stop-words.js';
 import { createTranscriber } from '../src/pipeline/transcribe.js';
+import type { Transcript } from '../src/pipeline/types.js';
 import { speechTranscripts, languageSample, languageSpeech, wavSeconds } from './helpers/language-speech.js';
 
 const MULTILINGUAL_MODEL = path.basename(process.env.SHORTS_WHISPER_MULTILINGUAL_MODEL!).replace(/^ggml-/, '').replace(/\.bin$/, '');
@@ -66,3 +77,82 @@ describe('speech in other languages (multilingual model)', () => {
     }
   });
 });
+
+// English words a stage that ignored the language would bring in: English function words and the English
+// lexicons the scorer and copywriter use. A word the speaker really said ("die" in German) is no intruder.
+const ENGLISH_WORDS = new Set([...(stopWordList('en') ?? []), ...NUMBER_WORDS, ...EMOTION_WORDS]);
+
+/** The words of a text as its language splits them, in lookup form (lower case, no punctuation or elision). */
+function wordsOf(text: string, language: string): string[] {
+  return splitWords(text, language).filter((w) => w.wordLike).map((w) => lookupForm(withoutElision(w.core, language), language));
+}
+
+/** Letters of a text without spaces or punctuation, for scripts written without spaces. */
+const lettersOf = (text: string): string => [...text].filter((c) => /[\p{L}\p{M}\p{N}]/u.test(c)).join('');
+
+function copyFor(t: Transcript) {
+  const clips = findHighlights({ transcript: t, audio: null, heatmap: [], preferredLength: 'under30sec', maxShorts: null, noClipping: false, range: t.range });
+  return { clips, copies: writeCopies(clips, t) };
+}
+
+describe('copy and captions in the transcript\'s language', () => {
+  it.each(CASES)('$id: titles and hashtags are made of words the speaker said, none of them English', async ({ id, lang, asked }) => {
+    const h = await heard.hear(id, asked);
+    const { clips, copies } = copyFor(h.transcript);
+    expect(clips.length).toBeGreaterThan(0);
+    const said = new Set(wordsOf(h.heard, lang));
+    const saidLetters = lettersOf(h.heard);
+    for (const c of copies) {
+      // #shorts names the platform, in every language.
+      const tags = (c.description.match(/#[^\s#]+/g) ?? []).map((t) => t.slice(1)).filter((t) => t.toLowerCase() !== 'shorts');
+      const body = c.description.replace(/#[^\s#]+/g, ' ');
+      for (const text of [c.title, body, ...tags]) {
+        if (writtenWithoutSpaces(lang)) {
+          // Chinese and Japanese: every letter of the copy was heard (segmentation differs out of context).
+          expect([...lettersOf(text)].filter((ch) => !saidLetters.includes(ch)), `"${text}" in ${c.title} | ${c.description}`).toEqual([]);
+        } else {
+          const words = wordsOf(text, lang);
+          expect(words.filter((w) => ENGLISH_WORDS.has(w) && !said.has(w)), `"${text}" in ${c.title} | ${c.description}`).toEqual([]);
+          // Titles and hashtags quote the clip; only the description's own sentence may frame it.
+          if (text !== body) expect(words.filter((w) => !said.has(w)), `"${text}"`).toEqual([]);
+        }
+      }
+      expect(lettersOf(c.title).length).toBeGreaterThan(0);
+      if (!writtenWithoutSpaces(lang)) {
+        // Hashtags from content words, never the language's function words (#Esta, #Que, #Para).
+        for (const tag of tags) expect(isStopWord(tag, lang), `#${tag}`).toBe(false);
+        // Sentence case, not English title case: after the first word, a capital only where the speaker's
+        // words had one ("Asterisk", "PBX").
+        const capitalisedSaid = new Set(h.transcript.words.map((w) => w.text.replace(/[^\p{L}\p{M}\p{N}'-]/gu, '')).filter((w) => /^\p{Lu}/u.test(w)));
+        const titleWords = splitWords(c.title, lang).filter((w) => w.wordLike).slice(1).map((w) => w.core);
+        expect(titleWords.filter((w) => /^\p{Lu}/u.test(w) && !capitalisedSaid.has(w)), c.title).toEqual([]);
+      }
+      if (process.env.LANGUAGES_DEBUG) console.log(`${id}: ${c.title} | ${c.description}`);
+    }
+  });
+
+  it.each(CASES)('$id: captions keep every word, in its script, in fonts that have each letter', async ({ id, lang, asked }) => {
+    const h = await heard.hear(id, asked);
+    const t = h.transcript;
+    const cues = buildCues(t.words, t.range, { wordsPerCue: wordsPerCueFor(DEFAULT_TEMPLATE) });
+    const shown = cues.flatMap((c) => c.words.map((w) => w.text));
+    expect(lettersOf(shown.join(''))).toBe(lettersOf(t.words.map((w) => w.text).join('')));
+    const missing: string[] = [];
+    for (const cue of cues) {
+      const text = cue.words.map((w) => w.text).join(' ');
+      for (const run of fontRuns(text, DEFAULT_TEMPLATE.font)) {
+        const font = loadFontFile(path.join(fontsDir(), run.font.file));
+        for (const ch of run.text) if (/\p{L}/u.test(ch) && !font.has(ch.codePointAt(0)!)) missing.push(`${ch} (${run.font.family})`);
+      }
+    }
+    expect(missing).toEqual([]);
+    // The subtitle file libass draws: the words reach it as they were heard, nothing replaced by "?" or U+FFFD.
+    const ass = buildAss(cues, DEFAULT_TEMPLATE, { width: 1080, height: 1920 });
+    const dialogue = ass.split('\n').filter((l) => l.startsWith('Dialogue:')).map((l) => l.split(',').slice(9).join(',').replace(/\{[^}]*\}|\\N/g, '')).join(' ');
+    expect(dialogue).not.toMatch(/\uFFFD/);
+    if (!t.words.some((w) => w.text.includes('?'))) expect(dialogue).not.toContain('?');
+    const assLetters = lettersOf(dialogue);
+    for (const w of t.words) expect(assLetters.includes(lettersOf(w.text).toLocaleUpperCase(lang)) || assLetters.includes(lettersOf(w.text)), w.text).toBe(true);
+  });
+});
+
