@@ -302,10 +302,11 @@ function transpileForWorkers(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'accounts-race-'));
   mkdirSync(path.join(dir, 'service'));
   writeFileSync(path.join(dir, 'package.json'), '{"type":"module"}');
-  for (const name of ['accounts', 'errors']) {
-    const source = readFileSync(path.join(root, 'src', 'service', `${name}.ts`), 'utf8');
+  // The same relative layout as src/, so accounts.ts's import of ../errors.js resolves.
+  for (const name of ['service/accounts', 'errors']) {
+    const source = readFileSync(path.join(root, 'src', `${name}.ts`), 'utf8');
     const out = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
-    writeFileSync(path.join(dir, 'service', `${name}.js`), out.outputText);
+    writeFileSync(path.join(dir, `${name}.js`), out.outputText);
   }
   const sqlite = pathToFileURL(createRequire(import.meta.url).resolve('better-sqlite3')).href;
   writeFileSync(path.join(dir, 'race-worker.mjs'), `
