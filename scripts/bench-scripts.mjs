@@ -2,7 +2,8 @@
 // speech (issue 11): espeak-ng speech in Chinese, Japanese, Arabic and Hebrew, transcribed by the
 // project's own transcriber (dist/, so `npm run build` first) with the multilingual base model, and
 // what the text stages make of it: words (count, longest, mojibake), sentences, caption pages.
-// Usage: node scripts/bench-scripts.mjs [path/to/ggml-multilingual.bin]   (default ../shared/models/ggml-base-q5_1.bin)
+// Usage: node scripts/bench-scripts.mjs [path/to/ggml-multilingual.bin] [path/to/dist]
+// (defaults ../shared/models/ggml-base-q5_1.bin and this checkout's dist/; another dist compares builds)
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -10,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const dist = process.env.SHORTS_DIST ?? path.join(root, 'dist');
+const dist = path.resolve(process.argv[3] ?? path.join(root, 'dist'));
 const { createTranscriber } = await import(path.join(dist, 'pipeline', 'transcribe.js'));
 const { buildCues, buildAss } = await import(path.join(dist, 'pipeline', 'captions.js'));
 const { DEFAULT_TEMPLATE } = await import(path.join(dist, 'catalog', 'templates.js'));
