@@ -19,6 +19,9 @@ const env = { ...process.env };
 const sharedModel = path.resolve(root, '..', 'shared', 'models', 'ggml-tiny.en-q8_0.bin');
 if (!env.SHORTS_WHISPER_MODEL && existsSync(sharedModel)) env.SHORTS_WHISPER_MODEL = sharedModel;
 process.env.SHORTS_WHISPER_MODEL = env.SHORTS_WHISPER_MODEL;
+// A local file without --language has its language detected (issue 11), with the multilingual model.
+const sharedMultilingual = path.resolve(root, '..', 'shared', 'models', 'ggml-base-q5_1.bin');
+if (!env.SHORTS_WHISPER_MULTILINGUAL_MODEL && existsSync(sharedMultilingual)) env.SHORTS_WHISPER_MULTILINGUAL_MODEL = sharedMultilingual;
 const ffmpeg = env.SHORTS_FFMPEG ?? 'ffmpeg';
 const PRESET = env.SHORTS_X264_PRESET ?? 'veryfast';
 const { DEFAULT_X264_PARAMS } = await import(path.join(root, 'dist', 'engine', 'render-settings.js'));
