@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { joinWords, segmentWords, spokenLength } from '../src/pipeline/script-text.js';
+import { joinWords, scriptMismatch, segmentWords, spokenLength } from '../src/pipeline/script-text.js';
+import { scriptWarning } from '../src/engine/orchestrator.js';
 import { wordsFromWhisperJson, type WhisperJson } from '../src/pipeline/whisper-cli.js';
 
 const FIXTURES = path.join(import.meta.dirname, 'fixtures', 'whisper-json');
@@ -93,5 +94,34 @@ describe('words of scripts without spaces', () => {
     expect(spokenLength('公園')).toBe(6);
     expect(spokenLength('わたし')).toBe(6);
     expect(spokenLength('park.')).toBe(4);
+  });
+});
+
+describe('a transcript in another script than its language', () => {
+  // Real base-q5_1 output (whisper-cli -l mr) for Festival's Marathi voice reading
+  // "आज हवामान खूप छान आहे आणि सूर्य चमकत आहे...": the words are Marathi, the letters Latin.
+  const marathiInLatin = 'Aaja Hava Manakho Pachhan Aai Aani Suria Chamakata Aai Amhi Bhajarata Fali Aani Bhajar Ghyayala Jaanar Aahuta';
+  // The same model on Festival's Hindi voice, in Devanagari as it should be.
+  const hindi = 'आजमों समचा में बहुताच्वा हैुरा सुराचा मैं करा है हमचा करा वालाुरा करीदम कि जा मैं को हम एपने तुस्तम कि साथा का';
+
+  it('is caught, and the warning names the model, the language and both scripts', () => {
+    const m = scriptMismatch('mr', marathiInLatin);
+    expect(m).toMatchObject({ expected: 'Devanagari', found: 'Latin' });
+    expect(m!.share).toBeGreaterThan(0.95);
+    const warning = scriptWarning({ language: 'mr', model: 'base-q5_1' }, m!);
+    expect(warning).toContain('base-q5_1');
+    expect(warning).toContain('Marathi (mr)');
+    expect(warning).toMatch(/Latin letters .* not Devanagari/);
+  });
+
+  it('stays quiet for text in its own script, a few Latin names in it, Serbian in either script, and short texts', () => {
+    expect(scriptMismatch('hi', hindi)).toBeNull();
+    expect(scriptMismatch('hi', `${hindi} iPhone Google YouTube`)).toBeNull();
+    expect(scriptMismatch('ja', 'きょうはとてもいい天気ですね。わたしたちは公園に行きます。')).toBeNull();
+    expect(scriptMismatch('sr', 'Добар дан, како сте данас, надам се да сте добро')).toBeNull();
+    expect(scriptMismatch('sr', 'Dobar dan, kako ste danas, nadam se da ste dobro')).toBeNull();
+    expect(scriptMismatch('es', 'Hola a todos')).toBeNull();
+    // English speech that a model wrote in Cyrillic would be flagged as well.
+    expect(scriptMismatch('en', 'Привет всем, сегодня мы поговорим о погоде')).toMatchObject({ expected: 'Latin', found: 'Cyrillic' });
   });
 });

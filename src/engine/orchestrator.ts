@@ -16,7 +16,7 @@ import { fetchSource } from '../pipeline/fetch.js';
 import type { UrlCheck } from '../net/download.js';
 import { clampRange } from '../pipeline/range.js';
 import type { Transcriber } from '../pipeline/transcribe.js';
-import { mismatchWarning } from '../pipeline/model-choice.js';
+import { languageLabel, mismatchWarning } from '../pipeline/model-choice.js';
 import type { Language } from '../languages.js';
 import { pickMoments } from '../pipeline/moments.js';
 import { llmConfigFromEnv, refineWithLlm } from '../pipeline/llm.js';
@@ -25,7 +25,7 @@ import { buildAss, buildCues, captionEmoji } from '../pipeline/captions.js';
 import { clearOfBands, overlayBands, withOverlays } from '../pipeline/overlays.js';
 import { DEFAULT_OUTRO_SECONDS, buildOutroAss, fetchOutroImage, outroHandle, outroLine, outroStingPath } from '../pipeline/outro.js';
 import { phraseCues, snapPhrases, type TranslatedPhrase } from '../pipeline/whisper-translate.js';
-import { joinWords } from '../pipeline/script-text.js';
+import { joinWords, scriptMismatch, type ScriptMismatch } from '../pipeline/script-text.js';
 import { cueText, pairLabel, supportsPair, translateTexts, translatedCues, translatorFromEnv, type TranslatorConfig } from '../pipeline/translate.js';
 import { DEFAULT_TEMPLATE, findTemplate, fontsDir } from '../catalog/templates.js';
 import { findMusic, musicFilePath, randomMusic } from '../catalog/music.js';
@@ -124,6 +124,8 @@ export class Orchestrator {
       // stored options keep what was asked, the detected language has its own column).
       if (req.options.language === 'auto') req.options.language = transcript.language as Language;
       store.saveSentences(id, transcript.sentences.map(({ index, sentence, start, end }) => ({ index, sentence, start, end })));
+      const script = scriptMismatch(transcript.language, transcript.sentences.map((s) => s.sentence).join(' '));
+      if (script) store.addWarning(id, scriptWarning(transcript, script));
       if (transcript.sentences.length === 0)
         throw new PipelineError('transcribing_audio', 'no speech was found in the selected range, so there is nothing to clip');
 
@@ -272,6 +274,13 @@ export class Orchestrator {
       return record;
     });
   }
+}
+
+/** What a user should know when the model wrote the speech in another script than its language's. */
+export function scriptWarning(transcript: Pick<Transcript, 'language' | 'model'>, m: ScriptMismatch): string {
+  return `the Whisper model ${transcript.model} wrote this ${languageLabel(transcript.language)} speech mostly in ${m.found} letters ` +
+    `(${Math.round(m.share * 100)} % of them), not ${m.expected}: the captions, titles and hashtags show what it wrote. ` +
+    'A larger multilingual model (SHORTS_WHISPER_MULTILINGUAL_MODEL, e.g. small or medium) may write it in its own script';
 }
 
 export interface CaptionTranslation {

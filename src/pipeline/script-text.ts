@@ -168,3 +168,49 @@ export function spokenLength(text: string): number {
   }
   return n;
 }
+
+// --- The script a transcript is written in ------------------------------------------------------
+
+/** Scripts a transcript's letters are counted in (Japanese: kanji and both kana together). */
+const SCRIPTS: readonly (readonly [string, RegExp])[] = [
+  ['Latin', /\p{Script=Latin}/u], ['Cyrillic', /\p{Script=Cyrillic}/u], ['Greek', /\p{Script=Greek}/u],
+  ['Arabic', /\p{Script=Arabic}/u], ['Hebrew', /\p{Script=Hebrew}/u], ['Devanagari', /\p{Script=Devanagari}/u],
+  ['Armenian', /\p{Script=Armenian}/u], ['Georgian', /\p{Script=Georgian}/u], ['Hangul', /\p{Script=Hangul}/u],
+  ['Japanese', /[\p{Script=Hiragana}\p{Script=Katakana}]/u], ['Han', /\p{Script=Han}/u],
+  ['Thai', /\p{Script=Thai}/u], ['Bengali', /\p{Script=Bengali}/u], ['Telugu', /\p{Script=Telugu}/u], ['Tamil', /\p{Script=Tamil}/u],
+];
+
+/** The one script each spec language is written in; Latin for the rest, none for Serbian (both). */
+const LANGUAGE_SCRIPT: Readonly<Record<string, readonly string[]>> = {
+  hi: ['Devanagari'], mr: ['Devanagari'], ne: ['Devanagari'],
+  ar: ['Arabic'], fa: ['Arabic'], ur: ['Arabic'], he: ['Hebrew'],
+  ru: ['Cyrillic'], uk: ['Cyrillic'], bg: ['Cyrillic'], mk: ['Cyrillic'],
+  el: ['Greek'], hy: ['Armenian'], ka: ['Georgian'], ko: ['Hangul'],
+  zh: ['Han'], ja: ['Japanese', 'Han'], sr: [],
+};
+
+export interface ScriptMismatch { expected: string; found: string; share: number }
+
+/**
+ * Whether a transcript is mostly written in another script than its language's: a multilingual model too
+ * small for a language may write Hindi in Urdu letters or Marathi in Latin ones (measured with base-q5_1,
+ * docs/benchmarks.md). null when it is not, or when there are too few letters to tell (under 20).
+ */
+export function scriptMismatch(language: string, text: string): ScriptMismatch | null {
+  const code = language.toLowerCase().split(/[-_]/)[0] ?? '';
+  const expected = LANGUAGE_SCRIPT[code] ?? ['Latin'];
+  if (expected.length === 0) return null;
+  const counts = new Map<string, number>();
+  let letters = 0;
+  for (const ch of text) {
+    if (!/\p{L}/u.test(ch)) continue;
+    letters++;
+    const script = SCRIPTS.find(([, re]) => re.test(ch))?.[0] ?? 'other';
+    counts.set(script, (counts.get(script) ?? 0) + 1);
+  }
+  if (letters < 20) return null;
+  const own = expected.reduce((n, s) => n + (counts.get(s) ?? 0), 0);
+  if (own / letters >= 0.5) return null;
+  const [found, n] = [...counts].filter(([s]) => !expected.includes(s)).sort((a, b) => b[1] - a[1])[0]!;
+  return { expected: expected[0]!, found, share: n / letters };
+}
