@@ -109,6 +109,8 @@ describe('copy and captions in the transcript\'s language', () => {
       // #shorts names the platform, in every language.
       const tags = (c.description.match(/#[^\s#]+/g) ?? []).map((t) => t.slice(1)).filter((t) => t.toLowerCase() !== 'shorts');
       const body = c.description.replace(/#[^\s#]+/g, ' ');
+      // A sentence ends once: no pause mark left before the full stop ("して、。").
+      expect(body).not.toMatch(/[、，,;；]\s*[。.]/u);
       for (const text of [c.title, body, ...tags]) {
         if (writtenWithoutSpaces(lang)) {
           // Chinese and Japanese: every letter of the copy was heard (segmentation differs out of context).

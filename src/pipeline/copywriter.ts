@@ -788,7 +788,8 @@ function formatSummary(chosen: string, classes: WordClassCache, from: string): s
     while (acc.length > 1 && !canEnd(acc.length - 1)) acc.pop();
     text = `${classes.join(acc).replace(/[\s,;:.，、。،]+$/u, '')}…`;
   } else if (!/[.!?…。！？؟।]$/u.test(text)) {
-    text = `${text}${classes.joiner ? '.' : '。'}`;
+    // A trailing comma or pause mark gives way to the full stop ("…して、" ends "…して。", not "…して、。").
+    text = `${text.replace(/[\s,;:，、；：،؛]+$/u, '')}${classes.joiner ? '.' : '。'}`;
   }
   return text;
 }
