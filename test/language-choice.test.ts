@@ -9,7 +9,8 @@ import { contentKey } from '../src/pipeline/fetch.js';
 import { createTranscriber, modelSpecs, wavSamples } from '../src/pipeline/transcribe.js';
 import { fileIsMultilingual, modelFacts, parseModelSpec } from '../src/pipeline/whisper-model.js';
 import {
-  MISMATCH_MIN_PROBABILITY, languageRefusal, mismatchWarning, modelForLanguage, type LanguageDetection, type ModelSet,
+  MISMATCH_MIN_PROBABILITY, languageForAuto, languageRefusal, mismatchWarning, modelForLanguage, unsureDetectionWarning,
+  type LanguageDetection, type ModelSet,
 } from '../src/pipeline/model-choice.js';
 import { detectArgs, parseDetectedLanguage, speechiestWindow } from '../src/pipeline/whisper-detect.js';
 import { energyEnvelope } from '../src/pipeline/onset-align.js';
@@ -203,5 +204,21 @@ describe('Spanish speech end to end (shorts create, local mode)', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/invalid_request|transcribes English only/);
     expect(r.stderr).toMatch(/tiny\.en-q8_0.*Spanish \(es\)/);
+  });
+});
+
+describe('an unsure detection with auto', () => {
+  // What whisper.cpp's -dl says about 62 s of brown noise with base-q5_1 (measured).
+  const noise: LanguageDetection = { language: 'nn', probability: 0.45, window: { start: 0, end: 30 }, model: 'base-q5_1' };
+  const spanish: LanguageDetection = { language: 'es', probability: 0.97, window: { start: 0, end: 30 }, model: 'base-q5_1' };
+
+  it('is transcribed as English, where noise reads as silence, and the request is told why', () => {
+    expect(languageForAuto(noise)).toBe('en');
+    expect(unsureDetectionWarning(noise)).toMatch(/could not be told with confidence \(best guess Norwegian Nynorsk \(nn\), p = 0\.45\).*transcribed as English.*--language/);
+  });
+
+  it('a confident one is trusted and not warned about', () => {
+    expect(languageForAuto(spanish)).toBe('es');
+    expect(unsureDetectionWarning(spanish)).toBeNull();
   });
 });

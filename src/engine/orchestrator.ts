@@ -16,7 +16,7 @@ import { fetchSource } from '../pipeline/fetch.js';
 import type { UrlCheck } from '../net/download.js';
 import { clampRange } from '../pipeline/range.js';
 import type { Transcriber } from '../pipeline/transcribe.js';
-import { languageLabel, mismatchWarning } from '../pipeline/model-choice.js';
+import { languageForAuto, languageLabel, mismatchWarning, unsureDetectionWarning } from '../pipeline/model-choice.js';
 import type { Language } from '../languages.js';
 import { pickMoments } from '../pipeline/moments.js';
 import { llmConfigFromEnv, refineWithLlm } from '../pipeline/llm.js';
@@ -114,7 +114,11 @@ export class Orchestrator {
         // Advisory (issue 11): speech confidently detected in another language than the one named is a warning.
         checkLanguage: true,
         onLanguageDetected: (d) => {
-          if (req.options.language === 'auto') store.saveDetectedLanguage(id, d.language);
+          if (req.options.language === 'auto') {
+            store.saveDetectedLanguage(id, languageForAuto(d));
+            const unsure = unsureDetectionWarning(d);
+            if (unsure) store.addWarning(id, unsure);
+          }
           const warning = mismatchWarning(req.options.language, d);
           if (warning) store.addWarning(id, warning);
         },

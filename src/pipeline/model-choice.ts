@@ -96,6 +96,27 @@ export interface LanguageDetection {
  * detected as English (p >= 0.95 on speech), every Spanish and French prompt as something else with p >= 0.51.
  */
 export const MISMATCH_MIN_PROBABILITY = 0.5;
+
+/**
+ * How sure detection must be for "auto" to transcribe in the language it heard. Below it the guess is not
+ * trusted: brown noise is "Norwegian Nynorsk" at p = 0.45, while every recorded prompt measured (English,
+ * Spanish, French, Italian, Russian) was detected at p >= 0.51. Such a request is transcribed as English
+ * (where silence and noise read as silence) and told so.
+ */
+export const AUTO_MIN_PROBABILITY = 0.5;
+
+/** The language "auto" transcribes in: the detected one, or English when detection was unsure. */
+export function languageForAuto(detection: LanguageDetection): string {
+  return detection.probability >= AUTO_MIN_PROBABILITY ? detection.language : 'en';
+}
+
+/** The warning for an "auto" request whose detection was unsure, or null. */
+export function unsureDetectionWarning(detection: LanguageDetection): string | null {
+  if (detection.probability >= AUTO_MIN_PROBABILITY) return null;
+  return `the spoken language could not be told with confidence (best guess ${languageLabel(detection.language)}, ` +
+    `p = ${detection.probability.toFixed(2)}), so the speech was transcribed as English: if it is not English, ` +
+    'create the request again naming the language (--language)';
+}
 /**
  * The same for a request named in another language. The multilingual model told the wrong language still
  * hears the words, and Whisper mixes up related languages on short or telephone audio (Spanish prompts were

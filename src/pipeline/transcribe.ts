@@ -17,7 +17,7 @@ import { DEFAULT_DECODING, runWhisperCli, whisperCliPath, wordsFromWhisperJson }
 import {
   mainModelSpec, modelDisplayName, modelFacts, multilingualModelSpec, parseModelSpec, resolveWhisperModel, type ModelSpec, type WhisperModel,
 } from './whisper-model.js';
-import { detectionModel, languageRefusal, modelForLanguage, type LanguageDetection, type ModelRole, type ModelSet } from './model-choice.js';
+import { detectionModel, languageForAuto, languageRefusal, modelForLanguage, type LanguageDetection, type ModelRole, type ModelSet } from './model-choice.js';
 import { readCachedDetection, runLanguageDetection, speechiestWindow, writeCachedDetection } from './whisper-detect.js';
 
 const STAGE = 'transcribing_audio';
@@ -220,7 +220,7 @@ export function createTranscriber(opts: TranscriberOptions): Transcriber {
       if ('refusal' in choice) throw new PipelineError(STAGE, choice.refusal);
       return resolve(choice.role, signal);
     };
-    let language = auto ? detection?.language : req.language;
+    let language = auto ? (detection ? languageForAuto(detection) : undefined) : req.language;
     if (language && (!detector || detection)) {
       const cacheKey = keyFor(language, await modelFor(language));
       const cached = cacheKey ? await readCachedTranscript(opts.dataDir, cacheKey) : null;
@@ -257,7 +257,7 @@ export function createTranscriber(opts: TranscriberOptions): Transcriber {
           progress(share);
         }
         if (auto && !detection) throw new PipelineError(STAGE, 'the spoken language could not be detected: there is no speech in the selected range');
-        language ??= detection!.language;
+        language ??= languageForAuto(detection!);
         const model = await modelFor(language);
         const cacheKey = keyFor(language, model);
         if (detector && cacheKey) {
