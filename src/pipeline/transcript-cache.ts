@@ -45,13 +45,16 @@ export async function readCachedTranscript(dataDir: string, key: TranscriptCache
   }
 }
 
-/** Writes atomically (temp file + rename) so a crash or a parallel reader never sees half a file. */
 export async function writeCachedTranscript(dataDir: string, key: TranscriptCacheKey, transcript: Transcript): Promise<void> {
-  const file = transcriptCacheFile(dataDir, key);
+  await writeJsonAtomically(transcriptCacheFile(dataDir, key), transcript);
+}
+
+/** Writes atomically (temp file + rename) so a crash or a parallel reader never sees half a file. */
+export async function writeJsonAtomically(file: string, value: unknown): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
   try {
-    await writeFile(tmp, JSON.stringify(transcript));
+    await writeFile(tmp, JSON.stringify(value));
     await rename(tmp, file);
   } catch (e) {
     await rm(tmp, { force: true });

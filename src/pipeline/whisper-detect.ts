@@ -1,13 +1,14 @@
 // Spoken-language detection with whisper.cpp (`whisper-cli -dl`): which 30 s of the audio to listen to
 // (the window with the most speech, not a silent or musical intro), running it, and reading its answer.
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ProcessError, lastLines, runProcess } from '../media/process.js';
 import { PipelineError } from '../errors.js';
 import type { LanguageDetection } from './model-choice.js';
 import type { EnergyEnvelope } from './onset-align.js';
 import type { TimeRange } from './types.js';
+import { writeJsonAtomically } from './transcript-cache.js';
 
 /** Whisper listens to 30 s at a time: detection hears exactly one such window. */
 export const DETECTION_WINDOW_SEC = 30;
@@ -92,14 +93,5 @@ export async function readCachedDetection(dataDir: string, key: DetectionCacheKe
 }
 
 export async function writeCachedDetection(dataDir: string, key: DetectionCacheKey, detection: LanguageDetection): Promise<void> {
-  const file = detectionCacheFile(dataDir, key);
-  await mkdir(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  try {
-    await writeFile(tmp, JSON.stringify(detection));
-    await rename(tmp, file);
-  } catch (e) {
-    await rm(tmp, { force: true });
-    throw e;
-  }
+  await writeJsonAtomically(detectionCacheFile(dataDir, key), detection);
 }
