@@ -3,8 +3,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { mediaBinaries } from '../media/binaries.js';
-import { AbortedError, ProcessError, lastLines, runProcess } from '../media/process.js';
+import { AbortedError } from '../media/process.js';
 import { PipelineError } from '../errors.js';
 import { buildSentences } from './sentences.js';
 import { readCachedTranscript, writeCachedTranscript, type TranscriptCacheKey } from './transcript-cache.js';
@@ -12,7 +11,7 @@ import type { TimeRange, Transcript } from './types.js';
 import { findForcedAligner, forceAlign, type SegmentSpan } from './forced-align.js';
 import { energyEnvelope, giveEveryWordTime, refineOnsets, spreadOverSpeech } from './onset-align.js';
 import { translateSpeechToEnglish, type TranslatedPhrase } from './whisper-translate.js';
-import { SAMPLE_RATE, extractAudioArgs, wavSamples } from './speech-audio.js';
+import { SAMPLE_RATE, extractAudioArgs, wavSamples, writeSpeechWav } from './speech-audio.js';
 import { DEFAULT_DECODING, runWhisperCli, whisperCliPath, wordsFromWhisperJson } from './whisper-cli.js';
 import {
   mainModelSpec, modelDisplayName, modelFacts, multilingualModelSpec, parseModelSpec, resolveWhisperModel, type ModelSpec, type WhisperModel,
@@ -93,32 +92,11 @@ export async function modelSet(specs: ModelSpecs): Promise<ModelSet> {
   return { main: await modelFacts(specs.main), multilingual: specs.multilingual ? await modelFacts(specs.multilingual) : null };
 }
 
-/**
- * Why a request in `language` ("auto" included) cannot be transcribed with the configured models, or null.
- * The service asks this at creation, so such a request is refused instead of failing (or being faked) later.
- */
-export async function languageRefusalFor(language: string, specs: ModelSpecs = modelSpecs()): Promise<string | null> {
-  return languageRefusal(language, await modelSet(specs));
-}
-
-/** Whether English captions can be made offline: a multilingual model (main or SHORTS_WHISPER_MULTILINGUAL_MODEL) can translate. */
-export async function canTranslateToEnglish(specs: ModelSpecs = modelSpecs()): Promise<boolean> {
-  return detectionModel(await modelSet(specs)) !== null;
-}
-
 // Re-exported: tests and tools built on the transcriber use them from here.
 export { extractAudioArgs, wavSamples };
 
 async function extractAudio(mediaPath: string, range: TimeRange, wavPath: string, signal?: AbortSignal): Promise<Int16Array> {
-  try {
-    await runProcess(mediaBinaries().ffmpeg, extractAudioArgs(mediaPath, range, wavPath), { signal });
-  } catch (e) {
-    if (!(e instanceof ProcessError)) throw e;
-    if (/matches no streams/i.test(e.stderr)) {
-      throw new PipelineError(STAGE, 'the video has no audio track, so there is no speech to transcribe', { cause: e });
-    }
-    throw new PipelineError(STAGE, `could not read the audio of the video (${lastLines(e.stderr, 1) || 'ffmpeg failed'})`, { cause: e });
-  }
+  await writeSpeechWav(mediaPath, range, wavPath, STAGE, signal);
   return wavSamples(await readFile(wavPath));
 }
 

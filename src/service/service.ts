@@ -22,7 +22,8 @@ import { findMemeHook, memeHookCatalog } from '../catalog/meme-hooks.js';
 import { catalogPreviewUrl } from '../catalog/catalog-previews.js';
 import type { TimeAdjustment } from '../pipeline/types.js';
 import { pairLabel, supportsPair, translatorFromEnv, type TranslatorConfig } from '../pipeline/translate.js';
-import { canTranslateToEnglish, languageRefusalFor, modelSpecs, type ModelSpecs } from '../pipeline/transcribe.js';
+import { modelSet, modelSpecs, type ModelSpecs } from '../pipeline/transcribe.js';
+import { detectionModel, languageRefusal, type ModelSet } from '../pipeline/model-choice.js';
 import { PipelineError } from '../errors.js';
 
 export interface Account { id: string; email: string }
@@ -74,8 +75,8 @@ export class Service {
   async create(account: Account, body: unknown, origin: 'api' | 'local'): Promise<CreateResponse> {
     const translator = this.opts.translator !== undefined ? this.opts.translator : translatorFromEnv();
     // English captions need no service where a multilingual model can listen (whisper.cpp's translate task).
-    const specs = this.whisperSpecs();
-    const offlineEnglish = specs !== null && await canTranslateToEnglish(specs);
+    const models = await this.whisperModels();
+    const offlineEnglish = models !== null && detectionModel(models) !== null;
     const req = validateCreateRequest(body, {
       allowLocalFile: origin === 'local',
       templateExists: (id) => findTemplate(id) !== undefined,
@@ -88,7 +89,10 @@ export class Service {
       gameVideoExists: (name) => findGameVideo(name) !== undefined,
       memeHookExists: (name) => findMemeHook(name) !== undefined,
     });
-    await this.checkLanguage(req.language);
+    // A language the configured models cannot transcribe is refused now (issue 11), never transcribed as
+    // English. A model name still to be downloaded counts as available: a failed download fails the request.
+    const refusal = models && languageRefusal(req.language, models);
+    if (refusal) throw new ShortsError('invalid_request', refusal, { field: 'language' });
     // With the offline path for English, a service that lacks the pair is simply not used for it.
     // With "auto" the pair is known only once the language is detected: the render then fails naming it
     // if the service cannot do it, and never shows untranslated captions.
@@ -136,24 +140,19 @@ export class Service {
   }
 
   /**
-   * A language the configured models cannot transcribe is refused now (issue 11), never transcribed as
-   * English. A model name still to be downloaded counts as available: a failed download fails the request.
+   * What is known now about the configured Whisper models (file headers read once per creation, nothing
+   * downloaded); null when a model setting is misspelt: every request then fails when it runs, with the
+   * message that names it.
    */
-  private async checkLanguage(language: string): Promise<void> {
-    const specs = this.whisperSpecs();
-    if (!specs) return;
-    const refusal = await languageRefusalFor(language, specs);
-    if (refusal) throw new ShortsError('invalid_request', refusal, { field: 'language' });
-  }
-
-  /** The configured Whisper models; null when a model setting is misspelt (every request then fails when it runs, with the message that names it). */
-  private whisperSpecs(): ModelSpecs | null {
+  private async whisperModels(): Promise<ModelSet | null> {
+    let specs: ModelSpecs;
     try {
-      return this.opts.whisperModels ?? modelSpecs();
+      specs = this.opts.whisperModels ?? modelSpecs();
     } catch (e) {
       if (e instanceof PipelineError) return null;
       throw e;
     }
+    return modelSet(specs);
   }
 
   /**
