@@ -68,12 +68,21 @@ export function modelCachePath(dataDir: string, name: string): string {
   return path.join(dataDir, 'models', `ggml-${name}.bin`);
 }
 
-async function hasGgmlMagic(file: string): Promise<boolean> {
-  const fh = await open(file, 'r');
+/**
+ * The vocabulary size in a ggml Whisper file's header (the magic, then n_vocab as int32 LE), or null when
+ * the file is missing or not a ggml model (an HTML error page, a truncated download).
+ */
+async function ggmlVocabulary(file: string): Promise<number | null> {
+  let fh;
   try {
-    const head = Buffer.alloc(4);
-    const { bytesRead } = await fh.read(head, 0, 4, 0);
-    return bytesRead === 4 && head.equals(GGML_MAGIC);
+    fh = await open(file, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const head = Buffer.alloc(8);
+    const { bytesRead } = await fh.read(head, 0, 8, 0);
+    return bytesRead === 8 && head.subarray(0, 4).equals(GGML_MAGIC) ? head.readInt32LE(4) : null;
   } finally {
     await fh.close();
   }
@@ -99,7 +108,7 @@ async function download(name: string, dest: string, opts: ResolveModelOptions): 
     const stream = got.stream(url, { signal: opts.signal, retry: { limit: 2 }, timeout: { connect: 15_000, response: 30_000 } });
     stream.on('downloadProgress', (p: { transferred: number; total?: number }) => opts.onDownload?.(p.transferred, p.total ?? 0));
     await pipeline(stream, createWriteStream(tmp));
-    if (!(await hasGgmlMagic(tmp))) throw new Error('the server did not send a ggml model file');
+    if ((await ggmlVocabulary(tmp)) === null) throw new Error('the server did not send a ggml model file');
     await rename(tmp, dest);
   } catch (e) {
     await rm(tmp, { force: true });
@@ -153,24 +162,12 @@ export function multilingualModelSpec(env: NodeJS.ProcessEnv = process.env): Mod
 }
 
 /**
- * Whether a ggml file is a multilingual model, from its header (magic, then n_vocab as int32 LE):
- * English-only models have a vocabulary of 51864. null when the file is missing or not a ggml model.
+ * Whether a ggml file is a multilingual model, from its header: English-only models have a vocabulary
+ * of 51864. null when the file is missing or not a ggml model.
  */
 export async function fileIsMultilingual(file: string): Promise<boolean | null> {
-  let fh;
-  try {
-    fh = await open(file, 'r');
-  } catch {
-    return null;
-  }
-  try {
-    const head = Buffer.alloc(8);
-    const { bytesRead } = await fh.read(head, 0, 8, 0);
-    if (bytesRead < 8 || !head.subarray(0, 4).equals(GGML_MAGIC)) return null;
-    return head.readInt32LE(4) !== ENGLISH_ONLY_VOCAB;
-  } finally {
-    await fh.close();
-  }
+  const vocabulary = await ggmlVocabulary(file);
+  return vocabulary === null ? null : vocabulary !== ENGLISH_ONLY_VOCAB;
 }
 
 /** What can be known about a model before a request runs, without downloading anything. */
