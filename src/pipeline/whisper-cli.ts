@@ -110,16 +110,22 @@ export interface WhisperSegment { offsets: { from: number; to: number }; text: s
 export interface WhisperJson { result?: { language?: string }; transcription?: WhisperSegment[] }
 
 /**
+ * The environment every whisper-cli run gets. OpenMP threads spin while they wait by default; on a machine
+ * that is also rendering, that spinning fights ffmpeg for the cores (measured: 11 s of JFK took 8-17 s
+ * spinning, 2.4-3 s passive).
+ */
+export function whisperEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, OMP_WAIT_POLICY: process.env.OMP_WAIT_POLICY ?? 'PASSIVE' };
+}
+
+/**
  * Runs whisper-cli and returns its parsed -ojf JSON. The file is read as latin1 so each token string keeps
  * its raw bytes: byte-level BPE splits non-ASCII characters across tokens, and decoding per token would
  * turn the halves into U+FFFD. Words are decoded as UTF-8 after their tokens are joined.
  */
 export async function runWhisperCli(bin: string, input: WhisperArgsInput, opts: { signal?: AbortSignal; onProgress?: (f: number) => void } = {}): Promise<WhisperJson> {
   try {
-    // OpenMP threads spin while they wait by default; on a machine that is also rendering, that spinning
-    // fights ffmpeg for the cores (measured: 11 s of JFK took 8-17 s spinning, 2.4-3 s passive).
-    const env = { ...process.env, OMP_WAIT_POLICY: process.env.OMP_WAIT_POLICY ?? 'PASSIVE' };
-    await runProcess(bin, whisperArgs(input), { signal: opts.signal, env, onStderr: progressParser((f) => opts.onProgress?.(f)) });
+    await runProcess(bin, whisperArgs(input), { signal: opts.signal, env: whisperEnv(), onStderr: progressParser((f) => opts.onProgress?.(f)) });
   } catch (e) {
     if (e instanceof ProcessError) {
       const detail = e.code === null

@@ -9,6 +9,7 @@ import type { LanguageDetection } from './model-choice.js';
 import type { EnergyEnvelope } from './onset-align.js';
 import type { TimeRange } from './types.js';
 import { writeJsonAtomically } from './transcript-cache.js';
+import { whisperEnv } from './whisper-cli.js';
 
 /** Whisper listens to 30 s at a time: detection hears exactly one such window. */
 export const DETECTION_WINDOW_SEC = 30;
@@ -59,8 +60,7 @@ export async function runLanguageDetection(bin: string, input: Parameters<typeof
   let stderr: string;
   try {
     // No -np: whisper-cli prints the detected language only with its log on.
-    const env = { ...process.env, OMP_WAIT_POLICY: process.env.OMP_WAIT_POLICY ?? 'PASSIVE' };
-    ({ stderr } = await runProcess(bin, detectArgs(input), { signal, env }));
+    ({ stderr } = await runProcess(bin, detectArgs(input), { signal, env: whisperEnv() }));
   } catch (e) {
     if (e instanceof ProcessError) throw new PipelineError('transcribing_audio', `language detection failed (${lastLines(e.stderr, 2) || `exit code ${e.code}`})`, { cause: e });
     throw e;
