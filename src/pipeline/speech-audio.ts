@@ -1,5 +1,8 @@
 // The audio Whisper hears: just the requested range of the first audio stream, as 16 kHz mono PCM.
 // Shared by transcription and the translate task (whisper-translate.ts).
+import { mediaBinaries } from '../media/binaries.js';
+import { ProcessError, lastLines, runProcess } from '../media/process.js';
+import { PipelineError } from '../errors.js';
 import type { TimeRange } from './types.js';
 
 export const SAMPLE_RATE = 16_000;
@@ -29,4 +32,17 @@ export function wavSamples(wav: Buffer): Int16Array {
     at += 8 + size + (size & 1);
   }
   return new Int16Array(0);
+}
+
+/** Writes the speech WAV of `range` for Whisper; a failure is a PipelineError of `stage` a user can read. */
+export async function writeSpeechWav(mediaPath: string, range: TimeRange, wavPath: string, stage: string, signal?: AbortSignal): Promise<void> {
+  try {
+    await runProcess(mediaBinaries().ffmpeg, extractAudioArgs(mediaPath, range, wavPath), { signal });
+  } catch (e) {
+    if (!(e instanceof ProcessError)) throw e;
+    if (/matches no streams/i.test(e.stderr)) {
+      throw new PipelineError(stage, 'the video has no audio track, so there is no speech to transcribe', { cause: e });
+    }
+    throw new PipelineError(stage, `could not read the audio of the video (${lastLines(e.stderr, 1) || 'ffmpeg failed'})`, { cause: e });
+  }
 }

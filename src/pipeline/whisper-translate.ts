@@ -6,10 +6,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { mediaBinaries } from '../media/binaries.js';
-import { ProcessError, lastLines, runProcess } from '../media/process.js';
-import { PipelineError } from '../errors.js';
-import { extractAudioArgs } from './speech-audio.js';
+import { writeSpeechWav } from './speech-audio.js';
 import { DEFAULT_DECODING, runWhisperCli, whisperCliPath, type WhisperJson } from './whisper-cli.js';
 import type { CaptionCue, TimeRange, Word } from './types.js';
 
@@ -36,12 +33,7 @@ export async function translateSpeechToEnglish(mediaPath: string, clip: TimeRang
   const work = await mkdtemp(path.join(os.tmpdir(), 'shorts-translate-'));
   try {
     const wav = path.join(work, 'audio.wav');
-    try {
-      await runProcess(mediaBinaries().ffmpeg, extractAudioArgs(mediaPath, clip, wav), { signal: opts.signal });
-    } catch (e) {
-      if (!(e instanceof ProcessError)) throw e;
-      throw new PipelineError(STAGE, `could not read the audio to translate (${lastLines(e.stderr, 1) || 'ffmpeg failed'})`, { cause: e });
-    }
+    await writeSpeechWav(mediaPath, clip, wav, STAGE, opts.signal);
     const json = await runWhisperCli(whisperCliPath(), {
       modelPath: opts.modelPath, wavPath: wav, language: opts.language, threads: opts.threads ?? os.availableParallelism(),
       outputBase: path.join(work, 'whisper'), decoding: DEFAULT_DECODING, translate: true,
