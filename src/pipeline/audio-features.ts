@@ -263,7 +263,6 @@ export function findAudioEvents(track: AudioTrack, recognised: readonly Word[]):
   const words = recognised.filter(plausibleWord);
   const profile = voiceProfile(track, words);
   const threshold = Math.max(profile.speechDb - 20, profile.noiseDb + 12, -55);
-  const fs = track.frameSec;
   // Sound under the whole talk (a music bed, a noisy room: the quiet frames within 20 dB of the voice)
   // swells between lines; there an unclassified burst is that background, not something happening.
   const bed = profile.speechDb - profile.noiseDb < 20;
