@@ -4,35 +4,24 @@
 // script's digits, and whether a sentence is finished. The English word lists of highlight-features.ts
 // fire only where hasLexicon() says the text is in their language: the German article "die" is not the
 // English verb, and a flat German paragraph must not score "emotion" from it.
-import { endsWithSentenceMark } from './script-text.js';
+import { endsWithSentenceMark, wordSegmenter } from './script-text.js';
+import { baseLanguage as baseCode } from './stop-words.js';
 
 /** Languages with their own highlight word lists (highlight-features.ts); every other one is scored language-neutrally. */
 const LEXICON_LANGUAGES: ReadonlySet<string> = new Set(['en']);
 
-/** The speech language's ISO 639-1 base code: 'pt-BR' -> 'pt', 'EN' -> 'en'; absent -> 'en' (the spec's default). */
+/**
+ * The speech language's ISO 639-1 base code (stop-words.ts baseLanguage: 'pt-BR' -> 'pt', 'EN' -> 'en'),
+ * with the spec's default 'en' for an absent or malformed one, so the scorer always has a language.
+ */
 export function baseLanguage(language?: string | null): string {
-  const code = (language ?? '').trim().toLowerCase().split(/[-_]/)[0] ?? '';
+  const code = baseCode(language ?? '');
   return /^[a-z]{2,3}$/.test(code) ? code : 'en';
 }
 
 /** Whether the highlight word lists are written in this speech language. */
 export function hasLexicon(language?: string | null): boolean {
   return LEXICON_LANGUAGES.has(baseLanguage(language));
-}
-
-const segmenters = new Map<string, Intl.Segmenter>();
-
-function segmenter(language: string): Intl.Segmenter {
-  let s = segmenters.get(language);
-  if (!s) {
-    try {
-      s = new Intl.Segmenter(language, { granularity: 'word' });
-    } catch {
-      s = new Intl.Segmenter('und', { granularity: 'word' });
-    }
-    segmenters.set(language, s);
-  }
-  return s;
 }
 
 /** Lower case by the language's rules (Turkish dotted and dotless i), NFKC so full-width forms match. */
@@ -51,7 +40,7 @@ export function foldCase(text: string, language?: string | null): string {
  */
 export function wordsOf(text: string, language?: string | null): string[] {
   const out: string[] = [];
-  for (const seg of segmenter(baseLanguage(language)).segment(foldCase(text, language))) {
+  for (const seg of wordSegmenter(baseLanguage(language)).segment(foldCase(text, language))) {
     if (seg.isWordLike) out.push(seg.segment);
   }
   return out;

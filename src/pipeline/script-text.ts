@@ -103,7 +103,8 @@ const OPENING = /^[\p{Ps}\p{Pi}¿¡]+$/u;
 const CONTINUES_WORD = /^[ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶーゝゞヽヾ々]/u;
 
 const segmenters = new Map<string, Intl.Segmenter>();
-function wordSegmenter(language?: string): Intl.Segmenter {
+/** The word segmenter of a language, made once: building one per sentence costs more than segmenting it. */
+export function wordSegmenter(language?: string): Intl.Segmenter {
   const key = language ?? '';
   let s = segmenters.get(key);
   if (!s) {

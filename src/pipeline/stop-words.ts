@@ -7,6 +7,7 @@
 // its own. Words are compared in Unicode NFC, lower case, and Serbian Cyrillic is read through its
 // one-to-one Latin spelling, so Cyrillic and Latin transcripts both meet the Croatian list.
 import { createRequire } from 'node:module';
+import { wordSegmenter } from './script-text.js';
 
 type IsoLists = Record<string, string[]>;
 
@@ -151,8 +152,7 @@ export function splitWords(text: string, language: string): WordSpan[] {
     });
   }
   const out: WordSpan[] = [];
-  const segmenter = new Intl.Segmenter(icuLocale(language), { granularity: 'word' });
-  for (const s of segmenter.segment(text)) {
+  for (const s of wordSegmenter(icuLocale(language)).segment(text)) {
     if (/^\s+$/.test(s.segment)) continue;
     const last = out[out.length - 1];
     if (!s.isWordLike && last && !/[\p{L}\p{N}]/u.test(s.segment)) {
