@@ -5,3 +5,21 @@ export const LANGUAGES = [
   'pl', 'pt', 'ro', 'ru', 'sr', 'sk', 'sl', 'es', 'sw', 'sv', 'tr', 'uk', 'ur', 'vi',
 ] as const;
 export type Language = (typeof LANGUAGES)[number];
+
+const displayNames = new Intl.DisplayNames(['en'], { type: 'language' });
+
+/** English name of a language code ("es" -> "Spanish"), for messages and prompts; the code itself when ICU has no name. */
+export function languageName(code: string): string {
+  try {
+    const name = displayNames.of(code);
+    return name && name !== code ? name : code;
+  } catch {
+    return code;
+  }
+}
+
+/** "Spanish (es)"; a code ICU has no name for stays quoted ("xx"). */
+export function languageLabel(code: string): string {
+  const name = languageName(code);
+  return name === code ? `"${code}"` : `${name} (${code})`;
+}

@@ -3,6 +3,8 @@
 // answer that does not fit the expected shape leaves the local result exactly as it was.
 import { chatJson, type ChatMessage } from '../net/chat-completions.js';
 import type { ClipCopy, Highlight } from './types.js';
+import { languageLabel } from '../languages.js';
+import { baseLanguage } from './stop-words.js';
 
 export interface LlmConfig { baseUrl: string; apiKey?: string; model: string }
 
@@ -80,7 +82,7 @@ export function buildMessages(items: LlmItem[], language = 'en'): ChatMessage[] 
       role: 'system',
       content: 'You edit short-form video clips (YouTube Shorts, TikTok, Reels). For each clip, judge how likely '
         + 'viewers are to watch it to the end and share it, and write a better title and description using only '
-        + `what the transcript says. Write titles and descriptions in ${languageName(language)}, the language of the transcripts. `
+        + `what the transcript says. Write titles and descriptions in ${languageLabel(baseLanguage(language) || 'en')}, the language of the transcripts. `
         + 'Answer with JSON only.',
     },
     {
@@ -131,15 +133,4 @@ function describe(err: unknown): string {
 
 function warn(why: string): void {
   process.stderr.write(`shortwright: LLM refinement skipped, keeping local titles and ranking: ${why}\n`);
-}
-
-/** "Spanish (es)": how the prompt names the language; the bare code when ICU has no English name for it. */
-function languageName(code: string): string {
-  const base = code.split(/[-_]/)[0] || 'en';
-  try {
-    const name = new Intl.DisplayNames(['en'], { type: 'language' }).of(base);
-    return name && name !== base ? `${name} (${base})` : `the language "${base}"`;
-  } catch {
-    return `the language "${base}"`;
-  }
 }

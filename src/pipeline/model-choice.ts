@@ -3,6 +3,7 @@
 // refuse a request at creation with the same words the pipeline would fail with later.
 import { LANGUAGES } from '../languages.js';
 import type { ModelFacts } from './whisper-model.js';
+import { languageLabel } from '../languages.js';
 
 export type ModelRole = 'main' | 'multilingual';
 
@@ -10,22 +11,6 @@ export type ModelRole = 'main' | 'multilingual';
 export interface ModelSet {
   main: ModelFacts;
   multilingual: ModelFacts | null;
-}
-
-/** English name of a language code ("es" -> "Spanish"), for messages; the code itself when ICU has no name. */
-export function languageName(code: string): string {
-  try {
-    const name = new Intl.DisplayNames(['en'], { type: 'language' }).of(code);
-    return name && name !== code ? name : code;
-  } catch {
-    return code;
-  }
-}
-
-/** "Spanish (es)". */
-export function languageLabel(code: string): string {
-  const name = languageName(code);
-  return name === code ? `"${code}"` : `${name} (${code})`;
 }
 
 function usableMultilingual(models: ModelSet): ModelFacts | null {

@@ -3,7 +3,7 @@
 // at creation (supportsPair), and an answer that does not fit (wrong count, not strings) is an error,
 // so untranslated text is never rendered as if it were translated.
 import got from 'got';
-import { LANGUAGES } from '../languages.js';
+import { LANGUAGES, languageLabel } from '../languages.js';
 import { NoContentError, chatJson } from '../net/chat-completions.js';
 import type { CaptionCue } from './types.js';
 import { setting } from '../settings.js';
@@ -173,15 +173,6 @@ async function libreTranslate(cfg: TranslatorConfig, q: string[], source: string
 
 // --- OpenAI-compatible ------------------------------------------------------------------------
 
-const languageNames = new Intl.DisplayNames(['en'], { type: 'language' });
-
-function languageName(code: string): string {
-  try {
-    return `${languageNames.of(code) ?? code} (${code})`;
-  } catch {
-    return code;
-  }
-}
 
 async function chatTranslate(cfg: TranslatorConfig, texts: string[], from: string, to: string, signal?: AbortSignal): Promise<string[]> {
   let content: string;
@@ -189,7 +180,7 @@ async function chatTranslate(cfg: TranslatorConfig, texts: string[], from: strin
     content = await chatJson(cfg, [
       {
         role: 'system',
-        content: `You translate video subtitles from ${languageName(from)} to ${languageName(to)}. Each input string is one `
+        content: `You translate video subtitles from ${languageLabel(from)} to ${languageLabel(to)}. Each input string is one `
           + 'spoken phrase: translate it on its own, naturally and briefly, keeping its meaning. Answer with JSON only.',
       },
       {
