@@ -108,6 +108,10 @@ export const SETTINGS = {
     default: 'none',
     meaning: 'API key for the remote instance (also `--api-key` or `shorts config set api-key`).',
   },
+  SHORTS_API_KEY_PREFIX: {
+    default: 'sk_live_',
+    meaning: 'Prefix of the API keys `shorts keys create` issues (1-32 of A-Z a-z 0-9 _ -; e.g. `sk_ssemble_` so existing integrations accept them). Keys issued earlier keep working.',
+  },
   SHORTS_POLL_INTERVAL_MS: {
     default: '10000 (the spec\'s recommendation)',
     meaning: 'How often remote mode polls a request\'s status, in milliseconds.',
