@@ -14,6 +14,8 @@ export const ERROR_CODES = {
   /** A media link whose signature does not match or whose expiry has passed (not a spec code). */
   invalid_media_link: { http: 403, exit: 1 },
   resource_not_found: { http: 404, exit: 1 },
+  /** A known path asked with a method it does not have; the 405 carries an `Allow` header (not a spec code). */
+  method_not_allowed: { http: 405, exit: 1 },
   request_not_cancellable: { http: 409, exit: 1 },
   rate_limit_exceeded: { http: 429, exit: 1 },
   internal_error: { http: 500, exit: 1 },

@@ -1,6 +1,6 @@
 // ShortsClient over HTTP: talks to a `shorts serve` (or any instance of the Shorts API) with got.
-// Nothing here knows the engine; every answer is the API's own shape, unwrapped from DESIGN.md's
-// envelopes. POST is never retried (a second create would spend a second credit); GETs retry a
+// Nothing here knows the engine; every answer is the API's own shape, unwrapped from the `{ "data": … }`
+// envelope every success carries (in `call`, the one place). POST is never retried (a second create would spend a second credit); GETs retry a
 // little on network errors and gateway hiccups, never on a 4xx.
 import { createWriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
@@ -9,7 +9,7 @@ import https from 'node:https';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import got, { HTTPError, ParseError, RequestError, type Got, type Method } from 'got';
-import type { CatalogPage, Query, ShortsClient, WaitOptions } from './shorts-client.js';
+import type { CatalogPage, GameVideoItem, MemeHookItem, MusicTrackItem, Query, ShortsClient, WaitOptions } from './shorts-client.js';
 import type {
   CancelResponse, CreateResponse, Pagination, PostObject, RequestDetail, RequestListItem, StatusResponse, TemplateList,
 } from '../service/api-types.js';
@@ -101,11 +101,13 @@ export class RemoteClient implements ShortsClient {
     return `${this.baseUrl}/${path}`;
   }
 
+  /** One API call: the success's `data`, or the API's error as a ShortsError (see describe). */
   private async call<T>(method: Method, path: string, opts: { json?: unknown; query?: Query; signal?: AbortSignal } = {}): Promise<T> {
     const searchParams: Record<string, string> = {};
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) searchParams[k] = v;
+    let body: unknown;
     try {
-      const response = await this.http<T>(this.url(path), {
+      const response = await this.http<unknown>(this.url(path), {
         method,
         json: opts.json,
         searchParams,
@@ -113,10 +115,15 @@ export class RemoteClient implements ShortsClient {
         // A create waits on the server's HEAD check of the file URL (or the video site's metadata).
         ...(method === 'POST' ? { timeout: { connect: 15_000, response: 180_000 } } : {}),
       });
-      return response.body;
+      body = response.body;
     } catch (e) {
       throw this.describe(e);
     }
+    const data = (body as { data?: unknown } | null)?.data;
+    if (typeof data !== 'object' || data === null) {
+      throw new Error(`the Shorts API at ${this.baseUrl} answered ${method} /${path} without a "data" object; is that the /api/v1 base of a shortwright server?`);
+    }
+    return data as T;
   }
 
   /** got's errors as the API's own (ShortsError) or a plain sentence about the connection. */
@@ -218,18 +225,18 @@ export class RemoteClient implements ShortsClient {
     return this.call<TemplateList>('GET', 'templates');
   }
 
-  async music(query: Query): Promise<CatalogPage<{ name: string; duration?: number }>> {
-    const data = await this.page<{ music: { name: string; duration?: number }[] }>('music', query, 'music');
+  async music(query: Query): Promise<CatalogPage<MusicTrackItem>> {
+    const data = await this.page<{ music: MusicTrackItem[] }>('music', query, 'music');
     return { items: data.music, pagination: data.pagination };
   }
 
-  async memeHooks(query: Query): Promise<CatalogPage<{ name: string; preview?: string }>> {
-    const data = await this.page<{ memeHooks: { name: string; preview?: string }[] }>('meme-hooks', query, 'memeHooks');
+  async memeHooks(query: Query): Promise<CatalogPage<MemeHookItem>> {
+    const data = await this.page<{ memeHooks: MemeHookItem[] }>('meme-hooks', query, 'memeHooks');
     return { items: data.memeHooks, pagination: data.pagination };
   }
 
-  async gameVideos(query: Query): Promise<CatalogPage<{ name: string; preview?: string }>> {
-    const data = await this.page<{ gameVideos: { name: string; preview?: string }[] }>('game-videos', query, 'gameVideos');
+  async gameVideos(query: Query): Promise<CatalogPage<GameVideoItem>> {
+    const data = await this.page<{ gameVideos: GameVideoItem[] }>('game-videos', query, 'gameVideos');
     return { items: data.gameVideos, pagination: data.pagination };
   }
 
@@ -238,11 +245,10 @@ export class RemoteClient implements ShortsClient {
     return { posts: data.posts, pagination: data.pagination };
   }
 
-  /** A paginated list: `{ data: { <items>: [...], pagination } }`, checked before it is trusted. */
+  /** A paginated list: `data` = `{ <items>: [...], pagination }`, checked before it is trusted. */
   private async page<T>(path: string, query: Query, items: string): Promise<T & { pagination: Pagination }> {
-    const body = await this.call<{ data?: Record<string, unknown> }>('GET', path, { query });
-    const data = body?.data;
-    if (!data || !Array.isArray(data[items]) || typeof data.pagination !== 'object' || data.pagination === null) {
+    const data = await this.call<Record<string, unknown>>('GET', path, { query });
+    if (!Array.isArray(data[items]) || typeof data.pagination !== 'object' || data.pagination === null) {
       throw new Error(`the Shorts API at ${this.baseUrl} answered GET /${path} without data.${items} and data.pagination`);
     }
     return data as T & { pagination: Pagination };

@@ -1,8 +1,11 @@
 // `shorts serve`'s HTTP adapter over the Service: authentication, the two rate-limit layers and their
 // headers, subscription checks, JSON envelopes and the one error handler. No business rules here.
+// Envelopes are decided here and only here: every 2xx of an /api/v1 route is `{ "data": <what the
+// route returned> }` (integrations of the hosted API read `result.data.<field>` on every endpoint),
+// every error `{ "error": {code, message, details?} }`.
 import http from 'node:http';
 import { ShortsError } from '../errors.js';
-import type { AccountStore } from '../service/accounts.js';
+import { presentedKey, type AccountStore, type AuthContext } from '../service/accounts.js';
 import type { Service } from '../service/service.js';
 import type { JobStore } from '../engine/job-store.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -23,6 +26,12 @@ export interface ApiServerDeps {
   openapi: () => object;
   readiness: () => Promise<ReadinessReport>;
   log: (line: string) => void;
+  /**
+   * The MCP endpoint (Streamable HTTP), any method on `/mcp`. Called after the key is checked and the
+   * 'standard' limiter has counted the HTTP request (its X-RateLimit-* headers are already set on `res`);
+   * it writes the whole response itself. A ShortsError it throws before writing becomes the error envelope.
+   */
+  mcp?: (req: http.IncomingMessage, res: http.ServerResponse, auth: AuthContext) => Promise<void>;
 }
 
 const API = '/api/v1';
@@ -33,16 +42,16 @@ function routes(service: Service): Route[] {
   const api = (suffix: string) => new RegExp(`^${API}${suffix}$`);
   const catalog = (kind: 'music' | 'memeHooks' | 'gameVideos') => (q: Record<string, string | undefined>) => {
     const { items, pagination } = service.catalog(kind, q);
-    return { status: 200, body: { data: { [kind]: items, pagination } } };
+    return { status: 200, body: { [kind]: items, pagination } };
   };
   return [
-    { method: 'GET', pattern: api('/shorts'), limiter: 'listRequests', handle: ({ auth, query }) => ({ status: 200, body: { data: service.list(auth.account, 'api', query) } }) },
+    { method: 'GET', pattern: api('/shorts'), limiter: 'listRequests', handle: ({ auth, query }) => ({ status: 200, body: service.list(auth.account, 'api', query) }) },
     { method: 'POST', pattern: api('/shorts/create'), limiter: 'videoCreation', subscription: true,
       handle: async ({ auth, body }) => ({ status: 202, body: await service.create(auth.account, body, 'api') }) },
     { method: 'GET', pattern: api(`/shorts/${ID}/status`), limiter: 'statusCheck', handle: ({ auth, params }) => ({ status: 200, body: service.status(auth.account, params[0]!) }) },
     { method: 'GET', pattern: api(`/shorts/${ID}`), limiter: 'statusCheck', handle: ({ auth, params }) => ({ status: 200, body: service.detail(auth.account, params[0]!) }) },
     { method: 'DELETE', pattern: api(`/shorts/${ID}`), limiter: 'standard', handle: ({ auth, params }) => ({ status: 200, body: service.cancel(auth.account, params[0]!) }) },
-    { method: 'GET', pattern: api('/posts'), limiter: 'posts', subscription: true, handle: ({ auth, query }) => ({ status: 200, body: { data: service.posts(auth.account, query) } }) },
+    { method: 'GET', pattern: api('/posts'), limiter: 'posts', subscription: true, handle: ({ auth, query }) => ({ status: 200, body: service.posts(auth.account, query) }) },
     { method: 'GET', pattern: api('/templates'), limiter: 'standard', handle: () => ({ status: 200, body: service.templates() }) },
     { method: 'GET', pattern: api('/music'), limiter: 'statusCheck', handle: ({ query }) => catalog('music')(query) },
     { method: 'GET', pattern: api('/meme-hooks'), limiter: 'statusCheck', handle: ({ query }) => catalog('memeHooks')(query) },
@@ -59,7 +68,38 @@ function send(res: http.ServerResponse, status: number, body: unknown, headers: 
 function sendError(res: http.ServerResponse, e: ShortsError, headers: Record<string, string> = {}): void {
   const error: Record<string, unknown> = { code: e.code, message: e.message };
   if (e.details) error.details = e.details;
-  send(res, e.httpStatus, { error }, headers);
+  // RFC 9110 15.5.6: a 405 names the methods the resource has.
+  const allow: Record<string, string> = e.code === 'method_not_allowed' && Array.isArray(e.details?.allow) ? { allow: e.details.allow.join(', ') } : {};
+  send(res, e.httpStatus, { error }, { ...headers, ...allow });
+}
+
+/** The outside-the-API endpoints (health, readiness, the OpenAPI document): read-only, GET and HEAD only. */
+const READ_ONLY = ['GET', 'HEAD'];
+
+function methodNotAllowed(method: string | undefined, path: string, allow: readonly string[]): ShortsError {
+  return new ShortsError('method_not_allowed', `${method} is not supported on ${path}; use ${allow.join(' or ')}`, { allow: [...allow] });
+}
+
+/**
+ * The request target as a URL and its path, or 400 `invalid_request`: an absolute-form target that does
+ * not parse (`GET http://[::1/x`) and a path with a broken percent-encoding (`/shorts/%E0%A4%A`) are the
+ * client's mistakes, refused before any route, key or file is looked at.
+ */
+function parseTarget(target: string): { url: URL; path: string } {
+  let url: URL;
+  try {
+    url = new URL(target, 'http://localhost');
+  } catch {
+    throw new ShortsError('invalid_request', 'the request target is not a valid URL');
+  }
+  for (const segment of url.pathname.split('/')) {
+    try {
+      decodeURIComponent(segment);
+    } catch {
+      throw new ShortsError('invalid_request', 'the request path has a malformed percent-encoding', { parameter: 'path' });
+    }
+  }
+  return { url, path: url.pathname.replace(/\/+$/, '') || '/' };
 }
 
 async function readJson(req: http.IncomingMessage): Promise<unknown> {
@@ -104,9 +144,24 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
     await serveFile(req, res, short.filePath, 'video/mp4');
   }
 
+  /** `/mcp`: authenticated like the API, counted by the 'standard' limiter once per HTTP request. */
+  async function handleMcp(req: http.IncomingMessage, res: http.ServerResponse, mcp: NonNullable<ApiServerDeps['mcp']>): Promise<void> {
+    const auth = deps.accounts.authenticate(presentedKey(req.headers));
+    const rate = deps.limiter.check(auth.keyId, auth.account, 'standard');
+    try {
+      if (rate.error) throw rate.error;
+      for (const [name, value] of Object.entries(rate.headers)) res.setHeader(name, value);
+      await mcp(req, res, auth);
+    } catch (e) {
+      if (e instanceof ShortsError && !res.headersSent) return sendError(res, e, rate.headers);
+      throw e;
+    }
+  }
+
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const path = url.pathname.replace(/\/+$/, '') || '/';
+    const { url, path } = parseTarget(req.url ?? '/');
+    const readOnly = path === '/healthz' || path === '/readyz' || path === `${API}/openapi.json`;
+    if (readOnly && !READ_ONLY.includes(req.method ?? '')) throw methodNotAllowed(req.method, path, READ_ONLY);
     if (path === '/healthz') return send(res, 200, { status: 'ok' });
     if (path === '/readyz') {
       const report = await deps.readiness();
@@ -116,11 +171,13 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
     if (path.startsWith('/media/')) return handleMedia(req, res, url);
     // Catalog images (template and catalog-item previews) are public: no API key, no rate limit; static files only.
     if (url.pathname.startsWith('/assets/')) return servePublicAsset(req, res, url.pathname);
+    if (path === '/mcp' && deps.mcp) return handleMcp(req, res, deps.mcp);
 
     const match = matchRoute(table, req.method ?? 'GET', path);
     if (match === null) throw new ShortsError('resource_not_found', `no endpoint ${req.method} ${path}`);
-    const auth = deps.accounts.authenticate(headerValue(req.headers['x-api-key']));
-    if (match === 'method') throw new ShortsError('resource_not_found', `${req.method} is not supported on ${path}`);
+    // Which methods a path has is public (the OpenAPI document lists them), so 405 needs no key.
+    if ('allow' in match) throw methodNotAllowed(req.method, path, match.allow);
+    const auth = deps.accounts.authenticate(presentedKey(req.headers));
     const { route, params } = match;
     const rate = deps.limiter.check(auth.keyId, auth.account, route.limiter);
     try {
@@ -130,7 +187,7 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
       const query = Object.fromEntries(url.searchParams.entries());
       const body = route.method === 'POST' ? await readJson(req) : undefined;
       const result = await route.handle({ auth, params, query, body });
-      send(res, result.status, result.body, rate.headers);
+      send(res, result.status, { data: result.body }, rate.headers);
     } catch (e) {
       if (e instanceof ShortsError) return sendError(res, e, rate.headers);
       throw e;
@@ -148,8 +205,4 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
       send(res, 500, { error: { code: 'internal_error', message: 'internal error' } });
     });
   });
-}
-
-function headerValue(v: string | string[] | undefined): string | undefined {
-  return Array.isArray(v) ? v[0] : v;
 }

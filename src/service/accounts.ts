@@ -1,5 +1,6 @@
 // Accounts, API keys and the credit ledger of `shorts serve`, over the v2 tables of the job store.
-// Keys are shown once and stored only as a SHA-256 hash plus a short display prefix; credits move
+// Keys are shown once and stored only as a SHA-256 hash plus a short display prefix (the key's own
+// prefix, whatever SHORTS_API_KEY_PREFIX was when it was issued, plus four characters); credits move
 // only through single guarded UPDATE statements recorded in credit_ledger, so concurrent creations
 // can never spend the same credit twice.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -37,14 +38,22 @@ export const TIER_LIMITS = {
   daily: { min: 1, default: 1000, max: 20000 },
 } as const;
 
+/** The prefix of new keys when SHORTS_API_KEY_PREFIX is not set. */
 export const KEY_PREFIX = 'sk_live_';
+/** What SHORTS_API_KEY_PREFIX may hold: the characters integrations accept in a key, short enough to read. */
+export const KEY_PREFIX_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** 32 random bytes need 43 base62 digits (62^43 > 2^256); shorter encodings are left-padded with '0'. */
 const KEY_BODY_LENGTH = 43;
-const KEY_PATTERN = new RegExp(`^${KEY_PREFIX}[0-9A-Za-z]{${KEY_BODY_LENGTH}}$`);
+/**
+ * Any key this server can have issued: a 1-32 character prefix of any era, then the random body. Only a
+ * format check before the hash lookup (which is what decides); it lets old `sk_live_` keys keep working
+ * after the operator changes the prefix.
+ */
+const KEY_PATTERN = new RegExp(`^[A-Za-z0-9_-]{1,32}[0-9A-Za-z]{${KEY_BODY_LENGTH}}$`);
 const KEY_ID_PATTERN = /^key_[0-9a-f]{16}$/;
-/** What `keys list` shows and `keys revoke` accepts: the fixed prefix plus four random characters. */
-const DISPLAY_PREFIX_LENGTH = 12;
+/** What `keys list` shows and `keys revoke` accepts: the key's own prefix plus four random characters. */
+const DISPLAY_RANDOM_CHARS = 4;
 /** last_used_at is a hint for operators, not an audit log: one write a minute per key is plenty. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)*$/;
@@ -81,6 +90,29 @@ function base62(bytes: Buffer, length: number): string {
     n /= 62n;
   }
   return out.padStart(length, '0');
+}
+
+/** Throws unless `prefix` can start a key (SHORTS_API_KEY_PREFIX); the message names the rule. */
+export function checkKeyPrefix(prefix: string): string {
+  if (!KEY_PREFIX_PATTERN.test(prefix)) {
+    throw new ShortsError('invalid_request', `the API key prefix must be 1-32 characters of A-Z, a-z, 0-9, _ and -; got "${prefix}"`);
+  }
+  return prefix;
+}
+
+/**
+ * The key a request presents: `X-API-Key`, or `Authorization: Bearer <key>` (what many HTTP clients and
+ * MCP hosts send). Both at once must agree, or the request is refused rather than guessed at. Another
+ * Authorization scheme (a proxy's Basic credentials) is not a key and is ignored. undefined: no key.
+ */
+export function presentedKey(headers: { 'x-api-key'?: string | string[]; authorization?: string | string[] }): string | undefined {
+  const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v)?.trim() || undefined;
+  const apiKey = first(headers['x-api-key']);
+  const bearer = /^bearer\s+(\S+)\s*$/i.exec(first(headers.authorization) ?? '')?.[1];
+  if (apiKey !== undefined && bearer !== undefined && apiKey !== bearer) {
+    throw new ShortsError('invalid_api_key', 'X-API-Key and Authorization: Bearer name different keys; send one key');
+  }
+  return apiKey ?? bearer;
 }
 
 function sha256(text: string): Buffer {
@@ -185,13 +217,17 @@ export class AccountStore {
     if (r.changes === 0) throw new ShortsError('resource_not_found', `account ${accountId} was not found`);
   }
 
-  /** Issues a key. The plaintext is returned here and nowhere else; the database keeps its hash. */
-  createKey(accountId: string): { key: string; keyId: string } {
+  /**
+   * Issues a key: `prefix` (SHORTS_API_KEY_PREFIX, checked) + 43 random base62 characters. The plaintext
+   * is returned here and nowhere else; the database keeps its hash and the display prefix.
+   */
+  createKey(accountId: string, prefix: string = KEY_PREFIX): { key: string; keyId: string } {
+    checkKeyPrefix(prefix);
     this.requireAccount(accountId);
-    const key = KEY_PREFIX + base62(randomBytes(32), KEY_BODY_LENGTH);
+    const key = prefix + base62(randomBytes(32), KEY_BODY_LENGTH);
     const keyId = `key_${randomBytes(8).toString('hex')}`;
     this.db.prepare('INSERT INTO api_keys (id, account_id, key_hash, prefix, created_at) VALUES (?, ?, ?, ?, ?)')
-      .run(keyId, accountId, sha256(key).toString('hex'), key.slice(0, DISPLAY_PREFIX_LENGTH), this.iso());
+      .run(keyId, accountId, sha256(key).toString('hex'), key.slice(0, prefix.length + DISPLAY_RANDOM_CHARS), this.iso());
     return { key, keyId };
   }
 
@@ -212,7 +248,8 @@ export class AccountStore {
     let rows: KeyInfoRow[];
     if (KEY_PATTERN.test(target)) rows = this.db.prepare(`${select} WHERE k.key_hash = ?`).all(sha256(target).toString('hex')) as KeyInfoRow[];
     else if (KEY_ID_PATTERN.test(target)) rows = this.db.prepare(`${select} WHERE k.id = ?`).all(target) as KeyInfoRow[];
-    else if (target.length === DISPLAY_PREFIX_LENGTH && target.startsWith(KEY_PREFIX)) rows = this.db.prepare(`${select} WHERE k.prefix = ?`).all(target) as KeyInfoRow[];
+    // Display prefixes are at most 36 characters, whole keys at least 44: the two cannot be confused.
+    else if (target !== '') rows = this.db.prepare(`${select} WHERE k.prefix = ?`).all(target) as KeyInfoRow[];
     else rows = [];
     const row = rows[0];
     if (!row) throw new ShortsError('resource_not_found', `no API key matches "${target}"`);
@@ -224,10 +261,10 @@ export class AccountStore {
     return toKeyInfo(after);
   }
 
-  /** Resolves an `X-API-Key` header value to its account, or throws the spec's 401 codes. */
+  /** Resolves a presented key (see presentedKey) to its account, or throws the spec's 401 codes. */
   authenticate(headerValue: string | undefined): AuthContext {
     const key = headerValue?.trim() ?? '';
-    if (key === '') throw new ShortsError('missing_api_key', 'send your API key in the X-API-Key header');
+    if (key === '') throw new ShortsError('missing_api_key', 'send your API key in the X-API-Key header (or as Authorization: Bearer <key>)');
     if (!KEY_PATTERN.test(key)) throw new ShortsError('invalid_api_key', 'the API key is not in a valid format');
     const hash = sha256(key);
     const row = this.db.prepare('SELECT * FROM api_keys WHERE key_hash = ?').get(hash.toString('hex')) as KeyRow | undefined;

@@ -1,7 +1,8 @@
 // `shorts keys create|list|revoke`: the operator's side of `shorts serve` accounts. Works on the local
 // data directory's store directly (never through --remote): keys are issued by whoever runs the server.
 import type { Command } from 'commander';
-import type { AccountStore, KeyInfo } from '../../service/accounts.js';
+import { KEY_PREFIX, KEY_PREFIX_PATTERN, type AccountStore, type KeyInfo } from '../../service/accounts.js';
+import { setting } from '../../settings.js';
 import { CliError, EXIT } from '../cli-error.js';
 import { note, printJson, printTable } from '../output.js';
 
@@ -23,11 +24,22 @@ function wholeNumber(flag: string, value: string | undefined): number | undefine
   return Number(value.trim());
 }
 
+/** The prefix of the keys issued now (SHORTS_API_KEY_PREFIX), refused with the rule before anything is written. */
+function keyPrefix(env: NodeJS.ProcessEnv): string {
+  const prefix = setting('SHORTS_API_KEY_PREFIX', env) ?? KEY_PREFIX;
+  if (!KEY_PREFIX_PATTERN.test(prefix)) {
+    throw new CliError(`SHORTS_API_KEY_PREFIX must be 1-32 characters of A-Z, a-z, 0-9, _ and - (e.g. sk_ssemble_); got "${prefix}"`, EXIT.usage);
+  }
+  return prefix;
+}
+
 /**
  * Issues a key. A new email gets an account (with the given credits, limits and subscription); an
  * existing one gets another key, plus any credits given and any limit or subscription change asked for.
+ * The key starts with SHORTS_API_KEY_PREFIX (default sk_live_); keys issued under another prefix stay valid.
  */
-export async function keysCreateCommand(accounts: AccountStore, flags: KeysCreateFlags): Promise<number> {
+export async function keysCreateCommand(accounts: AccountStore, flags: KeysCreateFlags, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const prefix = keyPrefix(env);
   const credits = wholeNumber('--credits', flags.credits);
   const hourlyLimit = wholeNumber('--hourly-limit', flags.hourlyLimit);
   const dailyLimit = wholeNumber('--daily-limit', flags.dailyLimit);
@@ -41,7 +53,7 @@ export async function keysCreateCommand(accounts: AccountStore, flags: KeysCreat
     }
     if (credits !== undefined && credits > 0) account = accounts.addCredits(account.id, credits);
   }
-  const { key } = accounts.createKey(account.id);
+  const { key } = accounts.createKey(account.id, prefix);
   // The account's webhook signing secret goes to stderr, so --json keeps the contract's exact shape.
   const secretLine = `webhook signing secret of this account (verify deliveries with it): ${account.webhookSecret}`;
   if (flags.json) {
