@@ -1,24 +1,20 @@
 // Webhook delivery (spec 6): a JSON POST, acknowledged by any 2xx; otherwise retried, at most 3 attempts
 // (immediately, after 1 s, after 3 s), 10 s each, then abandoned without touching the request. Signed
-// the Standard Webhooks way (DESIGN.md). Every attempt is a row in webhook_attempts. The URL guard runs
-// again before each attempt and the connection is pinned to the addresses it approved, so a hostname
-// that was public at creation cannot be rebound to an internal address by delivery time.
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+// the Standard Webhooks way (DESIGN.md, src/webhook-signature.ts). Every attempt is a row in
+// webhook_attempts. The URL guard runs again before each attempt and the connection is pinned to the
+// addresses it approved, so a hostname that was public at creation cannot be rebound to an internal
+// address by delivery time.
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
 import got from 'got';
 import { checkPublicUrl, pinnedLookup, type GuardOptions } from '../net/url-guard.js';
+import { signWebhook, type WebhookEvent } from '../webhook-signature.js';
 
-export interface WebhookEvent {
-  event: 'shorts.completed' | 'shorts.failed';
-  requestId: string;
-  status: 'completed' | 'failed';
-  /** ISO 8601 time of the event. */
-  timestamp: string;
-  data: Record<string, unknown>;
-}
+// Signing and verifying live in a neutral module that receivers (the library) import without the server.
+export { signWebhook, verifyWebhook, type WebhookEvent } from '../webhook-signature.js';
 
 export interface WebhookSenderOptions {
   /** Wait before each attempt, measured from the end of the previous one. Default [0, 1000, 3000]. */
@@ -44,50 +40,6 @@ export interface DeliveryResult { delivered: boolean; attempts: number; messageI
 export const DEFAULT_WEBHOOK_DELAYS_MS = [0, 1000, 3000];
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
 const USER_AGENT = 'shortwright';
-
-// ---------------------------------------------------------------------------------------------------
-// Signatures (https://www.standardwebhooks.com): HMAC-SHA256 over "<id>.<timestamp>.<body>" with the
-// base64-decoded part of a "whsec_<base64>" secret, sent as "v1,<base64 signature>".
-
-function signingKey(secret: string): Buffer {
-  return Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
-}
-
-/** The `webhook-signature` header value for one delivery attempt. */
-export function signWebhook(secret: string, messageId: string, timestamp: number, body: string): string {
-  const mac = createHmac('sha256', signingKey(secret)).update(`${messageId}.${timestamp}.${body}`).digest('base64');
-  return `v1,${mac}`;
-}
-
-type HeaderBag = Headers | Record<string, string | string[] | undefined>;
-
-function header(headers: HeaderBag, name: string): string | undefined {
-  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
-  const bag = headers as Record<string, string | string[] | undefined>;
-  const key = Object.keys(bag).find((k) => k.toLowerCase() === name);
-  const value = key === undefined ? undefined : bag[key];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-/**
- * For receivers (and tests): true when one of the `webhook-signature` entries matches the body and the
- * `webhook-timestamp` is within `toleranceSec` of now (replayed old deliveries are refused).
- */
-export function verifyWebhook(secret: string, headers: HeaderBag, body: string, toleranceSec = 300, now: Date = new Date()): boolean {
-  const id = header(headers, 'webhook-id');
-  const stamp = header(headers, 'webhook-timestamp');
-  const signatures = header(headers, 'webhook-signature');
-  if (!id || !stamp || !signatures || !/^\d+$/.test(stamp)) return false;
-  const timestamp = Number(stamp);
-  if (Math.abs(now.getTime() / 1000 - timestamp) > toleranceSec) return false;
-  const expected = Buffer.from(signWebhook(secret, id, timestamp, body).slice('v1,'.length), 'base64');
-  return signatures.split(' ').some((entry) => {
-    const [version, sig] = entry.split(',', 2);
-    if (version !== 'v1' || !sig) return false;
-    const given = Buffer.from(sig, 'base64');
-    return given.length === expected.length && timingSafeEqual(given, expected);
-  });
-}
 
 // ---------------------------------------------------------------------------------------------------
 // Delivery
