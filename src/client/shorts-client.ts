@@ -3,6 +3,9 @@
 import type {
   CancelResponse, CreateResponse, Pagination, PostObject, RequestDetail, RequestListItem, StatusResponse, TemplateList,
 } from '../service/api-types.js';
+import type { GameVideoItem, MemeHookItem, MusicTrackItem } from '../catalog/catalog-assets.js';
+
+export type { GameVideoItem, MemeHookItem, MusicTrackItem };
 
 export type Query = Record<string, string | undefined>;
 
@@ -24,9 +27,9 @@ export interface ShortsClient {
   list(query: Query): Promise<{ requests: RequestListItem[]; pagination: Pagination }>;
   cancel(id: string): Promise<CancelResponse>;
   templates(): Promise<TemplateList>;
-  music(query: Query): Promise<CatalogPage<{ name: string; duration?: number }>>;
-  memeHooks(query: Query): Promise<CatalogPage<{ name: string; preview?: string }>>;
-  gameVideos(query: Query): Promise<CatalogPage<{ name: string; preview?: string }>>;
+  music(query: Query): Promise<CatalogPage<MusicTrackItem>>;
+  memeHooks(query: Query): Promise<CatalogPage<MemeHookItem>>;
+  gameVideos(query: Query): Promise<CatalogPage<GameVideoItem>>;
   posts(query: Query): Promise<{ posts: PostObject[]; pagination: Pagination }>;
   /** Copies or downloads a finished clip's MP4 to `dest`. */
   downloadClip(videoUrl: string, dest: string): Promise<void>;

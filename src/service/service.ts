@@ -19,7 +19,7 @@ import { templatePreviewUrls } from '../catalog/template-previews.js';
 import { findMusic, musicCatalog } from '../catalog/music.js';
 import { findGameVideo, gameVideoCatalog } from '../catalog/game-videos.js';
 import { findMemeHook, memeHookCatalog } from '../catalog/meme-hooks.js';
-import { catalogPreviewUrl } from '../catalog/catalog-previews.js';
+import { catalogAssetUrl, type GameVideoItem, type MemeHookItem, type MusicTrackItem } from '../catalog/catalog-assets.js';
 import type { TimeAdjustment } from '../pipeline/types.js';
 import { pairLabel, supportsPair, translatorFromEnv, type TranslatorConfig } from '../pipeline/translate.js';
 import { modelSet, modelSpecs, type ModelSpecs } from '../pipeline/transcribe.js';
@@ -65,6 +65,9 @@ export interface UrlChecks {
 }
 
 const ID_PATTERN = /^[0-9a-f]{24}$/;
+
+/** A page of one catalog (GET /music, /meme-hooks, /game-videos); the HTTP layer names the array. */
+interface CatalogListing<T> { items: T[]; pagination: Pagination }
 
 export class Service {
   /** Abort handles of jobs running in this process, so DELETE kills their children at once. */
@@ -245,22 +248,29 @@ export class Service {
     };
   }
 
-  /** The shipped catalogs (assets/catalog/<folder>/manifest.json, operators' items included), in manifest order. */
-  catalog(kind: 'music' | 'memeHooks' | 'gameVideos', raw: Record<string, string | undefined>) {
+  /**
+   * The shipped catalogs (assets/catalog/<folder>/manifest.json, operators' items included), in manifest
+   * order. Each item carries absolute links to its files (public URLs served by `serve`, file:// URLs
+   * locally): integrations of this API play the media before choosing, not only its name.
+   */
+  catalog(kind: 'music', raw: Record<string, string | undefined>): CatalogListing<MusicTrackItem>;
+  catalog(kind: 'memeHooks', raw: Record<string, string | undefined>): CatalogListing<MemeHookItem>;
+  catalog(kind: 'gameVideos', raw: Record<string, string | undefined>): CatalogListing<GameVideoItem>;
+  catalog(kind: 'music' | 'memeHooks' | 'gameVideos', raw: Record<string, string | undefined>): CatalogListing<MusicTrackItem> | CatalogListing<MemeHookItem | GameVideoItem>;
+  catalog(kind: 'music' | 'memeHooks' | 'gameVideos', raw: Record<string, string | undefined>): CatalogListing<MusicTrackItem> | CatalogListing<MemeHookItem | GameVideoItem> {
     const { page, limit } = parsePage(raw, 20);
+    const base = this.opts.assetsBaseUrl?.();
     if (kind === 'music') {
-      // Spec 2.6: name (exactly what musicName takes) and duration in seconds, in manifest order.
-      const tracks = musicCatalog().items.map((t) => ({ name: t.name, duration: t.duration }));
-      return paginate<{ name: string; duration?: number }>(tracks, page, limit);
+      // Spec 2.6: name (exactly what musicName takes) and duration in seconds; `url` is the audio file.
+      return paginate(musicCatalog().items.map((t) => ({ name: t.name, duration: t.duration, url: catalogAssetUrl('music', t, 'media', base) })), page, limit);
     }
-    if (kind === 'gameVideos') {
-      // Spec 2.8: name and the URL of a preview image (served by `serve`, a file:// URL locally).
-      const videos = gameVideoCatalog().items.map((g) => ({ name: g.name, preview: catalogPreviewUrl('game-videos', g, this.opts.assetsBaseUrl?.()) }));
-      return paginate<{ name: string; preview?: string }>(videos, page, limit);
-    }
-    // Spec 2.7: name (exactly what memeHookName takes) and the URL of a preview image, like game videos.
-    const hooks = memeHookCatalog().items.map((m) => ({ name: m.name, preview: catalogPreviewUrl('meme-hooks', m, this.opts.assetsBaseUrl?.()) }));
-    return paginate<{ name: string; preview?: string }>(hooks, page, limit);
+    // Spec 2.7/2.8: name (exactly what memeHookName/gameVideoName takes) and a preview image; `video` is
+    // the clip itself and `video_duration` its measured length in seconds (the manifest's ffprobe value).
+    const folder = kind === 'memeHooks' ? 'meme-hooks' : 'game-videos';
+    const items = kind === 'memeHooks' ? memeHookCatalog().items : gameVideoCatalog().items;
+    return paginate(items.map((i) => ({
+      name: i.name, preview: catalogAssetUrl(folder, i, 'preview', base), video: catalogAssetUrl(folder, i, 'media', base), video_duration: i.duration,
+    })), page, limit);
   }
 
   posts(account: Account, raw: Record<string, string | undefined>): { posts: PostObject[]; pagination: Pagination } {

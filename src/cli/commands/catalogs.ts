@@ -1,5 +1,5 @@
 // templates, music, meme-hooks, game-videos, posts.
-import type { Query, ShortsClient } from '../../client/shorts-client.js';
+import type { GameVideoItem, MemeHookItem, MusicTrackItem, Query, ShortsClient } from '../../client/shorts-client.js';
 import { EXIT } from '../cli-error.js';
 import { note, printJson, printPagination, printTable } from '../output.js';
 
@@ -26,7 +26,10 @@ export async function catalogCommand(client: ShortsClient, kind: 'music' | 'meme
     return EXIT.ok;
   }
   if (r.items.length === 0) note(`the ${kind === 'music' ? 'music' : kind === 'memeHooks' ? 'meme hook' : 'game video'} catalog is empty`);
-  else printTable(['name', kind === 'music' ? 'duration (s)' : 'preview'], r.items.map((i) => [i.name, 'duration' in i ? i.duration : (i as { preview?: string }).preview]));
+  // The media link is what a person opens to hear or watch an item before choosing it; the preview
+  // image stays in --json, one wide column per row is as much as a terminal table holds.
+  else if (kind === 'music') printTable(['name', 'duration (s)', 'url'], (r.items as MusicTrackItem[]).map((i) => [i.name, i.duration, i.url]));
+  else printTable(['name', 'length (s)', 'video'], (r.items as (MemeHookItem | GameVideoItem)[]).map((i) => [i.name, i.video_duration, i.video]));
   printPagination(r.pagination);
   return EXIT.ok;
 }
