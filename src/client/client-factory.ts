@@ -1,15 +1,51 @@
-// Which ShortsClient a command uses. Each of the remote URL and the API key comes from the first of:
+// createClient: the library's way to get a ShortsClient from explicit options (no flags, environment or
+// saved settings are read). makeClient: which ShortsClient a CLI command uses. Each of the remote URL and the API key comes from the first of:
 // the --remote/--api-key flags, SHORTS_REMOTE/SHORTS_API_KEY, the saved settings; with no remote at
 // all, the local engine. A saved key belongs to the saved remote: it is not sent to another server
 // named by a flag or the environment.
 import { LocalClient } from './local-client.js';
-import { RemoteClient, apiBaseUrl } from './remote-client.js';
+import { RemoteClient, apiBaseUrl, type RemoteClientOptions } from './remote-client.js';
 import type { ShortsClient } from './shorts-client.js';
 import { dataDir } from './data-dir.js';
 import { Settings, type SavedSettings } from '../cli/config.js';
 import { CliError, EXIT } from '../cli/cli-error.js';
 import { note } from '../cli/output.js';
 import { setting } from '../settings.js';
+import { ShortsError } from '../errors.js';
+
+/** A client of a `shorts serve` (or any instance of the Shorts API): its address and an API key. */
+export type RemoteOptions = RemoteClientOptions;
+
+/** The engine in this process, on a local data directory. */
+export interface LocalOptions {
+  /** Where the SQLite store, job folders and models live; default SHORTS_DATA_DIR, else the per-user folder. */
+  dataDir?: string;
+  /** Notes for a person (the first-use model download); default: dropped. */
+  log?: (line: string) => void;
+  baseUrl?: undefined;
+}
+
+export type CreateClientOptions = RemoteOptions | LocalOptions;
+
+/**
+ * A RemoteClient when `baseUrl` is given (with `apiKey`), otherwise a LocalClient. Nothing is read
+ * from the environment but the default data directory; a remote address is validated here, so a typo
+ * fails at once rather than at the first call.
+ */
+export function createClient(options: RemoteOptions): RemoteClient;
+export function createClient(options?: LocalOptions): LocalClient;
+export function createClient(options?: CreateClientOptions): LocalClient | RemoteClient;
+export function createClient(options: CreateClientOptions = {}): LocalClient | RemoteClient {
+  if (options.baseUrl !== undefined) {
+    const remote = options as RemoteOptions;
+    if (typeof remote.apiKey !== 'string' || remote.apiKey.trim() === '') {
+      throw new ShortsError('missing_api_key', `an API key is needed for the remote ${remote.baseUrl}`);
+    }
+    return new RemoteClient({ ...remote, apiKey: remote.apiKey.trim() });
+  }
+  const local = options as LocalOptions;
+  return new LocalClient(local.dataDir ?? dataDir(), local.log);
+}
 
 export interface ConnectionFlags { remote?: string; apiKey?: string }
 
@@ -65,6 +101,6 @@ export function makeClient(flags: ConnectionFlags, env: NodeJS.ProcessEnv = proc
   const settled = (nonEmpty(flags.remote) ?? setting('SHORTS_REMOTE', env)) && (nonEmpty(flags.apiKey) ?? setting('SHORTS_API_KEY', env));
   const saved = settled ? {} : new Settings(env).all();
   const connection = resolveConnection(flags, env, saved);
-  if (connection.mode === 'local') return new LocalClient(dataDir(env), note);
-  return new RemoteClient({ baseUrl: connection.baseUrl, apiKey: connection.apiKey, pollIntervalMs: pollIntervalFromEnv(env), log: note });
+  if (connection.mode === 'local') return createClient({ dataDir: dataDir(env), log: note });
+  return createClient({ baseUrl: connection.baseUrl, apiKey: connection.apiKey, pollIntervalMs: pollIntervalFromEnv(env), log: note });
 }

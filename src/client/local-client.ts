@@ -5,7 +5,9 @@ import { copyFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { CatalogPage, Query, ShortsClient, WaitOptions } from './shorts-client.js';
+import type {
+  CatalogPage, GameVideoItem, MemeHookItem, MusicTrackItem, Query, ShortsClient, WaitOptions,
+} from './shorts-client.js';
 import { JobStore, TERMINAL } from '../engine/job-store.js';
 import { Orchestrator } from '../engine/orchestrator.js';
 import { renderSettingsFromEnv } from '../engine/render-settings.js';
@@ -91,9 +93,9 @@ export class LocalClient implements ShortsClient {
   async list(query: Query) { return this.service.list(this.account, 'local', query); }
   async cancel(id: string) { return this.service.cancel(this.account, id); }
   async templates() { return this.service.templates(); }
-  async music(query: Query): Promise<CatalogPage<{ name: string; duration?: number }>> { return this.service.catalog('music', query); }
-  async memeHooks(query: Query): Promise<CatalogPage<{ name: string; preview?: string }>> { return this.service.catalog('memeHooks', query); }
-  async gameVideos(query: Query): Promise<CatalogPage<{ name: string; preview?: string }>> { return this.service.catalog('gameVideos', query); }
+  async music(query: Query): Promise<CatalogPage<MusicTrackItem>> { return this.service.catalog('music', query); }
+  async memeHooks(query: Query): Promise<CatalogPage<MemeHookItem>> { return this.service.catalog('memeHooks', query); }
+  async gameVideos(query: Query): Promise<CatalogPage<GameVideoItem>> { return this.service.catalog('gameVideos', query); }
   async posts(query: Query) { return this.service.posts(this.account, query); }
 
   async downloadClip(videoUrl: string, dest: string): Promise<void> {
