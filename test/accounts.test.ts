@@ -11,7 +11,7 @@ import Database from 'better-sqlite3';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { JobStore } from '../src/engine/job-store.js';
-import { AccountStore, TIER_LIMITS } from '../src/service/accounts.js';
+import { AccountStore, TIER_LIMITS, presentedKey } from '../src/service/accounts.js';
 import { ShortsError } from '../src/errors.js';
 
 function open(now?: () => number): { accounts: AccountStore; store: JobStore; file: string } {
@@ -139,6 +139,35 @@ describe('API keys', () => {
     expect(codeOf(() => accounts.revokeKey('nonsense'))).toBe('resource_not_found');
   });
 
+  it('issues keys under another prefix (SHORTS_API_KEY_PREFIX); keys of every prefix keep working', () => {
+    const { accounts, store } = open();
+    const a = accounts.createAccount({ email: 'a@example.com' });
+    const old = accounts.createKey(a.id);
+    const migrated = accounts.createKey(a.id, 'sk_ssemble_');
+    const longest = accounts.createKey(a.id, `${'P'.repeat(31)}-`);
+    expect(migrated.key).toMatch(/^sk_ssemble_[0-9A-Za-z]{43}$/);
+    expect(longest.key).toMatch(/^P{31}-[0-9A-Za-z]{43}$/);
+    for (const k of [old, migrated, longest]) expect(accounts.authenticate(k.key).keyId).toBe(k.keyId);
+    // The display prefix is the key's own prefix plus four characters, whatever its length.
+    const prefixes = Object.fromEntries(accounts.listKeys().map((k) => [k.keyId, k.prefix]));
+    expect(prefixes).toEqual({ [old.keyId]: old.key.slice(0, 12), [migrated.keyId]: migrated.key.slice(0, 15), [longest.keyId]: longest.key.slice(0, 36) });
+    const row = store.db.prepare('SELECT * FROM api_keys WHERE id = ?').get(migrated.keyId) as Record<string, unknown>;
+    expect(row.key_hash).toBe(createHash('sha256').update(migrated.key).digest('hex'));
+    for (const value of Object.values(row)) expect(String(value)).not.toContain(migrated.key.slice(15));
+    expect(accounts.revokeKey(`${migrated.key.slice(0, 15)}…`).keyId).toBe(migrated.keyId);
+    expect(codeOf(() => accounts.authenticate(migrated.key))).toBe('invalid_api_key');
+    expect(accounts.authenticate(old.key).keyId).toBe(old.keyId);
+  });
+
+  it('refuses a key prefix outside 1-32 of A-Z a-z 0-9 _ - before issuing anything', () => {
+    const { accounts } = open();
+    const a = accounts.createAccount({ email: 'a@example.com' });
+    for (const bad of ['', 'P'.repeat(33), 'sk live_', 'sk.live_', 'clé_', 'sk_live_\n']) {
+      expect(codeOf(() => accounts.createKey(a.id, bad)), JSON.stringify(bad)).toBe('invalid_request');
+    }
+    expect(accounts.listKeys()).toEqual([]);
+  });
+
   it('refuses a prefix shared by several keys instead of guessing', () => {
     const { accounts, store } = open();
     const a = accounts.createAccount({ email: 'a@example.com' });
@@ -171,6 +200,21 @@ describe('authenticate (spec 5)', () => {
     for (const bad of ['hello', key.replace('sk_live_', 'sk_test_'), key.slice(0, -1), `${key}x`, `${key.slice(0, -1)}-`, key.slice(8)]) {
       expect(codeOf(() => accounts.authenticate(bad))).toBe('invalid_api_key');
     }
+  });
+
+  it('the presented key: X-API-Key or Authorization: Bearer; both must agree; other schemes are no key', () => {
+    const { accounts, key, keyId } = setup();
+    expect(presentedKey({ 'x-api-key': key })).toBe(key);
+    expect(presentedKey({ authorization: `Bearer ${key}` })).toBe(key);
+    expect(presentedKey({ authorization: `bearer   ${key} ` })).toBe(key);
+    expect(presentedKey({ 'x-api-key': key, authorization: `Bearer ${key}` })).toBe(key);
+    expect(presentedKey({ 'x-api-key': key, authorization: 'Basic dXNlcjpwYXNz' })).toBe(key);
+    expect(presentedKey({ authorization: 'Basic dXNlcjpwYXNz' })).toBeUndefined();
+    expect(presentedKey({ authorization: 'Bearer' })).toBeUndefined();
+    expect(presentedKey({})).toBeUndefined();
+    expect(codeOf(() => presentedKey({ 'x-api-key': key, authorization: `Bearer ${key}x` }))).toBe('invalid_api_key');
+    expect(accounts.authenticate(presentedKey({ authorization: `Bearer ${key}` })).keyId).toBe(keyId);
+    expect(codeOf(() => accounts.authenticate(presentedKey({ authorization: 'Basic dXNlcjpwYXNz' })))).toBe('missing_api_key');
   });
 
   it('an unknown well-formed key is invalid_api_key', () => {

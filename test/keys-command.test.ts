@@ -74,6 +74,35 @@ describe('shorts keys create', () => {
   });
 });
 
+describe('SHORTS_API_KEY_PREFIX', () => {
+  it('sets the prefix of new keys; `keys list` shows that prefix plus four characters; older keys still work', async () => {
+    const accounts = openAccounts();
+    const old = JSON.parse((await capture(() => keysCreateCommand(accounts, { email: 'a@example.com', json: true }, {}))).stdout) as { key: string };
+    const r = await capture(() => keysCreateCommand(accounts, { email: 'a@example.com' }, { SHORTS_API_KEY_PREFIX: 'sk_ssemble_' }));
+    expect(r.stdout).toMatch(/^sk_ssemble_[0-9A-Za-z]{43}\n$/);
+    const key = r.stdout.trim();
+    const table = (await capture(() => keysListCommand(accounts, {}))).stdout;
+    expect(table).toContain(`${key.slice(0, 15)}…`);
+    expect(table).toContain(`${old.key.slice(0, 12)}…`);
+    expect(table).not.toContain(key.slice(15));
+    expect(accounts.authenticate(key).account.email).toBe('a@example.com');
+    expect(accounts.authenticate(old.key).account.email).toBe('a@example.com');
+    // A blank setting is the default, like every SHORTS_* setting.
+    expect((await capture(() => keysCreateCommand(accounts, { email: 'a@example.com' }, { SHORTS_API_KEY_PREFIX: ' ' }))).stdout).toMatch(/^sk_live_/);
+  });
+
+  it('an invalid prefix is a usage error naming the rule, before any account or key is made', async () => {
+    const accounts = openAccounts();
+    for (const bad of ['sk live_', 'P'.repeat(33), 'sk/ssemble_', 'ключ_']) {
+      const e = await capture(() => keysCreateCommand(accounts, { email: 'new@example.com', credits: '5' }, { SHORTS_API_KEY_PREFIX: bad })).catch((x: unknown) => x);
+      expect(e, bad).toBeInstanceOf(CliError);
+      expect(e).toMatchObject({ exitCode: 2, message: expect.stringMatching(/SHORTS_API_KEY_PREFIX must be 1-32 characters of A-Z, a-z, 0-9, _ and -/) });
+    }
+    expect(accounts.findAccountByEmail('new@example.com')).toBeUndefined();
+    expect(accounts.listKeys()).toEqual([]);
+  });
+});
+
 describe('shorts keys list and revoke', () => {
   it('lists prefixes and emails, never the key; --json gives the key records', async () => {
     const accounts = openAccounts();

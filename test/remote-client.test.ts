@@ -1,6 +1,7 @@
-// RemoteClient against a small loopback server that answers as the spec and DESIGN.md say: envelopes
-// for paginated lists, bare objects otherwise, 202 on create, `{ error: { code, message, details } }`
-// on failure, 429 with details.retryAfter, signed media links that can expire (403).
+// RemoteClient against a small loopback server that answers as docs/api.md says: every success in
+// `{ data: … }` (lists and catalogs keep their inner `{<items>, pagination}`), 202 on create,
+// `{ error: { code, message, details } }` on failure, 429 with details.retryAfter, signed media links
+// that can expire (403).
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -44,6 +45,8 @@ function startFakeApi(): Promise<FakeApi> {
       const send = (status: number, value: unknown, headers: Record<string, string> = {}) => {
         res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(value));
       };
+      // Every API success is enveloped; a few paths answer bare on purpose, to test the client's check.
+      const ok = (status: number, inner: unknown) => send(status, { data: inner });
       const fail = (status: number, code: string, message: string, details?: Record<string, unknown>) =>
         send(status, { error: { code, message, ...(details ? { details } : {}) } });
 
@@ -51,6 +54,7 @@ function startFakeApi(): Promise<FakeApi> {
         if (u.pathname === '/media/expired.mp4') return fail(403, 'invalid_media_link', 'this link has expired');
         return res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': CLIP.length }).end(CLIP);
       }
+      if (u.pathname === '/bare/api/v1/templates') return send(200, { templates: [], defaultTemplateId: 'f'.repeat(24), defaultTemplateName: 'Karaoke' });
       if (u.pathname === '/not-an-api/api/v1/templates') return res.writeHead(200, { 'content-type': 'text/html' }).end('<html>hi</html>');
       if (!u.pathname.startsWith('/api/v1/')) return fail(404, 'resource_not_found', 'no such route');
       const route = u.pathname.slice('/api/v1'.length);
@@ -65,45 +69,45 @@ function startFakeApi(): Promise<FakeApi> {
         if (typeof body?.end === 'number' && typeof body.start === 'number' && body.end - body.start < 60) {
           return fail(400, 'invalid_request', 'the window end - start must be 60 to 1200 seconds');
         }
-        return send(202, { requestId: 'a'.repeat(24), status: 'processing', creditsUsed: 1, estimatedCompletionTime: '2030-01-01T00:00:00.000Z', queuePosition: 1 });
+        return ok(202, { requestId: 'a'.repeat(24), status: 'processing', creditsUsed: 1, estimatedCompletionTime: '2030-01-01T00:00:00.000Z', queuePosition: 1 });
       }
       const status = /^\/shorts\/([^/]+)\/status$/.exec(route);
       if (req.method === 'GET' && status) {
         const id = status[1]!;
         const n = (polls.get(id) ?? 0) + 1;
         polls.set(id, n);
-        if (cancelled.has(id)) return send(200, { ...statusOf(id, 'cancelled', 40), step: 'cancelled' });
+        if (cancelled.has(id)) return ok(200, { ...statusOf(id, 'cancelled', 40), step: 'cancelled' });
         if (id === 'flaky'.padEnd(24, '0')) return req.socket.destroy();
-        if (id.startsWith('c')) return send(200, statusOf(id, ['queued', 'processing', 'completed'][Math.min(n, 3) - 1] as 'queued', n === 3 ? 100 : 30 * n));
+        if (id.startsWith('c')) return ok(200, statusOf(id, ['queued', 'processing', 'completed'][Math.min(n, 3) - 1] as 'queued', n === 3 ? 100 : 30 * n));
         if (id.startsWith('d')) {
           if (n === 1) return fail(429, 'rate_limit_exceeded', 'status checks: 500 a minute', { retryAfter: 1, reset: new Date().toISOString() });
-          return send(200, statusOf(id, 'completed', 100));
+          return ok(200, statusOf(id, 'completed', 100));
         }
-        if (id.startsWith('e')) return send(200, statusOf(id, 'processing', 50));
+        if (id.startsWith('e')) return ok(200, statusOf(id, 'processing', 50));
         return fail(404, 'resource_not_found', `no request ${id}`);
       }
       const one = /^\/shorts\/([^/]+)$/.exec(route);
       if (req.method === 'DELETE' && one) {
         cancelled.add(one[1]!);
-        return send(200, { _id: one[1], status: 'cancelled' });
+        return ok(200, { _id: one[1], status: 'cancelled' });
       }
       if (req.method === 'GET' && one) {
         if (one[1] === 'nope') return fail(400, 'invalid_request', 'id must be a 24-character hex string');
-        return send(200, { _id: one[1], status: 'completed', shorts: [] });
+        return ok(200, { _id: one[1], status: 'completed', shorts: [] });
       }
       const q = u.searchParams;
       if (req.method === 'GET' && route === '/shorts') {
-        return send(200, { data: { requests: [{ requestId: 'c'.repeat(24), status: q.get('status') ?? 'completed' }], pagination: pagination(q, 1) } });
+        return ok(200, { requests: [{ requestId: 'c'.repeat(24), status: q.get('status') ?? 'completed' }], pagination: pagination(q, 1) });
       }
       if (req.method === 'GET' && route === '/templates') {
-        return send(200, { templates: [], defaultTemplateId: 'f'.repeat(24), defaultTemplateName: 'Karaoke' });
+        return ok(200, { templates: [], defaultTemplateId: 'f'.repeat(24), defaultTemplateName: 'Karaoke' });
       }
-      if (req.method === 'GET' && route === '/music') return send(200, { data: { music: [{ name: 'Lofi', duration: 120 }], pagination: pagination(q, 1) } });
-      if (req.method === 'GET' && route === '/meme-hooks') return send(200, { data: { memeHooks: [{ name: 'Oops' }], pagination: pagination(q, 1) } });
-      if (req.method === 'GET' && route === '/game-videos') return send(200, { data: { gameVideos: [], pagination: pagination(q, 0) } });
+      if (req.method === 'GET' && route === '/music') return ok(200, { music: [{ name: 'Lofi', duration: 120 }], pagination: pagination(q, 1) });
+      if (req.method === 'GET' && route === '/meme-hooks') return ok(200, { memeHooks: [{ name: 'Oops' }], pagination: pagination(q, 1) });
+      if (req.method === 'GET' && route === '/game-videos') return ok(200, { gameVideos: [], pagination: pagination(q, 0) });
       if (req.method === 'GET' && route === '/posts') {
         if (q.get('platform') === 'fax') return fail(400, 'invalid_request', 'platform must be video_site, photo_site or short_video_site');
-        return send(200, { data: { posts: [], pagination: { ...pagination(q, 0), limit: Number(q.get('limit') ?? 50) } } });
+        return ok(200, { posts: [], pagination: { ...pagination(q, 0), limit: Number(q.get('limit') ?? 50) } });
       }
       return fail(404, 'resource_not_found', 'no such route');
     });
@@ -214,6 +218,12 @@ describe('error envelopes become ShortsError', () => {
     html.close();
   });
 
+  it('a success without the data envelope (an older server) gets a clear error', async () => {
+    const bare = new RemoteClient({ baseUrl: `${api.url}/bare`, apiKey: KEY });
+    expect(String(await rejection(bare.templates()))).toMatch(/answered GET \/templates without a "data" object/);
+    bare.close();
+  });
+
   it('a server that is not there: "cannot reach ... ECONNREFUSED"', async () => {
     const gone = await startFakeApi();
     await gone.close();
@@ -282,7 +292,7 @@ describe('lists and catalogs', () => {
     expect(api.seen.map((s) => s.path)).toEqual(['/api/v1/music', '/api/v1/meme-hooks', '/api/v1/game-videos']);
   });
 
-  it('posts unwraps data.posts; templates and cancel are bare objects', async () => {
+  it('posts unwraps data.posts; templates and cancel unwrap data', async () => {
     expect(await client.posts({})).toEqual({ posts: [], pagination: { page: 1, limit: 50, totalPages: 0, totalCount: 0 } });
     expect(await rejection(client.posts({ platform: 'fax' }))).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/platform/) });
     expect((await client.templates()).defaultTemplateName).toBe('Karaoke');

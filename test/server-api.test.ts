@@ -125,8 +125,8 @@ describe('lists and catalogs', () => {
 
   it('answers the catalog and template envelopes', async () => {
     const t = await api(serve.api, key, 'GET', '/templates');
-    expect(t.json.defaultTemplateName).toBe('Karaoke');
-    expect(t.json.templates[0]).toEqual(expect.objectContaining({ templateId: expect.stringMatching(/^[0-9a-f]{24}$/), name: 'karaoke' }));
+    expect(t.json.data.defaultTemplateName).toBe('Karaoke');
+    expect(t.json.data.templates[0]).toEqual(expect.objectContaining({ templateId: expect.stringMatching(/^[0-9a-f]{24}$/), name: 'karaoke' }));
     const music = await api(serve.api, key, 'GET', '/music?page=2&limit=10');
     expect(music.json.data.pagination).toMatchObject({ page: 2, limit: 10 });
     expect(music.json.data.pagination.totalCount).toBeGreaterThanOrEqual(10);
@@ -134,14 +134,14 @@ describe('lists and catalogs', () => {
     expect(memes.json.data.pagination).toMatchObject({ page: 1, limit: 3 });
     expect(memes.json.data.pagination.totalCount).toBeGreaterThanOrEqual(6);
     const meme = memes.json.data.memeHooks[0];
-    expect(meme).toEqual({ name: expect.any(String), preview: `${serve.url}/assets/catalog/meme-hooks/${encodeURIComponent(meme.name)}/preview` });
+    expect(meme).toMatchObject({ name: expect.any(String), preview: `${serve.url}/assets/catalog/meme-hooks/${encodeURIComponent(meme.name)}/preview` });
     const memePng = await fetch(meme.preview);
     expect([memePng.status, memePng.headers.get('content-type')]).toEqual([200, 'image/png']);
     const games = await api(serve.api, key, 'GET', '/game-videos?limit=2');
     expect(games.json.data.pagination).toMatchObject({ page: 1, limit: 2 });
     expect(games.json.data.pagination.totalCount).toBeGreaterThanOrEqual(6);
     const game = games.json.data.gameVideos[0];
-    expect(game).toEqual({ name: expect.any(String), preview: `${serve.url}/assets/catalog/game-videos/${encodeURIComponent(game.name)}/preview` });
+    expect(game).toMatchObject({ name: expect.any(String), preview: `${serve.url}/assets/catalog/game-videos/${encodeURIComponent(game.name)}/preview` });
     // The preview is a public PNG (no key needed, like the template images); other names are 404.
     const png = await fetch(game.preview);
     expect([png.status, png.headers.get('content-type')]).toEqual([200, 'image/png']);
@@ -164,27 +164,27 @@ describe('a full round trip on a real video', () => {
   it('create -> queued/processing -> completed -> detail -> ranged download -> signed webhook; credit spent once', async () => {
     const created = await api(serve.api, key, 'POST', '/shorts/create', body({ webhookUrl: `${hooks.url}/hook`, end: 300 }));
     expect(created.status, created.text).toBe(202);
-    expect(created.json).toMatchObject({ status: 'processing', creditsUsed: 1, requestId: expect.stringMatching(/^[0-9a-f]{24}$/) });
-    expect(created.json.timeAdjustment).toBeUndefined(); // a file URL's length is only known after download
-    expect(Date.parse(created.json.estimatedCompletionTime)).toBeGreaterThan(Date.now());
-    const id = created.json.requestId as string;
+    expect(created.json.data).toMatchObject({ status: 'processing', creditsUsed: 1, requestId: expect.stringMatching(/^[0-9a-f]{24}$/) });
+    expect(created.json.data.timeAdjustment).toBeUndefined(); // a file URL's length is only known after download
+    expect(Date.parse(created.json.data.estimatedCompletionTime)).toBeGreaterThan(Date.now());
+    const id = created.json.data.requestId as string;
 
     const seen = new Set<string>();
     let progress = 0;
     const final = await until(() => api(serve.api, key, 'GET', `/shorts/${id}/status`), (r) => {
-      seen.add(r.json.step);
-      expect(r.json.progress).toBeGreaterThanOrEqual(progress); // never backwards
-      progress = r.json.progress;
-      return ['completed', 'failed', 'cancelled'].includes(r.json.status);
+      seen.add(r.json.data.step);
+      expect(r.json.data.progress).toBeGreaterThanOrEqual(progress); // never backwards
+      progress = r.json.data.progress;
+      return ['completed', 'failed', 'cancelled'].includes(r.json.data.status);
     }, 240_000, 250);
-    expect(final.json, final.text).toMatchObject({ _id: id, status: 'completed', step: 'completed', stepMessage: 'Task complete!', progress: 100, isDemo: false });
-    expect(final.json.failureReason).toBeUndefined();
+    expect(final.json.data, final.text).toMatchObject({ _id: id, status: 'completed', step: 'completed', stepMessage: 'Task complete!', progress: 100, isDemo: false });
+    expect(final.json.data.failureReason).toBeUndefined();
     expect([...seen].some((s) => ['fetching_video', 'transcribing_audio', 'finding_highlights', 'finalizing'].includes(s))).toBe(true);
 
     const detail = await api(serve.api, key, 'GET', `/shorts/${id}`);
-    expect(detail.json).toMatchObject({ _id: id, start: 0, end: 80, url: `${cdn.url}/talk.mp4`, template: 'karaoke', projectId: null });
-    expect(detail.json.shorts).toHaveLength(1);
-    const short = detail.json.shorts[0];
+    expect(detail.json.data).toMatchObject({ _id: id, start: 0, end: 80, url: `${cdn.url}/talk.mp4`, template: 'karaoke', projectId: null });
+    expect(detail.json.data.shorts).toHaveLength(1);
+    const short = detail.json.data.shorts[0];
     expect(short.video_url).toMatch(new RegExp(`^${serve.url}/media/${id}/${short.id}\\.mp4\\?expires=\\d+&sig=`));
 
     const ranged = await fetch(short.video_url, { headers: { range: 'bytes=0-99' } });
@@ -221,16 +221,16 @@ describe('a full round trip on a real video', () => {
 describe('cancellation', () => {
   it('DELETE cancels promptly, then 409 request_not_cancellable', async () => {
     const created = await api(serve.api, key, 'POST', '/shorts/create', body());
-    const id = created.json.requestId as string;
-    await until(() => api(serve.api, key, 'GET', `/shorts/${id}/status`), (r) => r.json.status === 'processing', 60_000, 100);
+    const id = created.json.data.requestId as string;
+    await until(() => api(serve.api, key, 'GET', `/shorts/${id}/status`), (r) => r.json.data.status === 'processing', 60_000, 100);
     const del = await api(serve.api, key, 'DELETE', `/shorts/${id}`);
-    expect([del.status, del.json]).toEqual([200, { _id: id, status: 'cancelled' }]);
+    expect([del.status, del.json]).toEqual([200, { data: { _id: id, status: 'cancelled' } }]);
     const again = await api(serve.api, key, 'DELETE', `/shorts/${id}`);
     expect([again.status, again.json.error.code]).toEqual([409, 'request_not_cancellable']);
     const status = await api(serve.api, key, 'GET', `/shorts/${id}/status`);
-    expect(status.json).toMatchObject({ status: 'cancelled', step: 'cancelled', stepMessage: 'Request cancelled' });
+    expect(status.json.data).toMatchObject({ status: 'cancelled', step: 'cancelled', stepMessage: 'Request cancelled' });
     const detail = await api(serve.api, key, 'GET', `/shorts/${id}`);
-    expect(detail.json.shorts).toEqual([]);
+    expect(detail.json.data.shorts).toEqual([]);
   }, 120_000);
 });
 
@@ -244,16 +244,16 @@ describe('credits', () => {
     });
     const created = await api(serve.api, poor, 'POST', '/shorts/create', body({ fileUrl: `${flaky.url}/gone.mp4` }));
     expect(created.status).toBe(202);
-    const id = created.json.requestId as string;
-    const final = await until(() => api(serve.api, poor, 'GET', `/shorts/${id}/status`), (r) => r.json.status === 'failed', 60_000, 200);
-    expect(final.json.failureReason).toMatch(/404/);
+    const id = created.json.data.requestId as string;
+    const final = await until(() => api(serve.api, poor, 'GET', `/shorts/${id}/status`), (r) => r.json.data.status === 'failed', 60_000, 200);
+    expect(final.json.data.failureReason).toMatch(/404/);
     await flaky.close();
     // 5 credits granted, 1 spent and refunded: 5 creations are still accepted, the 6th is refused.
     const accepted = [];
     for (let i = 0; i < 6; i++) accepted.push((await api(serve.api, poor, 'POST', '/shorts/create', body())).json);
-    expect(accepted.slice(0, 5).every((r) => r.status === 'processing')).toBe(true);
+    expect(accepted.slice(0, 5).every((r) => r.data.status === 'processing')).toBe(true);
     expect(accepted[5].error.code).toBe('insufficient_credits');
-    for (const r of accepted.slice(0, 5)) await api(serve.api, poor, 'DELETE', `/shorts/${r.requestId}`);
+    for (const r of accepted.slice(0, 5)) await api(serve.api, poor, 'DELETE', `/shorts/${r.data.requestId}`);
   }, 120_000);
 });
 
@@ -278,7 +278,7 @@ describe('limits and credits under load', () => {
     expect([a.status, b.status].sort()).toEqual([202, 403]);
     expect([a, b].find((r) => r.status === 403)!.json.error.code).toBe('insufficient_credits');
     const accepted = [a, b].find((r) => r.status === 202)!;
-    await api(serve.api, last, 'DELETE', `/shorts/${accepted.json.requestId}`);
+    await api(serve.api, last, 'DELETE', `/shorts/${accepted.json.data.requestId}`);
   });
 });
 
@@ -287,10 +287,10 @@ describe('blurBackground preference (spec 4.2)', () => {
     const { key: k, accountId } = await createKey(serve.env);
     const first = await api(serve.api, k, 'POST', '/shorts/create', body({ blurBackground: false }));
     const second = await api(serve.api, k, 'POST', '/shorts/create', body());
-    for (const r of [first, second]) await api(serve.api, k, 'DELETE', `/shorts/${r.json.requestId}`);
+    for (const r of [first, second]) await api(serve.api, k, 'DELETE', `/shorts/${r.json.data.requestId}`);
     const db = new Database(path.join(serve.env.SHORTS_DATA_DIR!, 'shorts.db'), { readonly: true });
     const saved = db.prepare('SELECT blur_background FROM accounts WHERE id = ?').get(accountId) as { blur_background: number };
-    const options = JSON.parse((db.prepare('SELECT options FROM requests WHERE id = ?').get(second.json.requestId) as { options: string }).options);
+    const options = JSON.parse((db.prepare('SELECT options FROM requests WHERE id = ?').get(second.json.data.requestId) as { options: string }).options);
     db.close();
     expect(saved.blur_background).toBe(0);
     expect(options.blurBackground).toBe(false);

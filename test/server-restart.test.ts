@@ -20,9 +20,9 @@ describe('restart safety', () => {
     cdn = await loopback(fileHandler(SAMPLE));
     serve = await startServe(env);
     const created = await api(serve.api, key, 'POST', '/shorts/create', { fileUrl: `${cdn.url}/talk.mp4`, start: 0, end: 80, maxShorts: 2 });
-    const id = created.json.requestId as string;
+    const id = created.json.data.requestId as string;
     const mid = await until(() => api(serve!.api, key, 'GET', `/shorts/${id}/status`),
-      (r) => ['transcribing_audio', 'finding_highlights', 'finalizing'].includes(r.json.step), 120_000, 100);
+      (r) => ['transcribing_audio', 'finding_highlights', 'finalizing'].includes(r.json.data.step), 120_000, 100);
     await serve.kill('SIGKILL');
     const db = new Database(path.join(env.SHORTS_DATA_DIR!, 'shorts.db'), { readonly: true });
     const row = db.prepare('SELECT status FROM requests WHERE id = ?').get(id) as { status: string };
@@ -31,12 +31,12 @@ describe('restart safety', () => {
 
     serve = await startServe(env);
     const final = await until(() => api(serve!.api, key, 'GET', `/shorts/${id}/status`),
-      (r) => ['completed', 'failed', 'cancelled'].includes(r.json.status), 240_000, 250);
-    expect(final.json.status, JSON.stringify(final.json)).toBe('completed');
-    expect(final.json.progress).toBeGreaterThanOrEqual(mid.json.progress);
+      (r) => ['completed', 'failed', 'cancelled'].includes(r.json.data.status), 240_000, 250);
+    expect(final.json.data.status, JSON.stringify(final.json)).toBe('completed');
+    expect(final.json.data.progress).toBeGreaterThanOrEqual(mid.json.data.progress);
     const detail = await api(serve.api, key, 'GET', `/shorts/${id}`);
-    expect(detail.json.shorts.length).toBeGreaterThanOrEqual(1);
-    for (const s of detail.json.shorts) expect((await fetch(s.video_url)).status).toBe(200);
+    expect(detail.json.data.shorts.length).toBeGreaterThanOrEqual(1);
+    for (const s of detail.json.data.shorts) expect((await fetch(s.video_url)).status).toBe(200);
     expect(serve.log()).toMatch(/resuming 1 interrupted request/);
 
     const check = new Database(path.join(env.SHORTS_DATA_DIR!, 'shorts.db'), { readonly: true });
