@@ -3,7 +3,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MediaError, probeMedia } from '../src/media/probe.js';
+import { MAX_SOURCE_SECONDS, MediaError, probeMedia, spokenDuration } from '../src/media/probe.js';
+import { ShortsError } from '../src/errors.js';
+import { claimDuration } from './helpers/mp4-header.js';
 import { video, JFK_WAV } from './helpers/media.js';
 import { SAMPLE } from './helpers/cli.js';
 
@@ -37,10 +39,27 @@ describe('probeMedia (real ffprobe)', () => {
     expect(info).toMatchObject({ hasVideo: false, hasAudio: true, width: 0 });
   });
 
-  it('rejects a file that is not media', async () => {
+  it('rejects a file that is not media, without naming its path', async () => {
     const f = path.join(tmp(), 'notes.mp4');
     writeFileSync(f, 'hello');
-    await expect(probeMedia(f)).rejects.toThrow(MediaError);
+    const e = await probeMedia(f).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(MediaError);
+    expect((e as Error).message).toBe('not a readable video file (invalid data found when processing input)');
+  });
+
+  it('refuses a file whose header claims more than the limit as video_too_long, before judging completeness', async () => {
+    const src = video({ duration: 2, width: 160, height: 90, extraArgs: ['-movflags', '+faststart'] });
+    const f = claimDuration(src, path.join(tmp(), 'long.mp4'), 40_000);
+    const e = await probeMedia(f).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ShortsError);
+    expect(e).toMatchObject({ code: 'video_too_long', details: { durationSec: 40_000, maxDurationSec: MAX_SOURCE_SECONDS } });
+    expect((e as Error).message).toBe('the video is 11 h 6 min long (40000 s); the limit is 5 h (18000 s)');
+    // A caller may set its own limit; at or under it the file is judged as usual (here: truncated).
+    await expect(probeMedia(f, undefined, { maxDurationSec: 50_000 })).rejects.toThrow(/truncated: it holds 0%/);
+  });
+
+  it('says durations as people do', () => {
+    expect([12, 60, 2820, 3600, 18_000, 40_000].map(spokenDuration)).toEqual(['12 s', '1 min', '47 min', '1 h', '5 h', '11 h 6 min']);
   });
 
   it('rejects a faststart MP4 cut short, whose index still claims the full duration', async () => {

@@ -8,7 +8,8 @@ import { JobArtifacts } from './artifacts.js';
 import { JobStore, type RequestRecord, type ShortRecord, type Step } from './job-store.js';
 import { mapPool } from './pool.js';
 import type { RenderSettings } from './render-settings.js';
-import { probeMedia } from '../media/probe.js';
+import { MAX_SOURCE_SECONDS, probeMedia } from '../media/probe.js';
+import { failureReason, type ReasonContext } from './failure-reason.js';
 import { AbortedError } from '../media/process.js';
 import { renderClip } from '../media/render.js';
 import { PLATFORM_LOUDNESS, RENDER_PLAN_VERSION, outputFps, type RenderPlan } from '../media/render-plan.js';
@@ -32,11 +33,11 @@ import { findMusic, musicFilePath, randomMusic } from '../catalog/music.js';
 import { findGameVideo, gameVideoFilePath, randomGameOffset, randomGameVideo } from '../catalog/game-videos.js';
 import { findMemeHook, memeHookCatalog, memeHookFilePath, memeHookForClip, type MemeHook } from '../catalog/meme-hooks.js';
 import { measureIntegratedLoudness } from '../media/speech-loudness.js';
-import { PipelineError, ShortsError } from '../errors.js';
+import { PipelineError } from '../errors.js';
 import type { CaptionCue, ClipCopy, FetchedSource, Highlight, MediaInfo, TimeRange, Transcript } from '../pipeline/types.js';
 import type { CaptionTemplate } from '../catalog/templates.js';
 
-export const MAX_SOURCE_SECONDS = 18_000;
+export { MAX_SOURCE_SECONDS };
 
 /**
  * Abort reason for a server shutting down: the request is neither cancelled nor failed, it stays
@@ -92,9 +93,12 @@ export class Orchestrator {
   async run(id: string, signal: AbortSignal, events: JobEvents = {}): Promise<RequestRecord> {
     const { store } = this.deps;
     const art = new JobArtifacts(this.deps.dataDir, id);
+    // What failure reasons may say about paths (failure-reason.ts): filled in as the job learns them.
+    const reasons: ReasonContext = { dataDir: this.deps.dataDir };
     try {
       const req = store.getRequest(id);
       if (!req) throw new Error(`request ${id} not found`);
+      reasons.hideAllPaths = req.origin === 'api';
       const step = (s: keyof typeof STEP_PROGRESS) => {
         if (!store.advance(id, s, STEP_PROGRESS[s])) throw new AbortedError();
         events.onStep?.(s, STEP_PROGRESS[s]);
@@ -107,6 +111,7 @@ export class Orchestrator {
 
       step('fetching_video');
       const { source, info, range } = await this.fetchStage(req, art, signal, within('fetching_video', 20));
+      reasons.sourcePath = source.path;
 
       step('transcribing_audio');
       const transcript = await this.deps.transcriber.transcribe({
@@ -137,7 +142,7 @@ export class Orchestrator {
       const plan = await this.highlightStage(req, art, source, range, transcript, signal);
 
       step('finalizing');
-      const shorts = await this.renderStage(req, art, source, info, transcript, plan, signal, within('finalizing', 20), events);
+      const shorts = await this.renderStage(req, art, source, info, transcript, plan, signal, within('finalizing', 20), events, reasons);
       if (signal.aborted) throw new AbortedError();
       store.replaceShorts(id, shorts);
       if (shorts.length > 0 && shorts.every((s) => s.error)) {
@@ -153,7 +158,7 @@ export class Orchestrator {
         store.finish(id, 'cancelled');
         art.removeAll();
       } else {
-        store.finish(id, 'failed', failureReason(e));
+        store.finish(id, 'failed', failureReason(e, reasons));
         art.removeAll();
       }
     }
@@ -164,9 +169,8 @@ export class Orchestrator {
     const saved = art.read<SourceCheckpoint>('source');
     if (saved && existsSync(saved.source.path)) return saved;
     const source = await fetchSource(req.options.source, { workDir: art.workDir, signal, onProgress, checkUrl: this.deps.checkUrl });
-    const { info } = await probeMedia(source.path, signal);
-    if (info.durationSec > MAX_SOURCE_SECONDS)
-      throw new ShortsError('video_too_long', `the video is ${Math.round(info.durationSec / 60)} minutes long; the limit is 5 hours`);
+    // Refuses a source above MAX_SOURCE_SECONDS with video_too_long before anything else is judged.
+    const { info } = await probeMedia(source.path, signal, { maxDurationSec: MAX_SOURCE_SECONDS });
     if (!info.hasVideo) throw new PipelineError('fetching_video', 'the file has no video stream (audio only)');
     if (!info.hasAudio) throw new PipelineError('fetching_video', 'the video has no audio track, so there is no speech to find clips in');
     const { range, adjustment } = clampRange({ start: req.options.start, end: req.options.end }, info.durationSec);
@@ -196,7 +200,7 @@ export class Orchestrator {
   }
 
   private async renderStage(req: RequestRecord, art: JobArtifacts, source: FetchedSource, info: MediaInfo, transcript: Transcript,
-    plan: PlanCheckpoint, signal: AbortSignal, onProgress: (f: number) => void, events: JobEvents): Promise<ShortRecord[]> {
+    plan: PlanCheckpoint, signal: AbortSignal, onProgress: (f: number) => void, events: JobEvents, reasons: ReasonContext): Promise<ShortRecord[]> {
     const { width, height, preset, crf, x264Params, concurrency } = this.deps.render;
     const template = findTemplate(req.options.templateId) ?? DEFAULT_TEMPLATE;
     const blur = req.options.blurBackground ?? this.deps.blurPreference?.(req.accountId) ?? true;
@@ -269,7 +273,7 @@ export class Orchestrator {
       } catch (e) {
         if (signal.aborted || e instanceof AbortedError) throw e;
         record.error = true;
-        record.errorMessage = failureReason(e);
+        record.errorMessage = failureReason(e, reasons);
         record.filePath = null;
       }
       fractions[rank] = 1;
@@ -430,13 +434,6 @@ function gameVideoFor(req: RequestRecord): RenderPlan['gameVideo'] {
   const item = gameVideoName ? findGameVideo(gameVideoName) : randomGameVideo();
   if (!item) throw new PipelineError('rendering', gameVideoName ? `the game video "${gameVideoName}" is no longer in the catalog` : 'the game-video catalog is empty');
   return { path: gameVideoFilePath(item), offset: randomGameOffset(item), duration: item.duration };
-}
-
-/** A reason a user understands; never a stack trace. */
-export function failureReason(e: unknown): string {
-  if (e instanceof PipelineError || e instanceof ShortsError) return e.message;
-  if (e instanceof Error) return `internal error: ${e.message.split('\n')[0]}`;
-  return 'internal error';
 }
 
 function round3(n: number): number {

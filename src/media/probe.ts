@@ -1,8 +1,14 @@
 // Stage 1b: ffprobe a file into MediaInfo. Throws MediaError with a readable reason for files that
-// are not video, are truncated, or have no usable streams.
+// are not video, are truncated, or have no usable streams, and ShortsError('video_too_long') for a file
+// longer than the service accepts. Reasons never name the file's path: on `serve` that path is the
+// server's (…/jobs/<id>/work/source.mp4), and the caller knows which file it gave.
+import { ShortsError } from '../errors.js';
 import { mediaBinaries } from './binaries.js';
 import { ProcessError, runProcess } from './process.js';
 import type { MediaInfo } from '../pipeline/types.js';
+
+/** Spec 4.2: the longest source accepted, 18000 seconds (5 hours); longer is 400 `video_too_long`. */
+export const MAX_SOURCE_SECONDS = 18_000;
 
 export class MediaError extends Error {
   constructor(message: string) {
@@ -41,14 +47,37 @@ function checkComplete(streams: ProbeStream[], duration: number, size: number): 
 
 export interface ProbeResult { info: MediaInfo; containerTitle: string | null }
 
-export async function probeMedia(path: string, signal?: AbortSignal): Promise<ProbeResult> {
+export interface ProbeOptions {
+  /** Longer files throw ShortsError('video_too_long'); default MAX_SOURCE_SECONDS. */
+  maxDurationSec?: number;
+}
+
+/** "9 h 16 min", "47 min", "12 s": a duration as a person reads it. */
+export function spokenDuration(seconds: number): string {
+  const s = Math.round(seconds);
+  if (s < 60) return `${s} s`;
+  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60);
+  return h ? `${h} h${m ? ` ${m} min` : ''}` : `${m} min`;
+}
+
+/**
+ * ffprobe's last stderr line with the file's path taken out ("/srv/…/source.mp4: Invalid data found
+ * when processing input" -> "invalid data found when processing input").
+ */
+function probeComplaint(stderr: string, file: string): string {
+  const last = stderr.trim().split('\n').pop()?.trim() ?? '';
+  const text = last.split(file).join('').replace(/^[\s:]+/, '').trim();
+  return text ? text.charAt(0).toLowerCase() + text.slice(1) : 'ffprobe could not open it';
+}
+
+export async function probeMedia(path: string, signal?: AbortSignal, opts: ProbeOptions = {}): Promise<ProbeResult> {
   let json: ProbeJson;
   try {
     const { stdout } = await runProcess(mediaBinaries().ffprobe,
       ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', path], { signal });
     json = JSON.parse(stdout) as ProbeJson;
   } catch (e) {
-    if (e instanceof ProcessError) throw new MediaError(`not a readable video file (${e.stderr.trim().split('\n').pop() ?? 'ffprobe failed'})`);
+    if (e instanceof ProcessError) throw new MediaError(`not a readable video file (${probeComplaint(e.stderr, path)})`);
     throw e;
   }
   const streams = json.streams ?? [];
@@ -58,6 +87,14 @@ export async function probeMedia(path: string, signal?: AbortSignal): Promise<Pr
   const duration = Number(json.format?.duration ?? video?.duration ?? audio?.duration ?? NaN);
   if (!video && !audio) throw new MediaError('the file has no audio or video streams');
   if (!Number.isFinite(duration) || duration <= 0) throw new MediaError('the file has no readable duration (truncated or not a video)');
+  // The limit first: a file whose header claims more than the limit is refused for its length, the
+  // rule a user can act on, before its index is trusted to judge completeness (a 2-second file whose
+  // header claims 40,000 s would otherwise read as "truncated: it holds 0%").
+  const max = opts.maxDurationSec ?? MAX_SOURCE_SECONDS;
+  if (duration > max) {
+    throw new ShortsError('video_too_long', `the video is ${spokenDuration(duration)} long (${Math.round(duration)} s); the limit is ${spokenDuration(max)} (${max} s)`,
+      { durationSec: Math.round(duration), maxDurationSec: max });
+  }
   checkComplete(streams, duration, Number(json.format?.size ?? NaN));
   const rotation = Math.abs(video?.side_data_list?.find((d) => d.rotation !== undefined)?.rotation ?? Number(video?.tags?.rotate ?? 0));
   const swap = rotation === 90 || rotation === 270;
