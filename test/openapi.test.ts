@@ -1,7 +1,8 @@
 // The OpenAPI document: structurally valid 3.1 (every $ref resolves, every operation complete), the
 // create body generated from CREATE_OPTIONS, and — the part that keeps it honest — real responses of
 // the real server (Service, accounts, limits on a temp SQLite store, HTTP on 127.0.0.1) validated
-// against the schemas the document itself serves.
+// against the schemas the document itself serves. test/openapi-generated.test.ts covers what generators
+// and linters make of it.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import type http from 'node:http';
@@ -114,6 +115,13 @@ const doc = openApiDocument({ serverUrl: 'http://127.0.0.1:8080/api/v1' }) as Ob
 const components = doc.components as Obj;
 const schemas = components.schemas as Obj;
 const paths = doc.paths as Record<string, Obj>;
+const info = doc.info as Obj;
+
+/** A response object, following a `$ref` to components.responses (the shared 431 is one). */
+function responseObject(d: Obj, r: Json): Obj {
+  if (isObj(r) && typeof r.$ref === 'string') return resolvePointer(d, r.$ref) as Obj;
+  return r as Obj;
+}
 
 function operations(d: Obj = doc): { where: string; path: string; method: string; op: Obj }[] {
   const out: { where: string; path: string; method: string; op: Obj }[] = [];
@@ -137,18 +145,21 @@ function walk(node: Json, visit: (n: Obj, at: string) => void, at = '#'): void {
 function allSchemas(): { at: string; schema: Obj }[] {
   const found: { at: string; schema: Obj }[] = Object.entries(schemas).map(([k, s]) => ({ at: `#/components/schemas/${k}`, schema: s as Obj }));
   walk(doc.paths, (n, at) => { if (isObj(n.schema)) found.push({ at: `${at}/schema`, schema: n.schema }); });
+  walk(components.requestBodies, (n, at) => { if (isObj(n.schema)) found.push({ at: `${at}/schema`, schema: n.schema }); });
   walk(doc.webhooks, (n, at) => { if (isObj(n.schema)) found.push({ at: `${at}/schema`, schema: n.schema }); });
   return found;
 }
 
 describe('the OpenAPI document is structurally valid OpenAPI 3.1', () => {
-  it('declares 3.1, info, a server under /api/v1 and the X-API-Key scheme', () => {
+  it('declares 3.1, info, a server under /api/v1 and the key as X-API-Key or as a bearer token', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect((doc.info as Obj).title).toEqual(expect.any(String));
     expect((doc.info as Obj).version).toEqual(expect.any(String));
     expect(doc.servers).toEqual([{ url: 'http://127.0.0.1:8080/api/v1' }]);
-    expect(components.securitySchemes).toMatchObject({ apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } });
-    expect(doc.security).toEqual([{ apiKey: [] }]);
+    expect(components.securitySchemes).toMatchObject({ apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' }, bearer: { type: 'http', scheme: 'bearer' } });
+    // Two requirement objects: either one satisfies the operation (one object with both would demand both).
+    expect(doc.security).toEqual([{ apiKey: [] }, { bearer: [] }]);
+    for (const { where, op } of operations().filter((o) => (o.op.security as Obj[]).length > 0)) expect(op.security, where).toEqual(doc.security);
   });
 
   it('resolves every $ref', () => {
@@ -170,7 +181,7 @@ describe('the OpenAPI document is structurally valid OpenAPI 3.1', () => {
       expect(Object.keys(responses).length, where).toBeGreaterThan(0);
       for (const [code, r] of Object.entries(responses)) {
         expect(code, where).toMatch(/^([1-5]\d\d|[1-5]XX|default)$/);
-        expect((r as Obj).description, `${where} ${code}`).toEqual(expect.any(String));
+        expect(responseObject(doc, r).description, `${where} ${code}`).toEqual(expect.any(String));
       }
     }
   });
@@ -219,7 +230,9 @@ describe('the OpenAPI document is structurally valid OpenAPI 3.1', () => {
       400: ['invalid_request'], 401: ['missing_api_key', 'invalid_api_key'], 404: ['resource_not_found'],
       409: ['request_not_cancellable'], 429: ['rate_limit_exceeded'], 500: ['internal_error'],
     });
-    expect((paths['/shorts/{id}']!.delete as Obj).responses).toHaveProperty('200.content.application/json.schema.$ref', '#/components/schemas/Cancelled');
+    expect((paths['/shorts/{id}']!.delete as Obj).responses).toHaveProperty(['200', 'content', 'application/json', 'schema'], {
+      type: 'object', additionalProperties: false, properties: { data: { $ref: '#/components/schemas/Cancelled' } }, required: ['data'],
+    });
     const create = codesOf('/shorts/create', 'post');
     expect(create[400]!.sort()).toEqual(['file_too_large', 'invalid_file_url', 'invalid_request', 'invalid_video_site_url', 'invalid_webhook_url', 'video_too_long']);
     expect(create[403]).toEqual(['subscription_required', 'insufficient_credits']);
@@ -231,12 +244,19 @@ describe('the OpenAPI document is structurally valid OpenAPI 3.1', () => {
     for (const { path: p, method } of operations().filter((o) => o.where.startsWith('paths'))) {
       for (const [status, codes] of Object.entries(codesOf(p, method))) for (const c of codes) everywhere.set(c, (everywhere.get(c) ?? new Set()).add(status));
     }
-    for (const [code, { http }] of Object.entries(ERROR_CODES)) expect([...(everywhere.get(code) ?? [])], code).toEqual([String(http)]);
+    for (const [code, { http }] of Object.entries(ERROR_CODES)) {
+      // A wrong method is no operation's answer (OpenAPI lists the methods a path has): the document
+      // states the 405 once for every path, in info.description.
+      if (code === 'method_not_allowed') {
+        expect(everywhere.has(code)).toBe(false);
+        expect(info.description).toContain('405 `method_not_allowed` with an `Allow` header');
+      } else expect([...(everywhere.get(code) ?? [])], code).toEqual([String(http)]);
+    }
 
     for (const { where, op } of operations().filter((o) => o.where.startsWith('paths') && (o.op.security as Obj[]).length > 0)) {
       for (const [status, r] of Object.entries(op.responses as Obj)) {
-        const headers = Object.keys(((r as Obj).headers ?? {}) as Obj);
-        const expected = status === '401' || status === '500' ? [] : ['X-RateLimit-Limit-Hour', 'X-RateLimit-Remaining-Hour', 'X-RateLimit-Limit-Day', 'X-RateLimit-Remaining-Day', 'X-RateLimit-Reset'];
+        const headers = Object.keys((responseObject(doc, r).headers ?? {}) as Obj);
+        const expected = ['401', '431', '500'].includes(status) ? [] : ['X-RateLimit-Limit-Hour', 'X-RateLimit-Remaining-Hour', 'X-RateLimit-Limit-Day', 'X-RateLimit-Remaining-Day', 'X-RateLimit-Reset'];
         if (status === '429') expected.push('Retry-After');
         expect(headers.sort(), `${where} ${status}`).toEqual(expected.sort());
       }
@@ -258,8 +278,15 @@ describe('the OpenAPI document is structurally valid OpenAPI 3.1', () => {
 });
 
 describe('the create body is generated from CREATE_OPTIONS', () => {
-  const body = schemas.CreateRequest as Obj;
+  const body = ((((components.requestBodies as Obj).CreateShortsRequest as Obj).content as Obj)['application/json'] as Obj).schema as Obj;
   const props = body.properties as Record<string, Obj>;
+
+  it('is a reusable request body (so generators leave defaulted fields optional) referenced by POST /shorts/create', () => {
+    expect((paths['/shorts/create']!.post as Obj).requestBody).toEqual({ $ref: '#/components/requestBodies/CreateShortsRequest' });
+    expect(schemas).not.toHaveProperty('CreateRequest');
+    // No response schema has a default: generators would read one as "always present".
+    walk(schemas, (n, at) => expect(n, at).not.toHaveProperty('default'));
+  });
 
   it('has exactly the option fields, start and end required, exactly one of url / fileUrl, nothing else allowed', () => {
     expect(Object.keys(props).sort()).toEqual(CREATE_OPTIONS.map((o) => o.field).sort());
@@ -379,7 +406,8 @@ describe('real responses of the server validate against the served document', ()
     expect(item, `path ${template} is in the document`).toBeDefined();
     const op = item![method.toLowerCase()] as Obj | undefined;
     expect(op, `${method} ${template} is in the document`).toBeDefined();
-    const response = (op!.responses as Obj)[String(res.status)] as Obj | undefined;
+    const listed = (op!.responses as Obj)[String(res.status)];
+    const response = listed === undefined ? undefined : responseObject(served, listed);
     expect(response, `${method} ${template} documents status ${res.status} (${JSON.stringify(body).slice(0, 200)})`).toBeDefined();
     const content = response!.content as Obj | undefined;
     if (content?.['application/json']) {
@@ -400,16 +428,22 @@ describe('real responses of the server validate against the served document', ()
     return ex;
   }
 
+  /** The resource inside a success envelope. */
+  const data = (ex: Exchange): Obj => {
+    expect(Object.keys(ex.body as Obj), `${ex.method} ${ex.template} ${ex.status}`).toEqual(['data']);
+    return (ex.body as Obj).data as Obj;
+  };
+
   const createBody = (extra: Obj = {}) => ({ fileUrl: 'http://127.0.0.1:9/source.mp4', start: 0, end: 120, ...extra });
 
   it('create, status, detail with clips and posts, list, cancel, catalogs, health and media', async () => {
     const created = await call('POST', '/shorts/create', '/shorts/create', { body: createBody({ maxShorts: 3, webhookUrl: 'https://hooks.example.com/x' }) });
     expect(created.status).toBe(202);
-    const id = (created.body as Obj).requestId as string;
+    const id = data(created).requestId as string;
     expect((await call('GET', '/shorts/{id}/status', `/shorts/${id}/status`)).status).toBe(200);
 
     // A finished request, filled through the store the way the worker fills it.
-    const doneId = ((await call('POST', '/shorts/create', '/shorts/create', { body: createBody() })).body as Obj).requestId as string;
+    const doneId = data(await call('POST', '/shorts/create', '/shorts/create', { body: createBody() })).requestId as string;
     store.saveSourceFacts(doneId, { title: 'A talk', heatmap: [{ start: 0, end: 5, value: 0.4 }, { start: 5, end: 10, value: 1 }], start: 0, end: 120, timeAdjustment: null });
     store.saveSentences(doneId, [{ index: 0, sentence: 'Hello there.', start: 0.5, end: 1.7 }, { index: 1, sentence: 'Second one.', start: 2, end: 3.1 }]);
     const shortBase: Omit<ShortRecord, 'id' | 'rank' | 'error' | 'errorMessage' | 'filePath'> = {
@@ -434,15 +468,15 @@ describe('real responses of the server validate against the served document', ()
 
     const detail = await call('GET', '/shorts/{id}', `/shorts/${doneId}`);
     expect(detail.status).toBe(200);
-    const shorts = (detail.body as Obj).shorts as Obj[];
+    const shorts = data(detail).shorts as Obj[];
     expect(shorts.map((s) => s.error)).toEqual([false, true]);
     expect((shorts[0]!.posts as Obj[]).length).toBe(3);
-    expect(await call('GET', '/shorts/{id}/status', `/shorts/${doneId}/status`)).toMatchObject({ status: 200, body: { status: 'completed', progress: 100 } });
+    expect(await call('GET', '/shorts/{id}/status', `/shorts/${doneId}/status`)).toMatchObject({ status: 200, body: { data: { status: 'completed', progress: 100 } } });
 
     // A failed request carries failureReason.
-    const failedId = ((await call('POST', '/shorts/create', '/shorts/create', { body: createBody() })).body as Obj).requestId as string;
+    const failedId = data(await call('POST', '/shorts/create', '/shorts/create', { body: createBody() })).requestId as string;
     store.finish(failedId, 'failed', 'the video could not be downloaded');
-    expect((await call('GET', '/shorts/{id}/status', `/shorts/${failedId}/status`)).body).toHaveProperty('failureReason');
+    expect(data(await call('GET', '/shorts/{id}/status', `/shorts/${failedId}/status`))).toHaveProperty('failureReason');
 
     // The clip's signed link: whole file, a range, HEAD, and a tampered link.
     const videoUrl = shorts[0]!.video_url as string;

@@ -2,7 +2,10 @@
 // same in prose). Nothing here is typed twice: the create body is generated from CREATE_OPTIONS (the
 // one definition of every option), error codes and their statuses come from ERROR_CODES, and the
 // rate-limit pools from ENDPOINT_LIMITERS; test/openapi.test.ts validates real Service responses
-// against these schemas, so the document cannot drift from the code.
+// against these schemas, so the document cannot drift from the code. test/openapi-generated.test.ts
+// generates a client from the served document with openapi-typescript (default options), type-checks
+// it against src/service/api-types.ts and runs it against a live `serve`, and lints the document with
+// Redocly's recommended-strict rules: generators are this document's main readers.
 import { CREATE_OPTIONS, type OptionDef } from '../service/create-options.js';
 import { ERROR_CODES, type ErrorCode } from '../errors.js';
 import { PLATFORMS, POST_STATUSES } from '../service/list-query.js';
@@ -16,6 +19,8 @@ const num: Schema = { type: 'number' };
 const int: Schema = { type: 'integer' };
 const bool: Schema = { type: 'boolean' };
 const dateTime: Schema = { type: 'string', format: 'date-time' };
+/** An absolute link a client can fetch (http(s) from `serve`). */
+const link: Schema = { type: 'string', format: 'uri' };
 const nullable = (s: Schema): Schema => ({ ...s, type: [s.type as string, 'null'] });
 const enumOf = (values: readonly string[]): Schema => ({ type: 'string', enum: [...values] });
 /** A closed object: every listed property is required unless named in `optional`. */
@@ -65,6 +70,13 @@ export function optionSchema(o: OptionDef): Schema {
   return { ...s, ...CREATE_FIELD_FORMATS[o.field] };
 }
 
+/**
+ * The create body. It lives in components.requestBodies, not components.schemas, on purpose: a field
+ * with a `default` is one the server fills in, so a sender may leave it out, and generators read it that
+ * way only for request bodies (openapi-typescript's default `defaultNonNullable` makes a defaulted
+ * property of a shared component *schema* required, since a response always carries it). Response
+ * schemas carry no defaults; what a response always holds is said by `required` alone.
+ */
 const createRequest: Schema = {
   type: 'object',
   description: 'Exactly one of url / fileUrl. The window end - start must be 60-1200 seconds. Unknown fields are refused (400 invalid_request), ' +
@@ -89,7 +101,6 @@ const WARNINGS: Schema = {
 };
 
 const schemas: Record<string, Schema> = {
-  CreateRequest: createRequest,
   Pagination: obj({ page: int, limit: int, totalPages: int, totalCount: int }),
   TimeRange: timeRange,
   TimeAdjustment: { ...obj({ original: ref('TimeRange'), adjusted: ref('TimeRange') }), description: 'The range as requested and as processed (it ran past the end of the video).' },
@@ -139,11 +150,24 @@ const schemas: Record<string, Schema> = {
   }),
   Template: obj({ templateId: str, name: str, displayName: str, thumbnail: str, order: int, preview: str, gif: str }),
   TemplateList: obj({ templates: { type: 'array', items: ref('Template') }, defaultTemplateId: str, defaultTemplateName: str }),
-  MusicTrack: obj({ name: str, duration: num }),
-  MemeHook: obj({ name: str, preview: str }),
-  GameVideo: obj({ name: str, preview: str }),
+  MusicTrack: obj({
+    name: { ...str, description: 'Used exactly as musicName' },
+    duration: { ...num, description: 'Seconds' },
+    url: { ...link, description: 'The audio file (public, unsigned: the catalog is the same for every account)' },
+  }),
+  MemeHook: obj({
+    name: { ...str, description: 'Used exactly as memeHookName' },
+    preview: { ...link, description: 'Preview image' },
+    video: { ...link, description: 'The clip as it is prepended to a short (public, unsigned)' },
+    video_duration: { ...num, description: 'Seconds of picture the hook adds to a short' },
+  }),
+  GameVideo: obj({
+    name: { ...str, description: 'Used exactly as gameVideoName' },
+    preview: { ...link, description: 'Preview image' },
+    video: { ...link, description: 'The gameplay loop (public, unsigned; its sound is never used)' },
+    video_duration: { ...num, description: 'Seconds of the loop' },
+  }),
   Cancelled: obj({ _id: str, status: { type: 'string', const: 'cancelled' } }),
-  Error: obj({ error: obj({ code: enumOf(Object.keys(ERROR_CODES)), message: str, details: { type: 'object' } }, ['details']) }),
   WebhookShort: obj({ id: str, title: str, video_url: str, duration: num, viral_score: { ...num, minimum: 0, maximum: 10, description: '0-10 here (the detail uses 0-100)' } }),
   ShortsCompletedEvent: obj({
     event: { type: 'string', const: 'shorts.completed' }, requestId: str, status: { type: 'string', const: 'completed' }, timestamp: dateTime,
@@ -160,8 +184,8 @@ const schemas: Record<string, Schema> = {
   }),
 };
 
-/** `{ data: { <key>: [...], pagination } }`: the envelope of every paginated list. */
-const listOf = (key: string, item: string): Schema => obj({ data: obj({ [key]: { type: 'array', items: ref(item) }, pagination: ref('Pagination') }) });
+/** `{ <key>: [...], pagination }`: a page of a list (inside the `data` envelope like every other success). */
+const listOf = (key: string, item: string): Schema => obj({ [key]: { type: 'array', items: ref(item) }, pagination: ref('Pagination') });
 Object.assign(schemas, {
   RequestList: listOf('requests', 'RequestListItem'),
   PostList: listOf('posts', 'Post'),
@@ -195,13 +219,35 @@ const RATE_HEADERS: Record<string, Schema> = {
   'X-RateLimit-Remaining-Day': { description: 'Requests left today, UTC (account)', schema: int },
   'X-RateLimit-Reset': { description: 'When the hourly limit resets (ISO 8601)', schema: dateTime },
 };
-const RETRY_AFTER: Schema = { description: 'Seconds until the blocking limit resets (same as details.retryAfter)', schema: int };
+const RETRY_AFTER: Schema = { description: 'Seconds until the blocking limit resets (same as details.retryAfter)', schema: int, required: true };
+
+/**
+ * The counters as one response carries them: always, once the limiter has run. Only a 400 can come
+ * before it (a path with a malformed percent-encoding is refused before the key is looked at), so its
+ * headers are documented but not promised.
+ */
+function rateHeaders(status: number): Record<string, Schema> {
+  const promised = status !== 400;
+  return Object.fromEntries(Object.entries(RATE_HEADERS).map(([name, h]) => [name, { ...h, required: promised }]));
+}
 
 const LIMITER_TITLES: Record<LimiterName, string> = {
   videoCreation: 'Video creation', statusCheck: 'Status check', listRequests: 'List requests', standard: 'Standard', posts: 'Posts',
 };
 
 const AUTH_ERRORS: readonly ErrorCode[] = ['missing_api_key', 'invalid_api_key', 'rate_limit_exceeded', 'internal_error'];
+
+/** Either header carries the key; an operation names both alternatives. */
+const KEY_SECURITY = [{ apiKey: [] }, { bearer: [] }];
+
+/**
+ * Node's HTTP parser answers a request whose headers exceed 16 KB with a bare 431 before any route runs:
+ * a real answer of every endpoint (the only 4xx of health, readiness and this document).
+ */
+const HEADERS_TOO_LARGE: Schema = { $ref: '#/components/responses/HeadersTooLarge' };
+
+/** Success bodies of the API: `{ "data": <the resource> }` (integrations read `result.data.<field>`). */
+const envelope = (schema: string): Schema => obj({ data: ref(schema) });
 
 interface OperationDef {
   operationId: string;
@@ -218,7 +264,7 @@ interface OperationDef {
 
 function operation(d: OperationDef): Schema {
   const responses: Record<string, Schema> = {
-    [d.ok.status]: { description: d.ok.description, headers: RATE_HEADERS, content: { 'application/json': { schema: ref(d.ok.schema) } } },
+    [d.ok.status]: { description: d.ok.description, headers: rateHeaders(d.ok.status), content: { 'application/json': { schema: envelope(d.ok.schema) } } },
   };
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of [...d.errors, ...AUTH_ERRORS]) {
@@ -227,20 +273,21 @@ function operation(d: OperationDef): Schema {
   }
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
     // The key is checked before the limiters, so a 401 has no counters to report; a crash has none either.
-    const headers = status === 401 || status === 500 ? undefined : status === 429 ? { ...RATE_HEADERS, 'Retry-After': RETRY_AFTER } : RATE_HEADERS;
+    const headers = status === 401 || status === 500 ? undefined : status === 429 ? { ...rateHeaders(status), 'Retry-After': RETRY_AFTER } : rateHeaders(status);
     responses[status] = {
       description: codes.join(', '),
       ...(headers ? { headers } : {}),
       content: { 'application/json': { schema: errorSchema(codes) } },
     };
   }
+  responses[431] = HEADERS_TOO_LARGE;
   const pool = ENDPOINT_LIMITERS[d.limiter];
   return {
     operationId: d.operationId,
     summary: d.summary,
     ...(d.description ? { description: d.description } : {}),
     tags: [d.tag],
-    security: [{ apiKey: [] }],
+    security: KEY_SECURITY,
     ...(d.parameters ? { parameters: d.parameters } : {}),
     ...(d.requestBody ? { requestBody: d.requestBody } : {}),
     responses,
@@ -253,7 +300,10 @@ const pageParams = (defaultLimit: number): Schema[] => [
   query('page', { type: 'integer', minimum: 1, default: 1 }, 'Page number, from 1'),
   query('limit', { type: 'integer', minimum: 1, maximum: 100, default: defaultLimit }, 'Items per page, 1-100'),
 ];
-const idParam: Schema = { name: 'id', in: 'path', required: true, description: '24-character hex request id', schema: { type: 'string', pattern: '^[0-9a-f]{24}$' } };
+const idParam: Schema = {
+  name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9a-f]{24}$' },
+  description: '24-character hex request id; anything else (a malformed percent-encoding included) is 400 invalid_request',
+};
 const isoFilter = { type: 'string', description: 'ISO 8601 date or date-time' };
 
 // ---------------------------------------------------------------------------------------------------
@@ -294,6 +344,7 @@ function mediaPath(): Schema {
       403: linkError(['invalid_media_link'], 'invalid_media_link: the link expired or was altered; GET /shorts/{id} hands out a fresh one', withBody),
       404: linkError(['resource_not_found'], 'resource_not_found: the clip has no file (any more)', withBody),
       416: { description: 'Range not satisfiable', headers: { 'Content-Range': { schema: str, description: 'bytes */size' } } },
+      431: HEADERS_TOO_LARGE,
     },
   });
   return { get: op('getClipVideo', 'Download or stream a rendered clip', true), head: op('headClipVideo', 'Headers of a rendered clip', false) };
@@ -325,13 +376,17 @@ export function openApiDocument(opts: { serverUrl: string }): object {
       title: 'Shorts API (shortwright)',
       version: '1.0.0',
       summary: 'Long videos in, ranked, captioned vertical clips out.',
-      description: 'The Shorts API as `shorts serve` implements it. Prose reference: docs/api.md. Every authenticated response '
-        + 'except a 401 carries the X-RateLimit-* headers. Paginated lists answer {"data": {"<items>": [...], "pagination": {...}}}; '
-        + 'every other success is a bare object; errors are {"error": {"code", "message", "details"?}}.',
+      description: 'The Shorts API as `shorts serve` implements it. Prose reference: docs/api.md. Send the API key as X-API-Key or as '
+        + '`Authorization: Bearer <key>` (both at once must name the same key). Every authenticated response except a 401 carries the '
+        + 'X-RateLimit-* headers. Every success of /api/v1 is {"data": <the resource>} (paginated lists: {"data": {"<items>": [...], '
+        + '"pagination": {...}}}); errors are {"error": {"code", "message", "details"?}}. Health, readiness and this document are not '
+        + 'API resources and answer bare objects.\n\nOn the /api/v1 paths, /healthz and /readyz: a method the path does not have is answered 405 '
+        + '`method_not_allowed` with an `Allow` header listing the methods it has (details.allow the same), before the key is checked; '
+        + 'a request target that does not parse or a path with a malformed percent-encoding is 400 `invalid_request`.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: opts.serverUrl }],
-    security: [{ apiKey: [] }],
+    security: KEY_SECURITY,
     tags: [
       { name: 'shorts', description: 'Creation requests and their clips' },
       { name: 'posts', description: 'Social posts made from clips' },
@@ -341,7 +396,19 @@ export function openApiDocument(opts: { serverUrl: string }): object {
     ],
     components: {
       schemas,
-      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'sk_live_ followed by 43 base62 characters; issued with `shorts keys create`' } },
+      requestBodies: {
+        CreateShortsRequest: { required: true, content: { 'application/json': { schema: createRequest } } },
+      },
+      responses: {
+        HeadersTooLarge: { description: 'Request headers larger than 16 KB: refused by the HTTP layer before any route, with no body' },
+      },
+      securitySchemes: {
+        apiKey: {
+          type: 'apiKey', in: 'header', name: 'X-API-Key',
+          description: 'A key from `shorts keys create`: its prefix (sk_live_ unless the operator sets SHORTS_API_KEY_PREFIX) followed by 43 base62 characters',
+        },
+        bearer: { type: 'http', scheme: 'bearer', description: 'The same key as `Authorization: Bearer <key>`' },
+      },
     },
     paths: {
       '/shorts': {
@@ -365,7 +432,7 @@ export function openApiDocument(opts: { serverUrl: string }): object {
           ok: { status: 202, schema: 'CreateResponse', description: 'Accepted; 1 credit taken' },
           errors: ['invalid_request', 'invalid_video_site_url', 'invalid_file_url', 'invalid_webhook_url', 'file_too_large', 'video_too_long',
             'subscription_required', 'insufficient_credits'],
-          requestBody: { required: true, content: { 'application/json': { schema: ref('CreateRequest') } } },
+          requestBody: { $ref: '#/components/requestBodies/CreateShortsRequest' },
         }),
       },
       '/shorts/{id}/status': {
@@ -438,14 +505,14 @@ export function openApiDocument(opts: { serverUrl: string }): object {
       '/openapi.json': {
         get: {
           operationId: 'getOpenApiDocument', summary: 'This document', tags: ['service'], security: [],
-          responses: { 200: { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } } },
+          responses: { 200: { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } }, 431: HEADERS_TOO_LARGE },
         },
       },
       '/healthz': {
         servers: [{ url: root }],
         get: {
           operationId: 'getHealth', summary: 'Liveness: the process answers', tags: ['service'], security: [],
-          responses: { 200: { description: 'Alive', content: { 'application/json': { schema: ref('Health') } } } },
+          responses: { 200: { description: 'Alive', content: { 'application/json': { schema: ref('Health') } } }, 431: HEADERS_TOO_LARGE },
         },
       },
       '/readyz': {
@@ -454,6 +521,7 @@ export function openApiDocument(opts: { serverUrl: string }): object {
           operationId: 'getReadiness', summary: 'Readiness: store, disk, ffmpeg, whisper and model present', tags: ['service'], security: [],
           responses: {
             200: { description: 'Ready', content: { 'application/json': { schema: ref('Readiness') } } },
+            431: HEADERS_TOO_LARGE,
             503: { description: 'Not ready; `checks` says what is missing', content: { 'application/json': { schema: ref('Readiness') } } },
           },
         },
