@@ -72,17 +72,19 @@ describe('game videos in the service', () => {
   const service = new Service(new JobStore(path.join(dir, 'shorts.db')));
   const items = gameVideoCatalog().items;
 
-  it('lists {name, preview} with pagination (spec 2.8, 4.10); the preview URL is the real PNG', () => {
+  it('lists {name, preview, video, video_duration} with pagination (spec 2.8, 4.10); locally the URLs are the real PNG and MP4', () => {
     const p1 = service.catalog('gameVideos', { page: '1', limit: '4' });
     expect(p1.items).toHaveLength(4);
     expect(p1.pagination).toEqual({ page: 1, limit: 4, totalPages: Math.ceil(items.length / 4), totalCount: items.length });
     const p2 = service.catalog('gameVideos', { page: '2', limit: '4' });
     expect(p2.items.map((i) => i.name)).toEqual(items.slice(4, 8).map((g) => g.name));
     for (const item of [...p1.items, ...p2.items]) {
-      expect(Object.keys(item).sort()).toEqual(['name', 'preview']);
-      const preview = (item as { preview: string }).preview;
-      expect(preview).toMatch(/^file:\/\//);
-      expect(existsSync(fileURLToPath(preview))).toBe(true);
+      expect(Object.keys(item).sort()).toEqual(['name', 'preview', 'video', 'video_duration']);
+      expect(item.preview).toMatch(/^file:\/\//);
+      expect(fileURLToPath(item.preview)).toBe(gameVideoPreviewPath(findGameVideo(item.name)!));
+      expect(item.video).toMatch(/^file:\/\//);
+      expect(fileURLToPath(item.video)).toBe(gameVideoFilePath(findGameVideo(item.name)!));
+      expect(item.video_duration).toBe(findGameVideo(item.name)!.duration);
     }
     expect(() => service.catalog('gameVideos', { limit: '101' })).toThrow(ShortsError);
   });

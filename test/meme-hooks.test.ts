@@ -113,17 +113,19 @@ describe('meme hooks in the service', () => {
   const items = memeHookCatalog().items;
   const body = { fileUrl: 'https://cdn.example.com/talk.mp4', start: 0, end: 120, memeHook: true };
 
-  it('lists {name, preview} with pagination (spec 2.7, 4.9); the preview URL is the real PNG', () => {
+  it('lists {name, preview, video, video_duration} with pagination (spec 2.7, 4.9); locally the URLs are the real PNG and MP4', () => {
     const p1 = service.catalog('memeHooks', { page: '1', limit: '3' });
     expect(p1.items).toHaveLength(3);
     expect(p1.pagination).toEqual({ page: 1, limit: 3, totalPages: Math.ceil(items.length / 3), totalCount: items.length });
     const p2 = service.catalog('memeHooks', { page: '2', limit: '3' });
     expect(p2.items.map((i) => i.name)).toEqual(items.slice(3, 6).map((m) => m.name));
     for (const item of [...p1.items, ...p2.items]) {
-      expect(Object.keys(item).sort()).toEqual(['name', 'preview']);
-      const preview = (item as { preview: string }).preview;
-      expect(preview).toMatch(/^file:\/\//);
-      expect(existsSync(fileURLToPath(preview))).toBe(true);
+      expect(Object.keys(item).sort()).toEqual(['name', 'preview', 'video', 'video_duration']);
+      expect(item.preview).toMatch(/^file:\/\//);
+      expect(fileURLToPath(item.preview)).toBe(memeHookPreviewPath(findMemeHook(item.name)!));
+      expect(item.video).toMatch(/^file:\/\//);
+      expect(fileURLToPath(item.video)).toBe(memeHookFilePath(findMemeHook(item.name)!));
+      expect(item.video_duration).toBe(findMemeHook(item.name)!.duration);
     }
     expect(() => service.catalog('memeHooks', { limit: '0' })).toThrow(ShortsError);
   });
@@ -171,7 +173,9 @@ describe('operator-added meme hooks', () => {
     expect(memeHookCatalog().items.map((m) => m.name)).toEqual(['My Intro']);
     const service = new Service(new JobStore(path.join(mkdtempSync(path.join(dir, 'svc-')), 'shorts.db')));
     const list = service.catalog('memeHooks', {});
-    expect(list.items).toEqual([{ name: 'My Intro', preview: expect.stringMatching(/meme-hooks\/previews\/mine\.png$/) }]);
+    expect(list.items).toEqual([{
+      name: 'My Intro', preview: expect.stringMatching(/meme-hooks\/previews\/mine\.png$/), video: expect.stringMatching(/^file:.*\/meme-hooks\/mine\.mp4$/), video_duration: 1.5,
+    }]);
     const r = await service.create({ id: 'a', email: 'a@example.com' }, { fileUrl: 'https://cdn.example.com/x.mp4', start: 0, end: 90, memeHook: true, memeHookName: 'My Intro' }, 'api');
     expect(r.requestId).toMatch(/^[0-9a-f]{24}$/);
   });

@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { findMusic, musicCatalog, musicFilePath, musicPreviewPath, randomMusic } from '../src/catalog/music.js';
 import { JobStore } from '../src/engine/job-store.js';
@@ -79,10 +80,15 @@ describe('music in the service', () => {
   const service = new Service(new JobStore(path.join(dir, 'shorts.db')));
   const total = musicCatalog().items.length;
 
-  it('lists {name, duration} with pagination (spec 4.8)', () => {
+  it('lists {name, duration, url} with pagination (spec 4.8); locally the url is the track\'s own file', () => {
     const p1 = service.catalog('music', { page: '1', limit: '5' });
     expect(p1.items).toHaveLength(5);
-    expect(Object.keys(p1.items[0]!).sort()).toEqual(['duration', 'name']);
+    for (const item of p1.items) {
+      expect(Object.keys(item).sort()).toEqual(['duration', 'name', 'url']);
+      expect(item.url).toMatch(/^file:\/\//);
+      expect(fileURLToPath(item.url)).toBe(musicFilePath(findMusic(item.name)!));
+      expect(item.duration).toBe(findMusic(item.name)!.duration);
+    }
     expect(p1.pagination).toEqual({ page: 1, limit: 5, totalPages: Math.ceil(total / 5), totalCount: total });
     const last = service.catalog('music', { page: String(Math.ceil(total / 5)), limit: '5' });
     expect(last.items.length).toBe(total - 5 * (Math.ceil(total / 5) - 1));
