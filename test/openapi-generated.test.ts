@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import openapiTS, { astToString } from 'openapi-typescript';
+import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, SAMPLE } from './helpers/cli.js';
@@ -197,11 +197,12 @@ function typeCheck(files: string[]): string[] {
 }
 
 describe('a client generated from the served document with openapi-typescript (default options)', () => {
-  let journey: (base: string, key: string, fileUrl: string) => Promise<Record<string, Record<string, unknown>>>;
+  type Step = 'created' | 'status' | 'detail' | 'list' | 'cancelled' | 'templates' | 'music' | 'memeHooks' | 'gameVideos';
+  let journey: (base: string, key: string, fileUrl: string) => Promise<Record<Step, Record<string, unknown>>>;
 
   beforeAll(async () => {
     // Default options: no flags at all, as a user running `npx openapi-typescript <url>` gets.
-    const generated = astToString(await openapiTS(served as Parameters<typeof openapiTS>[0]));
+    const generated = astToString(await openapiTS(served as unknown as OpenAPI3));
     writeFileSync(path.join(dir, 'schema.ts'), generated);
     writeFileSync(path.join(dir, 'package.json'), '{"type": "module"}');
     writeFileSync(path.join(dir, 'client.ts'), CLIENT);
