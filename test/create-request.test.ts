@@ -90,6 +90,21 @@ describe('create request validation (spec 4.2, 7.2)', () => {
     expect(r.outroHandle).toHaveLength(40);
   });
 
+  it('refuses an outroImageUrl that is not http(s) at creation, locally too (invalid_request, field outroImageUrl)', () => {
+    for (const c of [ctx, { ...ctx, allowLocalFile: true }]) {
+      expect(codeOf({ ...base, outroEnabled: true, outroImageUrl: 'file:///etc/passwd' }, c)).toBe('invalid_request: outroImageUrl must be a public http or https image URL, not file');
+      expect(codeOf({ ...base, outroImageUrl: 'ftp://ftp.example.com/card.png' }, c)).toMatch(/^invalid_request: outroImageUrl must be a public http or https image URL, not ftp/);
+      expect(codeOf({ ...base, outroImageUrl: 'card.png' }, c)).toMatch(/^invalid_request: outroImageUrl is not a valid URL/);
+      expect(codeOf({ ...base, outroImageUrl: `https://cdn.example.com/${'a'.repeat(2048)}.png` }, c)).toMatch(/^invalid_request: outroImageUrl must be at most 2048 characters/);
+    }
+    const refusal = (() => {
+      try { validateCreateRequest({ ...base, outroImageUrl: 'javascript:alert(1)' }, ctx); } catch (e) { return e; }
+      return null;
+    })();
+    expect(refusal).toMatchObject({ code: 'invalid_request', details: { field: 'outroImageUrl' } });
+    expect(validateCreateRequest({ ...base, outroImageUrl: 'https://cdn.example.com/card.png' }, ctx).outroImageUrl).toBe('https://cdn.example.com/card.png');
+  });
+
   it('bounds outroSeconds 1-3 (integer) and musicVolume 0-100', () => {
     expect(codeOf({ ...base, outroSeconds: 4 })).toMatch(/outroSeconds must be a whole number from 1 to 3/);
     expect(codeOf({ ...base, outroSeconds: 1.5 })).toMatch(/outroSeconds must be a whole number/);

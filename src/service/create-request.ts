@@ -112,6 +112,7 @@ export function validateCreateRequest(body: unknown, ctx: ValidationContext): Cr
     if (hook.length > 2048) throw new ShortsError('invalid_webhook_url', `webhookUrl must be at most 2048 characters (got ${hook.length})`);
     if (!/^https?:\/\//i.test(hook) || !URL.canParse(hook)) throw new ShortsError('invalid_webhook_url', `webhookUrl must be a valid http or https URL, got "${hook.slice(0, 100)}"`);
   }
+  checkOutroImageUrl(input.outroImageUrl);
   // "auto" is not one of the spec's codes: the local CLI may ask for detection, the API keeps the spec's
   // languages (and its default "en"), so an API caller always knows which language the request is in.
   const auto = input.language === 'auto';
@@ -211,6 +212,31 @@ function readSource(input: Record<string, unknown>, ctx: ValidationContext): Sou
     return { kind: 'pageUrl', url: value };
   }
   return { kind: 'fileUrl', url: value };
+}
+
+/** Like webhookUrl (spec 4.2): a URL longer than this is not a link anyone hands out. */
+export const OUTRO_IMAGE_URL_MAX = 2048;
+
+/**
+ * outroImageUrl is fetched by the server at render time, so it is held to the file URL's rules now
+ * (spec 4.2: http or https only; ftp, file and others rejected) instead of failing (and refunding) at
+ * render. The spec has no code of its own for it: an invalid parameter value is invalid_request, the
+ * code the render-time refusals of the image (type, size, HTTP status) use too. Locally as on the API:
+ * the image is downloaded in both modes, and a local file would need a path, not a URL. The address
+ * (private, loopback, metadata) is the service's network check (UrlChecks.outroImageUrl), after these rules.
+ */
+function checkOutroImageUrl(raw: unknown): void {
+  if (typeof raw !== 'string' || raw === '') return; // absent, or a type error readOption reports
+  const bad = (why: string) => new ShortsError('invalid_request', `outroImageUrl ${why}`, { field: 'outroImageUrl' });
+  if (raw.length > OUTRO_IMAGE_URL_MAX) throw bad(`must be at most ${OUTRO_IMAGE_URL_MAX} characters (got ${raw.length})`);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw bad(`is not a valid URL: "${raw.slice(0, 100)}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw bad(`must be a public http or https image URL, not ${url.protocol.replace(':', '')}`);
 }
 
 const FEATURE_LABELS = {
