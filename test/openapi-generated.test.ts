@@ -7,7 +7,7 @@
 // cannot describe two APIs. Finally Redocly lints the served document with recommended-strict
 // (redocly.yaml) and must find nothing. Everything runs offline: loopback only, no telemetry.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -39,6 +39,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await serve?.kill();
   await cdn?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 // ---------------------------------------------------------------------------------------------------
