@@ -12,6 +12,7 @@ import { renderSettingsFromEnv } from '../engine/render-settings.js';
 import { Worker } from '../engine/worker.js';
 import { mediaBinaries } from '../media/binaries.js';
 import { checkFileUrl, checkVideoSiteUrl, checkWebhookUrl, guardUrlCheck } from '../net/url-guard.js';
+import { checkImageUrl } from '../net/image-url-check.js';
 import { createTranscriber } from '../pipeline/transcribe.js';
 import { whisperCliPath } from '../pipeline/whisper-cli.js';
 import { AccountStore } from '../service/accounts.js';
@@ -55,6 +56,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       fileUrl: async (u) => { await checkFileUrl(u); },
       videoSiteUrl: async (u) => { await checkVideoSiteUrl(u); },
       webhookUrl: async (u) => { await checkWebhookUrl(u); },
+      outroImageUrl: async (u) => { await checkImageUrl(u); },
     },
     onQueued: () => worker?.wake(),
     secondsPerSourceSecond: () => store.measuredSecondsPerSourceSecond() ?? 0.35,

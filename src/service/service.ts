@@ -62,6 +62,8 @@ export interface UrlChecks {
   fileUrl(url: string): Promise<void>;
   videoSiteUrl(url: string): Promise<void>;
   webhookUrl(url: string): Promise<void>;
+  /** outroImageUrl, fetched by the server at render: refused now when its host is not public (ShortsError). */
+  outroImageUrl?(url: string): Promise<void>;
 }
 
 const ID_PATTERN = /^[0-9a-f]{24}$/;
@@ -121,6 +123,8 @@ export class Service {
         if (req.webhookUrl) await checks.webhookUrl(req.webhookUrl);
       }
     }
+    // Whatever the source (a local file too), the card image is downloaded by this server.
+    if (req.outroImageUrl) await this.opts.urlChecks?.outroImageUrl?.(req.outroImageUrl);
     const id = randomBytes(12).toString('hex');
     // The request and its credit are one transaction: a creation refused for credit leaves no row,
     // and two creations racing for the last credit cannot both be accepted.
