@@ -100,7 +100,7 @@ export function registerKeysCommand(program: Command, openStore: OpenAccountStor
     }
   };
   const keys = program.command('keys').description('issue, list and revoke API keys for `shorts serve`');
-  keys.command('create').description('create an API key (and its account, for a new email); the key is printed once')
+  keys.command('create').description('create an API key (and its account, for a new email); the key is printed once and starts with SHORTS_API_KEY_PREFIX (default sk_live_)')
     .requiredOption('--email <email>', 'account email')
     .option('--credits <n>', 'credits to grant (added to an existing account)')
     .option('--hourly-limit <n>', 'account requests per hour (1-2000, default 100)')
