@@ -62,6 +62,9 @@ export function buildProgram(makeClient: ClientFactory, setExit: (code: number) 
     .option('--request-id <id>').option('--short-id <id>').option('--since <iso>').option('--until <iso>').option('--date <which>')
     .option('--json', 'JSON output')
     .action((f: Record<string, string | undefined> & { json?: boolean }) => withClient((c) => postsCommand(c, f))());
+  program.command('mcp').description('serve every command above as tools of the Model Context Protocol over stdio, for AI agents (local or --remote)')
+    // Loaded on use: the SDK (zod, ajv) would otherwise slow the start of every other command.
+    .action(() => withClient(async (c) => (await import('./commands/mcp.js')).mcpCommand(c))());
   registerConfigCommand(program, setExit);
   registerKeysCommand(program, () => {
     const store = new JobStore(path.join(dataDir(), 'shorts.db'));

@@ -22,6 +22,7 @@ import { MediaLinks, loadOrCreateSecret, parseMediaTtl } from './media-links.js'
 import { openApiDocument } from './openapi.js';
 import { RateLimiter } from './rate-limit.js';
 import { WebhookSender, type WebhookEvent } from './webhooks.js';
+import { mcpHttpHandler } from '../mcp/http-handler.js';
 import { setting } from '../settings.js';
 
 export interface ServeOptions {
@@ -88,6 +89,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     openapi: () => openApiDocument({ serverUrl: `${baseUrl}/api/v1` }),
     readiness: () => readiness(store, opts.dataDir),
     log: opts.log,
+    mcp: mcpHttpHandler({ service, log: opts.log }),
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,0 +1,65 @@
+// `/mcp` on `shorts serve`: MCP over Streamable HTTP, stateless (a fresh server and transport per POST,
+// no session to keep or leak), for the account whose key the HTTP server has already checked. The tools
+// call the in-process Service for that account, with the rules the HTTP routes add around it (a
+// subscription for create and posts); the HTTP layer has counted the request against the rate limits.
+import type http from 'node:http';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { ShortsError } from '../errors.js';
+import type { AuthContext } from '../service/accounts.js';
+import type { Service } from '../service/service.js';
+import { createMcpServer } from './server.js';
+import type { McpBackend } from './tools.js';
+
+/** As the API's JSON bodies. */
+const MAX_BODY_BYTES = 1024 * 1024;
+/** Status reads are in-process here, so waiting can look often. */
+const POLL_MS = 1000;
+
+/** The ShortsClient operations for one account over the Service, as the HTTP routes call them. */
+export function serviceBackend(service: Service, auth: AuthContext): McpBackend {
+  const { account } = auth;
+  const subscribed = () => {
+    if (!account.subscriptionActive) throw new ShortsError('subscription_required', 'this account has no active subscription');
+  };
+  return {
+    create: async (body) => {
+      subscribed();
+      return service.create(account, body, 'api');
+    },
+    status: async (id) => service.status(account, id),
+    get: async (id) => service.detail(account, id),
+    list: async (q) => service.list(account, 'api', q),
+    cancel: async (id) => service.cancel(account, id),
+    templates: async () => service.templates(),
+    music: async (q) => service.catalog('music', q),
+    memeHooks: async (q) => service.catalog('memeHooks', q),
+    gameVideos: async (q) => service.catalog('gameVideos', q),
+    posts: async (q) => {
+      subscribed();
+      return service.posts(account, q);
+    },
+  };
+}
+
+export interface McpHttpDeps { service: Service; log: (line: string) => void }
+
+export function mcpHttpHandler(deps: McpHttpDeps): (req: http.IncomingMessage, res: http.ServerResponse, auth: AuthContext) => Promise<void> {
+  return async (req, res, auth) => {
+    // Stateless: no session to resume (GET would open a stream nothing writes to) or to end (DELETE).
+    if (req.method !== 'POST') {
+      const body = JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: `${req.method} is not supported on /mcp: this server is stateless; POST JSON-RPC messages` }, id: null });
+      res.writeHead(405, { allow: 'POST', 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+      return;
+    }
+    const server = createMcpServer(serviceBackend(deps.service, auth), { mode: 'serve', pollMs: POLL_MS, exposeInternalErrors: false, log: deps.log });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, maxRequestBodySize: MAX_BODY_BYTES });
+    // When the client goes away (or the answer is sent), stop a wait_for_request still polling.
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res);
+  };
+}

@@ -1,0 +1,74 @@
+// Local mode of `shorts mcp`: a create must answer at once (an agent's tool call cannot block for minutes),
+// so the job runs in the background of the MCP process, one at a time in creation order (one job already
+// uses every core). The request row carries this process's pid from creation on, so other `shorts`
+// processes see it as live; when the MCP server stops, unfinished jobs are marked failed with a reason
+// that says so and their children are killed, and a kill -9 is caught by LocalClient's orphan recovery.
+import type { LocalClient } from '../client/local-client.js';
+import type { CreateResponse } from '../service/api-types.js';
+import type { McpBackend } from './tools.js';
+
+export const INTERRUPTED = 'interrupted: the MCP server (`shorts mcp`) running this request stopped before it finished';
+
+export class LocalJobRunner {
+  private queue: Promise<void> = Promise.resolve();
+  /** Jobs of this process not finished yet (waiting their turn or running), with the handle that stops them. */
+  private readonly live = new Map<string, AbortController>();
+
+  constructor(private readonly client: LocalClient, private readonly log: (line: string) => void = () => {}) {}
+
+  /** The ShortsClient operations, with create starting the job in the background. */
+  backend(): McpBackend {
+    const c = this.client;
+    return {
+      create: async (body: Record<string, unknown>): Promise<CreateResponse> => {
+        const created = await c.create(body);
+        this.start(created.requestId);
+        return created;
+      },
+      status: (id) => c.status(id),
+      get: (id) => c.get(id),
+      list: (q) => c.list(q),
+      cancel: (id) => c.cancel(id),
+      templates: () => c.templates(),
+      music: (q) => c.music(q),
+      memeHooks: (q) => c.memeHooks(q),
+      gameVideos: (q) => c.gameVideos(q),
+      posts: (q) => c.posts(q),
+    };
+  }
+
+  private start(id: string): void {
+    const stop = new AbortController();
+    this.live.set(id, stop);
+    this.queue = this.queue.then(() => this.run(id, stop.signal));
+  }
+
+  private async run(id: string, signal: AbortSignal): Promise<void> {
+    try {
+      // A cancel made while it waited its turn leaves it terminal: wait() then returns at once.
+      if (!signal.aborted) await this.client.wait(id, { signal });
+    } catch (e) {
+      // The job could not even start (e.g. a misconfigured model setting): never leave it "processing".
+      const reason = `the job could not run: ${e instanceof Error ? e.message : String(e)}`;
+      this.client.service.store.finish(id, 'failed', reason);
+      this.log(`request ${id}: ${reason}`);
+    } finally {
+      this.live.delete(id);
+    }
+  }
+
+  /**
+   * Marks every unfinished job failed (interrupted) and stops it: wait()'s abort then kills its child
+   * processes, and its own attempt to cancel finds the request already terminal. Resolves once the jobs
+   * have wound down, or after `graceMs`.
+   */
+  async stop(graceMs = 3000): Promise<void> {
+    for (const [id, stop] of this.live) {
+      this.client.service.store.finish(id, 'failed', INTERRUPTED);
+      stop.abort();
+    }
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.queue, new Promise<void>((r) => { timer = setTimeout(r, graceMs); })]);
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,288 @@
+// The MCP tools: one per thing the CLI does, each a thin call on a backend shaped like ShortsClient
+// (LocalClient, RemoteClient, or the in-process Service of `shorts serve` for one account). Results
+// are the ShortsClient shapes as structuredContent, with a one-screen summary for people and agents
+// that read text only.
+import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { ShortsClient, Query } from '../client/shorts-client.js';
+import type { RequestDetail, StatusResponse } from '../service/api-types.js';
+import { TERMINAL } from '../engine/job-store.js';
+import { ShortsError } from '../errors.js';
+import { REQUEST_ID_INPUT, createInputSchema, outputSchema, queryInputSchema, type ObjectSchema } from './tool-schemas.js';
+
+/** What the tools call: the ShortsClient operations, whoever implements them. */
+export type McpBackend = Pick<ShortsClient, 'create' | 'status' | 'get' | 'list' | 'cancel' | 'templates' | 'music' | 'memeHooks' | 'gameVideos' | 'posts'>;
+
+/**
+ * Where a created request runs, which decides what the create tool promises:
+ * local = in this MCP process (no credits), remote = a `shorts serve` reached over HTTP, serve = this server.
+ */
+export type McpMode = 'local' | 'remote' | 'serve';
+
+export interface ToolContext {
+  backend: McpBackend;
+  signal: AbortSignal;
+  /** Progress notification, sent only when the client asked for them (a progressToken). */
+  progress(progress: number, message: string): Promise<void>;
+  /** How often wait_for_request looks at the status. */
+  pollMs: number;
+}
+
+export interface ToolResult { structured: Record<string, unknown>; summary: string }
+
+export interface ToolDef {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: ObjectSchema;
+  outputSchema: ObjectSchema;
+  annotations: ToolAnnotations;
+  run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult>;
+}
+
+/** wait_for_request blocks at most this long per call (MCP clients time out requests after about 60 s by default). */
+export const WAIT_DEFAULT_SECONDS = 50;
+export const WAIT_MAX_SECONDS = 300;
+
+const CREATE_DESCRIPTIONS: Record<McpMode, string> = {
+  serve: 'Spends one credit of this account when the request is accepted (refunded if processing fails; a refused request costs nothing). '
+    + 'Processing runs on this server in the background: the tool answers at once with the request id.',
+  remote: 'Spends one credit of the API account when the request is accepted (refunded if processing fails; a refused request costs nothing). '
+    + 'Processing runs on the remote Shorts API in the background: the tool answers at once with the request id.',
+  local: 'Local mode: no account and no credit balance (the response still says creditsUsed 1, as the API does). The job runs inside this MCP '
+    + 'server process in the background, one at a time in creation order: the tool answers at once with the request id. If this MCP server '
+    + 'stops before the job finishes, the job stops too and the request is marked failed ("interrupted").',
+};
+
+function str(args: Record<string, unknown>, key: string): string {
+  const v = args[key];
+  if (typeof v !== 'string' || v === '') throw new ShortsError('invalid_request', `${key} is required (a string)`, { field: key });
+  return v;
+}
+
+/** Refuses arguments the schema does not list, the way the API refuses unknown fields. */
+function checkKnown(args: Record<string, unknown>, schema: ObjectSchema): void {
+  for (const key of Object.keys(args)) {
+    if (!(key in schema.properties)) throw new ShortsError('invalid_request', `unknown argument "${key}"`, { field: key });
+  }
+}
+
+/** Tool arguments to the query strings ShortsClient takes (the Service parses and checks them, as for HTTP). */
+function toQuery(args: Record<string, unknown>): Query {
+  const q: Query = {};
+  for (const [k, v] of Object.entries(args)) if (v !== undefined && v !== null) q[k] = String(v);
+  return q;
+}
+
+function pageLine(p: { page: number; totalPages: number; totalCount: number }): string {
+  return `page ${p.page} of ${Math.max(p.totalPages, 1)} (${p.totalCount} in all)`;
+}
+
+function statusSummary(s: StatusResponse): string {
+  const lines = [`request ${s._id}: ${s.status}, ${s.stepMessage} (${s.progress}%)`];
+  if (s.failureReason) lines.push(`failure reason: ${s.failureReason}`);
+  for (const w of s.warnings ?? []) lines.push(`warning: ${w}`);
+  if (!TERMINAL.has(s.status)) lines.push('not finished: call wait_for_request or get_status again later');
+  else if (s.status === 'completed') lines.push('finished: get_request lists the clips and their video_url');
+  return lines.join('\n');
+}
+
+function detailSummary(d: RequestDetail): string {
+  const head = `${d.title || d.url} [${d.status}, ${d.progress}%] range ${d.start}-${d.end} s, ${d.sentences.length} sentences, template ${d.template}, ${d.shorts.length} clips`;
+  const clips = d.shorts.map((s, i) => `${i + 1}. [${s.viral_score}] ${s.title} (${s.startTimestamp.toFixed(1)}-${s.endTimestamp.toFixed(1)} s) `
+    + (s.error ? `FAILED: ${s.errorMessage ?? ''}` : s.video_url));
+  return [head, ...clips, ...(d.warnings ?? []).map((w) => `warning: ${w}`)].join('\n');
+}
+
+function catalogTool(name: string, title: string, path: string, key: 'music' | 'memeHooks' | 'gameVideos', component: string, what: string): ToolDef {
+  const inputSchema = queryInputSchema(path);
+  return {
+    name, title, inputSchema,
+    description: `Lists ${what} (paginated). Use an item's exact name as the matching create_shorts option.`,
+    outputSchema: outputSchema(component),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    async run(args, { backend }) {
+      checkKnown(args, inputSchema);
+      const q = toQuery(args);
+      const page = key === 'music' ? await backend.music(q) : key === 'memeHooks' ? await backend.memeHooks(q) : await backend.gameVideos(q);
+      const names = page.items.map((i) => i.name);
+      return {
+        structured: { [key]: page.items, pagination: page.pagination },
+        summary: `${names.length ? names.join(', ') : 'none'}\n${pageLine(page.pagination)}`,
+      };
+    },
+  };
+}
+
+export function buildTools(mode: McpMode): ToolDef[] {
+  const createInput = createInputSchema(mode === 'local');
+  const listInput = queryInputSchema('/shorts');
+  const postsInput = queryInputSchema('/posts');
+  const waitInput: ObjectSchema = {
+    ...REQUEST_ID_INPUT,
+    properties: {
+      ...REQUEST_ID_INPUT.properties,
+      timeoutSeconds: { type: 'number', minimum: 0, maximum: WAIT_MAX_SECONDS, default: WAIT_DEFAULT_SECONDS,
+        description: `seconds to wait at most (0-${WAIT_MAX_SECONDS}); keep it under your client's request timeout` },
+    },
+  };
+  const source = mode === 'local' ? 'exactly one of file, url or fileUrl' : 'exactly one of url or fileUrl';
+  return [
+    {
+      name: 'create_shorts',
+      title: 'Create short clips from a video',
+      description: `Creates vertical, captioned short clips from a range of a long video: ${source}, plus start and end in seconds `
+        + '(end - start between 60 and 1200). Every other field is an option with the default shown in the schema. '
+        + `${CREATE_DESCRIPTIONS[mode]} Then call wait_for_request or get_status, and get_request for the clips.`,
+      inputSchema: createInput,
+      outputSchema: outputSchema('CreateResponse'),
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+      async run(args, { backend }) {
+        const body = { ...args };
+        // As `shorts create --file`: a file on this machine is transcribed in the language its speech is in unless told.
+        if (mode === 'local' && body.file !== undefined && body.language === undefined) body.language = 'auto';
+        const r = await backend.create(body);
+        const lines = [`request ${r.requestId} accepted (${mode === 'local' ? 'local mode, no credit taken' : '1 credit used'})`,
+          `queue position ${r.queuePosition ?? 'none (starting)'}, estimated completion ${r.estimatedCompletionTime}`];
+        if (r.timeAdjustment) {
+          const { original, adjusted } = r.timeAdjustment;
+          lines.push(`range adjusted to the video's length: ${original.start}-${original.end} s -> ${adjusted.start}-${adjusted.end} s`);
+        }
+        lines.push('next: wait_for_request or get_status with this requestId');
+        return { structured: { ...r }, summary: lines.join('\n') };
+      },
+    },
+    {
+      name: 'get_status',
+      title: 'Status of a request',
+      description: 'Status, step and progress (0-100) of a request; failureReason when it failed.',
+      inputSchema: REQUEST_ID_INPUT,
+      outputSchema: outputSchema('Status'),
+      annotations: { readOnlyHint: true, openWorldHint: false },
+      async run(args, { backend }) {
+        checkKnown(args, REQUEST_ID_INPUT);
+        const s = await backend.status(str(args, 'requestId'));
+        return { structured: { ...s }, summary: statusSummary(s) };
+      },
+    },
+    {
+      name: 'wait_for_request',
+      title: 'Wait for a request to finish',
+      description: `Blocks until the request is completed, failed or cancelled, or until timeoutSeconds (default ${WAIT_DEFAULT_SECONDS}) pass, `
+        + 'and returns its status (not finished yet: call again). Sends progress notifications when the call carries a progressToken. '
+        + 'Does not cancel anything when it gives up.',
+      inputSchema: waitInput,
+      outputSchema: outputSchema('Status'),
+      annotations: { readOnlyHint: true, openWorldHint: false },
+      async run(args, ctx) {
+        checkKnown(args, waitInput);
+        const id = str(args, 'requestId');
+        const raw = args.timeoutSeconds ?? WAIT_DEFAULT_SECONDS;
+        if (typeof raw !== 'number' || !Number.isFinite(raw) || raw < 0 || raw > WAIT_MAX_SECONDS)
+          throw new ShortsError('invalid_request', `timeoutSeconds must be a number from 0 to ${WAIT_MAX_SECONDS}`, { field: 'timeoutSeconds' });
+        const s = await waitFor(id, raw * 1000, ctx);
+        return { structured: { ...s }, summary: statusSummary(s) };
+      },
+    },
+    {
+      name: 'get_request',
+      title: 'A request with its clips',
+      description: 'The request with its transcript sentences and its clips: title, viral_score (0-100), timestamps and video_url '
+        + '(a temporary link on the API, a file:// URL in local mode). Call after the status is completed.',
+      inputSchema: REQUEST_ID_INPUT,
+      outputSchema: outputSchema('RequestDetail'),
+      annotations: { readOnlyHint: true, openWorldHint: false },
+      async run(args, { backend }) {
+        checkKnown(args, REQUEST_ID_INPUT);
+        const d = await backend.get(str(args, 'requestId'));
+        return { structured: { ...d }, summary: detailSummary(d) };
+      },
+    },
+    {
+      name: 'list_requests',
+      title: 'List requests',
+      description: 'Requests of this account, newest first by default (paginated; filter by status).',
+      inputSchema: listInput,
+      outputSchema: outputSchema('RequestList'),
+      annotations: { readOnlyHint: true, openWorldHint: false },
+      async run(args, { backend }) {
+        checkKnown(args, listInput);
+        const r = await backend.list(toQuery(args));
+        const lines = r.requests.map((q) => `${q.requestId} ${q.status} ${q.progress}% created ${q.createdAt} ${q.duration} s ${q.url}`);
+        return { structured: { ...r }, summary: [...lines, pageLine(r.pagination)].join('\n') };
+      },
+    },
+    {
+      name: 'cancel_request',
+      title: 'Cancel a request',
+      description: 'Cancels a queued or processing request and stops its work at once. On the API the credit comes back only if it was still queued.',
+      inputSchema: REQUEST_ID_INPUT,
+      outputSchema: outputSchema('Cancelled'),
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+      async run(args, { backend }) {
+        checkKnown(args, REQUEST_ID_INPUT);
+        const r = await backend.cancel(str(args, 'requestId'));
+        return { structured: { ...r }, summary: `request ${r._id} cancelled` };
+      },
+    },
+    {
+      name: 'list_templates',
+      title: 'Caption templates',
+      description: 'Caption templates (templateId for create_shorts) with preview images, and the default one.',
+      inputSchema: { type: 'object', additionalProperties: false, properties: {} },
+      outputSchema: outputSchema('TemplateList'),
+      annotations: { readOnlyHint: true, openWorldHint: false },
+      async run(args, { backend }) {
+        checkKnown(args, { type: 'object', properties: {} });
+        const t = await backend.templates();
+        const lines = t.templates.map((x) => `${x.templateId} ${x.displayName}${x.templateId === t.defaultTemplateId ? ' (default)' : ''}`);
+        return { structured: { ...t }, summary: lines.join('\n') };
+      },
+    },
+    catalogTool('list_music', 'Background music', '/music', 'music', 'MusicList', 'background music tracks (musicName)'),
+    catalogTool('list_meme_hooks', 'Meme hooks', '/meme-hooks', 'memeHooks', 'MemeHookList', 'meme intro clips (memeHookName)'),
+    catalogTool('list_game_videos', 'Game videos', '/game-videos', 'gameVideos', 'GameVideoList', 'gameplay videos for the split screen (gameVideoName)'),
+    {
+      name: 'list_posts',
+      title: 'Social posts',
+      description: 'Social posts made from clips, newest first (paginated; filters as the schema says).',
+      inputSchema: postsInput,
+      outputSchema: outputSchema('PostList'),
+      annotations: { readOnlyHint: true, openWorldHint: false },
+      async run(args, { backend }) {
+        checkKnown(args, postsInput);
+        const r = await backend.posts(toQuery(args));
+        const lines = r.posts.map((p) => `${p.id} ${p.platform} ${p.status} ${p.scheduledAt} ${p.url ?? ''} ${p.title}`);
+        return { structured: { ...r }, summary: [...lines, pageLine(r.pagination)].join('\n') };
+      },
+    },
+  ];
+}
+
+/** Polls the status until it is terminal or `timeoutMs` pass; a client's cancellation of the call stops it early. */
+async function waitFor(id: string, timeoutMs: number, ctx: ToolContext): Promise<StatusResponse> {
+  const end = Date.now() + timeoutMs;
+  let lastProgress = -1;
+  for (;;) {
+    const s = await ctx.backend.status(id);
+    // MCP progress must only grow; a status read twice at the same percentage is not news.
+    if (s.progress > lastProgress) {
+      lastProgress = s.progress;
+      await ctx.progress(s.progress, `${s.stepMessage} (${s.status})`);
+    }
+    const left = end - Date.now();
+    if (TERMINAL.has(s.status) || left <= 0 || ctx.signal.aborted) return s;
+    await sleep(Math.min(ctx.pollMs, left), ctx.signal);
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
