@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyseAudio, audioArgs, findAudioEvents } from '../src/pipeline/audio-features.js';
+import { analyseAudio, audioArgs, findAudioEvents, voicedSeconds } from '../src/pipeline/audio-features.js';
 import { PipelineError } from '../src/errors.js';
 import { dryTalk } from './helpers/dry-talk.js';
 import { dryTalkTranscript } from './helpers/dry-talk-transcript.js';
@@ -115,5 +115,28 @@ describe('findAudioEvents', () => {
     const audio = await analyseAudio(wav, { start: 0, end: 12 });
     const kinds = findAudioEvents(audio, []).map((e) => e.kind);
     expect(kinds).toEqual(['laughter', 'scream', 'applause']);
+  });
+});
+
+describe('voicedSeconds: is there a voice at all (the "no speech" gate before Whisper)', () => {
+  const pcm = (input: string[]): Int16Array => {
+    const raw = execFileSync('ffmpeg', ['-v', 'error', ...input, '-ac', '1', '-ar', '16000', '-f', 's16le', '-'], { maxBuffer: 64 << 20 });
+    return new Int16Array(raw.buffer, raw.byteOffset, raw.length >> 1);
+  };
+  it('hears none in brown, pink or white noise (random seeds), and plenty in recorded voices, noisy or not', () => {
+    for (const color of ['brown', 'pink', 'white']) {
+      const noise = pcm(['-f', 'lavfi', '-i', `anoisesrc=color=${color}:amplitude=0.05:duration=30`]);
+      expect(voicedSeconds(noise, 16000), color).toBe(0);
+    }
+    const jfk = pcm(['-i', JFK_WAV]);
+    expect(voicedSeconds(jfk, 16000)).toBeGreaterThan(2);
+    // The same speech with white noise as loud as the voice over it.
+    const noisy = pcm(['-i', JFK_WAV, '-f', 'lavfi', '-i', 'anoisesrc=color=white:amplitude=0.1:duration=11', '-filter_complex', '[0][1]amix=inputs=2:normalize=0']);
+    expect(voicedSeconds(noisy, 16000)).toBeGreaterThan(2);
+    // An 8 kHz telephone prompt (a held-out voice: Spanish, asterisk-core-sounds-es-wav).
+    const prompt = pcm(['-i', '/usr/share/asterisk/sounds/es/agent-pass.wav']);
+    expect(voicedSeconds(prompt, 16000)).toBeGreaterThan(1);
+    // Counting stops once enough is heard.
+    expect(voicedSeconds(jfk, 16000, 0.3)).toBeLessThan(0.4);
   });
 });

@@ -123,6 +123,30 @@ export function analyseSamples(samples: Float32Array, start: number): AudioTrack
 }
 
 /**
+ * Seconds of voiced sound (a pitch YIN can follow, 75-600 Hz) in 16-bit mono PCM at any rate, counted up to
+ * `enough` (then it stops: speech reaches it within its first words). Speech needs voicing; noise has none:
+ * measured 0 voiced frames of 25 ms in brown, pink and white noise, against 26-72 % of the frames of recorded
+ * speech, 26 % with white noise mixed over it at its own level (docs/benchmarks.md, issue 12).
+ */
+export function voicedSeconds(samples: Int16Array, sampleRate: number, enough = Infinity): number {
+  // Decimated to the analysis rate by averaging: YIN reads only what is below 600 Hz.
+  const step = Math.max(1, Math.round(sampleRate / AUDIO_SAMPLE_RATE));
+  const x = new Float32Array(Math.floor(samples.length / step));
+  for (let i = 0; i < x.length; i++) {
+    let sum = 0;
+    for (let k = 0; k < step; k++) sum += samples[i * step + k]!;
+    x[i] = sum / step / 32768;
+  }
+  let voiced = 0;
+  for (let at = 0; at + PITCH_WINDOW <= x.length && voiced * AUDIO_FRAME_SEC < enough; at += HOP) {
+    let energy = 0;
+    for (let i = at; i < at + HOP; i++) energy += x[i]! * x[i]!;
+    if (10 * Math.log10(energy / HOP + 1e-12) >= -60 && yinPitch(x, at) > 0) voiced++;
+  }
+  return voiced * AUDIO_FRAME_SEC;
+}
+
+/**
  * YIN (de Cheveigné & Kawahara 2002): the first lag whose cumulative-mean-normalised difference dips
  * under the threshold, refined by parabolic interpolation. 0 = unvoiced (noise, breath, silence).
  */

@@ -9,6 +9,7 @@ import { buildSentences } from './sentences.js';
 import { readCachedTranscript, writeCachedTranscript, type TranscriptCacheKey } from './transcript-cache.js';
 import type { TimeRange, Transcript } from './types.js';
 import { findForcedAligner, forceAlign, type SegmentSpan } from './forced-align.js';
+import { voicedSeconds } from './audio-features.js';
 import { energyEnvelope, giveEveryWordTime, refineOnsets, spreadOverSpeech } from './onset-align.js';
 import { translateSpeechToEnglish, type TranslatedPhrase } from './whisper-translate.js';
 import { SAMPLE_RATE, extractAudioArgs, wavSamples, writeSpeechWav } from './speech-audio.js';
@@ -94,6 +95,9 @@ export async function modelSet(specs: ModelSpecs): Promise<ModelSet> {
 
 // Re-exported: tests and tools built on the transcriber use them from here.
 export { extractAudioArgs, wavSamples };
+
+/** Less voiced sound than one short word in the whole range: no speech (see voicedSeconds). */
+const MIN_VOICED_SEC = 0.3;
 
 async function extractAudio(mediaPath: string, range: TimeRange, wavPath: string, signal?: AbortSignal): Promise<Int16Array> {
   await writeSpeechWav(mediaPath, range, wavPath, STAGE, signal);
@@ -219,6 +223,12 @@ export function createTranscriber(opts: TranscriberOptions): Transcriber {
         const seconds = samples.length / SAMPLE_RATE;
         progress(EXTRACT_SHARE);
         const env = energyEnvelope(samples, SAMPLE_RATE);
+        // Noise, silence, a hiss: no voice, so no words — but the multilingual model writes phrases into noise
+        // and detection still names a language (brown noise: Nynorsk, p 0.44-0.48, a hair under the "auto"
+        // threshold). Answered here, without Whisper: the request then fails with "no speech".
+        if (voicedSeconds(samples, SAMPLE_RATE, MIN_VOICED_SEC) < MIN_VOICED_SEC) {
+          return { transcript: { language: language ?? 'en', model: modelName, range, words: [], sentences: [] }, cacheKey: null };
+        }
         let share = EXTRACT_SHARE;
         if (detector && !detection && seconds >= 0.1) {
           // Whisper hears 30 s: the 30 s with the most speech, not a silent or musical intro.
