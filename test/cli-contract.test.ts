@@ -64,15 +64,15 @@ describe.each(['local', 'remote'] as const)('the CLI in %s mode', (mode) => {
     expect(t.defaultTemplateName).toBe('Karaoke');
     const music = JSON.parse((await runCli(['music', '--limit', '5', '--json'], envs[mode])).stdout);
     expect(music.data.music).toHaveLength(5);
-    expect(music.data.music[0]).toEqual({ name: expect.any(String), duration: expect.any(Number) });
+    expect(music.data.music[0]).toEqual({ name: expect.any(String), duration: expect.any(Number), url: expect.stringMatching(mode === 'local' ? /^file:.*\.opus$/ : /\/assets\/catalog\/music\/.+\/media$/) });
     expect(music.data.pagination).toMatchObject({ page: 1, limit: 5, totalCount: expect.any(Number) });
     const memes = JSON.parse((await runCli(['meme-hooks', '--limit', '3', '--json'], envs[mode])).stdout);
     expect(memes.data.memeHooks).toHaveLength(3);
     // A file:// URL locally, the server's public preview route remotely.
-    expect(memes.data.memeHooks[0]).toEqual({ name: expect.any(String), preview: expect.stringMatching(mode === 'local' ? /^file:.*\.png$/ : /\/assets\/catalog\/meme-hooks\/.+\/preview$/) });
+    expect(memes.data.memeHooks[0]).toEqual({ name: expect.any(String), preview: expect.stringMatching(mode === 'local' ? /^file:.*\.png$/ : /\/assets\/catalog\/meme-hooks\/.+\/preview$/), video: expect.stringMatching(mode === 'local' ? /^file:.*\.mp4$/ : /\/assets\/catalog\/meme-hooks\/.+\/media$/), video_duration: expect.any(Number) });
     const games = JSON.parse((await runCli(['game-videos', '--limit', '3', '--json'], envs[mode])).stdout);
     expect(games.data.gameVideos).toHaveLength(3);
-    expect(games.data.gameVideos[0]).toEqual({ name: expect.any(String), preview: expect.stringMatching(mode === 'local' ? /^file:.*\.png$/ : /\/assets\/catalog\/game-videos\/.+\/preview$/) });
+    expect(games.data.gameVideos[0]).toEqual({ name: expect.any(String), preview: expect.stringMatching(mode === 'local' ? /^file:.*\.png$/ : /\/assets\/catalog\/game-videos\/.+\/preview$/), video: expect.stringMatching(mode === 'local' ? /^file:.*\.mp4$/ : /\/assets\/catalog\/game-videos\/.+\/media$/), video_duration: expect.any(Number) });
     const posts = JSON.parse((await runCli(['posts', '--json'], envs[mode])).stdout);
     expect(posts.data.pagination).toMatchObject({ page: 1, limit: 50 });
   });
