@@ -48,11 +48,14 @@ describe('shorts mcp over stdio, local mode', () => {
   const env = cliEnv();
   let client: Client;
   let stderr = '';
+  const transportErrors: string[] = [];
 
   beforeAll(async () => {
     const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: env as Record<string, string>, stderr: 'pipe' });
     transport.stderr?.on('data', (b: Buffer) => { stderr += b.toString(); });
     client = new Client({ name: 'shorts-test', version: '1.0.0' });
+    // Anything but JSON-RPC on the server's stdout (a stray log line) would surface here.
+    client.onerror = (e) => { if (!/progress notification for an unknown token/.test(e.message)) transportErrors.push(e.message); };
     await client.connect(transport);
   });
   afterAll(async () => { await client?.close(); });
@@ -115,6 +118,7 @@ describe('shorts mcp over stdio, local mode', () => {
 
     const list = structured<{ requests: { requestId: string; status: string }[] }>(await call(client, 'list_requests', { status: 'completed' }));
     expect(list.requests.map((r) => [r.requestId, r.status])).toEqual([[created.requestId, 'completed']]);
+    expect(transportErrors).toEqual([]);
   }, 240_000);
 
   it('cancels a request and refuses to cancel it twice', async () => {
@@ -195,6 +199,28 @@ describe('/mcp on shorts serve (Streamable HTTP)', () => {
       expect(structured<{ templates: unknown[] }>(await call(other, 'list_templates')).templates.length).toBeGreaterThan(0);
     } finally {
       await other.close();
+    }
+  });
+
+  it('serves stdio in remote mode too, with --remote and --api-key like every command', async () => {
+    const http = await connect({ 'X-API-Key': key });
+    const created = structured<CreateResponse>(await call(http, 'create_shorts', { fileUrl: `${cdn.url}/talk.mp4`, start: 0, end: 60, maxShorts: 1 }));
+    await http.close();
+    const client = new Client({ name: 'shorts-test', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({
+      command: process.execPath, args: [BIN, '--remote', serve.api, '--api-key', key, 'mcp'],
+      env: { ...serve.env, SHORTS_POLL_INTERVAL_MS: '200' } as Record<string, string>, stderr: 'ignore',
+    }));
+    try {
+      const create = (await client.listTools()).tools.find((t) => t.name === 'create_shorts')!;
+      expect(create.inputSchema.properties).not.toHaveProperty('file');
+      expect(create.description).toMatch(/remote Shorts API/);
+      expect(structured<StatusResponse>(await call(client, 'get_status', { requestId: created.requestId }))._id).toBe(created.requestId);
+      expect(structured(await call(client, 'cancel_request', { requestId: created.requestId }))).toEqual({ _id: created.requestId, status: 'cancelled' });
+      expect(structured<StatusResponse>(await call(client, 'wait_for_request', { requestId: created.requestId, timeoutSeconds: 5 })).status).toBe('cancelled');
+      expect(errorCode(await call(client, 'cancel_request', { requestId: created.requestId }))).toBe('request_not_cancellable');
+    } finally {
+      await client.close();
     }
   });
 
