@@ -75,6 +75,20 @@ describe('shorts mcp over stdio, local mode', () => {
     expect(tools.find((t) => t.name === 'get_status')!.annotations).toMatchObject({ readOnlyHint: true });
   });
 
+  it('lists the catalogs, templates and posts with the names create takes', async () => {
+    const templates = structured<{ templates: { templateId: string }[]; defaultTemplateId: string }>(await call(client, 'list_templates'));
+    expect(templates.templates.map((t) => t.templateId)).toContain(templates.defaultTemplateId);
+    for (const [tool, key] of [['list_music', 'music'], ['list_meme_hooks', 'memeHooks'], ['list_game_videos', 'gameVideos']] as const) {
+      const page = structured<Record<string, { name: string }[]> & { pagination: { totalCount: number } }>(await call(client, tool, { limit: 2 }));
+      expect(page[key]!.length, tool).toBeGreaterThan(0);
+      expect(page[key]!.length, tool).toBeLessThanOrEqual(2);
+      expect(page.pagination.totalCount, tool).toBeGreaterThanOrEqual(page[key]!.length);
+    }
+    expect(structured<{ posts: unknown[] }>(await call(client, 'list_posts')).posts).toEqual([]);
+    expect(errorCode(await call(client, 'list_music', { limit: 1000 }))).toBe('invalid_request');
+    expect(errorCode(await call(client, 'list_music', { colour: 'red' }))).toBe('invalid_request');
+  });
+
   it('answers an invalid create with isError naming invalid_request, and creates nothing', async () => {
     expect(errorCode(await call(client, 'create_shorts', { file: SAMPLE, start: 0, end: 10 }))).toBe('invalid_request');
     expect(errorCode(await call(client, 'create_shorts', { file: SAMPLE, start: 0, end: 60, maxShorts: 99 }))).toBe('invalid_request');

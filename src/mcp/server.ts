@@ -43,8 +43,16 @@ export function errorResult(e: unknown, opts: Pick<McpServerOptions, 'exposeInte
   return { isError: true, content: [{ type: 'text', text: `error (${error.code}): ${error.message}` }, { type: 'text', text: JSON.stringify({ error }) }] };
 }
 
+/** Tool definitions hold no state (the backend comes with each call), so `/mcp` builds them once per mode, not per request. */
+const toolsByMode = new Map<McpMode, Map<string, ToolDef>>();
+function toolsFor(mode: McpMode): Map<string, ToolDef> {
+  let tools = toolsByMode.get(mode);
+  if (!tools) toolsByMode.set(mode, tools = new Map(buildTools(mode).map((t) => [t.name, t])));
+  return tools;
+}
+
 export function createMcpServer(backend: McpBackend, opts: McpServerOptions): Server {
-  const tools = new Map<string, ToolDef>(buildTools(opts.mode).map((t) => [t.name, t]));
+  const tools = toolsFor(opts.mode);
   const server = new Server({ name: 'shortwright', title: 'Shorts (shortwright)', version: packageVersion() },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
 
