@@ -50,8 +50,12 @@ export class LocalJobRunner {
     } catch (e) {
       // The job could not even start (e.g. a misconfigured model setting): never leave it "processing".
       const reason = `the job could not run: ${e instanceof Error ? e.message : String(e)}`;
-      this.client.service.store.finish(id, 'failed', reason);
       this.log(`request ${id}: ${reason}`);
+      try {
+        this.client.service.store.finish(id, 'failed', reason);
+      } catch {
+        // The store is already closed (the server is exiting): orphan recovery marks it on the next start.
+      }
     } finally {
       this.live.delete(id);
     }
