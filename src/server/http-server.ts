@@ -12,7 +12,7 @@ import type { RateLimiter } from './rate-limit.js';
 import type { MediaLinks } from './media-links.js';
 import { serveFile } from './serve-file.js';
 import { templateAssetFile } from '../catalog/template-previews.js';
-import { catalogPreviewFile } from '../catalog/catalog-previews.js';
+import { catalogAssetFile } from '../catalog/catalog-assets.js';
 import { matchRoute, type Route } from './router.js';
 
 export interface ReadinessReport { ready: boolean; checks: Record<string, { ok: boolean; detail: string }> }
@@ -120,13 +120,13 @@ async function readJson(req: http.IncomingMessage): Promise<unknown> {
 }
 
 /**
- * GET/HEAD of a public catalog image: a template preview (`/assets/templates/<file>`) or a catalog item's
- * preview (`/assets/catalog/<folder>/<name>/preview`). Each lookup accepts only its own exact shapes and
+ * GET/HEAD of a public catalog file: a template preview (`/assets/templates/<file>`) or a catalog item's
+ * preview or media (`/assets/catalog/<folder>/<name>/preview|media`). Each lookup accepts only its own exact shapes and
  * names, so `..`, encoded separators and every other file are a 404, never a file elsewhere.
  */
 export async function servePublicAsset(req: http.IncomingMessage, res: http.ServerResponse, pathname: string): Promise<void> {
-  const asset = templateAssetFile(pathname) ?? catalogPreviewFile(pathname);
-  if (!asset) throw new ShortsError('resource_not_found', 'no such image');
+  const asset = templateAssetFile(pathname) ?? catalogAssetFile(pathname);
+  if (!asset) throw new ShortsError('resource_not_found', 'no such file');
   await serveFile(req, res, asset.file, asset.contentType);
 }
 
