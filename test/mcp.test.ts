@@ -180,7 +180,7 @@ describe('/mcp on shorts serve (Streamable HTTP)', () => {
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('invalid_api_key');
   });
 
-  it('drives a request with the key: create spends a credit, status, get, list and cancel answer for that account', async () => {
+  it('drives a request with the key: create (creditsUsed 1), status, get, list and cancel answer for that account only', async () => {
     const client = await connect({ 'X-API-Key': key });
     try {
       const tools = await listedTools(client);
