@@ -1,12 +1,14 @@
 // `/mcp` on `shorts serve`: MCP over Streamable HTTP, stateless (a fresh server and transport per POST,
 // no session to keep or leak), for the account whose key the HTTP server has already checked. The tools
 // call the in-process Service for that account, with the rules the HTTP routes add around it (a
-// subscription for create and posts); the HTTP layer has counted the request against the rate limits.
+// subscription for create and posts, each tool call counted against its endpoint's limiter); the HTTP
+// layer has counted the HTTP request itself against the Standard limiter.
 import type http from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ShortsError } from '../errors.js';
 import type { AuthContext } from '../service/accounts.js';
 import type { Service } from '../service/service.js';
+import type { LimiterName } from '../server/rate-limit.js';
 import { createMcpServer } from './server.js';
 import type { McpBackend } from './tools.js';
 
@@ -16,32 +18,42 @@ const MAX_BODY_BYTES = 1024 * 1024;
 const POLL_MS = 1000;
 
 /** The ShortsClient operations for one account over the Service, as the HTTP routes call them. */
-export function serviceBackend(service: Service, auth: AuthContext): McpBackend {
+export function serviceBackend(service: Service, auth: AuthContext, limit: RateLimit = () => {}): McpBackend {
   const { account } = auth;
   const subscribed = () => {
     if (!account.subscriptionActive) throw new ShortsError('subscription_required', 'this account has no active subscription');
   };
+  // The limiter of the endpoint each tool stands for: a create over MCP is a creation like POST /shorts/create,
+  // so an agent cannot get round the Video creation limit by calling the tool instead of the endpoint.
+  const limited = <A extends unknown[], R>(name: LimiterName, fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+    limit(auth, name);
+    return fn(...args);
+  };
   return {
-    create: async (body) => {
+    create: limited('videoCreation', async (body) => {
       subscribed();
       return service.create(account, body, 'api');
-    },
-    status: async (id) => service.status(account, id),
-    get: async (id) => service.detail(account, id),
-    list: async (q) => service.list(account, 'api', q),
-    cancel: async (id) => service.cancel(account, id),
-    templates: async () => service.templates(),
-    music: async (q) => service.catalog('music', q),
-    memeHooks: async (q) => service.catalog('memeHooks', q),
-    gameVideos: async (q) => service.catalog('gameVideos', q),
-    posts: async (q) => {
+    }),
+    status: limited('statusCheck', async (id) => service.status(account, id)),
+    poll: async (id) => service.status(account, id),
+    get: limited('statusCheck', async (id) => service.detail(account, id)),
+    list: limited('listRequests', async (q) => service.list(account, 'api', q)),
+    cancel: limited('standard', async (id) => service.cancel(account, id)),
+    templates: limited('standard', async () => service.templates()),
+    music: limited('statusCheck', async (q) => service.catalog('music', q)),
+    memeHooks: limited('statusCheck', async (q) => service.catalog('memeHooks', q)),
+    gameVideos: limited('statusCheck', async (q) => service.catalog('gameVideos', q)),
+    posts: limited('posts', async (q) => {
       subscribed();
       return service.posts(account, q);
-    },
+    }),
   };
 }
 
-export interface McpHttpDeps { service: Service; log: (line: string) => void }
+/** Counts one call against a limiter; throws the 429 error (rate_limit_exceeded, retryAfter) when it is spent. */
+export type RateLimit = (auth: AuthContext, limiter: LimiterName) => void;
+
+export interface McpHttpDeps { service: Service; limit: RateLimit; log: (line: string) => void }
 
 export function mcpHttpHandler(deps: McpHttpDeps): (req: http.IncomingMessage, res: http.ServerResponse, auth: AuthContext) => Promise<void> {
   return async (req, res, auth) => {
@@ -52,7 +64,7 @@ export function mcpHttpHandler(deps: McpHttpDeps): (req: http.IncomingMessage, r
       res.end(body);
       return;
     }
-    const server = createMcpServer(serviceBackend(deps.service, auth), { mode: 'serve', pollMs: POLL_MS, exposeInternalErrors: false, log: deps.log });
+    const server = createMcpServer(serviceBackend(deps.service, auth, deps.limit), { mode: 'serve', pollMs: POLL_MS, exposeInternalErrors: false, log: deps.log });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, maxRequestBodySize: MAX_BODY_BYTES });
     // When the client goes away (or the answer is sent), stop a wait_for_request still polling.
     res.on('close', () => {

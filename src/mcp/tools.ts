@@ -10,7 +10,13 @@ import { ShortsError } from '../errors.js';
 import { REQUEST_ID_INPUT, createInputSchema, outputSchema, queryInputSchema, type ObjectSchema } from './tool-schemas.js';
 
 /** What the tools call: the ShortsClient operations, whoever implements them. */
-export type McpBackend = Pick<ShortsClient, 'create' | 'status' | 'get' | 'list' | 'cancel' | 'templates' | 'music' | 'memeHooks' | 'gameVideos' | 'posts'>;
+export type McpBackend = Pick<ShortsClient, 'create' | 'status' | 'get' | 'list' | 'cancel' | 'templates' | 'music' | 'memeHooks' | 'gameVideos' | 'posts'> & {
+  /**
+   * The status reads of wait_for_request after its first: in-process on serve they are not API calls, so
+   * they do not count against the caller's limits (the tool call was counted once). Absent: `status`.
+   */
+  poll?: ShortsClient['status'];
+};
 
 /**
  * Where a created request runs, which decides what the create tool promises:
@@ -262,8 +268,8 @@ export function buildTools(mode: McpMode): ToolDef[] {
 async function waitFor(id: string, timeoutMs: number, ctx: ToolContext): Promise<StatusResponse> {
   const end = Date.now() + timeoutMs;
   let lastProgress = -1;
-  for (;;) {
-    const s = await ctx.backend.status(id);
+  for (let first = true; ; first = false) {
+    const s = first || !ctx.backend.poll ? await ctx.backend.status(id) : await ctx.backend.poll(id);
     // MCP progress must only grow; a status read twice at the same percentage is not news.
     if (s.progress > lastProgress) {
       lastProgress = s.progress;

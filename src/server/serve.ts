@@ -89,7 +89,10 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     openapi: () => openApiDocument({ serverUrl: `${baseUrl}/api/v1` }),
     readiness: () => readiness(store, opts.dataDir),
     log: opts.log,
-    mcp: mcpHttpHandler({ service, log: opts.log }),
+    mcp: mcpHttpHandler({
+      service, log: opts.log,
+      limit: (auth, name) => { const r = limiter.check(auth.keyId, auth.account, name); if (r.error) throw r.error; },
+    }),
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

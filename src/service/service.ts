@@ -306,7 +306,6 @@ async function checkLocalFile(req: CreateRequest, abs: string): Promise<TimeAdju
     throw e;
   }
   if (!info.hasVideo) throw new ShortsError('invalid_request', `${path.basename(abs)} has no video stream`);
-  if (info.durationSec > MAX_SOURCE_SECONDS) throw new ShortsError('video_too_long', `the video is ${Math.round(info.durationSec / 60)} minutes long; the limit is 5 hours`);
   return clampRange({ start: req.start, end: req.end }, info.durationSec).adjustment;
 }
 
