@@ -16,7 +16,8 @@
 // - `npm pack --ignore-scripts`: `prepare` would rebuild dist and whisper.cpp; `npm test`'s pretest
 //   has just built dist, which is what gets packed.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -218,6 +219,32 @@ describe('the packed package, installed into an empty folder offline', () => {
     const manifest = JSON.parse(readFileSync(path.join(app, 'node_modules', 'shortwright', 'package.json'), 'utf8'));
     expect(manifest.exports['.']).toEqual({ types: './dist/index.d.ts', import: './dist/index.js' });
     expect(manifest.dependencies['fluent-ffmpeg']).toBeUndefined();
+  });
+
+  it('engines.node is true of every installed dependency', () => {
+    // semver comes with the install (conf depends on it).
+    const semver = createRequire(path.join(app, 'package.json'))('semver') as { satisfies(v: string, range: string): boolean };
+    const ours = (JSON.parse(readFileSync(path.join(app, 'node_modules', 'shortwright', 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
+    // The first release of each line from 20 on, the first 20.x the dependencies accept, and this Node.
+    const admitted = ['20.0.0', '20.5.0', '21.0.0', '22.0.0', '23.0.0', '24.0.0', '25.0.0', process.versions.node]
+      .filter((v) => semver.satisfies(v, ours));
+    expect(admitted).toContain(process.versions.node);
+    const refused: string[] = [];
+    const walk = (dir: string): void => {
+      for (const name of readdirSync(dir)) {
+        if (name.startsWith('.')) continue;
+        if (name.startsWith('@')) { walk(path.join(dir, name)); continue; }
+        const pkgDir = path.join(dir, name);
+        const manifestFile = path.join(pkgDir, 'package.json');
+        if (!existsSync(manifestFile)) continue;
+        const m = JSON.parse(readFileSync(manifestFile, 'utf8')) as { name: string; version: string; engines?: { node?: string } };
+        const range = m.engines?.node;
+        for (const v of range ? admitted : []) if (!semver.satisfies(v, range!)) refused.push(`${m.name}@${m.version} wants node ${range}, not ${v}`);
+        if (existsSync(path.join(pkgDir, 'node_modules'))) walk(path.join(pkgDir, 'node_modules'));
+      }
+    };
+    walk(path.join(app, 'node_modules'));
+    expect(refused, `package.json says node ${ours}`).toEqual([]);
   });
 
   it('`npx shorts --help` runs the installed CLI', async () => {
