@@ -167,6 +167,13 @@ paginate(remote, 'templates');
 // @ts-expect-error not one of the spec's codes
 const bad: ErrorCode = 'teapot';
 void bad;
+// The create body is typed from the option table: only fileUrl/start/end needed, fields and values checked.
+void remote.create({ fileUrl: 'https://example.com/v.mp4', start: 0, end: 300 });
+void remote.create({ fileUrl: 'https://example.com/v.mp4', start: 0, end: 300, layout: 'fit', maxShorts: null, captionsEnabled: false });
+// @ts-expect-error not a layout
+void remote.create({ fileUrl: 'https://example.com/v.mp4', start: 0, end: 300, layout: 'stretch' });
+// @ts-expect-error not a create field
+void remote.create({ fileUrl: 'https://example.com/v.mp4', start: 0, end: 300, maxClips: 3 });
 `;
 
 describe('the packed package, installed into an empty folder offline', () => {

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type {
-  CatalogPage, GameVideoItem, MemeHookItem, MusicTrackItem, Query, ShortsClient, WaitOptions,
+  CatalogPage, CreateBody, GameVideoItem, MemeHookItem, MusicTrackItem, Query, ShortsClient, WaitOptions,
 } from './shorts-client.js';
 import { JobStore, TERMINAL } from '../engine/job-store.js';
 import { Orchestrator } from '../engine/orchestrator.js';
@@ -42,7 +42,7 @@ export class LocalClient implements ShortsClient {
     }
   }
 
-  async create(body: Record<string, unknown>) {
+  async create(body: CreateBody) {
     const created = await this.service.create(this.account, body, 'local');
     // Locally, the creating process is the one that runs the job.
     this.store.claim(created.requestId, process.pid);

@@ -9,7 +9,7 @@ import https from 'node:https';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import got, { HTTPError, ParseError, RequestError, type Got, type Method } from 'got';
-import type { CatalogPage, GameVideoItem, MemeHookItem, MusicTrackItem, Query, ShortsClient, WaitOptions } from './shorts-client.js';
+import type { CatalogPage, CreateBody, GameVideoItem, MemeHookItem, MusicTrackItem, Query, ShortsClient, WaitOptions } from './shorts-client.js';
 import type {
   CancelResponse, CreateResponse, Pagination, PostObject, RequestDetail, RequestListItem, StatusResponse, TemplateList,
 } from '../service/api-types.js';
@@ -151,7 +151,7 @@ export class RemoteClient implements ShortsClient {
     return e;
   }
 
-  async create(body: Record<string, unknown>): Promise<CreateResponse> {
+  async create(body: CreateBody): Promise<CreateResponse> {
     if (body.file !== undefined) {
       throw new ShortsError('invalid_request', 'a local --file cannot be sent to a remote instance; use --file-url');
     }

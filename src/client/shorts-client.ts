@@ -1,5 +1,6 @@
 // The one interface every CLI subcommand talks to. LocalClient runs the engine in this process;
 // RemoteClient (the `serve` issue) speaks HTTP to a `shorts serve`. Both return the API's shapes.
+import type { CreateShortRequest } from '../service/create-options.js';
 import type {
   CancelResponse, CreateResponse, Pagination, PostObject, RequestDetail, RequestListItem, StatusResponse, TemplateList,
 } from '../service/api-types.js';
@@ -8,6 +9,9 @@ import type { GameVideoItem, MemeHookItem, MusicTrackItem } from '../catalog/cat
 export type { GameVideoItem, MemeHookItem, MusicTrackItem };
 
 export type Query = Record<string, string | undefined>;
+
+/** A create body: the API's fields; the local engine also takes `file` (a path) and `language: 'auto'`. */
+export type CreateBody = Omit<CreateShortRequest, 'language'> & { language?: CreateShortRequest['language'] | 'auto'; file?: string };
 
 export interface WaitOptions {
   signal?: AbortSignal;
@@ -19,7 +23,11 @@ export interface CatalogPage<T> { items: T[]; pagination: Pagination }
 
 export interface ShortsClient {
   readonly mode: 'local' | 'remote';
-  create(body: Record<string, unknown>): Promise<CreateResponse>;
+  /**
+   * Starts a request (spec 4.2), typed from the option table. The engine validates every body again at run
+   * time (invalid_request naming the field), so callers holding user input (the CLI, MCP) cast to it.
+   */
+  create(body: CreateBody): Promise<CreateResponse>;
   /** Resolves with the terminal status. Aborting the signal cancels the request. */
   wait(id: string, opts?: WaitOptions): Promise<StatusResponse>;
   status(id: string): Promise<StatusResponse>;

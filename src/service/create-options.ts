@@ -23,7 +23,8 @@ export interface OptionDef {
   group: 'source' | 'range' | 'content' | 'overlays' | 'music' | 'layout' | 'outro' | 'webhook';
 }
 
-export const CREATE_OPTIONS: readonly OptionDef[] = [
+// `as const` keeps each field's name and type for CreateShortRequest below; CREATE_OPTIONS is the plain table.
+const OPTION_TABLE = [
   { field: 'url', flag: 'url', type: { kind: 'string' }, group: 'source', description: 'video-platform page URL (exactly one of url / fileUrl)' },
   { field: 'fileUrl', flag: 'file-url', type: { kind: 'string' }, group: 'source', description: 'direct http(s) URL of a video file' },
   { field: 'start', flag: 'start', type: { kind: 'number', min: 0 }, group: 'range', description: 'start of the range, seconds (>= 0)' },
@@ -54,4 +55,12 @@ export const CREATE_OPTIONS: readonly OptionDef[] = [
   { field: 'outroSting', flag: 'outro-sting', type: { kind: 'boolean' }, defaultValue: true, group: 'outro', description: 'play a bell at the outro (--no-outro-sting disables)' },
   { field: 'outroHandle', flag: 'outro-handle', type: { kind: 'string', trimTo: 40 }, group: 'outro', description: 'channel handle under the outro text (trimmed to 40)' },
   { field: 'webhookUrl', flag: 'webhook-url', type: { kind: 'string', maxLength: 2048 }, group: 'webhook', description: 'http(s) URL notified when the request finishes' },
-];
+] as const satisfies readonly OptionDef[];
+export const CREATE_OPTIONS: readonly OptionDef[] = OPTION_TABLE;
+
+type ValueOf<T extends OptionType> = T extends { kind: 'string' } ? string : T extends { kind: 'number' } ? number
+  : T extends { kind: 'boolean' } ? boolean : T extends { kind: 'enum'; values: readonly (infer V)[] } ? V : never;
+/** The create body (spec 4.2) as a type, from the same table as the validator, the CLI and the OpenAPI document. */
+export type CreateShortRequest = {
+  [O in (typeof OPTION_TABLE)[number] as O['field']]?: ValueOf<O['type']> | (O extends { defaultValue: null } ? null : never)
+};
