@@ -5,7 +5,9 @@ import { mkdtemp, open, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import * as ort from 'onnxruntime-node';
+// Types only: the native runtime is loaded on first use (loadFaceDetector), so importing the engine (the
+// library, `shorts --help`, remote mode) does not map onnxruntime's shared library (~50 ms, 15 MB).
+import type * as Ort from 'onnxruntime-node';
 import { mediaBinaries } from '../media/binaries.js';
 import { probeMedia } from '../media/probe.js';
 import { AbortedError, ProcessError, runProcess } from '../media/process.js';
@@ -159,12 +161,12 @@ export function decodeOutputs(scores: ArrayLike<number>, boxes: ArrayLike<number
 }
 
 class BlazeFaceDetector implements FaceDetector {
-  constructor(private readonly session: ort.InferenceSession) {}
+  constructor(private readonly ort: typeof Ort, private readonly session: Ort.InferenceSession) {}
 
   async detect(rgb: Uint8Array, width: number, height: number): Promise<DetectedFace[]> {
     if (width <= 0 || height <= 0 || rgb.length < width * height * 3) throw new RangeError(`expected ${width}x${height} RGB24 frame`);
     const box = letterbox(rgb, width, height);
-    const input = new ort.Tensor('float32', box.data, [1, INPUT, INPUT, 3]);
+    const input = new this.ort.Tensor('float32', box.data, [1, INPUT, INPUT, 3]);
     const r = await this.session.run({ 'input:0': input });
     const candidates = [
       ...decodeOutputs(r['Identity:0']!.data as Float32Array, r['Identity_2:0']!.data as Float32Array, 0),
@@ -183,19 +185,16 @@ let detector: Promise<FaceDetector> | null = null;
 
 /** The detector, loaded once per process (the session is ~600 KB of weights and reusable across jobs). */
 export function loadFaceDetector(): Promise<FaceDetector> {
-  detector ??= ort.InferenceSession.create(FACE_MODEL_PATH, {
+  detector ??= import('onnxruntime-node').then(async (ort) => new BlazeFaceDetector(ort, await ort.InferenceSession.create(FACE_MODEL_PATH, {
     logSeverityLevel: 3,
     executionProviders: ['cpu'],
     // Two cores are shared with ffmpeg decoding the next slice; one inference thread keeps both busy.
     intraOpNumThreads: 1,
     interOpNumThreads: 1,
-  }).then(
-    (session) => new BlazeFaceDetector(session),
-    (e: unknown) => {
-      detector = null;
-      throw new PipelineError('reframe', 'the face detection model could not be loaded', { cause: e });
-    },
-  );
+  }))).catch((e: unknown) => {
+    detector = null;
+    throw new PipelineError('reframe', 'the face detection model could not be loaded', { cause: e });
+  });
   return detector;
 }
 
