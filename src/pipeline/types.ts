@@ -55,8 +55,18 @@ export interface Transcript {
 }
 
 export type PreferredLength = 'under30sec' | 'under60sec' | 'under90sec' | 'under3min' | 'under5min' | 'under10min';
-export type Layout = 'auto' | 'fill' | 'fit' | 'square';
+/**
+ * Spec 4.2's four layouts, plus two extensions (issue 13): `split` (two people of one wide shot stacked in
+ * two halves) and `screen` (a screen region at full width on top, the presenter's face below).
+ */
+export type Layout = 'auto' | 'fill' | 'fit' | 'square' | 'split' | 'screen';
 export type ResolvedLayout = Exclude<Layout, 'auto'>;
+
+/** A rectangle in source pixels. */
+export interface SourceRect { x: number; y: number; width: number; height: number }
+
+/** Which half of a split screen holds the person speaking, over clip time (for the highlight). */
+export interface SpeakerSpan { start: number; end: number; half: 'top' | 'bottom' }
 
 /**
  * Per-feature scores in 0..1 that explain a highlight's rank (used for `reason`). All but `procedural`
@@ -125,6 +135,19 @@ export interface ReframePlan {
   keyframes: CropKeyframe[];
   /** Fraction of sampled frames where the main face was found (0..1). */
   faceCoverage: number;
+  /**
+   * split only: the bottom half's person. `keyframes` (with cropWidth x cropHeight, the aspect of one
+   * half: output.width x output.height/2) frame the top person, `second` the bottom one with the same crop
+   * size. Optional so plans written before layouts existed keep their meaning.
+   */
+  second?: { keyframes: CropKeyframe[] } | null;
+  /** split only: who speaks when, if known (the speaking half may be highlighted). */
+  speakers?: SpeakerSpan[];
+  /**
+   * screen only: the screen region (source pixels), scaled to the full output width at the top; the face
+   * crop (`keyframes`, cropWidth x cropHeight) fills the rest of the frame below it.
+   */
+  screen?: SourceRect | null;
 }
 
 /** A caption phrase: a few words shown together, clip-relative times. */
