@@ -148,6 +148,11 @@ export interface ReframePlan {
    * crop (`keyframes`, cropWidth x cropHeight) fills the rest of the frame below it.
    */
   screen?: SourceRect | null;
+  /**
+   * The faces sampled in the clip (clip-relative t, normalised source coordinates), for placing captions
+   * clear of them. Absent when no faces were looked for (fit without detection, plans written before).
+   */
+  faces?: { t: number; boxes: Omit<FaceBox, 't' | 'score'>[] }[];
 }
 
 /** A caption phrase: a few words shown together, clip-relative times. */
