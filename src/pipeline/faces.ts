@@ -14,7 +14,28 @@ import { AbortedError, ProcessError, runProcess } from '../media/process.js';
 import { PipelineError } from '../errors.js';
 import type { FaceBox, TimeRange } from './types.js';
 
-export type DetectedFace = Omit<FaceBox, 't'>;
+/** A point in frame coordinates (0..1 of width and height). */
+export interface FacePoint { x: number; y: number }
+
+/**
+ * BlazeFace's six landmarks, in the model's output order. "Right" and "left" are the subject's: the right
+ * eye is on the image's left in an unmirrored frame. `mouth` is the mouth's centre only (no lip corners or
+ * opening): see mouth-activity.ts for what it can and cannot tell.
+ */
+export interface FaceKeypoints {
+  rightEye: FacePoint;
+  leftEye: FacePoint;
+  nose: FacePoint;
+  mouth: FacePoint;
+  rightEar: FacePoint;
+  leftEar: FacePoint;
+}
+export const KEYPOINT_NAMES = ['rightEye', 'leftEye', 'nose', 'mouth', 'rightEar', 'leftEar'] as const;
+
+export type DetectedFace = Omit<FaceBox, 't'> & {
+  /** The detector's landmarks, letterbox-corrected and NMS-blended like the box; absent on hand-made faces. */
+  keypoints?: FaceKeypoints;
+};
 
 export interface FaceDetector {
   /**
@@ -50,6 +71,8 @@ const MIN_LOGIT = Math.log(MIN_SCORE / (1 - MIN_SCORE));
 const NMS_IOU = 0.3;
 /** Frames are decoded in slices so a long range never needs more than two slices of raw RGB on disk. */
 const CHUNK_SEC = 30;
+/** Sampling rates up to this decode only reference frames (see decodeSlice). */
+const SKIP_B_MAX_FPS = 3;
 
 /**
  * SSD anchors of the 256x256 model, in its output order: a 16x16 grid (stride 16) with 2 anchors per cell,
@@ -108,7 +131,11 @@ export function letterbox(rgb: Uint8Array, width: number, height: number, size =
   return { data, padX, padY, contentW, contentH };
 }
 
-interface Candidate { cx: number; cy: number; w: number; h: number; score: number }
+interface Candidate {
+  cx: number; cy: number; w: number; h: number; score: number;
+  /** 6 (x, y) pairs in KEYPOINT_NAMES order, same coordinates as cx/cy. */
+  keypoints?: Float32Array | number[];
+}
 
 export function iou(a: { cx: number; cy: number; w: number; h: number }, b: { cx: number; cy: number; w: number; h: number }): number {
   const ix = Math.min(a.cx + a.w / 2, b.cx + b.w / 2) - Math.max(a.cx - a.w / 2, b.cx - b.w / 2);
@@ -129,14 +156,24 @@ export function weightedNms(candidates: Candidate[], threshold = NMS_IOU): Candi
     const best = rest[0]!;
     const keep: Candidate[] = [];
     let sw = 0, cx = 0, cy = 0, w = 0, h = 0;
+    // Landmarks are blended like the box (MediaPipe does the same): a single anchor's keypoints jitter by
+    // a pixel or two of the 256 input from frame to frame, the blend of the overlapping anchors less.
+    const kp = best.keypoints ? new Float32Array(best.keypoints.length) : null;
+    let kw = 0;
     for (const c of rest) {
       if (iou(best, c) >= threshold) {
         sw += c.score; cx += c.cx * c.score; cy += c.cy * c.score; w += c.w * c.score; h += c.h * c.score;
+        if (kp && c.keypoints?.length === kp.length) {
+          kw += c.score;
+          for (let k = 0; k < kp.length; k++) kp[k]! += c.keypoints[k]! * c.score;
+        }
       } else {
         keep.push(c);
       }
     }
-    out.push({ cx: cx / sw, cy: cy / sw, w: w / sw, h: h / sw, score: best.score });
+    const merged: Candidate = { cx: cx / sw, cy: cy / sw, w: w / sw, h: h / sw, score: best.score };
+    if (kp && kw > 0) merged.keypoints = kp.map((v) => v / kw);
+    out.push(merged);
     rest.splice(0, rest.length, ...keep);
   }
   return out;
@@ -149,14 +186,28 @@ export function decodeOutputs(scores: ArrayLike<number>, boxes: ArrayLike<number
     const logit = scores[i]!;
     if (logit < minLogit) continue;
     const a = (anchorOffset + i) * 2, b = i * 16;
+    // Each anchor regresses 16 values: box centre offset, box size, then the 6 keypoints as offsets from
+    // the anchor centre in input pixels (like the box centre).
+    const keypoints = new Float32Array(12);
+    for (let k = 0; k < 6; k++) {
+      keypoints[2 * k] = ANCHORS[a]! + boxes[b + 4 + 2 * k]! / INPUT;
+      keypoints[2 * k + 1] = ANCHORS[a + 1]! + boxes[b + 5 + 2 * k]! / INPUT;
+    }
     out.push({
       cx: ANCHORS[a]! + boxes[b]! / INPUT,
       cy: ANCHORS[a + 1]! + boxes[b + 1]! / INPUT,
       w: boxes[b + 2]! / INPUT,
       h: boxes[b + 3]! / INPUT,
       score: 1 / (1 + Math.exp(-Math.max(-100, Math.min(100, logit)))),
+      keypoints,
     });
   }
+  return out;
+}
+
+function toKeypoints(v: ArrayLike<number>, fx: (x: number) => number, fy: (y: number) => number): FaceKeypoints {
+  const out = {} as FaceKeypoints;
+  KEYPOINT_NAMES.forEach((name, k) => { out[name] = { x: fx(v[2 * k]!), y: fy(v[2 * k + 1]!) }; });
   return out;
 }
 
@@ -176,7 +227,11 @@ class BlazeFaceDetector implements FaceDetector {
     const kx = INPUT / box.contentW, ky = INPUT / box.contentH;
     const ox = box.padX / INPUT, oy = box.padY / INPUT;
     return weightedNms(candidates)
-      .map((c) => ({ cx: (c.cx - ox) * kx, cy: (c.cy - oy) * ky, w: c.w * kx, h: c.h * ky, score: c.score }))
+      .map((c): DetectedFace => {
+        const face: DetectedFace = { cx: (c.cx - ox) * kx, cy: (c.cy - oy) * ky, w: c.w * kx, h: c.h * ky, score: c.score };
+        if (c.keypoints) face.keypoints = toKeypoints(c.keypoints, (x) => (x - ox) * kx, (y) => (y - oy) * ky);
+        return face;
+      })
       .filter((f) => f.cx >= 0 && f.cx <= 1 && f.cy >= 0 && f.cy <= 1 && f.w > 0 && f.h > 0);
   }
 }
@@ -208,9 +263,12 @@ async function decodeSlice(mediaPath: string, start: number, duration: number, f
   // -ss before -i: seek in the input so only this slice is decoded; fps before scale: scale fewer frames.
   // -skip_frame bidir: B-frames are never references for what we sample at 3 fps, and not decoding them
   // made this 2.5x faster on a 1080p x264 source (5.4 s -> 2.2 s for 60 s); a sample may show the frame
-  // up to ~0.1 s earlier, which a face track smoothed over seconds cannot tell.
+  // up to ~0.1 s earlier, which a face track smoothed over seconds cannot tell. Above SKIP_B_MAX_FPS the
+  // caller wants motion between samples (mouth activity): with B-frames skipped, franck.mp4 (24 fps, 51 of
+  // 71 frames B) has only ~7 distinct frames a second, so 10 or 15 fps sampling would repeat frames.
+  const skip = fps <= SKIP_B_MAX_FPS ? ['-skip_frame', 'bidir'] : [];
   await runProcess(mediaBinaries().ffmpeg, [
-    '-nostdin', '-v', 'error', '-y', '-skip_frame', 'bidir', '-ss', start.toFixed(3), '-i', mediaPath, '-t', duration.toFixed(3),
+    '-nostdin', '-v', 'error', '-y', ...skip, '-ss', start.toFixed(3), '-i', mediaPath, '-t', duration.toFixed(3),
     '-map', '0:v:0', '-an', '-sn', '-dn',
     '-vf', `fps=${fps},scale=${size.w}:${size.h}:flags=area`,
     '-f', 'rawvideo', '-pix_fmt', 'rgb24', out,
