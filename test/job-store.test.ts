@@ -1,8 +1,10 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { JobStore } from '../src/engine/job-store.js';
+import { JobStore, type ShortRecord } from '../src/engine/job-store.js';
+import { MIGRATIONS } from '../src/engine/migrations.js';
 import { validateCreateRequest } from '../src/service/create-request.js';
 import { DEFAULT_TEMPLATE } from '../src/catalog/templates.js';
 
@@ -83,5 +85,39 @@ describe('JobStore (real SQLite file)', () => {
     });
     s.replaceShorts(id, [short(1), short(0)]);
     expect(s.listShorts(id).map((x) => [x.rank, x.error, x.errorMessage])).toEqual([[0, false, null], [1, true, 'encoder failed']]);
+  });
+
+  it('keeps the layout each clip got, and migrates clips stored before it to null', () => {
+    // A database as the previous version left it (schema v4), holding one finished clip.
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'store-')), 'shorts.db');
+    const old = new Database(file);
+    for (const m of MIGRATIONS.slice(0, 4)) old.exec(m);
+    old.pragma('user_version = 4');
+    const id = 'f'.repeat(24);
+    old.prepare(`INSERT INTO requests (id, account_id, origin, user_email, status, step, options, url, start, "end", created_at, updated_at)
+      VALUES (?, 'acc', 'api', 'a@example.com', 'completed', 'completed', ?, 'https://cdn.example.com/a.mp4', 0, 120, 't', 't')`).run(id, JSON.stringify(options));
+    old.prepare(`INSERT INTO shorts (id, request_id, rank, title, sentence_indexes, reason, description, viral_score, start_ts, end_ts, duration, width, height)
+      VALUES ('old', ?, 0, 'old clip', '[0]', 'r', 'd', 50, 0, 30, 30, 1080, 1920)`).run(id);
+    old.close();
+
+    const s = new JobStore(file);
+    expect(s.db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+    expect(s.listShorts(id).map((x) => [x.id, x.layout])).toEqual([['old', null]]);
+
+    const base: Omit<ShortRecord, 'id' | 'rank'> = {
+      requestId: id, title: 't', sentenceIndexes: [0], reason: 'r', description: 'd', viralScore: 60, startTimestamp: 0, endTimestamp: 30,
+      duration: 30, width: 1080, height: 1920, recompiling: false, error: false, errorMessage: null, filePath: '/x.mp4',
+    };
+    s.replaceShorts(id, [
+      { ...base, id: 'a', rank: 0, layout: 'split' },
+      { ...base, id: 'b', rank: 1, layout: 'screen' },
+      { ...base, id: 'c', rank: 2, layout: 'fit' },
+      // A record built without the field (an engine that does not know it yet) stores null, not a guess.
+      { ...base, id: 'd', rank: 3 },
+    ]);
+    s.close();
+    const again = new JobStore(file);
+    expect(again.listShorts(id).map((x) => [x.id, x.layout])).toEqual([['a', 'split'], ['b', 'screen'], ['c', 'fit'], ['d', null]]);
+    again.close();
   });
 });

@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { MIGRATIONS } from './migrations.js';
 import type { CreateRequest } from '../service/create-request.js';
-import type { HeatmapPoint, TimeAdjustment } from '../pipeline/types.js';
+import type { HeatmapPoint, ResolvedLayout, TimeAdjustment } from '../pipeline/types.js';
 import type { PostObject } from '../service/api-types.js';
 import type { PostsQuery } from '../service/list-query.js';
 
@@ -61,6 +61,11 @@ export interface ShortRecord {
   error: boolean;
   errorMessage: string | null;
   filePath: string | null;
+  /**
+   * The layout the clip was rendered with (what `auto` resolved to, or the one asked for); null for clips
+   * rendered before the store kept it. Optional so a record built without it still stores (as null).
+   */
+  layout?: ResolvedLayout | null;
 }
 
 export interface NewRequest {
@@ -93,7 +98,7 @@ interface RequestRow {
 interface ShortRow {
   id: string; request_id: string; rank: number; title: string; sentence_indexes: string; reason: string; description: string;
   viral_score: number; start_ts: number; end_ts: number; duration: number; width: number; height: number;
-  recompiling: number; error: number; error_message: string | null; file_path: string | null;
+  recompiling: number; error: number; error_message: string | null; file_path: string | null; layout: ResolvedLayout | null;
 }
 
 interface PostRow {
@@ -131,7 +136,7 @@ function toShort(r: ShortRow): ShortRecord {
     sentenceIndexes: JSON.parse(r.sentence_indexes) as number[], reason: r.reason, description: r.description,
     viralScore: r.viral_score, startTimestamp: r.start_ts, endTimestamp: r.end_ts, duration: r.duration,
     width: r.width, height: r.height, recompiling: r.recompiling === 1, error: r.error === 1,
-    errorMessage: r.error_message, filePath: r.file_path,
+    errorMessage: r.error_message, filePath: r.file_path, layout: r.layout,
   };
 }
 
@@ -232,11 +237,11 @@ export class JobStore {
     this.db.transaction(() => {
       this.db.prepare('DELETE FROM shorts WHERE request_id = ?').run(requestId);
       const ins = this.db.prepare(`INSERT INTO shorts (id, request_id, rank, title, sentence_indexes, reason, description, viral_score,
-          start_ts, end_ts, duration, width, height, recompiling, error, error_message, file_path)
+          start_ts, end_ts, duration, width, height, recompiling, error, error_message, file_path, layout)
         VALUES (@id, @requestId, @rank, @title, @sentenceIndexes, @reason, @description, @viralScore, @startTimestamp,
-          @endTimestamp, @duration, @width, @height, @recompiling, @error, @errorMessage, @filePath)`);
+          @endTimestamp, @duration, @width, @height, @recompiling, @error, @errorMessage, @filePath, @layout)`);
       for (const s of shorts) {
-        ins.run({ ...s, sentenceIndexes: JSON.stringify(s.sentenceIndexes), recompiling: s.recompiling ? 1 : 0, error: s.error ? 1 : 0 });
+        ins.run({ ...s, sentenceIndexes: JSON.stringify(s.sentenceIndexes), recompiling: s.recompiling ? 1 : 0, error: s.error ? 1 : 0, layout: s.layout ?? null });
       }
     })();
   }

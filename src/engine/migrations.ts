@@ -122,4 +122,7 @@ export const MIGRATIONS: readonly string[] = [
   // not sound like the requested language) and the language detected for `language: auto`.
   `ALTER TABLE requests ADD COLUMN warnings TEXT NOT NULL DEFAULT '[]';
    ALTER TABLE requests ADD COLUMN detected_language TEXT;`,
+  // v5 (issue 13): the layout each clip really got (fill, fit, square, split, screen), so the detail can
+  // say why a clip looks the way it does. Clips rendered before this version have none (NULL).
+  `ALTER TABLE shorts ADD COLUMN layout TEXT;`,
 ];
