@@ -135,13 +135,16 @@ export async function promises(api: ReturnType<typeof client>): Promise<void> {
   const reason: string = status.failureReason;
   const detail = (await api('get', '/shorts/{id}', { path: { id } })).data;
   const clipUrl: string | undefined = detail.shorts[0]?.video_url;
+  const clipLayout: 'fill' | 'fit' | 'square' | 'split' | 'screen' | undefined = detail.shorts[0]?.layout;
+  // @ts-expect-error layout is there only when the engine recorded it
+  const alwaysLayout: string = detail.shorts[0]!.layout;
   const track = (await api('get', '/music', {})).data.music[0];
   const trackUrl: string | undefined = track?.url;
   const hook = (await api('get', '/meme-hooks', {})).data.memeHooks[0];
   const hookSeconds: number | undefined = hook?.video_duration;
   const game = (await api('get', '/game-videos', {})).data.gameVideos[0];
   const gameVideo: string | undefined = game?.video;
-  void [position, adjusted, notANumber, progress, state, reason, clipUrl, trackUrl, hookSeconds, gameVideo];
+  void [position, adjusted, notANumber, progress, state, reason, clipUrl, clipLayout, alwaysLayout, trackUrl, hookSeconds, gameVideo];
 }
 `;
 

@@ -452,7 +452,7 @@ describe('real responses of the server validate against the served document', ()
     };
     const okShort = randomUUID(), badShort = randomUUID();
     store.replaceShorts(doneId, [
-      { ...shortBase, id: okShort, rank: 0, error: false, errorMessage: null, filePath: mp4 },
+      { ...shortBase, id: okShort, rank: 0, error: false, errorMessage: null, filePath: mp4, layout: 'split' },
       { ...shortBase, id: badShort, rank: 1, viralScore: 41, error: true, errorMessage: 'rendering failed: encoder crashed', filePath: null },
     ]);
     const insertPost = store.db.prepare(`INSERT INTO posts (id, account_id, platform, status, scheduled_at, published_at, url, short_id, request_id, title,
@@ -470,6 +470,9 @@ describe('real responses of the server validate against the served document', ()
     expect(detail.status).toBe(200);
     const shorts = data(detail).shorts as Obj[];
     expect(shorts.map((s) => s.error)).toEqual([false, true]);
+    // The layout extension: shown where the engine recorded one, absent (not null) where it did not.
+    expect(shorts.map((s) => s.layout)).toEqual(['split', undefined]);
+    expect(shorts[1]).not.toHaveProperty('layout');
     expect((shorts[0]!.posts as Obj[]).length).toBe(3);
     expect(await call('GET', '/shorts/{id}/status', `/shorts/${doneId}/status`)).toMatchObject({ status: 200, body: { data: { status: 'completed', progress: 100 } } });
 

@@ -6,7 +6,7 @@
 // generates a client from the served document with openapi-typescript (default options), type-checks
 // it against src/service/api-types.ts and runs it against a live `serve`, and lints the document with
 // Redocly's recommended-strict rules: generators are this document's main readers.
-import { CREATE_OPTIONS, type OptionDef } from '../service/create-options.js';
+import { CLIP_LAYOUTS, CREATE_OPTIONS, type OptionDef } from '../service/create-options.js';
 import { ERROR_CODES, type ErrorCode } from '../errors.js';
 import { PLATFORMS, POST_STATUSES } from '../service/list-query.js';
 import { ENDPOINT_LIMITERS, type LimiterName } from './rate-limit.js';
@@ -133,7 +133,12 @@ const schemas: Record<string, Schema> = {
     startTimestamp: num, endTimestamp: num, duration: num, width: int, height: int, recompiling: bool, error: bool,
     errorMessage: { ...str, description: 'Present only when error is true' },
     posts: { type: 'array', items: ref('Post') },
-  }, ['errorMessage']),
+    layout: {
+      ...enumOf(CLIP_LAYOUTS),
+      description: 'Extension: the layout the clip was rendered with (what layout "auto" chose, or the one asked for); split and screen are ' +
+        'extensions of spec 4.2. Absent for clips rendered before the service recorded it',
+    },
+  }, ['errorMessage', 'layout']),
   RequestDetail: obj({
     _id: str, status: enumOf(REQUEST_STATUSES), progress: { ...num, minimum: 0, maximum: 100 }, userEmail: str, url: str,
     start: num, end: num, title: str,

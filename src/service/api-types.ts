@@ -1,6 +1,6 @@
 // Response shapes of the Shorts API (spec sections 2 and 4), shared by the service, the HTTP server,
 // both clients and the CLI's --json output.
-import type { HeatmapPoint, TimeAdjustment } from '../pipeline/types.js';
+import type { HeatmapPoint, ResolvedLayout, TimeAdjustment } from '../pipeline/types.js';
 import type { RequestStatus, SentenceRecord, Step } from '../engine/job-store.js';
 
 export interface Pagination { page: number; limit: number; totalPages: number; totalCount: number }
@@ -62,6 +62,11 @@ export interface ShortObject {
   error: boolean;
   errorMessage?: string;
   posts: PostObject[];
+  /**
+   * Extension (issue 13): the layout the clip was rendered with, what `auto` chose or the one asked for.
+   * Absent for clips rendered before the service kept it.
+   */
+  layout?: ResolvedLayout;
 }
 
 export interface RequestDetail {

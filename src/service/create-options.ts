@@ -4,6 +4,11 @@ import { LANGUAGES } from '../languages.js';
 
 export const PREFERRED_LENGTHS = ['under30sec', 'under60sec', 'under90sec', 'under3min', 'under5min', 'under10min'] as const;
 export const LAYOUTS = ['auto', 'fill', 'fit', 'square'] as const;
+/**
+ * What a rendered clip can show as its `layout` (the detail's extension field): spec 4.2's three concrete
+ * layouts plus issue 13's `split` (two people stacked) and `screen` (screen on top, speaker below).
+ */
+export const CLIP_LAYOUTS = ['fill', 'fit', 'square', 'split', 'screen'] as const;
 
 export type OptionType =
   | { kind: 'string'; maxLength?: number; trimTo?: number }

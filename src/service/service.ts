@@ -319,6 +319,8 @@ export function shortObject(s: ShortRecord, videoUrl: string, posts: PostObject[
     duration: s.duration, width: s.width, height: s.height, recompiling: s.recompiling, error: s.error, posts,
   };
   if (s.error) o.errorMessage = s.errorMessage ?? 'rendering failed';
+  // Only what the engine recorded: an older clip has no layout rather than a guessed one.
+  if (s.layout) o.layout = s.layout;
   return o;
 }
 

@@ -22,8 +22,9 @@ export async function getCommand(client: ShortsClient, id: string, flags: JsonFl
     return EXIT.ok;
   }
   process.stdout.write(`${d.title || d.url}  [${d.status}]  ${d.start}-${d.end} s, ${d.sentences.length} sentences, template ${d.template}\n`);
-  printTable(['#', 'score', 'title', 'from', 'to', 'duration', 'video'], d.shorts.map((s, i) => [
-    i + 1, s.viral_score, s.title, s.startTimestamp.toFixed(1), s.endTimestamp.toFixed(1), s.duration.toFixed(1),
+  // layout: what each clip really got (auto's choice); empty for clips rendered before it was recorded.
+  printTable(['#', 'score', 'title', 'from', 'to', 'duration', 'layout', 'video'], d.shorts.map((s, i) => [
+    i + 1, s.viral_score, s.title, s.startTimestamp.toFixed(1), s.endTimestamp.toFixed(1), s.duration.toFixed(1), s.layout,
     s.error ? `FAILED: ${s.errorMessage}` : s.video_url,
   ]));
   return EXIT.ok;
