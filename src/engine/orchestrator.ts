@@ -22,7 +22,8 @@ import { languageLabel, type Language } from '../languages.js';
 import { pickMoments } from '../pipeline/moments.js';
 import { llmConfigFromEnv, refineWithLlm } from '../pipeline/llm.js';
 import { planReframe } from '../pipeline/reframe.js';
-import { buildAss, buildCues, captionEmoji } from '../pipeline/captions.js';
+import { buildAss, buildCues, captionBlocks, captionEmoji } from '../pipeline/captions.js';
+import { captionTops } from '../pipeline/caption-placement.js';
 import { clearOfBands, overlayBands, withOverlays } from '../pipeline/overlays.js';
 import { DEFAULT_OUTRO_SECONDS, buildOutroAss, fetchOutroImage, outroHandle, outroLine, outroStingPath } from '../pipeline/outro.js';
 import { phraseCues, snapPhrases, type TranslatedPhrase } from '../pipeline/whisper-translate.js';
@@ -241,9 +242,14 @@ export class Orchestrator {
           const picture = gameVideo ? { width, height: height / 2 } : { width, height };
           const reframe = await planReframe({ mediaPath: source.path, info, range: clip, layout: req.options.layout, output: picture, signal });
           let captions: RenderPlan['captions'] = null;
-          const captionAss = req.options.captionsEnabled && captionSet ? buildAss(captionSet.cues.get(id) ?? [], captionSet.template, picture) : null;
           // Hook title and CTA ride in the same libass pass as the captions.
           const overlays = { hookTitle: req.options.hookTitle ? copy.title : null, cta: req.options.ctaEnabled ? req.options.ctaText : null, clipDuration: clip.end - clip.start };
+          const cues = captionSet?.cues.get(id) ?? [];
+          // Captions clear of faces (and of the banners): the reframe's sampled faces mapped through its crops
+          // to this picture; a page moves only where the template's place would cover eyes or a mouth.
+          const placement = req.options.captionsEnabled && captionSet
+            ? { tops: captionTops(captionBlocks(cues, captionSet.template, picture), reframe, info, picture, overlayBands(overlays, picture)) } : {};
+          const captionAss = req.options.captionsEnabled && captionSet ? buildAss(cues, captionSet.template, picture, placement) : null;
           const ass = overlays.hookTitle || overlays.cta ? withOverlays(captionAss, overlays, picture) : captionAss;
           if (ass) {
             const assPath = art.captionsPath(id);
@@ -251,7 +257,7 @@ export class Orchestrator {
             // Emoji accents (templates with `emoji`) are images overlaid after libass, in the same picture space.
             // They give way to the hook title and CTA banner where both would take the same rows.
             const emoji = req.options.captionsEnabled && captionSet
-              ? clearOfBands(captionEmoji(captionSet.cues.get(id) ?? [], captionSet.template, picture, { language: transcript.language }), overlayBands(overlays, picture)) : [];
+              ? clearOfBands(captionEmoji(cues, captionSet.template, picture, { language: transcript.language, ...placement }), overlayBands(overlays, picture)) : [];
             captions = { assPath, fontsDir: fontsDir(), ...(emoji.length ? { emoji } : {}) };
           }
           const renderPlan: RenderPlan = {

@@ -5,6 +5,7 @@ import { assFontText, breakToWidth, breaksAnywhere, captionUpperCase, pageFont, 
 import { emojiForPhrase, emojiPath } from './emoji.js';
 import { RLM, isRightToLeft, readsRightToLeft, spaceBetween } from './script-text.js';
 import type { CaptionCue, TimeRange, Word } from './types.js';
+import type { CaptionBlock } from './caption-placement.js';
 import type { RenderCaptionEmoji } from '../media/render-plan.js';
 
 /** A silence longer than this ends a phrase: captions follow the speaker's own phrasing. */
@@ -91,9 +92,10 @@ export function buildCues(words: Word[], clip: TimeRange, opts: CueOptions): Cap
  * Each page is laid out here, not by libass (layoutPage): lines that always fit the safe area, and
  * characters the template font lacks drawn in a fallback font that has them.
  */
-export function buildAss(cues: CaptionCue[], template: CaptionTemplate, video: { width: number; height: number }): string {
+export function buildAss(cues: CaptionCue[], template: CaptionTemplate, video: { width: number; height: number }, placement: CaptionPlacement = {}): string {
   const { width, height } = video;
   const g = captionGeometry(template, video);
+  const emojiRoom = emojiRoomOf(template, g);
   // BorderStyle 3 draws an opaque band in OutlineColour (padding = Outline) instead of an outline.
   const band = template.lineBox ? assColor(template.colors.box ?? template.colors.outline, LINE_BOX_ALPHA) : null;
   const style = (name: string, encoding: number) => [
@@ -116,12 +118,16 @@ export function buildAss(cues: CaptionCue[], template: CaptionTemplate, video: {
   ].join(',');
 
   const events: string[] = [];
-  for (const laid of layoutCues(cues, template, g)) {
+  layoutCues(cues, template, g).forEach((laid, index) => {
     const { page, lines, scale } = laid;
     // A page of Arabic, Hebrew, Persian or Urdu is a right-to-left paragraph (bidiText).
     const rtl = readsRightToLeft(page.words.map((w) => w.text).join(' '));
+    // A page moved off a face (caption-placement.ts): top-anchored at its own MarginV, every layer of
+    // every word event alike, so the pill, the karaoke words and the emoji stay together.
+    const placedTop = placement.tops?.[index];
+    const moved = placedTop === undefined ? null : Math.max(1, Math.round(placedTop + emojiRoom.above));
     const push = (layer: number, from: number, to: number, text: string) =>
-      pushEvent(events, layer, from, to, rtl ? bidiText(text) : text, rtl ? RTL_STYLE : STYLE);
+      pushEvent(events, layer, from, to, (moved === null ? '' : '{\\an8}') + (rtl ? bidiText(text) : text), rtl ? RTL_STYLE : STYLE, moved ?? 0);
     // Tags the style cannot hold, opened at the start of each event and after each \r: the glow's blur,
     // the page's own font size when it had to shrink to fit, and the font of a page in another script
     // (pageFont: its words and spaces in one font, the template's font as a fallback for a Latin word).
@@ -134,7 +140,7 @@ export function buildAss(cues: CaptionCue[], template: CaptionTemplate, video: {
     const text = (piece: Piece) => assFontText(piece.text, font, escapeAssText, fallbacks);
     if (template.animation === 'none') {
       push(0, page.start, page.end, open + joinLines(lines, text));
-      continue;
+      return;
     }
     page.words.forEach((w, i) => {
       const from = i === 0 ? page.start : w.start;
@@ -148,7 +154,7 @@ export function buildAss(cues: CaptionCue[], template: CaptionTemplate, video: {
         push(0, from, to, open + shown);
       }
     });
-  }
+  });
 
   return [
     '[Script Info]',
@@ -179,7 +185,37 @@ export interface CaptionEmoji extends RenderCaptionEmoji {
   emoji: string;
 }
 
-export interface CaptionEmojiOptions {
+/**
+ * Where each page goes when it is moved off faces: `tops[i]` is the top (px) of page i's block as
+ * captionBlocks measures it (emoji room included); a page without an entry stays at the template's place.
+ */
+export interface CaptionPlacement { tops?: readonly (number | undefined)[] }
+
+/**
+ * Each page's block for placement (caption-placement.ts): its time, its height (text, outline and the
+ * emoji room the template keeps beside it), where the template puts it and the text area's sides.
+ * Pages are in the order buildAss writes them, so `CaptionPlacement.tops` lines up with this list.
+ */
+export function captionBlocks(cues: CaptionCue[], template: CaptionTemplate, video: { width: number; height: number }): CaptionBlock[] {
+  const g = captionGeometry(template, video);
+  const room = emojiRoomOf(template, g);
+  return layoutCues(cues, template, g).map(({ page, lines, scale }) => {
+    const ink = blockExtent(g, lines.length, scale);
+    return {
+      start: page.start, end: page.end, height: ink.bottom - ink.top + room.above + room.below,
+      preferredTop: ink.top - room.above, left: g.margins[0], right: video.width - g.margins[1],
+    };
+  });
+}
+
+/** Room an emoji accent takes above the text (below it for top-aligned captions), px. */
+function emojiRoomOf(template: CaptionTemplate, g: Geometry): { above: number; below: number } {
+  if (!template.emoji) return { above: 0, below: 0 };
+  const room = Math.max(8, Math.round(template.emoji.size * g.k)) + Math.round(template.emoji.gap * g.k);
+  return template.position.alignment === 'top' ? { above: 0, below: room } : { above: room, below: 0 };
+}
+
+export interface CaptionEmojiOptions extends CaptionPlacement {
   /**
    * Language of the speech (ISO 639-1, e.g. the request's `language`; 'pt-BR' reads as pt). Keywords are
    * looked up in what was spoken, translated captions included, so in this language; English when absent.
@@ -201,16 +237,20 @@ export function captionEmoji(cues: CaptionCue[], template: CaptionTemplate, vide
   const gap = Math.round(spec.gap * g.k);
   const out: CaptionEmoji[] = [];
   let previous: string | null = null;
-  for (const { page, lines, scale } of layoutCues(cues, template, g)) {
+  const room = emojiRoomOf(template, g);
+  layoutCues(cues, template, g).forEach(({ page, lines, scale }, index) => {
     const match = emojiForPhrase(page.spoken ?? page.words.map((w) => w.text), opts.language);
     const emoji = match?.emoji ?? null;
     if (emoji && emoji !== previous) {
-      const block = blockExtent(g, lines.length, scale);
+      let block = blockExtent(g, lines.length, scale);
+      const placedTop = opts.tops?.[index];
+      // A page moved off a face takes its emoji along (same side of the text as at the template's place).
+      if (placedTop !== undefined) block = { top: placedTop + room.above, bottom: placedTop + room.above + block.bottom - block.top };
       const y = template.position.alignment === 'top' ? block.bottom + gap : block.top - gap - size;
       out.push({ emoji, path: emojiPath(emoji), start: page.start, end: page.end, x: Math.round((video.width - size) / 2), y: Math.max(0, Math.round(y)), size });
     }
     previous = emoji;
-  }
+  });
   return out;
 }
 
@@ -414,10 +454,11 @@ function pages(cue: CaptionCue, perPage: number): Page[] {
 const STYLE = 'Caption';
 const RTL_STYLE = 'CaptionRTL';
 
-function pushEvent(events: string[], layer: number, start: number, end: number, text: string, style: string): void {
+function pushEvent(events: string[], layer: number, start: number, end: number, text: string, style: string, marginV = 0): void {
   const from = assTime(start), to = assTime(end);
   if (from === to) return; // shorter than a centisecond: libass would not show it anyway
-  events.push(`Dialogue: ${layer},${from},${to},${style},,0,0,0,,${text}`);
+  // MarginV 0 keeps the style's margin; a moved page names its own.
+  events.push(`Dialogue: ${layer},${from},${to},${style},,0,0,${marginV},,${text}`);
 }
 
 /**
