@@ -8,7 +8,7 @@
 // nothing about the text, so the reason names the finding and its time without them.
 import { hookSignals } from './highlight-features.js';
 import { baseLanguage, isEnglish } from './stop-words.js';
-import type { Evidence, Highlight, Sentence } from './types.js';
+import type { Evidence, Highlight, ResolvedLayout, Sentence } from './types.js';
 
 /** Quotes longer than this are cut at a word boundary. */
 const QUOTE_MAX_CHARS = 70;
@@ -80,6 +80,30 @@ export function writeReason(h: Highlight, clip: readonly Sentence[], language = 
   return text ? `${text.charAt(0).toUpperCase()}${text.slice(1)}.` : book.fallback;
 }
 
+/**
+ * What the clip's layout shows, as one short sentence in the reason's language (issue 13: a creator sees
+ * why a clip is stacked in two halves or shows a screen above a face). Only `split` and `screen` need
+ * saying; fill, fit and square are what every clip looks like, so they add nothing (null).
+ */
+export function layoutReason(layout: ResolvedLayout, language = 'en'): string | null {
+  const book = PHRASEBOOKS[baseLanguage(language)] ?? ENGLISH;
+  return layout === 'split' ? book.split : layout === 'screen' ? book.screen : null;
+}
+
+/**
+ * The reason with its layout's sentence after it. The reason is written before the clip is framed (the
+ * layout is decided per clip at render), so the render stage completes it once the reframe plan exists.
+ * Idempotent: a resumed render that appends again leaves one copy.
+ */
+export function withLayoutReason(reason: string, layout: ResolvedLayout, language = 'en'): string {
+  const clause = layoutReason(layout, language);
+  if (!clause) return reason;
+  const sentence = `${clause}.`;
+  if (reason.endsWith(sentence)) return reason;
+  const base = reason.trimEnd();
+  return base ? `${base}${/[.!?…]$/u.test(base) ? '' : '.'} ${sentence}` : sentence;
+}
+
 /** What kind of opening line it is, from the same signals the hook score counted (English word lists). */
 function openingKind(sentence: string): string {
   const s = hookSignals(sentence);
@@ -125,6 +149,9 @@ interface Phrasebook {
   endsOn(punchline: boolean, quoted: string): string;
   steady(from: string, to: string): string;
   fallback: string;
+  /** The layout sentences (no final full stop): two people stacked in halves, a screen above a face. */
+  split: string;
+  screen: string;
 }
 
 /** "3 of 5" -> [3, 5]. */
@@ -156,6 +183,8 @@ const ENGLISH: Phrasebook = {
   endsOn: (punchline, quoted) => `ends on ${punchline ? 'the punchline ' : ''}${quoted}`,
   steady: (from, to) => `A steady passage from ${from} to ${to}, with no strong hook or reaction`,
   fallback: 'A passage that fits the requested length.',
+  split: 'Two people: split screen, one per half',
+  screen: 'Screen recording: screen above, speaker below',
 };
 
 const SPANISH: Phrasebook = {
@@ -182,6 +211,8 @@ const SPANISH: Phrasebook = {
   endsOn: (punchline, quoted) => `termina con ${punchline ? 'el remate ' : ''}${quoted}`,
   steady: (from, to) => `Un pasaje sin sobresaltos, de ${from} a ${to}, sin un gancho ni una reacción fuertes`,
   fallback: 'Un pasaje que se ajusta a la duración pedida.',
+  split: 'Dos personas: pantalla dividida, una en cada mitad',
+  screen: 'Grabación de pantalla: la pantalla arriba, quien habla abajo',
 };
 
 const FRENCH: Phrasebook = {
@@ -208,6 +239,8 @@ const FRENCH: Phrasebook = {
   endsOn: (punchline, quoted) => `se termine sur ${punchline ? 'la chute ' : ''}${quoted}`,
   steady: (from, to) => `Un passage égal, de ${from} à ${to}, sans accroche ni réaction marquée`,
   fallback: 'Un passage de la durée demandée.',
+  split: 'Deux personnes\u00a0: écran partagé, une par moitié',
+  screen: "Enregistrement d'écran\u00a0: l'écran en haut, la personne qui parle en bas",
 };
 
 const GERMAN: Phrasebook = {
@@ -234,6 +267,8 @@ const GERMAN: Phrasebook = {
   endsOn: (punchline, quoted) => `endet mit ${punchline ? 'der Pointe ' : ''}${quoted}`,
   steady: (from, to) => `Eine gleichmäßige Passage von ${from} bis ${to}, ohne starken Aufhänger oder Reaktion`,
   fallback: 'Eine Passage in der gewünschten Länge.',
+  split: 'Zwei Personen: geteiltes Bild, eine pro Hälfte',
+  screen: 'Bildschirmaufnahme: Bildschirm oben, Sprecher unten',
 };
 
 const ITALIAN: Phrasebook = {
@@ -260,6 +295,8 @@ const ITALIAN: Phrasebook = {
   endsOn: (punchline, quoted) => `finisce ${punchline ? 'sulla battuta finale ' : 'con '}${quoted}`,
   steady: (from, to) => `Un passaggio uniforme, da ${from} a ${to}, senza un aggancio o una reazione forte`,
   fallback: 'Un passaggio della durata richiesta.',
+  split: 'Due persone: schermo diviso, una per metà',
+  screen: 'Registrazione dello schermo: schermo sopra, chi parla sotto',
 };
 
 const PORTUGUESE: Phrasebook = {
@@ -286,6 +323,8 @@ const PORTUGUESE: Phrasebook = {
   endsOn: (punchline, quoted) => `termina ${punchline ? 'no desfecho ' : 'com '}${quoted}`,
   steady: (from, to) => `Um trecho regular, de ${from} a ${to}, sem gancho nem reação forte`,
   fallback: 'Um trecho com a duração pedida.',
+  split: 'Duas pessoas: tela dividida, uma em cada metade',
+  screen: 'Gravação de tela: a tela em cima, quem fala embaixo',
 };
 
 const PHRASEBOOKS: Readonly<Record<string, Phrasebook>> = { en: ENGLISH, es: SPANISH, fr: FRENCH, de: GERMAN, it: ITALIAN, pt: PORTUGUESE };
