@@ -2,7 +2,8 @@
 // clip: input seeking, one filter graph (fps cap, reframe, background, captions; split-screen gameplay;
 // music mix; a meme intro before and the end-screen outro after, joined with concat), x264 + AAC, faststart.
 // Costs behind the choices are measured in DESIGN.md "Performance notes".
-import type { CropKeyframe } from '../pipeline/types.js';
+import type { CropKeyframe, SpeakerSpan } from '../pipeline/types.js';
+import { screenGeometry, splitGeometry } from './layout-graphs.js';
 import {
   PLATFORM_LOUDNESS, RENDER_PLAN_VERSION, type RenderCaptionEmoji, type RenderLoudness, type RenderMemeHook, type RenderOutro, type RenderPlan, type SegmentGains,
 } from './render-plan.js';
@@ -92,6 +93,8 @@ function contentGraph(plan: RenderPlan, OW: number, OH: number, label: string): 
     // Crop then scale: scaling the small window is the cheapest order, also for 4K sources.
     return `${head}${cropFilter(plan)},scale=${OW}:${OH},setsar=1${tail}`;
   }
+  if (reframe.layout === 'split') return splitGraph(plan, OW, OH, head, tail, label);
+  if (reframe.layout === 'screen') return screenGraph(plan, OW, OH, head, tail, label);
 
   // fit / square: a picture of the full output width, centred vertically over a background.
   let picture: string, fw: number, fh: number;
@@ -127,6 +130,58 @@ function contentGraph(plan: RenderPlan, OW: number, OH: number, label: string): 
     + `boxblur=${radius}:2,scale=${OW}:${OH}:flags=bilinear,setsar=1[bgb];`
     + `[fg]${picture},setsar=1[fgs];`
     + `[bgb][fgs]overlay=${x}:${y}${tail}`;
+}
+
+/**
+ * `split` (issue 13): two people of one wide shot, each followed by their own crop path, stacked in two
+ * halves of the picture. One decode: the (fps-capped) frames are split in two, each branch crops its
+ * window and scales it to its half, and vstack joins them; captions go over the stacked picture.
+ * Scaling two half-height windows costs about what fill's one full window does (docs/benchmarks.md).
+ */
+function splitGraph(plan: RenderPlan, OW: number, OH: number, head: string, tail: string, label: string): string {
+  const { input, reframe } = plan;
+  const g = splitGeometry({ width: OW, height: OH }, input, { width: reframe.cropWidth, height: reframe.cropHeight });
+  const crop = (keyframes: CropKeyframe[]) => cropWindow(plan, keyframes, g.crop.width, g.crop.height);
+  const spans = reframe.speakers ?? [];
+  return `${head}split=2[${label}_a][${label}_b];`
+    + `[${label}_a]${crop(reframe.keyframes)},scale=${OW}:${g.top.height},setsar=1${dimWhile(spans, 'bottom')}[${label}_top];`
+    + `[${label}_b]${crop(reframe.second?.keyframes ?? [])},scale=${OW}:${g.bottom.height},setsar=1${dimWhile(spans, 'top')}[${label}_bottom];`
+    + `[${label}_top][${label}_bottom]vstack=inputs=2${tail}`;
+}
+
+/**
+ * The silent half of a split while the other one speaks: luma to 65 %, colour to 60 %, so the eye goes
+ * to the speaker without the silent person disappearing. A lookup table (lutyuv) is the cheapest
+ * per-pixel filter ffmpeg has, and it only runs while a span is on; outside the spans (unknown,
+ * cross-talk) both halves show as they are. A bar at the seam was the other option, but the seam is
+ * where split captions sit.
+ */
+export const SILENT_HALF_DIM = 'lutyuv=y=val*0.65:u=128+(val-128)*0.6:v=128+(val-128)*0.6';
+
+/** `,<dim>:enable='between(t,a,b)+...'` over the spans where `speaking` speaks, or nothing. */
+function dimWhile(spans: readonly SpeakerSpan[], speaking: SpeakerSpan['half']): string {
+  const on = spans.filter((s) => s.half === speaking);
+  if (on.length === 0) return '';
+  // Quoted at the graph level so the commas inside between() do not split the chain.
+  return `,${SILENT_HALF_DIM}:enable='${on.map((s) => `between(t,${num(s.start)},${num(s.end)})`).join('+')}'`;
+}
+
+/**
+ * `screen` (issue 13): the screen region cropped and scaled to the picture's full width at the top, the
+ * presenter's face crop (the plan's keyframes) filling the panel below; geometry in layout-graphs.ts
+ * (a region too tall for the face to keep SCREEN_MIN_FACE_SHARE is scaled to fit and centred on the
+ * background colour). One decode, split=2, two crops and scales, vstack.
+ */
+function screenGraph(plan: RenderPlan, OW: number, OH: number, head: string, tail: string, label: string): string {
+  const { input, reframe, background } = plan;
+  if (!reframe.screen) throw new RangeError('a screen layout needs its screen region (reframe.screen)');
+  const g = screenGeometry({ width: OW, height: OH }, input, reframe.screen, { width: reframe.cropWidth, height: reframe.cropHeight });
+  const r = g.region, face = g.crop!;
+  const pad = g.capped ? `,pad=${OW}:${g.band.height}:${g.screen.x}:0:color=${ffColor(background.color)}` : '';
+  return `${head}split=2[${label}_s][${label}_f];`
+    + `[${label}_s]crop=w=${r.width}:h=${r.height}:x=${r.x}:y=${r.y},scale=${g.screen.width}:${g.screen.height}${pad},setsar=1[${label}_screen];`
+    + `[${label}_f]${cropWindow(plan, reframe.keyframes, face.width, face.height)},scale=${OW}:${g.face.height},setsar=1[${label}_face];`
+    + `[${label}_screen][${label}_face]vstack=inputs=2${tail}`;
 }
 
 export { PLATFORM_LOUDNESS };
@@ -409,7 +464,11 @@ function cropSize(plan: RenderPlan): { cw: number; ch: number } {
 
 function cropFilter(plan: RenderPlan): string {
   const { cw, ch } = cropSize(plan);
-  const { keyframes } = plan.reframe;
+  return cropWindow(plan, plan.reframe.keyframes, cw, ch);
+}
+
+/** A cw x ch window (even, inside the source) following `keyframes`. */
+function cropWindow(plan: RenderPlan, keyframes: CropKeyframe[], cw: number, ch: number): string {
   const x = cropExpression(keyframes, 'x', cw, plan.input.width);
   const y = cropExpression(keyframes, 'y', ch, plan.input.height);
   // Quoted at the graph level so the commas inside clip(...) do not split the filter chain.
@@ -477,6 +536,7 @@ function assertRenderable(plan: RenderPlan): void {
     if (height % 4 !== 0) throw new RangeError(`a split screen needs an output height divisible by 4, got ${height}`);
     if (!(g.duration > 0 && g.offset >= 0 && g.offset < g.duration)) throw new RangeError(`game video offset ${g.offset} must lie inside its ${g.duration} s`);
   }
+  assertLayout(plan);
   const o = plan.outro;
   if (o) {
     if (!(o.seconds >= 1 && o.seconds <= 3)) throw new RangeError(`outro must last 1-3 s, got ${o.seconds}`);
@@ -500,6 +560,36 @@ function assertRenderable(plan: RenderPlan): void {
     if (!(m.volume >= 0 && m.volume <= 100)) throw new RangeError(`music volume must be 0-100, got ${m.volume}`);
     if (!Number.isFinite(m.trackLufs) || (m.speechLufs !== null && !Number.isFinite(m.speechLufs))) throw new RangeError('music loudness must be a finite LUFS value');
   }
+}
+
+/** What the split and screen layouts need beyond the single-crop ones. */
+function assertLayout(plan: RenderPlan): void {
+  const { reframe: r, input } = plan;
+  if (r.layout !== 'split' && r.layout !== 'screen') return;
+  const pictureHeight = plan.gameVideo ? plan.output.height / 2 : plan.output.height;
+  if (!(r.cropWidth >= 2 && r.cropHeight >= 2)) throw new RangeError(`the ${r.layout} layout needs a crop window, got ${r.cropWidth}x${r.cropHeight}`);
+  if (!r.keyframes.every(finiteKeyframe)) throw new RangeError('crop keyframes must be finite numbers');
+  if (r.layout === 'split') {
+    if (!r.second) throw new RangeError('a split layout needs the bottom half\'s crop path (reframe.second)');
+    if (!r.second.keyframes.every(finiteKeyframe)) throw new RangeError('crop keyframes must be finite numbers');
+    if (pictureHeight < 8) throw new RangeError(`a split layout needs a picture at least 8 px tall, got ${pictureHeight}`);
+    for (const s of r.speakers ?? []) {
+      if (!(Number.isFinite(s.start) && Number.isFinite(s.end) && s.end > s.start) || (s.half !== 'top' && s.half !== 'bottom')) {
+        throw new RangeError(`speaker span ${JSON.stringify(s)} must have start < end and half top or bottom`);
+      }
+    }
+    return;
+  }
+  const s = r.screen;
+  if (!s) throw new RangeError('a screen layout needs its screen region (reframe.screen)');
+  const inside = [s.x, s.y, s.width, s.height].every(Number.isFinite) && s.x >= 0 && s.y >= 0 && s.width >= 2 && s.height >= 2
+    && s.x + s.width <= input.width && s.y + s.height <= input.height;
+  if (!inside) throw new RangeError(`screen region ${s.width}x${s.height} at ${s.x},${s.y} must lie inside the ${input.width}x${input.height} source`);
+  if (pictureHeight < 8) throw new RangeError(`a screen layout needs a picture at least 8 px tall, got ${pictureHeight}`);
+}
+
+function finiteKeyframe(k: CropKeyframe): boolean {
+  return Number.isFinite(k.t) && Number.isFinite(k.cx) && Number.isFinite(k.cy);
 }
 
 /** Seconds and sizes with at most millisecond precision, no exponent, no trailing zeros. */
