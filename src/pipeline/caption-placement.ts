@@ -213,15 +213,20 @@ export function placeCaptions(blocks: readonly CaptionBlock[], opts: PlacementOp
   const free = (b: CaptionBlock, top: number) => cost(b, top) === 0;
   const tops = (a: Anchor, b: CaptionBlock) => clampTop(topOf(a, b.height), b.height);
 
-  // The clip-wide place: the template's when it is free for every block, else the free fixed anchor nearest to it.
-  let clipWide: ((b: CaptionBlock) => number) = (b) => b.preferredTop;
-  if (!blocks.every((b) => free(b, b.preferredTop))) {
-    const centreOf = (b: CaptionBlock) => b.preferredTop + b.height / 2;
+  // The clip-wide place. A split screen's is its seam (the only rows between the two faces). Otherwise
+  // the template's, unless it covers a face in more than a quarter of the pages: then the fixed place that
+  // covers the fewest (nearest to the template's on a tie), so a face that stays put moves the captions
+  // once for the whole clip, and one passing through them moves only the pages it passes.
+  const preferred = (b: CaptionBlock) => (opts.seam != null ? tops({ kind: 'centre', y: opts.seam }, b) : b.preferredTop);
+  let clipWide: ((b: CaptionBlock) => number) = preferred;
+  const colliding = (at: (b: CaptionBlock) => number) => blocks.filter((b) => !free(b, at(b))).length;
+  if (colliding(preferred) > blocks.length / 4) {
+    const centreOf = (b: CaptionBlock) => preferred(b) + b.height / 2;
     const ranked = fixed
-      .filter((a) => blocks.every((b) => free(b, tops(a, b))))
-      .sort((a, b) => distance(a, blocks, centreOf) - distance(b, blocks, centreOf));
-    const best = ranked[0];
-    if (best) clipWide = (b) => tops(best, b);
+      .map((a) => ({ a, n: colliding((b) => tops(a, b)), d: distance(a, blocks, centreOf) }))
+      .sort((x, y) => x.n - y.n || x.d - y.d);
+    const best = ranked[0]!;
+    if (best.n < colliding(preferred)) clipWide = (b) => tops(best.a, b);
   }
 
   let previous: number | null = null;
@@ -233,7 +238,7 @@ export function placeCaptions(blocks: readonly CaptionBlock[], opts: PlacementOp
     } else if (previous !== null && free(b, previous)) {
       chosen = previous; // stay where the last page was when that is still clear
     } else {
-      const candidates = [...fixed.map((a) => tops(a, b)), ...faceNeighbours(b, opts.busy, H).map((top) => clampTop(top, b.height)), b.preferredTop];
+      const candidates = [...fixed.map((a) => tops(a, b)), ...faceNeighbours(b, opts.busy, H).map((top) => clampTop(top, b.height)), preferred(b)];
       const ranked = candidates
         .map((top) => ({ top, c: cost(b, top), d: Math.abs(top - home) }))
         .sort((x, y) => x.c - y.c || x.d - y.d);
