@@ -3,6 +3,7 @@
 // in source coordinates), are mapped through the same crop windows the renderer uses to output pixels,
 // and each page's block (measured by captions.ts) is moved off them. The template's position is a
 // preference: kept whenever it is free, and for the whole clip when it can be, so captions do not jump.
+import { screenGeometry, splitGeometry } from '../media/layout-graphs.js';
 import type { CropKeyframe, ReframePlan } from './types.js';
 
 export interface Size { width: number; height: number }
@@ -79,21 +80,20 @@ export function layoutPanels(plan: ReframePlan, source: Size, picture: Size): Pa
       return [{ dest: { x: evenFloor((W - fw) / 2), y: evenFloor((H - fh) / 2), width: fw, height: fh }, window: () => whole }];
     }
     case 'split': {
-      const half = H / 2;
-      const panels: Panel[] = [{ dest: { x: 0, y: 0, width: W, height: half }, window: movingWindow(plan.keyframes, cw, ch, source) }];
-      if (plan.second) panels.push({ dest: { x: 0, y: half, width: W, height: H - half }, window: movingWindow(plan.second.keyframes, cw, ch, source) });
+      // The renderer's own geometry (layout-graphs.ts): the halves and the crop fitted to a half's aspect.
+      const g = splitGeometry(picture, source, { width: plan.cropWidth, height: plan.cropHeight });
+      const panels: Panel[] = [{ dest: g.top, window: movingWindow(plan.keyframes, g.crop.width, g.crop.height, source) }];
+      if (plan.second) panels.push({ dest: g.bottom, window: movingWindow(plan.second.keyframes, g.crop.width, g.crop.height, source) });
       return panels;
     }
     case 'screen': {
-      const panels: Panel[] = [];
-      let top = 0;
-      if (plan.screen && plan.screen.width > 0 && plan.screen.height > 0) {
-        top = Math.min(H, even((W * plan.screen.height) / plan.screen.width));
-        const region = { ...plan.screen };
-        panels.push({ dest: { x: 0, y: 0, width: W, height: top }, window: () => region });
-      }
-      panels.push({ dest: { x: 0, y: top, width: W, height: H - top }, window: movingWindow(plan.keyframes, cw, ch, source) });
-      return panels;
+      if (!plan.screen) return [{ dest: { x: 0, y: 0, width: W, height: H }, window: movingWindow(plan.keyframes, cw, ch, source) }];
+      const g = screenGeometry(picture, source, plan.screen, { width: plan.cropWidth, height: plan.cropHeight });
+      const region = g.region, crop = g.crop!;
+      return [
+        { dest: g.screen, window: () => region },
+        { dest: g.face, window: movingWindow(plan.keyframes, crop.width, crop.height, source) },
+      ];
     }
   }
 }
