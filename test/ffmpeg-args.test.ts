@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildRenderArgs, cropExpression, filterPath, partialOutputPath, segmentLoudnessArgs } from '../src/media/ffmpeg-args.js';
+import { buildRenderArgs, cropExpression, filterPath, partialOutputPath, segmentLoudnessArgs, SILENT_HALF_DIM } from '../src/media/ffmpeg-args.js';
+import { panelCrop, screenGeometry, splitGeometry } from '../src/media/layout-graphs.js';
 import { outputFps, RENDER_PLAN_VERSION, type RenderPlan } from '../src/media/render-plan.js';
 import type { CropKeyframe, ReframePlan } from '../src/pipeline/types.js';
 
@@ -494,5 +495,144 @@ describe('buildRenderArgs with platform loudness', () => {
     expect(segmentLoudnessArgs({ ...p, input: { ...p.input, hasAudio: false }, music: null }, 'content')).toBeNull();
     expect(segmentLoudnessArgs({ ...p, memeHook: { ...p.memeHook!, hasAudio: false } }, 'meme')).toBeNull();
     expect(segmentLoudnessArgs({ ...p, outro: null }, 'sting')).toBeNull();
+  });
+});
+
+describe('buildRenderArgs with the split layout (issue 13)', () => {
+  // Two people in a 1920x1080 wide shot; each half is 1080x960 (9:8), so a 1080x960 window on each face.
+  const SPLIT = {
+    layout: 'split' as const, cropWidth: 1080, cropHeight: 960, faceCoverage: 1,
+    keyframes: [{ t: 0, cx: 0.3, cy: 0.5 }], second: { keyframes: [{ t: 0, cx: 0.7, cy: 0.5 }] },
+  };
+  const fc = (args: string[]) => args[args.indexOf('-filter_complex') + 1]!;
+
+  it('one decode split in two, each crop scaled to its half, stacked', () => {
+    expect(buildRenderArgs(plan({ reframe: SPLIT, input: { hasAudio: false } }))).toEqual([
+      ...HEAD,
+      '-filter_complex', '[0:v]split=2[vout_a][vout_b];'
+        + "[vout_a]crop=w=1080:h=960:x='36':y='60',scale=1080:960,setsar=1[vout_top];"
+        + "[vout_b]crop=w=1080:h=960:x='804':y='60',scale=1080:960,setsar=1[vout_bottom];"
+        + '[vout_top][vout_bottom]vstack=inputs=2[vout]',
+      '-map', '[vout]', ...VIDEO, '-an', ...TAIL,
+    ]);
+  });
+
+  it('fps cap before the split, moving crops, the silent half dimmed while the other speaks, captions and emoji over the stack', () => {
+    const args = buildRenderArgs(plan({
+      output: { fps: 30 },
+      reframe: {
+        ...SPLIT,
+        keyframes: [{ t: 0, cx: 0.3, cy: 0.5 }, { t: 2, cx: 0.35, cy: 0.5 }],
+        speakers: [{ start: 0, end: 4.5, half: 'top' }, { start: 6, end: 9.25, half: 'bottom' }, { start: 12, end: 15, half: 'top' }],
+      },
+      captions: { assPath: '/w/c.ass', fontsDir: '/f', emoji: [{ path: '/e/1.png', start: 1, end: 2, x: 500, y: 900, size: 80 }] },
+    }));
+    expect(fc(args)).toBe('[0:v]fps=30,split=2[vout_a][vout_b];'
+      + "[vout_a]crop=w=1080:h=960:x='36+96*clip((t-0)/2,0,1)':y='60',scale=1080:960,setsar=1,"
+      + `${SILENT_HALF_DIM}:enable='between(t,6,9.25)'[vout_top];`
+      + "[vout_b]crop=w=1080:h=960:x='804':y='60',scale=1080:960,setsar=1,"
+      + `${SILENT_HALF_DIM}:enable='between(t,0,4.5)+between(t,12,15)'[vout_bottom];`
+      + '[vout_top][vout_bottom]vstack=inputs=2,ass=filename=/w/c.ass:fontsdir=/f[vout_cap0];'
+      + "movie=filename=/e/1.png,scale=80:80[vout_emoji0];[vout_cap0][vout_emoji0]overlay=x=500:y='900-20*pow(max(0,1-(t-1)/0.2),2)':eval=frame:enable='between(t,1,2)'[vout]"
+      + SOUND_30);
+  });
+
+  it('with gameVideo the two halves share the top half, labels stay unique', () => {
+    const args = buildRenderArgs({
+      ...plan({ reframe: { ...SPLIT, cropWidth: 1920, cropHeight: 960 } }),
+      gameVideo: { path: '/g.mp4', offset: 1, duration: 10 },
+    });
+    // 1080x480 halves (9:4): a window planned for 9:8 halves (1920x960) is shortened to 1920x854, not stretched.
+    expect(fc(args)).toBe('[0:v]split=2[top_a][top_b];'
+      + "[top_a]crop=w=1920:h=854:x='0':y='113',scale=1080:480,setsar=1[top_top];"
+      + "[top_b]crop=w=1920:h=854:x='0':y='113',scale=1080:480,setsar=1[top_bottom];"
+      + '[top_top][top_bottom]vstack=inputs=2[top];[top]pad=1080:1920:0:0:color=black[frame];'
+      + '[1:v]scale=1080:960:force_original_aspect_ratio=increase,crop=1080:960,setsar=1[game];'
+      + '[frame][game]overlay=x=0:y=960:eof_action=repeat[vout]' + SOUND_30);
+  });
+
+  it('in a short with a meme intro and an outro the stack is the content segment [cv]', () => {
+    const args = buildRenderArgs({
+      ...plan({ reframe: SPLIT }),
+      memeHook: { path: '/c/m.mp4', seconds: 3, fps: 30, hasAudio: true },
+      outro: { seconds: 2, fps: 30, text: null, handle: null, imagePath: null, stingPath: null, assPath: null, fontsDir: '/f' },
+    });
+    expect(fc(args)).toMatch(/^\[0:v\]split=2\[cv_a\]\[cv_b\];.*\[cv_top\]\[cv_bottom\]vstack=inputs=2\[cv\];/);
+    expect(fc(args)).toContain('[mv][ma][cv][ca][ov][oa]concat=n=3:v=1:a=1[vout][aout]');
+  });
+
+  it('refuses a split without the second crop path, bad speaker spans, or no crop window', () => {
+    expect(() => buildRenderArgs(plan({ reframe: { ...SPLIT, second: null } }))).toThrow(/reframe\.second/);
+    expect(() => buildRenderArgs(plan({ reframe: { ...SPLIT, speakers: [{ start: 3, end: 2, half: 'top' }] } }))).toThrow(/speaker span/);
+    expect(() => buildRenderArgs(plan({ reframe: { ...SPLIT, speakers: [{ start: 0, end: 2, half: 'left' as 'top' }] } }))).toThrow(/speaker span/);
+    expect(() => buildRenderArgs(plan({ reframe: { ...SPLIT, cropWidth: 0 } }))).toThrow(/crop window/);
+    expect(() => buildRenderArgs(plan({ reframe: { ...SPLIT, second: { keyframes: [{ t: 0, cx: Number.NaN, cy: 0.5 }] } } }))).toThrow(/finite/);
+    // Spans on a layout that has no halves are not read.
+    expect(() => buildRenderArgs(plan({ reframe: { speakers: [{ start: 3, end: 2, half: 'top' }] } }))).not.toThrow();
+  });
+});
+
+describe('buildRenderArgs with the screen layout (issue 13)', () => {
+  // A 1440x1080 slide area right of a webcam inset: 1080x810 at the top, the face in the 1080x1110 below.
+  const SCREEN = {
+    layout: 'screen' as const, cropWidth: 420, cropHeight: 432, faceCoverage: 1,
+    keyframes: [{ t: 0, cx: 0.125, cy: 0.2 }], screen: { x: 480, y: 0, width: 1440, height: 1080 },
+  };
+  const fc = (args: string[]) => args[args.indexOf('-filter_complex') + 1]!;
+
+  it('the screen region at full width on top, the face crop filling the panel below', () => {
+    expect(fc(buildRenderArgs(plan({ reframe: SCREEN, output: { fps: 30 }, captions: { assPath: '/w/c.ass', fontsDir: '/f' } })))).toBe(
+      '[0:v]fps=30,split=2[vout_s][vout_f];'
+      + '[vout_s]crop=w=1440:h=1080:x=480:y=0,scale=1080:810,setsar=1[vout_screen];'
+      + "[vout_f]crop=w=420:h=432:x='30':y='0',scale=1080:1110,setsar=1[vout_face];"
+      + '[vout_screen][vout_face]vstack=inputs=2,ass=filename=/w/c.ass:fontsdir=/f[vout]' + SOUND_30);
+  });
+
+  it('a tall region is capped so the face keeps 30 % of the height, centred on the background colour', () => {
+    const args = buildRenderArgs(plan({
+      reframe: { ...SCREEN, screen: { x: 0, y: 0, width: 608, height: 1080 }, cropWidth: 608, cropHeight: 1080 },
+      background: { blur: true, color: '#1c1c1e' },
+    }));
+    // 608x1080 at full width would be 1918 px tall; capped at 1344 (70 %): 756x1344 centred. The face
+    // panel is 1080x576 (15:8): the plan's 608x1080 window is shortened to 608x324 around the same centre.
+    expect(fc(args)).toBe('[0:v]split=2[vout_s][vout_f];'
+      + '[vout_s]crop=w=608:h=1080:x=0:y=0,scale=756:1344,pad=1080:1344:162:0:color=0x1C1C1E,setsar=1[vout_screen];'
+      + "[vout_f]crop=w=608:h=324:x='0':y='54',scale=1080:576,setsar=1[vout_face];"
+      + '[vout_screen][vout_face]vstack=inputs=2[vout]' + SOUND_30);
+  });
+
+  it('refuses a screen layout without a region or with one outside the source', () => {
+    expect(() => buildRenderArgs(plan({ reframe: { ...SCREEN, screen: null } }))).toThrow(/reframe\.screen/);
+    expect(() => buildRenderArgs(plan({ reframe: { ...SCREEN, screen: { x: 600, y: 0, width: 1440, height: 1080 } } }))).toThrow(/inside the 1920x1080 source/);
+    expect(() => buildRenderArgs(plan({ reframe: { ...SCREEN, screen: { x: -2, y: 0, width: 100, height: 100 } } }))).toThrow(/inside/);
+    expect(() => buildRenderArgs(plan({ reframe: { ...SCREEN, screen: { x: 0, y: 0, width: 0, height: 100 } } }))).toThrow(/inside/);
+  });
+});
+
+describe('layout geometry', () => {
+  it('split: two even halves of the picture; an odd half goes below; the crop fitted to a half', () => {
+    expect(splitGeometry({ width: 1080, height: 1920 }, { width: 1920, height: 1080 }, { width: 1080, height: 960 })).toEqual({
+      top: { x: 0, y: 0, width: 1080, height: 960 }, bottom: { x: 0, y: 960, width: 1080, height: 960 }, crop: { width: 1080, height: 960 },
+    });
+    const g = splitGeometry({ width: 360, height: 962 }, { width: 1280, height: 720 }, { width: 400, height: 400 });
+    expect([g.top.height, g.bottom.y, g.bottom.height]).toEqual([480, 480, 482]);
+  });
+
+  it('panelCrop keeps a crop within 1 % of the aspect, else narrows or shortens it, never past the source', () => {
+    expect(panelCrop({ width: 421, height: 433 }, { width: 1080, height: 1110 }, { width: 1920, height: 1080 })).toEqual({ width: 420, height: 432 });
+    expect(panelCrop({ width: 1920, height: 1080 }, { width: 1080, height: 960 }, { width: 1920, height: 1080 })).toEqual({ width: 1216, height: 1080 });
+    expect(panelCrop({ width: 5000, height: 5000 }, { width: 1, height: 1 }, { width: 641, height: 359 })).toEqual({ width: 358, height: 358 });
+  });
+
+  it('screen: band height from the region, the face below; capped at 70 %; the region clamped to the source', () => {
+    const g = screenGeometry({ width: 1080, height: 1920 }, { width: 1920, height: 1080 }, { x: 480, y: 0, width: 1440, height: 1080 });
+    expect([g.band.height, g.face.y, g.face.height, g.capped, g.crop]).toEqual([810, 810, 1110, false, null]);
+    const wide = screenGeometry({ width: 1080, height: 1920 }, { width: 1920, height: 1080 }, { x: 0, y: 0, width: 1920, height: 1080 });
+    expect(wide.band.height).toBe(608);
+    const capped = screenGeometry({ width: 1080, height: 1920 }, { width: 1920, height: 1080 }, { x: 0, y: 0, width: 608, height: 1080 });
+    expect([capped.band.height, capped.screen, capped.face.height]).toEqual([1344, { x: 162, y: 0, width: 756, height: 1344 }, 576]);
+    expect(capped.face.height / 1920).toBeGreaterThanOrEqual(0.3);
+    expect(screenGeometry({ width: 1080, height: 1920 }, { width: 1280, height: 720 }, { x: 101, y: 7, width: 5000, height: 5000 }).region)
+      .toEqual({ x: 100, y: 6, width: 1180, height: 714 });
   });
 });

@@ -133,7 +133,7 @@ describe('screen layout', () => {
   // The terminal window of movie-hello (source px) and a 164x160 window on the webcam inset's face
   // (the face panel of a 360x640 output below a 288 px screen band is 360x352, ~1.02:1).
   const TERMINAL = { x: 404, y: 80, width: 760, height: 610 };
-  const FACE = { cx: 240 / 1280, cy: 170 / 720 };
+  const FACE = { cx: 240 / 1280, cy: 155 / 720 };
 
   it('puts the screen region at full width on top and the presenter\'s face, large, below', async () => {
     const reframe: ReframePlan = { layout: 'screen', cropWidth: 164, cropHeight: 160, faceCoverage: 1, keyframes: [{ t: 0, ...FACE }], screen: TERMINAL };
