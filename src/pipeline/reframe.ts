@@ -5,8 +5,13 @@ import { AbortedError } from '../media/process.js';
 import { PipelineError } from '../errors.js';
 import { pickMainFace, type MainFace } from './face-tracker.js';
 import { sampleFaces, type FaceSample } from './faces.js';
+import {
+  faceCropSize, FrameEvidenceBuilder, INSET_MAX_HEIGHT, INSET_MIN_OFFSET, insetRect, judgeScreen, screenHeight, screenRegion, summariseTrack, toSourceRect,
+  type FrameEvidence, type InsetFace, type ScreenVerdict,
+} from './screen-detect.js';
 import { findCuts, frameSignature, splitShots, type SampledFrame } from './shots.js';
 import { median } from './stats.js';
+import { findTwoPeople, needsSplit, splitCropSize, type Person } from './two-people.js';
 import type { CropKeyframe, Layout, MediaInfo, ReframePlan, ResolvedLayout, TimeRange } from './types.js';
 
 export interface ReframeRequest {
@@ -39,8 +44,10 @@ const even = (n: number) => Math.max(2, 2 * Math.round(n / 2));
  */
 export function cropWindow(layout: ResolvedLayout, source: Size, output: Size): Size {
   const { width: w, height: h } = source;
-  if (layout === 'fit') return { width: w, height: h };
-  const aspect = layout === 'square' ? 1 : output.width / output.height;
+  // screen: the region and the face crop are sized by planReframe; without them it shows the whole frame.
+  if (layout === 'fit' || layout === 'screen') return { width: w, height: h };
+  // split: each half is output.width x output.height/2.
+  const aspect = layout === 'square' ? 1 : layout === 'split' ? (2 * output.width) / output.height : output.width / output.height;
   if (w / h >= aspect) return { width: Math.min(w, even(h * aspect)), height: h };
   return { width: w, height: Math.min(h, even(w / aspect)) };
 }
@@ -238,10 +245,42 @@ export function shotKeyframes(shots: readonly { start: number; path: PathPoint[]
   return frames;
 }
 
+/** A clip's sampled faces as ReframePlan.faces has them: clip-relative, boxes without scores. */
+function clipFaces(samples: readonly FaceSample[], range: TimeRange): NonNullable<ReframePlan['faces']> {
+  return samples.map((s) => ({ t: round4(s.t - range.start), boxes: s.faces.map((f) => ({ cx: f.cx, cy: f.cy, w: f.w, h: f.h })) }));
+}
+
+/** Clip-relative path points of `path` (one box per sample) cut into the clip's shots, for shotKeyframes. */
+function pathByShot(path: readonly { t: number; cx: number; cy: number }[], shots: readonly ShotFace[], range: TimeRange): { start: number; path: PathPoint[] | null }[] {
+  return shots.map(({ shot }) => {
+    const inside = path.filter((b) => b.t >= shot.start && b.t < shot.end).map((b) => ({ t: b.t - range.start, cx: b.cx, cy: b.cy }));
+    return { start: shot.start - range.start, path: inside.length > 0 ? inside : null };
+  });
+}
+
+/** What the screen layout would be for this clip: the inset face, the screen region, the verdict. */
+interface ScreenFinding { face: InsetFace; main: MainFace; inset: ReturnType<typeof insetRect>; verdict: ScreenVerdict }
+
+function findScreen(samples: readonly FaceSample[], evidence: FrameEvidence | null): ScreenFinding | null {
+  if (!evidence) return null;
+  const main = pickMainFace([...samples]);
+  if (!main) return null;
+  const face = summariseTrack(main.track.boxes, samples.length);
+  if (!face) return null;
+  const inset = insetRect(evidence, face);
+  return { face, main, inset, verdict: judgeScreen(face, evidence, inset) };
+}
+
 /**
  * Plans the crop for one clip. Faces are sampled (3 fps, clip range only) unless the answer cannot
  * depend on them: `fit`, or a fill/square window that already is the whole frame. Camera cuts found in
  * the same frames split the clip into shots, each followed on its own.
+ *
+ * `auto` on a landscape source, in this order: a screen recording with a small still face inset near an
+ * edge -> `screen`; two people side by side through the clip, too far apart for one fill crop -> `split`;
+ * else fill/fit as decideLayout says. An explicit `split` without two people falls back to what `auto`
+ * would pick; an explicit `screen` takes the inset when there is one, else the whole frame above the main
+ * face, and `fit` when there is no face at all. The returned `layout` is what the clip really gets.
  */
 export async function planReframe(req: ReframeRequest): Promise<ReframePlan> {
   const { info, range, output } = req;
@@ -249,16 +288,20 @@ export async function planReframe(req: ReframeRequest): Promise<ReframePlan> {
   if (!info.hasVideo || !source.width || !source.height) return staticPlan('fit', source, 0);
   if (req.layout === 'fit') return staticPlan('fit', source, 0);
   const portrait = decideLayout(info, null, output, req.layout);
-  if (req.layout !== 'auto' || portrait === 'fill') {
+  if (req.layout === 'fill' || req.layout === 'square' || (req.layout === 'auto' && portrait === 'fill')) {
     const layout = req.layout === 'auto' ? portrait : req.layout;
     const crop = cropWindow(layout, source, output);
     if (crop.width === source.width && crop.height === source.height) return staticPlan(layout, crop, 0);
   }
 
   const frames: SampledFrame[] = [];
+  const evidence = new FrameEvidenceBuilder();
   const samples = await sampleFaces(req.mediaPath, range, {
     signal: req.signal, size: source,
-    onFrame: (t, rgb, w, h) => frames.push({ t, signature: frameSignature(rgb, w, h) }),
+    onFrame: (t, rgb, w, h) => {
+      frames.push({ t, signature: frameSignature(rgb, w, h) });
+      evidence.add(rgb, w, h);
+    },
   });
   let cuts: number[] = [];
   try {
@@ -272,19 +315,66 @@ export async function planReframe(req: ReframeRequest): Promise<ReframePlan> {
     throw new PipelineError('reframe', 'could not read video frames to find camera cuts', { cause: e });
   }
   const { shots, summary } = mainFacesByShot(samples, splitShots(range, cuts));
-  const layout = decideLayout(info, summary, output, req.layout);
   const coverage = summary?.coverage ?? 0;
-  const crop = cropWindow(layout, source, output);
-  if (layout === 'fit' || !summary) return staticPlan(layout, crop, coverage);
-  const relative = shots.map(({ shot, main }) => ({
-    start: shot.start - range.start,
-    path: main ? main.path.map((b) => ({ t: b.t - range.start, cx: b.cx, cy: b.cy })) : null,
-  }));
-  return {
-    layout,
-    cropWidth: crop.width,
-    cropHeight: crop.height,
-    keyframes: shotKeyframes(relative, { w: crop.width / source.width, h: crop.height / source.height }),
-    faceCoverage: coverage,
+  const faces = clipFaces(samples, range);
+  const ev = evidence.finish();
+  const landscape = portrait !== 'fill';
+  const norm = (c: Size) => ({ w: c.width / source.width, h: c.height / source.height });
+
+  const screenOf = (found: ScreenFinding | null): ReframePlan | null => {
+    if (!found) return null;
+    const { face, main, inset, verdict } = found;
+    // An inset-shaped face: the screen is the frame minus the inset's side. Any other face (explicit
+    // `screen` on a talking head): the whole frame above, the face below.
+    const insetShaped = verdict.metrics.faceHeight <= INSET_MAX_HEIGHT && verdict.metrics.offset >= INSET_MIN_OFFSET;
+    const region = insetShaped && ev ? screenRegion(ev, inset) : { x0: 0, y0: 0, x1: 1, y1: 1 };
+    const rect = toSourceRect(region, source, output);
+    const panel = { width: output.width, height: output.height - screenHeight(rect, output) };
+    const crop = faceCropSize(face.h * source.height, panel, output.height, source);
+    return {
+      layout: 'screen', cropWidth: crop.width, cropHeight: crop.height,
+      keyframes: shotKeyframes(pathByShot(main.path, shots, range), norm(crop)),
+      faceCoverage: main.coverage, screen: rect, faces,
+    };
   };
+  const splitOf = (left: Person, right: Person): ReframePlan => {
+    const crop = splitCropSize({ left, right }, source, output);
+    return {
+      layout: 'split', cropWidth: crop.width, cropHeight: crop.height,
+      keyframes: shotKeyframes(pathByShot(left.path, shots, range), norm(crop)),
+      second: { keyframes: shotKeyframes(pathByShot(right.path, shots, range), norm(crop)) },
+      faceCoverage: Math.min(left.coverage, right.coverage), faces,
+    };
+  };
+  /** fill/fit/square following each shot's main face, as before layouts existed. */
+  const classic = (requested: Layout): ReframePlan => {
+    const layout = decideLayout(info, summary, output, requested);
+    const crop = cropWindow(layout, source, output);
+    if (layout === 'fit' || !summary) return { ...staticPlan(layout, crop, coverage), faces };
+    const relative = shots.map(({ shot, main }) => ({
+      start: shot.start - range.start,
+      path: main ? main.path.map((b) => ({ t: b.t - range.start, cx: b.cx, cy: b.cy })) : null,
+    }));
+    return { layout, cropWidth: crop.width, cropHeight: crop.height, keyframes: shotKeyframes(relative, norm(crop)), faceCoverage: coverage, faces };
+  };
+  const auto = (): ReframePlan => {
+    if (landscape) {
+      const found = findScreen(samples, ev);
+      if (found?.verdict.isScreen) return screenOf(found)!;
+      const two = findTwoPeople(samples);
+      if (two && needsSplit(two, cropWindow('fill', source, output).width / source.width)) return splitOf(two.left, two.right);
+    }
+    return classic('auto');
+  };
+
+  if (req.layout === 'auto') return auto();
+  if (req.layout === 'split') {
+    const two = findTwoPeople(samples);
+    // Fewer than two people: the clip gets what auto would have picked (the plan's layout says which).
+    return two ? splitOf(two.left, two.right) : auto();
+  }
+  if (req.layout === 'screen') {
+    return screenOf(findScreen(samples, ev)) ?? { ...staticPlan('fit', source, 0), faces };
+  }
+  return classic(req.layout);
 }
