@@ -137,7 +137,13 @@ export function faceBandsOnPicture(plan: ReframePlan, source: Size, picture: Siz
 }
 
 /** Rows a band of the picture is busy from start to end (clip seconds), e.g. the face of one sample. */
-export interface BusyArea { start: number; end: number; rect: Rect }
+export interface BusyArea {
+  start: number;
+  end: number;
+  rect: Rect;
+  /** For a face's band: the whole face (forehead to chin), which a caption moved above or below it clears. */
+  face?: Rect;
+}
 
 /**
  * The plan's faces as busy areas of the picture: each sample's eyes-mouth bands, from halfway to the
@@ -152,7 +158,11 @@ export function faceAreas(plan: ReframePlan, source: Size, picture: Size): BusyA
     const prev = samples[i - 1], next = samples[i + 1];
     const start = prev ? (prev.t + s.t) / 2 : -Infinity, end = next ? (s.t + next.t) / 2 : Infinity;
     for (const box of s.boxes) {
-      for (const rect of faceBandsOnPicture(plan, source, picture, box, s.t, panels)) out.push({ start, end, rect });
+      for (const panel of panels) {
+        const [rect] = faceBandsOnPicture(plan, source, picture, box, s.t, [panel]);
+        const [face] = faceRectsOnPicture(plan, source, picture, box, s.t, [panel]);
+        if (rect) out.push({ start, end, rect, ...(face ? { face } : {}) });
+      }
     }
   });
   return out;
@@ -209,7 +219,9 @@ export function placeCaptions(blocks: readonly CaptionBlock[], opts: PlacementOp
     { kind: 'top', y: safeTop },
     { kind: 'bottom', y: safeBottom },
   ];
-  const cost = (b: CaptionBlock, top: number) => overlapCost(b, top, opts.busy);
+  const cost = (b: CaptionBlock, top: number) => overlapCost(b, top, opts.busy, 'band');
+  // Soft cost, after the bands: covering the rest of a face (forehead, chin) when a place clear of it exists.
+  const soft = (b: CaptionBlock, top: number) => overlapCost(b, top, opts.busy, 'face');
   const free = (b: CaptionBlock, top: number) => cost(b, top) === 0;
   const tops = (a: Anchor, b: CaptionBlock) => clampTop(topOf(a, b.height), b.height);
 
@@ -223,8 +235,8 @@ export function placeCaptions(blocks: readonly CaptionBlock[], opts: PlacementOp
   if (colliding(preferred) > blocks.length / 4) {
     const centreOf = (b: CaptionBlock) => preferred(b) + b.height / 2;
     const ranked = fixed
-      .map((a) => ({ a, n: colliding((b) => tops(a, b)), d: distance(a, blocks, centreOf) }))
-      .sort((x, y) => x.n - y.n || x.d - y.d);
+      .map((a) => ({ a, n: colliding((b) => tops(a, b)), s: blocks.reduce((sum, b) => sum + soft(b, tops(a, b)), 0), d: distance(a, blocks, centreOf) }))
+      .sort((x, y) => x.n - y.n || x.s - y.s || x.d - y.d);
     const best = ranked[0]!;
     if (best.n < colliding(preferred)) clipWide = (b) => tops(best.a, b);
   }
@@ -238,10 +250,16 @@ export function placeCaptions(blocks: readonly CaptionBlock[], opts: PlacementOp
     } else if (previous !== null && free(b, previous)) {
       chosen = previous; // stay where the last page was when that is still clear
     } else {
-      const candidates = [...fixed.map((a) => tops(a, b)), ...faceNeighbours(b, opts.busy, H).map((top) => clampTop(top, b.height)), preferred(b)];
+      // Tier 0: the fixed places and just above or below a whole face; tier 1: just above or below the
+      // eyes-mouth band (on the forehead or the chin), only when nothing of tier 0 is free.
+      const candidates = [
+        ...[...fixed.map((a) => tops(a, b)), ...faceNeighbours(b, opts.busy, H, 'face'), preferred(b)].map((top) => ({ top, tier: 0 })),
+        ...faceNeighbours(b, opts.busy, H, 'band').map((top) => ({ top, tier: 1 })),
+      ];
       const ranked = candidates
-        .map((top) => ({ top, c: cost(b, top), d: Math.abs(top - home) }))
-        .sort((x, y) => x.c - y.c || x.d - y.d);
+        .map(({ top, tier }) => ({ top: clampTop(top, b.height), tier }))
+        .map(({ top, tier }) => ({ top, tier, c: cost(b, top), s: soft(b, top), d: Math.abs(top - home) }))
+        .sort((x, y) => x.c - y.c || x.tier - y.tier || x.s - y.s || x.d - y.d);
       chosen = ranked[0]!.top;
     }
     chosen = Math.round(chosen);
@@ -250,23 +268,27 @@ export function placeCaptions(blocks: readonly CaptionBlock[], opts: PlacementOp
   });
 }
 
-/** Places just above and just below each busy area seen during the block (faces and banners alike). */
-function faceNeighbours(b: CaptionBlock, busy: readonly BusyArea[], H: number): number[] {
+/** Places just above and just below each busy area seen during the block: its whole face, or its band (banners: the band). */
+function faceNeighbours(b: CaptionBlock, busy: readonly BusyArea[], H: number, of: 'face' | 'band'): number[] {
   const gap = H * FACE_GAP;
-  return busy.filter((a) => during(a, b)).flatMap((a) => [a.rect.y - gap - b.height, a.rect.y + a.rect.height + gap]);
+  return busy.filter((a) => during(a, b)).flatMap((a) => {
+    const r = of === 'face' ? a.face ?? a.rect : a.rect;
+    return [r.y - gap - b.height, r.y + r.height + gap];
+  });
 }
 
 function during(a: BusyArea, b: { start: number; end: number }): boolean {
   return a.start < b.end && a.end > b.start;
 }
 
-/** Overlap (px² of the block's rows and columns over busy rectangles) of a block at a top during its time. */
-function overlapCost(b: CaptionBlock, top: number, busy: readonly BusyArea[]): number {
+/** Overlap (px² of the block's rows and columns over busy rectangles, or over their whole faces) of a block at a top during its time. */
+function overlapCost(b: CaptionBlock, top: number, busy: readonly BusyArea[], of: 'band' | 'face'): number {
   let total = 0;
   for (const a of busy) {
     if (!during(a, b)) continue;
-    const h = Math.min(top + b.height, a.rect.y + a.rect.height) - Math.max(top, a.rect.y);
-    const w = Math.min(b.right, a.rect.x + a.rect.width) - Math.max(b.left, a.rect.x);
+    const r = of === 'face' ? a.face ?? a.rect : a.rect;
+    const h = Math.min(top + b.height, r.y + r.height) - Math.max(top, r.y);
+    const w = Math.min(b.right, r.x + r.width) - Math.max(b.left, r.x);
     if (h > 0 && w > 0) total += h * w;
   }
   return total;
