@@ -5,6 +5,8 @@ import { probeMedia } from '../src/media/probe.js';
 import { sampleFaces } from '../src/pipeline/faces.js';
 import { cropWindow, decideLayout, facesChange, mainFacesByShot, planReframe, shotKeyframes, smoothPath, type PathPoint } from '../src/pipeline/reframe.js';
 import { cutCandidates, exactCut, findCuts, frameSignature, pickCut, showinfoTimes, splitShots, type SampledFrame } from '../src/pipeline/shots.js';
+import { faceCropSize, FrameEvidenceBuilder, insetRect, judgeScreen, screenHeight, screenRegion, summariseTrack, toSourceRect } from '../src/pipeline/screen-detect.js';
+import { findTwoPeople, needsSplit, splitCropSize } from '../src/pipeline/two-people.js';
 import type { CropKeyframe, MediaInfo } from '../src/pipeline/types.js';
 import { clmtrackrMedia, video } from './helpers/media.js';
 
@@ -272,3 +274,92 @@ describe('shots', () => {
   });
 });
 
+
+describe('two people of one shot (split)', () => {
+  const face = (cx: number, h = 0.25) => ({ cx, cy: 0.45, w: h * 0.56, h, score: 0.9 });
+  const jitter = (i: number) => ((i * 7) % 5 - 2) * 0.002;
+
+  it('finds two similar faces side by side through the clip, left first', () => {
+    const samples = Array.from({ length: 30 }, (_, i) => ({ t: i / 3, faces: i % 10 === 3 ? [face(0.72 + jitter(i))] : [face(0.72 + jitter(i)), face(0.28 - jitter(i), 0.22)] }));
+    const two = findTwoPeople(samples)!;
+    expect(two.left.medianCx).toBeCloseTo(0.28, 2);
+    expect(two.right.medianCx).toBeCloseTo(0.72, 2);
+    expect(two.left.path).toHaveLength(30); // held over the samples it was missed in
+    // One fill crop of a 16:9 frame is 0.32 of its width: it cannot hold both.
+    expect(needsSplit(two, 608 / 1920)).toBe(true);
+    // Each half: 9:8, no wider than the distance between the faces.
+    const crop = splitCropSize(two, { width: 1920, height: 1080 }, OUT);
+    expect(crop.width / crop.height).toBeCloseTo(9 / 8, 2);
+    expect(crop.width).toBeLessThanOrEqual(0.44 * 1920);
+  });
+
+  it('finds nobody to split in a two-camera edit, a lone face, or a face beside a much smaller one', () => {
+    const edit = Array.from({ length: 30 }, (_, i) => ({ t: i / 3, faces: [face(i < 15 ? 0.3 : 0.7)] }));
+    expect(findTwoPeople(edit)).toBeNull();
+    expect(findTwoPeople(Array.from({ length: 30 }, (_, i) => ({ t: i / 3, faces: [face(0.5)] })))).toBeNull();
+    expect(findTwoPeople(Array.from({ length: 30 }, (_, i) => ({ t: i / 3, faces: [face(0.3, 0.3), face(0.8, 0.1)] })))).toBeNull();
+  });
+
+  it('does not split two people close enough to share one fill crop', () => {
+    const samples = Array.from({ length: 30 }, (_, i) => ({ t: i / 3, faces: [face(0.42, 0.12), face(0.58, 0.12)] }));
+    const two = findTwoPeople(samples)!;
+    expect(two).not.toBeNull();
+    expect(needsSplit(two, 608 / 1920)).toBe(false);
+  });
+});
+
+describe('screen with a face inset', () => {
+  // A 256x144 "screencast": light background, text-like dark dashes over the right two thirds, and a noisy
+  // webcam picture (x 20-70, y 15-55) with a face in it.
+  const W = 256, H = 144;
+  function frame(k: number): Uint8Array {
+    const rgb = new Uint8Array(W * H * 3).fill(200);
+    for (let y = 0; y < H; y++) {
+      for (let x = 0; x < W; x++) {
+        const p = (y * W + x) * 3;
+        if (x >= 20 && x < 70 && y >= 15 && y < 55) {
+          const v = 120 + ((x * 31 + y * 17 + k * 13) % 9); // sensor noise: changes every sample
+          rgb[p] = v + 30; rgb[p + 1] = v; rgb[p + 2] = v - 20;
+        } else if (x >= 90 && x < 240 && y >= 10 && y < 130 && y % 8 < 2 && x % 6 < 4) {
+          rgb[p] = rgb[p + 1] = rgb[p + 2] = 20; // text
+        }
+      }
+    }
+    return rgb;
+  }
+  const builder = new FrameEvidenceBuilder();
+  for (let k = 0; k < 20; k++) builder.add(frame(k), W, H);
+  const ev = builder.finish()!;
+  const face = summariseTrack(Array.from({ length: 20 }, () => ({ cx: 45 / W, cy: 35 / H, w: 14 / W, h: 20 / H })), 20)!;
+
+  it('finds the inset as the live region around the face and keeps the screen beside it', () => {
+    const inset = insetRect(ev, face);
+    expect(inset.x0).toBeCloseTo(20 / W, 1);
+    expect(inset.x1).toBeCloseTo(70 / W, 1);
+    expect(inset.y1).toBeCloseTo(55 / H, 1);
+    expect(judgeScreen(face, ev, inset).isScreen).toBe(true);
+    const region = screenRegion(ev, inset);
+    expect(region.x0).toBeGreaterThanOrEqual(70 / W);
+    expect(region.x0).toBeLessThanOrEqual(90 / W);
+    expect(region.x1).toBeGreaterThanOrEqual(240 / W);
+    expect(region.y0).toBeLessThanOrEqual(16 / H); // the first line of text
+    expect(region.y1).toBeGreaterThanOrEqual(130 / H);
+  });
+
+  it('is no screen when the face is big', () => {
+    const big = { ...face, h: 0.35, w: 0.2 };
+    expect(judgeScreen(big, ev, insetRect(ev, big)).isScreen).toBe(false);
+  });
+
+  it('keeps the face panel at least 30 % of the output and the face crop at its aspect', () => {
+    const tall = toSourceRect({ x0: 0.4, y0: 0, x1: 0.6, y1: 1 }, { width: 1280, height: 720 }, OUT);
+    expect(OUT.height - screenHeight(tall, OUT)).toBeGreaterThanOrEqual(0.3 * OUT.height - 2);
+    expect(tall.height).toBe(720); // widened rather than cut
+    const rect = toSourceRect({ x0: 0.3, y0: 0, x1: 0.96, y1: 1 }, { width: 1280, height: 720 }, OUT);
+    const panel = { width: OUT.width, height: OUT.height - screenHeight(rect, OUT) };
+    const crop = faceCropSize(70, panel, OUT.height, { width: 1280, height: 720 });
+    expect(crop.width / crop.height).toBeCloseTo(panel.width / panel.height, 1);
+    expect(crop.height).toBeCloseTo(70 * 2.2, -1);
+    expect((70 * panel.height) / crop.height).toBeGreaterThanOrEqual(300);
+  });
+});

