@@ -68,9 +68,18 @@ describe('create request validation (spec 4.2, 7.2)', () => {
 
   it('rejects unknown enumerations and languages', () => {
     expect(codeOf({ ...base, preferredLength: 'under2min' })).toMatch(/preferredLength must be one of/);
-    expect(codeOf({ ...base, layout: 'stretch' })).toMatch(/layout must be one of auto, fill, fit, square/);
+    expect(codeOf({ ...base, layout: 'stretch' })).toMatch(/^invalid_request: layout must be one of auto, fill, fit, square, split, screen\b/);
     expect(codeOf({ ...base, language: 'xx' })).toMatch(/language must be one of/);
     expect(codeOf({ ...base, captionLanguage: 'klingon' })).toMatch(/captionLanguage must be one of/);
+  });
+
+  it('accepts the spec\'s four layouts and the split and screen extensions (issue 13)', () => {
+    for (const layout of ['auto', 'fill', 'fit', 'square', 'split', 'screen']) {
+      expect(validateCreateRequest({ ...base, layout }, ctx).layout).toBe(layout);
+    }
+    // With gameVideo too: the layout then applies to the top half.
+    expect(codeOf({ ...base, layout: 'split', gameVideo: true }, { ...ctx, supportedFeatures: new Set(['gameVideo']) })).toBe('ok');
+    for (const layout of ['stretch', 'SPLIT', 'split-screen', '']) expect(codeOf({ ...base, layout })).toMatch(/^invalid_request: layout must be one of/);
   });
 
   it('checks templateId format and existence', () => {

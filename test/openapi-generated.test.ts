@@ -111,7 +111,7 @@ export function refusals(api: ReturnType<typeof client>): void {
   void api('post', '/shorts/create', { body: { fileUrl: 'https://cdn.example.com/v.mp4', start: 0 } });
   // @ts-expect-error an option the document does not have
   void api('post', '/shorts/create', { body: { fileUrl: 'https://cdn.example.com/v.mp4', start: 0, end: 80, colour: 'red' } });
-  // @ts-expect-error layout is one of auto, fill, fit, square
+  // @ts-expect-error layout is one of auto, fill, fit, square, split, screen
   void api('post', '/shorts/create', { body: { fileUrl: 'https://cdn.example.com/v.mp4', start: 0, end: 80, layout: 'stretch' } });
   // @ts-expect-error GET /shorts/{id} needs its id
   void api('get', '/shorts/{id}', {});

@@ -314,6 +314,7 @@ describe('the create body is generated from CREATE_OPTIONS', () => {
   it('accepts and refuses bodies the way the spec says', () => {
     const ok = (b: Obj) => validate(body, b, doc);
     expect(ok({ fileUrl: 'https://cdn.example.com/v.mp4', start: 0, end: 120, maxShorts: 3, layout: 'fit', musicVolume: 40 })).toEqual([]);
+    for (const layout of ['split', 'screen']) expect(ok({ fileUrl: 'https://cdn.example.com/v.mp4', start: 0, end: 120, layout })).toEqual([]);
     expect(ok({ url: 'https://video.example.com/watch?v=1', start: 10, end: 100, language: 'de', templateId: 'a'.repeat(24) })).toEqual([]);
     expect(ok({ url: 'https://a.example/x', fileUrl: 'https://b.example/y.mp4', start: 0, end: 60 }).join()).toMatch(/oneOf/);
     expect(ok({ start: 0, end: 60 }).join()).toMatch(/oneOf/);

@@ -3,12 +3,13 @@
 import { LANGUAGES } from '../languages.js';
 
 export const PREFERRED_LENGTHS = ['under30sec', 'under60sec', 'under90sec', 'under3min', 'under5min', 'under10min'] as const;
-export const LAYOUTS = ['auto', 'fill', 'fit', 'square'] as const;
 /**
  * What a rendered clip can show as its `layout` (the detail's extension field): spec 4.2's three concrete
  * layouts plus issue 13's `split` (two people stacked) and `screen` (screen on top, speaker below).
  */
 export const CLIP_LAYOUTS = ['fill', 'fit', 'square', 'split', 'screen'] as const;
+/** Spec 4.2's `auto`, `fill`, `fit`, `square`, and the two extensions (docs/api.md "Extensions"). */
+export const LAYOUTS = ['auto', ...CLIP_LAYOUTS] as const;
 
 export type OptionType =
   | { kind: 'string'; maxLength?: number; trimTo?: number }
@@ -51,7 +52,7 @@ const OPTION_TABLE = [
   { field: 'music', flag: 'music', type: { kind: 'boolean' }, defaultValue: false, group: 'music', description: 'mix background music under the speech' },
   { field: 'musicName', flag: 'music-name', type: { kind: 'string' }, group: 'music', description: 'exact music track name (default random)' },
   { field: 'musicVolume', flag: 'music-volume', type: { kind: 'number', min: 0, max: 100 }, defaultValue: 10, group: 'music', description: 'music loudness relative to the speech, 0-100' },
-  { field: 'layout', flag: 'layout', type: { kind: 'enum', values: LAYOUTS }, defaultValue: 'auto', group: 'layout', description: 'auto, fill, fit or square' },
+  { field: 'layout', flag: 'layout', type: { kind: 'enum', values: LAYOUTS }, defaultValue: 'auto', group: 'layout', description: 'auto, fill, fit or square; extensions: split (two people, stacked halves), screen (screen above, speaker below)' },
   { field: 'blurBackground', flag: 'blur-background', type: { kind: 'boolean' }, group: 'layout', description: 'blurred (default) or solid background where the source does not cover the frame' },
   { field: 'outroEnabled', flag: 'outro', type: { kind: 'boolean' }, defaultValue: false, group: 'outro', description: 'append an end-screen outro' },
   { field: 'outroText', flag: 'outro-text', type: { kind: 'string', trimTo: 80 }, group: 'outro', description: 'outro text (trimmed to 80 characters)' },
