@@ -1,7 +1,8 @@
 // Captions clear of faces, on screen: a real person (the webcam inset of Debian's forensics-samples-files
 // movie-hello.mp4) sits in the lower part of the vertical frame, right where the template draws its
-// captions. The faces the real detector samples on the source go through caption placement, the clip is
-// rendered with the real ASS by renderClip, and on decoded output frames the real detector finds the
+// captions. The real reframe stage plans the clip (its crop and its sampled faces), caption placement
+// moves the pages, the clip is rendered with the real ASS by renderClip, and on decoded output frames
+// the real detector finds the
 // face and a diff against a captions-off render finds the caption pixels: none of them lies on the face's
 // eyes-to-mouth band. The template's own place, rendered the same way, does cover it (the test means
 // something).
@@ -15,7 +16,9 @@ import { renderClip } from '../src/media/render.js';
 import type { RenderPlan } from '../src/media/render-plan.js';
 import { EYES_FROM, MOUTH_TO, captionTops } from '../src/pipeline/caption-placement.js';
 import { buildAss, captionBlocks } from '../src/pipeline/captions.js';
-import { loadFaceDetector, sampleFaces } from '../src/pipeline/faces.js';
+import { loadFaceDetector } from '../src/pipeline/faces.js';
+import { probeMedia } from '../src/media/probe.js';
+import { planReframe } from '../src/pipeline/reframe.js';
 import type { CaptionCue, ReframePlan } from '../src/pipeline/types.js';
 import { frameAt } from './helpers/frames.js';
 
@@ -42,12 +45,9 @@ beforeAll(async () => {
   execFileSync('ffmpeg', ['-v', 'error', '-y', '-i', HELLO, '-t', '6.5', '-an', '-filter_complex',
     'color=c=0x808080:s=720x960:r=30[bg];[0:v]crop=252:188:114:83,scale=540:402[cam];[bg][cam]overlay=x=90:y=520:shortest=1,format=yuv420p',
     '-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '16', source]);
-  // The faces as the reframe stage samples them (real detector, 3 fps), clip-relative, in a fill crop of the middle.
-  const samples = await sampleFaces(source, CLIP, { size: SRC });
-  plan = {
-    layout: 'fill', cropWidth: 540, cropHeight: 960, keyframes: [{ t: 0, cx: 0.5, cy: 0.5 }], faceCoverage: 1,
-    faces: samples.map((s) => ({ t: s.t - CLIP.start, boxes: s.faces.map((f) => ({ cx: f.cx, cy: f.cy, w: f.w, h: f.h })) })),
-  };
+  // The reframe stage as a short runs it: the crop follows the face, and the plan carries the sampled faces.
+  const { info } = await probeMedia(source);
+  plan = await planReframe({ mediaPath: source, info, range: CLIP, layout: 'auto', output: OUT });
 }, 120_000);
 afterAll(() => { if (!process.env.KEEP_CAPTION_PLACEMENT) rmSync(dir, { recursive: true, force: true }); });
 
@@ -91,6 +91,7 @@ function countIn(mask: Uint8Array, r: { x0: number; y0: number; x1: number; y1: 
 
 describe('captions clear of a real face low in the frame', () => {
   it.skipIf(!existsSync(HELLO))('no caption pixel on the eyes-to-mouth band of the face the detector finds in the output', async () => {
+    expect(plan.layout).toBe('fill');
     expect(plan.faces!.filter((s) => s.boxes.length > 0).length).toBeGreaterThanOrEqual(15);
     const blocks = captionBlocks(cues, DEFAULT_TEMPLATE, OUT);
     const t0 = performance.now();
