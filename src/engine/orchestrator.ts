@@ -241,6 +241,8 @@ export class Orchestrator {
           const gameVideo = gameVideoFor(req);
           const picture = gameVideo ? { width, height: height / 2 } : { width, height };
           const reframe = await planReframe({ mediaPath: source.path, info, range: clip, layout: req.options.layout, output: picture, signal });
+          // What the clip got (auto resolved), for the request detail and `shorts get`.
+          record.layout = reframe.layout;
           let captions: RenderPlan['captions'] = null;
           // Hook title and CTA ride in the same libass pass as the captions.
           const overlays = { hookTitle: req.options.hookTitle ? copy.title : null, cta: req.options.ctaEnabled ? req.options.ctaText : null, clipDuration: clip.end - clip.start };
