@@ -6,7 +6,7 @@ import { PipelineError } from '../errors.js';
 import { pickMainFace, type MainFace } from './face-tracker.js';
 import { sampleFaces, type FaceSample } from './faces.js';
 import {
-  faceCropSize, FrameEvidenceBuilder, INSET_MAX_HEIGHT, INSET_MIN_OFFSET, insetRect, judgeScreen, screenHeight, screenRegion, summariseTrack, toSourceRect,
+  faceCropSize, FrameEvidenceBuilder, INSET_MAX_AREA, INSET_MAX_HEIGHT, INSET_MIN_OFFSET, insetRect, judgeScreen, screenHeight, screenRegion, summariseTrack, toSourceRect,
   type FrameEvidence, type InsetFace, type ScreenVerdict,
 } from './screen-detect.js';
 import { findCuts, frameSignature, splitShots, type SampledFrame } from './shots.js';
@@ -326,7 +326,8 @@ export async function planReframe(req: ReframeRequest): Promise<ReframePlan> {
     const { face, main, inset, verdict } = found;
     // An inset-shaped face: the screen is the frame minus the inset's side. Any other face (explicit
     // `screen` on a talking head): the whole frame above, the face below.
-    const insetShaped = verdict.metrics.faceHeight <= INSET_MAX_HEIGHT && verdict.metrics.offset >= INSET_MIN_OFFSET;
+    const m = verdict.metrics;
+    const insetShaped = m.faceHeight <= INSET_MAX_HEIGHT && m.offset >= INSET_MIN_OFFSET && m.insetArea <= INSET_MAX_AREA;
     const region = insetShaped && ev ? screenRegion(ev, inset) : { x0: 0, y0: 0, x1: 1, y1: 1 };
     const rect = toSourceRect(region, source, output);
     const panel = { width: output.width, height: output.height - screenHeight(rect, output) };

@@ -150,6 +150,13 @@ export const INSET_MAX_SPREAD = 0.35;
 export const INSET_MIN_COVERAGE = 0.5;
 /** ...and its centre is at least this far from the frame's centre on one axis (near an edge or corner). */
 export const INSET_MIN_OFFSET = 0.15;
+/**
+ * ...and the live picture around it (insetRect) covers at most this share of the frame: a camera filming a
+ * room is live (sensor noise, people) nearly everywhere (cap12, cap13 and the side-by-side: the whole
+ * frame), a webcam inset only in its own rectangle (movie-hello.mp4: 0.05). Keeps a small person in a
+ * wide, detailed camera shot (a desk before a bookshelf) from being taken for a screen.
+ */
+export const INSET_MAX_AREA = 0.35;
 /** The rest of the frame is screen-like: this share of it static between samples... */
 export const SCREEN_MIN_STATIC = 0.8;
 /** ...and this dense in sharp edges (text, borders; webcam pictures measured 0.004-0.005, the screencast 0.05). */
@@ -158,16 +165,17 @@ export const SCREEN_MIN_EDGES = 0.02;
 export interface ScreenVerdict {
   isScreen: boolean;
   /** The numbers it was decided on (for the benchmark and for tuning). */
-  metrics: { faceHeight: number; spread: number; coverage: number; offset: number; staticShare: number; edgeDensity: number; saturation: number };
+  metrics: { faceHeight: number; spread: number; coverage: number; offset: number; insetArea: number; staticShare: number; edgeDensity: number; saturation: number };
 }
 
 /** Whether this face over this evidence is "screen content with a small face inset". */
 export function judgeScreen(face: InsetFace, ev: FrameEvidence, inset: NormRect): ScreenVerdict {
   const offset = Math.max(Math.abs(face.cx - 0.5), Math.abs(face.cy - 0.5));
   const rest = regionStats(ev, { x0: 0, y0: 0, x1: 1, y1: 1 }, inset);
-  const metrics = { faceHeight: face.h, spread: face.spread, coverage: face.coverage, offset, staticShare: rest.staticShare, edgeDensity: rest.edgeDensity, saturation: ev.saturation };
+  const insetArea = (inset.x1 - inset.x0) * (inset.y1 - inset.y0);
+  const metrics = { faceHeight: face.h, spread: face.spread, coverage: face.coverage, offset, insetArea, staticShare: rest.staticShare, edgeDensity: rest.edgeDensity, saturation: ev.saturation };
   const isScreen = face.h <= INSET_MAX_HEIGHT && face.spread <= INSET_MAX_SPREAD && face.coverage >= INSET_MIN_COVERAGE
-    && offset >= INSET_MIN_OFFSET && rest.staticShare >= SCREEN_MIN_STATIC && rest.edgeDensity >= SCREEN_MIN_EDGES;
+    && offset >= INSET_MIN_OFFSET && insetArea <= INSET_MAX_AREA && rest.staticShare >= SCREEN_MIN_STATIC && rest.edgeDensity >= SCREEN_MIN_EDGES;
   return { isScreen, metrics };
 }
 
