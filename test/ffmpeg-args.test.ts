@@ -632,6 +632,9 @@ describe('layout geometry', () => {
     const capped = screenGeometry({ width: 1080, height: 1920 }, { width: 1920, height: 1080 }, { x: 0, y: 0, width: 608, height: 1080 });
     expect([capped.band.height, capped.screen, capped.face.height]).toEqual([1344, { x: 162, y: 0, width: 756, height: 1344 }, 576]);
     expect(capped.face.height / 1920).toBeGreaterThanOrEqual(0.3);
+    // Over the cap by a rounding only (1346 px -> 1344): stretched by 0.15 % to the full band, not padded.
+    const nearly = screenGeometry({ width: 1080, height: 1920 }, { width: 1920, height: 1080 }, { x: 0, y: 0, width: 802, height: 1000 });
+    expect([nearly.band.height, nearly.capped, nearly.screen]).toEqual([1344, false, { x: 0, y: 0, width: 1080, height: 1344 }]);
     expect(screenGeometry({ width: 1080, height: 1920 }, { width: 1280, height: 720 }, { x: 101, y: 7, width: 5000, height: 5000 }).region)
       .toEqual({ x: 100, y: 6, width: 1180, height: 714 });
   });

@@ -58,7 +58,10 @@ export interface ScreenGeometry {
   band: Rect;
   /** Where the scaled screen region sits in the picture: the whole band, or centred in it when capped. */
   screen: Rect;
-  /** True when the region was scaled to fit a shorter band to leave the face SCREEN_MIN_FACE_SHARE. */
+  /**
+   * True when the region was scaled to fit a shorter band (narrower than the picture, centred on the
+   * background colour) to leave the face SCREEN_MIN_FACE_SHARE.
+   */
   capped: boolean;
   /** The face panel below the band. */
   face: Rect;
@@ -76,14 +79,13 @@ export function screenGeometry(picture: Size, source: Size, rect: SourceRect, cr
   const region = evenRect(rect, source);
   const maxBand = evenFloor(picture.height * (1 - SCREEN_MIN_FACE_SHARE));
   const natural = Math.max(2, even((picture.width * region.height) / region.width));
-  const capped = natural > maxBand;
-  const bandHeight = capped ? maxBand : natural;
+  const bandHeight = Math.min(natural, maxBand);
   const band = { x: 0, y: 0, width: picture.width, height: bandHeight };
-  let screen = band;
-  if (capped) {
-    const w = Math.max(2, Math.min(picture.width, even((bandHeight * region.width) / region.height)));
-    screen = { x: evenFloor((picture.width - w) / 2), y: 0, width: w, height: bandHeight };
-  }
+  const fitted = Math.max(2, Math.min(picture.width, even((bandHeight * region.width) / region.height)));
+  // Within 1 % of the full width (a region the planner sized for the cap, off by a rounding) it is
+  // scaled to the whole band: a stretch that small cannot be seen, a 2 px strip of background can.
+  const capped = fitted < picture.width * 0.99;
+  const screen = capped ? { x: evenFloor((picture.width - fitted) / 2), y: 0, width: fitted, height: bandHeight } : band;
   const face = { x: 0, y: bandHeight, width: picture.width, height: picture.height - bandHeight };
   return { region, band, screen, capped, face, crop: crop ? panelCrop(crop, face, source) : null };
 }
