@@ -298,6 +298,8 @@ describe('two people of one shot (split)', () => {
     expect(findTwoPeople(edit)).toBeNull();
     expect(findTwoPeople(Array.from({ length: 30 }, (_, i) => ({ t: i / 3, faces: [face(0.5)] })))).toBeNull();
     expect(findTwoPeople(Array.from({ length: 30 }, (_, i) => ({ t: i / 3, faces: [face(0.3, 0.3), face(0.8, 0.1)] })))).toBeNull();
+    // A panel of three: halves would hide one of them.
+    expect(findTwoPeople(Array.from({ length: 30 }, (_, i) => ({ t: i / 3, faces: [face(0.2), face(0.5), face(0.8)] })))).toBeNull();
   });
 
   it('does not split two people close enough to share one fill crop', () => {

@@ -56,6 +56,9 @@ export function findTwoPeople(samples: TrackedSample[]): TwoPeople | null {
   const [a, b] = [person(tracks[0]!, samples), person(tracks[1]!, samples)];
   const ratio = Math.max(a.medianHeight, b.medianHeight) / Math.min(a.medianHeight, b.medianHeight);
   if (ratio > SPLIT_MAX_SIZE_RATIO) return null;
+  // A third person of about their size through the clip: a panel, not a two-shot; halves would hide someone.
+  const smaller = Math.min(a.medianHeight, b.medianHeight);
+  if (tracks.slice(2).some((tr) => median(tr.boxes.map((x) => x.h)) * SPLIT_MAX_SIZE_RATIO >= smaller)) return null;
   if (Math.abs(a.medianCx - b.medianCx) < SPLIT_MIN_SEPARATION * Math.max(a.medianWidth, b.medianWidth)) return null;
   return a.medianCx <= b.medianCx ? { left: a, right: b } : { left: b, right: a };
 }
