@@ -30,6 +30,11 @@ export interface RenderPlan {
     /** Constant output frame rate; omitted keeps the source's (already constant, <= 30) rate. */
     fps?: number;
   };
+  /**
+   * How the source fills the picture (the frame, or its top half with gameVideo): one moving crop (fill,
+   * square), the whole frame (fit), two crops stacked in halves (split, with `second`) or the screen
+   * region above a face crop (screen, with `screen`). The panels' geometry is layout-graphs.ts.
+   */
   reframe: ReframePlan;
   /** What fills the frame around a `fit`/`square` picture. */
   background: { blur: boolean; color: string };
