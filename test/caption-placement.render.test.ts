@@ -51,7 +51,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => { if (!process.env.KEEP_CAPTION_PLACEMENT) rmSync(dir, { recursive: true, force: true }); });
 
-async function render(name: string, ass: string | null): Promise<string> {
+async function render(name: string, ass: string | null, src: string, srcSize: { width: number; height: number }, reframe: ReframePlan, clip: { start: number; end: number }): Promise<string> {
   let captions: RenderPlan['captions'] = null;
   if (ass) {
     const assPath = path.join(dir, `${name}.ass`);
@@ -61,9 +61,9 @@ async function render(name: string, ass: string | null): Promise<string> {
   const out = path.join(dir, `${name}.mp4`);
   await renderClip({
     version: 1,
-    input: { path: source, start: CLIP.start, end: CLIP.end, width: SRC.width, height: SRC.height, hasAudio: false },
+    input: { path: src, start: clip.start, end: clip.end, width: srcSize.width, height: srcSize.height, hasAudio: false },
     output: { path: out, width: OUT.width, height: OUT.height, preset: 'ultrafast', crf: 18 },
-    reframe: plan,
+    reframe,
     background: { blur: false, color: '#000000' },
     captions,
   });
@@ -89,43 +89,56 @@ function countIn(mask: Uint8Array, r: { x0: number; y0: number; x1: number; y1: 
   return n;
 }
 
-describe('captions clear of a real face low in the frame', () => {
-  it.skipIf(!existsSync(HELLO))('no caption pixel on the eyes-to-mouth band of the face the detector finds in the output', async () => {
+/** Renders bare, placed and template-placed captions over a planned clip and checks the decoded frames. */
+async function checkClear(name: string, src: string, srcSize: { width: number; height: number }, clipPlan: ReframePlan, clip: { start: number; end: number }): Promise<void> {
+  expect(clipPlan.faces!.filter((s) => s.boxes.length > 0).length).toBeGreaterThanOrEqual(15);
+  const blocks = captionBlocks(cues, DEFAULT_TEMPLATE, OUT);
+  const t0 = performance.now();
+  const tops = captionTops(blocks, clipPlan, srcSize, OUT, []);
+  const placementMs = performance.now() - t0;
+  expect(tops.some((t) => t !== undefined)).toBe(true); // the template's place had to give way
+  const run = (kind: string, ass: string | null) => render(`${name}-${kind}`, ass, src, srcSize, clipPlan, clip);
+  const [bare, placed, template] = [
+    await run('bare', null),
+    await run('placed', buildAss(cues, DEFAULT_TEMPLATE, OUT, { tops })),
+    await run('template', buildAss(cues, DEFAULT_TEMPLATE, OUT)),
+  ];
+  const detector = await loadFaceDetector();
+  let templateCovered = 0;
+  const seen: string[] = [];
+  for (const cue of cues) {
+    const t = (cue.start + cue.end) / 2;
+    const frame = frameAt(bare, t);
+    const [face] = await detector.detect(frame, OUT.width, OUT.height);
+    expect(face, `a face at ${t} s`).toBeDefined();
+    const band = {
+      x0: (face!.cx - face!.w / 2) * OUT.width, x1: (face!.cx + face!.w / 2) * OUT.width,
+      y0: (face!.cy - face!.h / 2 + face!.h * EYES_FROM) * OUT.height, y1: (face!.cy - face!.h / 2 + face!.h * MOUTH_TO) * OUT.height,
+    };
+    const placedMask = captionMask(frameAt(placed, t), frame);
+    const shown = placedMask.reduce((a, b) => a + b, 0);
+    expect(shown, `captions drawn at ${t} s`).toBeGreaterThan(500);
+    const onFace = countIn(placedMask, band);
+    templateCovered += countIn(captionMask(frameAt(template, t), frame), band);
+    seen.push(`${t}s: band y ${Math.round(band.y0)}-${Math.round(band.y1)}, caption px ${shown}, on band ${onFace}`);
+    expect(onFace, seen.join('\n')).toBe(0);
+    // And the person is still found with the captions on.
+    expect((await detector.detect(frameAt(placed, t), OUT.width, OUT.height)).length).toBeGreaterThan(0);
+  }
+  expect(templateCovered).toBeGreaterThan(1000);
+  console.log(`${name}: ${blocks.length} pages, ${clipPlan.faces!.length} face samples, placement ${placementMs.toFixed(2)} ms; the template's place covered ${templateCovered} band px\n${seen.join('\n')}`);
+}
+
+describe('captions clear of a real face', () => {
+  it.skipIf(!existsSync(HELLO))('fill, the face low in the frame: no caption pixel on the eyes-to-mouth band the detector finds in the output', async () => {
     expect(plan.layout).toBe('fill');
-    expect(plan.faces!.filter((s) => s.boxes.length > 0).length).toBeGreaterThanOrEqual(15);
-    const blocks = captionBlocks(cues, DEFAULT_TEMPLATE, OUT);
-    const t0 = performance.now();
-    const tops = captionTops(blocks, plan, SRC, OUT, []);
-    const placementMs = performance.now() - t0;
-    expect(tops.some((t) => t !== undefined)).toBe(true); // the template's place had to give way
-    const [bare, placed, template] = [
-      await render('bare', null),
-      await render('placed', buildAss(cues, DEFAULT_TEMPLATE, OUT, { tops })),
-      await render('template', buildAss(cues, DEFAULT_TEMPLATE, OUT)),
-    ];
-    const detector = await loadFaceDetector();
-    let templateCovered = 0;
-    const seen: string[] = [];
-    for (const cue of cues) {
-      const t = (cue.start + cue.end) / 2;
-      const frame = frameAt(bare, t);
-      const [face] = await detector.detect(frame, OUT.width, OUT.height);
-      expect(face, `a face at ${t} s`).toBeDefined();
-      const band = {
-        x0: (face!.cx - face!.w / 2) * OUT.width, x1: (face!.cx + face!.w / 2) * OUT.width,
-        y0: (face!.cy - face!.h / 2 + face!.h * EYES_FROM) * OUT.height, y1: (face!.cy - face!.h / 2 + face!.h * MOUTH_TO) * OUT.height,
-      };
-      const placedMask = captionMask(frameAt(placed, t), frame);
-      const shown = placedMask.reduce((a, b) => a + b, 0);
-      expect(shown, `captions drawn at ${t} s`).toBeGreaterThan(500);
-      const onFace = countIn(placedMask, band);
-      templateCovered += countIn(captionMask(frameAt(template, t), frame), band);
-      seen.push(`${t}s: band y ${Math.round(band.y0)}-${Math.round(band.y1)}, caption px ${shown}, on band ${onFace}`);
-      expect(onFace, seen.join('\n')).toBe(0);
-      // And the person is still found with the captions on.
-      expect((await detector.detect(frameAt(placed, t), OUT.width, OUT.height)).length).toBeGreaterThan(0);
-    }
-    expect(templateCovered).toBeGreaterThan(1000);
-    console.log(`caption placement: ${blocks.length} pages, ${plan.faces!.length} face samples, ${placementMs.toFixed(2)} ms; template place covered ${templateCovered} band px\n${seen.join('\n')}`);
+    await checkClear('fill', source, SRC, plan, CLIP);
+  }, 180_000);
+
+  it.skipIf(!existsSync(HELLO))('screen (the screencast itself): captions leave the face panel\'s eyes and mouth alone', async () => {
+    const { info } = await probeMedia(HELLO);
+    const screenPlan = await planReframe({ mediaPath: HELLO, info, range: CLIP, layout: 'screen', output: OUT });
+    expect(screenPlan.layout).toBe('screen');
+    await checkClear('screen', HELLO, { width: info.width, height: info.height }, screenPlan, CLIP);
   }, 180_000);
 });
