@@ -8,10 +8,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TEMPLATE, fontsDir } from '../src/catalog/templates.js';
 import { screenGeometry } from '../src/media/layout-graphs.js';
+import { probeMedia } from '../src/media/probe.js';
 import { renderClip } from '../src/media/render.js';
 import type { RenderPlan } from '../src/media/render-plan.js';
 import { buildAss, buildCues } from '../src/pipeline/captions.js';
 import { loadFaceDetector, type DetectedFace } from '../src/pipeline/faces.js';
+import { planReframe } from '../src/pipeline/reframe.js';
 import type { ReframePlan } from '../src/pipeline/types.js';
 import { frameAt } from './helpers/frames.js';
 import { clmtrackrMedia, FIXTURES, video } from './helpers/media.js';
@@ -185,5 +187,32 @@ describe('screen layout', () => {
       expect([frame[i]!, frame[i + 1]!, frame[i + 2]!].map((v, k) => Math.abs(v - [0x20, 0x40, 0x80][k]!)).every((d) => d < 24), `x=${x}`).toBe(true);
     }
     expect((await faces(rows(frame, g.face.y, H), W, g.face.height)).length).toBe(1);
+  });
+});
+
+describe('plans from the real reframe planner render as planned', () => {
+  it('explicit split on two people side by side, and auto on the screencast (screen)', async () => {
+    const two = twoPeople();
+    const splitPlan = await planReframe({ mediaPath: two, info: (await probeMedia(two)).info, range: { start: 0, end: 3 }, layout: 'split', output: { width: W, height: H } });
+    expect(splitPlan.layout).toBe('split');
+    const ps = plan('planned-split.mp4', { path: two }, splitPlan);
+    await renderClip(ps);
+    const f = frameAt(ps.output.path, 1.5);
+    const halves = [rows(f, 0, H / 2), rows(f, H / 2, H)];
+    // One face in each half, the two different people (which one is on top is the planner's choice).
+    for (const half of halves) expect((await faces(half, W, H / 2)).length).toBe(1);
+    expect(new Set(halves.map(who))).toEqual(new Set(['franck', 'cap12']));
+
+    const screenPlan = await planReframe({ mediaPath: HELLO, info: (await probeMedia(HELLO)).info, range: { start: 1, end: 4 }, layout: 'auto', output: { width: W, height: H } });
+    expect(screenPlan.layout).toBe('screen');
+    const pc = plan('planned-screen.mp4', { path: HELLO, start: 1, end: 4 }, screenPlan);
+    await renderClip(pc);
+    const g = screenGeometry({ width: W, height: H }, { width: 1280, height: 720 }, screenPlan.screen!);
+    const frame = frameAt(pc.output.path, 1.5);
+    const panel = await faces(rows(frame, g.face.y, H), W, g.face.height);
+    expect(panel.length).toBe(1);
+    // 300 px in a 1920 px tall output.
+    expect(panel[0]!.h * g.face.height).toBeGreaterThanOrEqual(300 * H / 1920);
+    expect(g.screen.width).toBe(W);
   });
 });
