@@ -1,6 +1,6 @@
 // Captions clear of faces, on screen: a real person (the webcam inset of Debian's forensics-samples-files
 // movie-hello.mp4) sits in the lower part of the vertical frame, right where the template draws its
-// captions. The real reframe stage plans the clip (its crop and its sampled faces), caption placement
+// captions; the speech is JFK's (test helpers), its cues from the real transcriber. The real reframe stage plans the clip (its crop and its sampled faces), caption placement
 // moves the pages, the clip is rendered with the real ASS by renderClip, and on decoded output frames
 // the real detector finds the
 // face and a diff against a captions-off render finds the caption pixels: none of them lies on the face's
@@ -15,7 +15,9 @@ import { DEFAULT_TEMPLATE, fontsDir } from '../src/catalog/templates.js';
 import { renderClip } from '../src/media/render.js';
 import type { RenderPlan } from '../src/media/render-plan.js';
 import { EYES_FROM, MOUTH_TO, captionTops } from '../src/pipeline/caption-placement.js';
-import { buildAss, captionBlocks } from '../src/pipeline/captions.js';
+import { buildAss, buildCues, captionBlocks, wordsPerCueFor } from '../src/pipeline/captions.js';
+import { createTranscriber } from '../src/pipeline/transcribe.js';
+import { JFK_WAV } from './helpers/media.js';
 import { loadFaceDetector } from '../src/pipeline/faces.js';
 import { probeMedia } from '../src/media/probe.js';
 import { planReframe } from '../src/pipeline/reframe.js';
@@ -27,24 +29,23 @@ const HELLO = '/usr/share/forensics-samples/original-files/movie2/movie-hello.mp
 const OUT = { width: 540, height: 960 };
 /** The source: 720x960, the webcam inset scaled to 540 wide with its top at y=520. */
 const SRC = { width: 720, height: 960 };
-const CLIP = { start: 0, end: 6 };
-
-const PHRASES = ['ask not what your', 'country can do for', 'you ask what you', 'can do for your country'];
-const cues: CaptionCue[] = PHRASES.map((p, i) => {
-  const words = p.split(' ').map((text, j) => ({ text, start: i * 1.5 + j * 0.3, end: i * 1.5 + j * 0.3 + 0.25, probability: 1 }));
-  return { start: i * 1.5, end: i * 1.5 + 1.5, words };
-});
+const CLIP = { start: 0, end: 8 };
 
 let dir: string, source: string;
 let plan: ReframePlan;
+/** The captions of JFK's speech over the clip, as the real transcriber hears it. */
+let cues: CaptionCue[];
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'caption-placement-'));
   source = path.join(dir, 'low-face.mp4');
   // The inset (x 114..366, y 83..271 of the 1280x720 screencast) scaled 2.14x onto a grey canvas, low in the frame.
-  execFileSync('ffmpeg', ['-v', 'error', '-y', '-i', HELLO, '-t', '6.5', '-an', '-filter_complex',
-    'color=c=0x808080:s=720x960:r=30[bg];[0:v]crop=252:188:114:83,scale=540:402[cam];[bg][cam]overlay=x=90:y=520:shortest=1,format=yuv420p',
-    '-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '16', source]);
+  // With speech: JFK (test/helpers/media.ts), transcribed by the real whisper.cpp transcriber for the cues.
+  execFileSync('ffmpeg', ['-v', 'error', '-y', '-i', HELLO, '-i', JFK_WAV, '-t', '8', '-filter_complex',
+    'color=c=0x808080:s=720x960:r=30[bg];[0:v]crop=252:188:114:83,scale=540:402[cam];[bg][cam]overlay=x=90:y=520:shortest=1,format=yuv420p[v]',
+    '-map', '[v]', '-map', '1:a', '-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '16', '-c:a', 'aac', source]);
+  const transcript = await createTranscriber({ dataDir: path.join(dir, 'data') }).transcribe({ mediaPath: source, range: CLIP, language: 'en' });
+  cues = buildCues(transcript.words, CLIP, { wordsPerCue: wordsPerCueFor(DEFAULT_TEMPLATE) });
   // The reframe stage as a short runs it: the crop follows the face, and the plan carries the sampled faces.
   const { info } = await probeMedia(source);
   plan = await planReframe({ mediaPath: source, info, range: CLIP, layout: 'auto', output: OUT });
@@ -92,6 +93,7 @@ function countIn(mask: Uint8Array, r: { x0: number; y0: number; x1: number; y1: 
 /** Renders bare, placed and template-placed captions over a planned clip and checks the decoded frames. */
 async function checkClear(name: string, src: string, srcSize: { width: number; height: number }, clipPlan: ReframePlan, clip: { start: number; end: number }): Promise<void> {
   expect(clipPlan.faces!.filter((s) => s.boxes.length > 0).length).toBeGreaterThanOrEqual(15);
+  expect(cues.length).toBeGreaterThanOrEqual(3);
   const blocks = captionBlocks(cues, DEFAULT_TEMPLATE, OUT);
   const t0 = performance.now();
   const tops = captionTops(blocks, clipPlan, srcSize, OUT, []);
