@@ -1,11 +1,11 @@
 // Captions clear of faces, on screen: a real person (the webcam inset of Debian's forensics-samples-files
 // movie-hello.mp4) sits in the lower part of the vertical frame, right where the template draws its
-// captions; the speech is JFK's (test helpers), its cues from the real transcriber. The real reframe stage plans the clip (its crop and its sampled faces), caption placement
-// moves the pages, the clip is rendered with the real ASS by renderClip, and on decoded output frames
-// the real detector finds the
-// face and a diff against a captions-off render finds the caption pixels: none of them lies on the face's
-// eyes-to-mouth band. The template's own place, rendered the same way, does cover it (the test means
-// something).
+// captions; the speech is JFK's (test helpers), its cues from the real transcriber. The real reframe
+// stage plans the clip (its crop and its sampled faces), caption placement moves the pages, the clip is
+// rendered with the real ASS by renderClip, and on decoded output frames the real detector finds the
+// face and a diff against a captions-off render finds the caption pixels: none of them lies on the
+// face's eyes-to-mouth band. The template's own place, rendered the same way, does cover it (the test
+// means something). The screencast itself in the screen layout is checked the same way.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
