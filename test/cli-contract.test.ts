@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE, cliEnv, runCli } from './helpers/cli.js';
 import { createKey, fileHandler, loopback, serveEnv, startServe, type Loopback, type ServeProcess } from './helpers/serve.js';
 import type { RequestDetail } from '../src/service/api-types.js';
+import { CLIP_LAYOUTS } from '../src/service/create-options.js';
 
 let cdn: Loopback;
 let serve: ServeProcess;
@@ -49,6 +50,9 @@ describe.each(['local', 'remote'] as const)('the CLI in %s mode', (mode) => {
     expect(status).toMatchObject({ _id: detail._id, status: 'completed', progress: 100, step: 'completed' });
     const got = JSON.parse((await runCli(['get', detail._id, '--json'], envs[mode])).stdout) as RequestDetail;
     expect(got.shorts.map((s) => s.id)).toEqual(detail.shorts.map((s) => s.id));
+    // Each clip says which layout `auto` gave it (issue 13), through the in-process engine and through HTTP alike.
+    expect(got.shorts.map((s) => s.layout)).toEqual(detail.shorts.map((s) => s.layout));
+    for (const s of got.shorts) expect(CLIP_LAYOUTS).toContain(s.layout);
     const list = JSON.parse((await runCli(['list', '--status', 'completed', '--json'], envs[mode])).stdout);
     expect(list.data.requests.map((q: { requestId: string }) => q.requestId)).toContain(detail._id);
   });
