@@ -47,7 +47,7 @@ describe('shorts create on the shipped sample (local mode)', () => {
       expect(s.index).toBe(i);
     }
     for (const s of written.shorts) {
-      expect(Object.keys(s).sort()).toEqual(['description', 'duration', 'endTimestamp', 'error', 'height', 'id', 'posts', 'reason', 'recompiling',
+      expect(Object.keys(s).sort()).toEqual(['description', 'duration', 'endTimestamp', 'error', 'height', 'id', 'layout', 'posts', 'reason', 'recompiling',
         'sentenceIndexes', 'startTimestamp', 'title', 'video_url', 'viral_score', 'width'].sort());
       expect(s.id).toMatch(/^[0-9a-f-]{36}$/);
       expect(s.viral_score).toBeGreaterThanOrEqual(0);
