@@ -73,6 +73,14 @@ describe('faces on the output picture', () => {
     expect(band!.height).toBeCloseTo(whole.height, 3);
   });
 
+  it('a face too small to be someone talking to the camera (a photo on the wall) does not move captions', () => {
+    const plan = withFaces({ layout: 'fit', cropWidth: 1920, cropHeight: 1080, keyframes: [{ t: 0, cx: 0.5, cy: 0.5 }] }, [{ cx: 0.5, cy: 0.5, w: 0.05, h: 0.08 }]);
+    // 0.08 x 608 px = 49 px on a 1920 tall picture: under MIN_FACE_SHARE.
+    expect(faceAreas(plan, SOURCE, PICTURE)).toEqual([]);
+    const big = withFaces({ layout: 'fit', cropWidth: 1920, cropHeight: 1080, keyframes: [{ t: 0, cx: 0.5, cy: 0.5 }] }, [{ cx: 0.5, cy: 0.5, w: 0.1, h: 0.2 }]);
+    expect(faceAreas(big, SOURCE, PICTURE).length).toBe(31);
+  });
+
   it('fit: the letterboxed picture; split: each half through its own crop; screen: the face panel under the screen', () => {
     const fit: ReframePlan = { layout: 'fit', cropWidth: 1920, cropHeight: 1080, keyframes: [{ t: 0, cx: 0.5, cy: 0.5 }], faceCoverage: 1 };
     // 1920x1080 -> 1080x608 centred: y from 656.

@@ -146,6 +146,12 @@ export interface BusyArea {
 }
 
 /**
+ * A face shown smaller than this share of the picture's height is not someone speaking to the camera (a
+ * photo on the wall, a crowd, a face on a slide): captions may cover it rather than move for it.
+ */
+export const MIN_FACE_SHARE = 0.03;
+
+/**
  * The plan's faces as busy areas of the picture: each sample's eyes-mouth bands, from halfway to the
  * previous sample to halfway to the next (a face between samples is where the nearer sample saw it).
  */
@@ -161,7 +167,9 @@ export function faceAreas(plan: ReframePlan, source: Size, picture: Size): BusyA
       for (const panel of panels) {
         const [rect] = faceBandsOnPicture(plan, source, picture, box, s.t, [panel]);
         const [face] = faceRectsOnPicture(plan, source, picture, box, s.t, [panel]);
-        if (rect) out.push({ start, end, rect, ...(face ? { face } : {}) });
+        // Judged by the face's full size on the picture (the box scaled by the panel), not its visible part.
+        const shown = box.h * source.height * (panel.dest.height / panel.window(s.t).height);
+        if (rect && shown >= picture.height * MIN_FACE_SHARE) out.push({ start, end, rect, ...(face ? { face } : {}) });
       }
     }
   });
