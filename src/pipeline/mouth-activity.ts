@@ -6,12 +6,17 @@
 // from the nose, by about half the opening; head motion moves mouth, nose and eyes together. So the
 // signal is the mouth-to-nose distance measured along the face's own vertical (perpendicular to the eye
 // line) in units of the inter-ocular distance, and activity is how much that changes from one sample to
-// the next. Measured on real footage (docs/benchmarks.md, "Mouth activity"): talking 1-s windows against
-// still ones separate with an AUC of 1.00 at 10-15 fps, 0.99 at 6 fps and 0.96 at 3 fps on franck.mp4
-// (inter-ocular distance ~31 px in the 256 px detector input) and 1.00 at 10 fps on the 4.8 px eyes of
-// movie-hello.mp4's webcam inset: the NMS blend of overlapping anchors gives sub-pixel keypoints. A
-// pixel-difference energy of the mouth region was also measured: it separates as well on franck but mostly
-// measures head motion (corrected by the upper face's own difference it fell to AUC 0.56-0.68).
+// the next. Measured on real footage (docs/benchmarks.md, "Mouth activity", scripts/bench-mouth.mjs):
+// - talking seconds against listening ones separate with an AUC of 1.00 at 10-15 fps, 0.99 at 6 fps and
+//   0.97 at 3 fps (franck.mp4), and down to faces ~90 px tall in 1080p (eyes 5 px apart in the detector's
+//   256 px input; 0.97 at 68 px): the NMS blend of overlapping anchors gives sub-pixel keypoints;
+// - it follows speech: r = 0.84 with movie-hello.mp4's audio at 10 fps (0.70 at 3 fps), ~0 when shifted;
+// - a head turning with the mouth closed also moves the keypoint (talking beats it with an AUC of only
+//   0.78 at 10 fps), and levels differ between people (talking ~0.005 to ~0.05): decide by comparing the
+//   faces of one shot and by agreement with speech, not by a fixed threshold.
+// A pixel-difference energy of the mouth region was measured too: it mostly measures head motion
+// (AUC 1.00 raw on franck, whose listening seconds are also still ones, but 0.52-0.63 once the upper
+// face's own difference is taken off), so the keypoint it is.
 import type { FaceKeypoints, FacePoint } from './faces.js';
 import type { AudioTrack, TimeRange, Word } from './types.js';
 
@@ -21,9 +26,10 @@ export interface MouthSample { t: number; keypoints?: FaceKeypoints }
 export interface MouthActivity {
   t: number;
   /**
-   * Smoothed change of the mouth opening per sample, in inter-ocular distances (talking ~0.01-0.05, a
-   * still face ~0.003 at 10-15 fps). Only comparable between tracks sampled at the same rate. Null where
-   * the track has no keypoints near this time.
+   * Smoothed change of the mouth opening per sample, in inter-ocular distances (at 10 fps: talking
+   * ~0.005-0.05 depending on the person, a listening face ~0.001-0.003, a frozen frame ~0). It grows as the
+   * rate falls (larger steps), so only compare tracks sampled at the same rate. Null where the track has no
+   * keypoints near this time.
    */
   value: number | null;
 }
