@@ -22,6 +22,7 @@ import { languageLabel, type Language } from '../languages.js';
 import { pickMoments } from '../pipeline/moments.js';
 import { llmConfigFromEnv, refineWithLlm } from '../pipeline/llm.js';
 import { planReframe } from '../pipeline/reframe.js';
+import { withLayoutReason } from '../pipeline/reason.js';
 import { buildAss, buildCues, captionBlocks, captionEmoji } from '../pipeline/captions.js';
 import { captionTops } from '../pipeline/caption-placement.js';
 import { clearOfBands, overlayBands, withOverlays } from '../pipeline/overlays.js';
@@ -35,7 +36,7 @@ import { findGameVideo, gameVideoFilePath, randomGameOffset, randomGameVideo } f
 import { findMemeHook, memeHookCatalog, memeHookFilePath, memeHookForClip, type MemeHook } from '../catalog/meme-hooks.js';
 import { measureIntegratedLoudness } from '../media/speech-loudness.js';
 import { PipelineError } from '../errors.js';
-import type { CaptionCue, ClipCopy, FetchedSource, Highlight, MediaInfo, TimeRange, Transcript } from '../pipeline/types.js';
+import type { CaptionCue, ClipCopy, FetchedSource, Highlight, MediaInfo, ResolvedLayout, TimeRange, Transcript } from '../pipeline/types.js';
 import type { CaptionTemplate } from '../catalog/templates.js';
 
 export { MAX_SOURCE_SECONDS };
@@ -236,13 +237,16 @@ export class Orchestrator {
         width, height, recompiling: false, error: false, errorMessage: null, filePath: output,
       };
       try {
-        if (!existsSync(output)) {
+        if (existsSync(output)) record.layout = art.read<ResolvedLayout>(`layout-${id}`);
+        else {
           // Split screen: the content, its layout and its captions live in the top half only.
           const gameVideo = gameVideoFor(req);
           const picture = gameVideo ? { width, height: height / 2 } : { width, height };
           const reframe = await planReframe({ mediaPath: source.path, info, range: clip, layout: req.options.layout, output: picture, signal });
-          // What the clip got (auto resolved), for the request detail and `shorts get`.
+          // What the clip got (auto resolved), for the request detail and `shorts get`; checkpointed, so a
+          // resumed job that finds this clip rendered still knows it.
           record.layout = reframe.layout;
+          art.write(`layout-${id}`, reframe.layout);
           let captions: RenderPlan['captions'] = null;
           // Hook title and CTA ride in the same libass pass as the captions.
           const overlays = { hookTitle: req.options.hookTitle ? copy.title : null, cta: req.options.ctaEnabled ? req.options.ctaText : null, clipDuration: clip.end - clip.start };
@@ -284,6 +288,8 @@ export class Orchestrator {
         record.errorMessage = failureReason(e, reasons);
         record.filePath = null;
       }
+      // The reason says what a two-person or screen layout shows ("Two people: split screen, one per half.").
+      if (record.layout && !record.error) record.reason = withLayoutReason(record.reason, record.layout, transcript.language);
       fractions[rank] = 1;
       report();
       events.onClipRendered?.(++done, total);
