@@ -9,6 +9,7 @@ import { planReframe } from '../src/pipeline/reframe.js';
 import { screenHeight } from '../src/pipeline/screen-detect.js';
 import type { CropKeyframe, ReframePlan } from '../src/pipeline/types.js';
 import { clmtrackrMedia, video } from './helpers/media.js';
+import { cropAt } from './helpers/crop.js';
 
 const OUT = { width: 1080, height: 1920 };
 /** Debian forensics-samples-files: a terminal screencast with the speaker's webcam inset on the left (1280x720). */
@@ -32,14 +33,6 @@ const twoCameras = () => video({
     + `${part(C12, 8, 12, 1440, 1080)},pad=1920:1080:0:0[c];[a][b][c]concat=n=3:v=1:a=0[out0]`,
 });
 
-function cropAt(frames: CropKeyframe[], t: number): { cx: number; cy: number } {
-  const next = frames.findIndex((k) => k.t > t);
-  if (next === 0) return frames[0]!;
-  if (next < 0) return frames[frames.length - 1]!;
-  const a = frames[next - 1]!, b = frames[next]!;
-  const f = (t - a.t) / (b.t - a.t);
-  return { cx: a.cx + (b.cx - a.cx) * f, cy: a.cy + (b.cy - a.cy) * f };
-}
 
 /** Whether a face box (normalised) lies inside the crop window at `t`. */
 function faceInCrop(plan: ReframePlan, frames: CropKeyframe[], t: number, face: { cx: number; cy: number; w: number; h: number }, W: number, H: number): boolean {

