@@ -286,9 +286,12 @@ function dialogues(ass: string): Dialogue[] {
   });
 }
 
-/** Text as the template lays it out: line breaks are spaces, case may be upper. */
+/**
+ * Text as the template lays it out: line breaks are spaces, case may be upper, and a page moved off a face
+ * carries its own alignment tag ({\an8}).
+ */
 function norm(s: string): string {
-  return s.replace(/\\N/g, ' ').replace(/\s+/g, ' ').trim().toLowerCase();
+  return s.replace(/\{\\[^}]*\}/g, '').replace(/\\N/g, ' ').replace(/\s+/g, ' ').trim().toLowerCase();
 }
 
 // --- creation -----------------------------------------------------------------------------------
