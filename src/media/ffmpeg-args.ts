@@ -3,7 +3,7 @@
 // music mix; a meme intro before and the end-screen outro after, joined with concat), x264 + AAC, faststart.
 // Costs behind the choices are measured in DESIGN.md "Performance notes".
 import type { CropKeyframe, SpeakerSpan } from '../pipeline/types.js';
-import { screenGeometry, splitGeometry } from './layout-graphs.js';
+import { centredPicture, clampCrop, screenGeometry, splitGeometry, type Size } from './layout-graphs.js';
 import {
   PLATFORM_LOUDNESS, RENDER_PLAN_VERSION, type RenderCaptionEmoji, type RenderLoudness, type RenderMemeHook, type RenderOutro, type RenderPlan, type SegmentGains,
 } from './render-plan.js';
@@ -84,7 +84,6 @@ export function buildFilterGraph(plan: RenderPlan, label = 'vout'): string {
 /** The clip's own picture at OW x OH (the full frame, or the top half of a split screen), labelled [label]. */
 function contentGraph(plan: RenderPlan, OW: number, OH: number, label: string): string {
   const { input, output, reframe, background } = plan;
-  const W = input.width, H = input.height;
   // Cap the frame rate first, so every later filter processes only the frames that are kept.
   const head = output.fps ? `[0:v]fps=${num(output.fps)},` : '[0:v]';
   const tail = `${captionFilter(plan, label)}[${label}]`;
@@ -96,27 +95,10 @@ function contentGraph(plan: RenderPlan, OW: number, OH: number, label: string): 
   if (reframe.layout === 'split') return splitGraph(plan, OW, OH, head, tail, label);
   if (reframe.layout === 'screen') return screenGraph(plan, OW, OH, head, tail, label);
 
-  // fit / square: a picture of the full output width, centred vertically over a background.
-  let picture: string, fw: number, fh: number;
-  if (reframe.layout === 'square') {
-    const { cw, ch } = cropSize(plan);
-    if (OW * ch <= OH * cw) {
-      // Full width (the 9:16 frame): as before.
-      fw = OW;
-      fh = Math.min(OH, even((OW * ch) / cw));
-    } else {
-      // Full height (the 9:8 top half of a split screen is wider than a square).
-      fh = OH;
-      fw = Math.min(OW, even((OH * cw) / ch));
-    }
-    picture = `${cropFilter(plan)},scale=${fw}:${fh}`;
-  } else {
-    const s = Math.min(OW / W, OH / H);
-    fw = Math.min(OW, even(W * s));
-    fh = Math.min(OH, even(H * s));
-    picture = `scale=${fw}:${fh}`;
-  }
-  const x = evenFloor((OW - fw) / 2), y = evenFloor((OH - fh) / 2);
+  // fit / square: a picture of the full output width (or height), centred over a background; the
+  // geometry is layout-graphs.ts', shared with caption placement.
+  const { x, y, width: fw, height: fh } = centredPicture(reframe.layout, { width: OW, height: OH }, input, cropSize(plan));
+  const picture = reframe.layout === 'square' ? `${cropFilter(plan)},scale=${fw}:${fh}` : `scale=${fw}:${fh}`;
   if (fw === OW && fh === OH) return `${head}${picture},setsar=1${tail}`;
   if (!background.blur) {
     return `${head}${picture},pad=${OW}:${OH}:${x}:${y}:color=${ffColor(background.color)},setsar=1${tail}`;
@@ -454,17 +436,13 @@ export function cropExpression(keyframes: CropKeyframe[], axis: 'x' | 'y', cropS
 }
 
 /** Crop window clamped to the source and made even (yuv420p chroma). */
-function cropSize(plan: RenderPlan): { cw: number; ch: number } {
-  const { reframe, input } = plan;
-  return {
-    cw: Math.max(2, Math.min(evenFloor(reframe.cropWidth), evenFloor(input.width))),
-    ch: Math.max(2, Math.min(evenFloor(reframe.cropHeight), evenFloor(input.height))),
-  };
+function cropSize(plan: RenderPlan): Size {
+  return clampCrop({ width: plan.reframe.cropWidth, height: plan.reframe.cropHeight }, plan.input);
 }
 
 function cropFilter(plan: RenderPlan): string {
-  const { cw, ch } = cropSize(plan);
-  return cropWindow(plan, plan.reframe.keyframes, cw, ch);
+  const { width, height } = cropSize(plan);
+  return cropWindow(plan, plan.reframe.keyframes, width, height);
 }
 
 /** A cw x ch window (even, inside the source) following `keyframes`. */
@@ -601,4 +579,3 @@ function num4(n: number): string {
   return String(Math.round(n * 10000) / 10000);
 }
 function even(n: number): number { return Math.max(0, Math.round(n / 2) * 2); }
-function evenFloor(n: number): number { return Math.floor(n / 2) * 2; }

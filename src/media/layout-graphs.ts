@@ -26,13 +26,45 @@ export const SCREEN_MIN_FACE_SHARE = 0.3;
  * (or a rounding) from stretching faces. Off by less than 1 %, scaling's stretch cannot be seen.
  */
 export function panelCrop(crop: Size, panel: Size, source: Size): Size {
-  let w = Math.max(2, Math.min(evenFloor(crop.width), evenFloor(source.width)));
-  let h = Math.max(2, Math.min(evenFloor(crop.height), evenFloor(source.height)));
+  let { width: w, height: h } = clampCrop(crop, source);
   const aspect = panel.width / panel.height;
   const off = (w / h) / aspect;
   if (off > 1.01) w = Math.max(2, Math.min(w, even(h * aspect)));
   else if (off < 1 / 1.01) h = Math.max(2, Math.min(h, even(w / aspect)));
   return { width: w, height: h };
+}
+
+/** The crop window the renderer cuts (source px): the plan's size clamped to the source, even, at least 2x2. */
+export function clampCrop(crop: Size, source: Size): Size {
+  return {
+    width: Math.max(2, Math.min(evenFloor(crop.width), evenFloor(source.width))),
+    height: Math.max(2, Math.min(evenFloor(crop.height), evenFloor(source.height))),
+  };
+}
+
+/**
+ * `square` and `fit`: where the picture sits on the output picture, centred. square: the crop (already
+ * clamped) at the full width, or at the full height when the picture is wider than the crop (the 9:8 top
+ * half of a split screen is wider than a square); fit: the whole source scaled to fit inside.
+ */
+export function centredPicture(layout: 'square' | 'fit', picture: Size, source: Size, crop: Size): Rect {
+  const W = picture.width, H = picture.height;
+  let fw: number, fh: number;
+  if (layout === 'square') {
+    const { width: cw, height: ch } = crop;
+    if (W * ch <= H * cw) {
+      fw = W;
+      fh = Math.min(H, even((W * ch) / cw));
+    } else {
+      fh = H;
+      fw = Math.min(W, even((H * cw) / ch));
+    }
+  } else {
+    const s = Math.min(W / source.width, H / source.height);
+    fw = Math.min(W, even(source.width * s));
+    fh = Math.min(H, even(source.height * s));
+  }
+  return { x: evenFloor((W - fw) / 2), y: evenFloor((H - fh) / 2), width: fw, height: fh };
 }
 
 export interface SplitGeometry {
@@ -101,3 +133,5 @@ function evenRect(r: SourceRect, source: Size): Rect {
 
 function even(n: number): number { return Math.max(0, Math.round(n / 2) * 2); }
 function evenFloor(n: number): number { return Math.floor(n / 2) * 2; }
+/** A planned size (crop, panel) in even pixels, never under 2: what the planners hand the renderer. */
+export function evenSize(n: number): number { return Math.max(2, 2 * Math.round(n / 2)); }

@@ -3,7 +3,7 @@
 // in source coordinates), are mapped through the same crop windows the renderer uses to output pixels,
 // and each page's block (measured by captions.ts) is moved off them. The template's position is a
 // preference: kept whenever it is free, and for the whole clip when it can be, so captions do not jump.
-import { screenGeometry, splitGeometry } from '../media/layout-graphs.js';
+import { centredPicture, clampCrop, screenGeometry, splitGeometry } from '../media/layout-graphs.js';
 import type { CropKeyframe, ReframePlan } from './types.js';
 
 export interface Size { width: number; height: number }
@@ -19,9 +19,6 @@ interface Panel {
   /** The source window (px) it shows at clip time t. */
   window: (t: number) => Rect;
 }
-
-const even = (n: number) => 2 * Math.round(n / 2);
-const evenFloor = (n: number) => 2 * Math.floor(n / 2);
 
 /**
  * The crop offset (source px, top-left) on one axis at clip time t, exactly as cropExpression
@@ -44,14 +41,6 @@ export function cropOffsetAt(keyframes: readonly CropKeyframe[], t: number, axis
   return v;
 }
 
-/** The crop window size the renderer uses: the plan's size clamped to the source and made even. */
-function cropDims(plan: ReframePlan, source: Size): { cw: number; ch: number } {
-  return {
-    cw: Math.max(2, Math.min(evenFloor(plan.cropWidth), evenFloor(source.width))),
-    ch: Math.max(2, Math.min(evenFloor(plan.cropHeight), evenFloor(source.height))),
-  };
-}
-
 function movingWindow(keyframes: readonly CropKeyframe[], cw: number, ch: number, source: Size): (t: number) => Rect {
   return (t) => ({ x: cropOffsetAt(keyframes, t, 'x', cw, source.width), y: cropOffsetAt(keyframes, t, 'y', ch, source.height), width: cw, height: ch });
 }
@@ -64,20 +53,16 @@ function movingWindow(keyframes: readonly CropKeyframe[], cw: number, ch: number
  */
 export function layoutPanels(plan: ReframePlan, source: Size, picture: Size): Panel[] {
   const W = picture.width, H = picture.height;
-  const { cw, ch } = cropDims(plan, source);
+  const crop = clampCrop({ width: plan.cropWidth, height: plan.cropHeight }, source);
+  const { width: cw, height: ch } = crop;
   switch (plan.layout) {
     case 'fill':
       return [{ dest: { x: 0, y: 0, width: W, height: H }, window: movingWindow(plan.keyframes, cw, ch, source) }];
-    case 'square': {
-      let fw: number, fh: number;
-      if (W * ch <= H * cw) { fw = W; fh = Math.min(H, even((W * ch) / cw)); } else { fh = H; fw = Math.min(W, even((H * cw) / ch)); }
-      return [{ dest: { x: evenFloor((W - fw) / 2), y: evenFloor((H - fh) / 2), width: fw, height: fh }, window: movingWindow(plan.keyframes, cw, ch, source) }];
-    }
+    case 'square':
+      return [{ dest: centredPicture('square', picture, source, crop), window: movingWindow(plan.keyframes, cw, ch, source) }];
     case 'fit': {
-      const s = Math.min(W / source.width, H / source.height);
-      const fw = Math.min(W, even(source.width * s)), fh = Math.min(H, even(source.height * s));
       const whole = { x: 0, y: 0, width: source.width, height: source.height };
-      return [{ dest: { x: evenFloor((W - fw) / 2), y: evenFloor((H - fh) / 2), width: fw, height: fh }, window: () => whole }];
+      return [{ dest: centredPicture('fit', picture, source, crop), window: () => whole }];
     }
     case 'split': {
       // The renderer's own geometry (layout-graphs.ts): the halves and the crop fitted to a half's aspect.

@@ -13,6 +13,7 @@ import { findCuts, frameSignature, splitShots, type SampledFrame } from './shots
 import { median } from './stats.js';
 import { findTwoPeople, needsSplit, splitCropSize, type Person } from './two-people.js';
 import type { CropKeyframe, Layout, MediaInfo, ReframePlan, ResolvedLayout, TimeRange } from './types.js';
+import { evenSize } from '../media/layout-graphs.js';
 
 export interface ReframeRequest {
   mediaPath: string;
@@ -35,8 +36,6 @@ export const FILL_MIN_COVERAGE = 0.6;
 /** ...and is at least this tall relative to the frame (smaller: a wide shot or a webcam inset — fit). */
 export const FILL_MIN_FACE_HEIGHT = 0.12;
 
-const even = (n: number) => Math.max(2, 2 * Math.round(n / 2));
-
 /**
  * Crop window in source pixels. fill: the largest window of the output's aspect (full height for a
  * landscape source, full width for one narrower than the output); square: the largest square; fit: the
@@ -48,8 +47,8 @@ export function cropWindow(layout: ResolvedLayout, source: Size, output: Size): 
   if (layout === 'fit' || layout === 'screen') return { width: w, height: h };
   // split: each half is output.width x output.height/2.
   const aspect = layout === 'square' ? 1 : layout === 'split' ? (2 * output.width) / output.height : output.width / output.height;
-  if (w / h >= aspect) return { width: Math.min(w, even(h * aspect)), height: h };
-  return { width: w, height: Math.min(h, even(w / aspect)) };
+  if (w / h >= aspect) return { width: Math.min(w, evenSize(h * aspect)), height: h };
+  return { width: w, height: Math.min(h, evenSize(w / aspect)) };
 }
 
 /** `auto` resolved from the source and its main face; an explicit layout is kept. */

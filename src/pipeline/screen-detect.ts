@@ -19,6 +19,7 @@
 // slides can be as colourful as a room. What decides: a small, still, off-centre face (the inset) AND a
 // rest of the frame that is static and edge-dense.
 import type { FaceBox, SourceRect } from './types.js';
+import { evenSize } from '../media/layout-graphs.js';
 
 /** Per-pixel statistics of the sampled thumbnails (gray levels). */
 export interface FrameEvidence {
@@ -320,14 +321,12 @@ export function trimToContent(ev: FrameEvidence, rect: NormRect, inset: NormRect
   };
 }
 
-const even = (n: number) => Math.max(2, 2 * Math.round(n / 2));
-
 /** The face panel gets at least this share of the output height. */
 export const MIN_FACE_PANEL = 0.3;
 
 /** Height of the screen region once scaled to the output width (even), as the renderer places it. */
 export function screenHeight(rect: SourceRect, output: { width: number; height: number }): number {
-  return even((output.width * rect.height) / rect.width);
+  return evenSize((output.width * rect.height) / rect.width);
 }
 
 /**
@@ -347,7 +346,7 @@ export function toSourceRect(r: NormRect, source: { width: number; height: numbe
       y0 = cy - wantH / 2; y1 = y0 + wantH;
     }
   }
-  const width = Math.min(source.width, even(x1 - x0)), height = Math.min(source.height, even(y1 - y0));
+  const width = Math.min(source.width, evenSize(x1 - x0)), height = Math.min(source.height, evenSize(y1 - y0));
   const x = Math.max(0, Math.min(source.width - width, 2 * Math.floor(x0 / 2)));
   const y = Math.max(0, Math.min(source.height - height, 2 * Math.floor(y0 / 2)));
   return { x, y, width, height };
@@ -371,5 +370,5 @@ export function faceCropSize(faceHeightPx: number, panel: { width: number; heigh
   let height = Math.min(source.height, faceHeightPx * factor);
   let width = (height * panel.width) / panel.height;
   if (width > source.width) { width = source.width; height = (width * panel.height) / panel.width; }
-  return { width: Math.min(source.width, even(width)), height: Math.min(source.height, even(height)) };
+  return { width: Math.min(source.width, evenSize(width)), height: Math.min(source.height, evenSize(height)) };
 }

@@ -14,6 +14,7 @@
 import { buildTracks, fillHoles, type FaceTrack, type TrackedSample } from './face-tracker.js';
 import { median } from './stats.js';
 import type { FaceBox } from './types.js';
+import { evenSize } from '../media/layout-graphs.js';
 
 /** Each person is in at least this share of the samples... */
 export const SPLIT_MIN_COVERAGE = 0.6;
@@ -66,8 +67,6 @@ export function findTwoPeople(samples: TrackedSample[]): TwoPeople | null {
 /** Each half's crop is about this many face heights tall. */
 const HALF_CROP_FACTOR = 2.5;
 
-const even = (n: number) => Math.max(2, 2 * Math.round(n / 2));
-
 /**
  * Crop size (source pixels) shared by both halves: the aspect of one half (output.width x output.height/2),
  * HALF_CROP_FACTOR face heights tall, and no wider than the distance between the two faces, so a crop
@@ -81,7 +80,7 @@ export function splitCropSize(two: TwoPeople, source: { width: number; height: n
   let width = Math.min(height * aspect, apart, source.width);
   height = Math.min(source.height, width / aspect);
   width = height * aspect;
-  return { width: Math.min(source.width, even(width)), height: Math.min(source.height, even(height)) };
+  return { width: Math.min(source.width, evenSize(width)), height: Math.min(source.height, evenSize(height)) };
 }
 
 /**
