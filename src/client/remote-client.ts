@@ -72,7 +72,8 @@ export class RemoteClient implements ShortsClient {
   readonly baseUrl: string;
   private readonly http: Got;
   private readonly agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
-  private readonly pollIntervalMs: number;
+  /** How often `wait` reads the status (SHORTS_POLL_INTERVAL_MS in the CLI; the spec's 10 s by default). */
+  readonly pollIntervalMs: number;
   private readonly timeoutMs: number;
   private readonly log: (line: string) => void;
 

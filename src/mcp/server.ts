@@ -23,12 +23,16 @@ const INSTRUCTIONS = 'Turns long videos into ranked, captioned, vertical short c
   + 'local mode, and a 60-1200 s range) returns a requestId at once; wait_for_request (or get_status) until it is completed; get_request '
   + 'lists the clips with their video_url. list_templates, list_music, list_meme_hooks and list_game_videos give the names create_shorts accepts.';
 
+let version: string | undefined;
+/** The package's version, read once (`/mcp` builds a server per HTTP request). */
 function packageVersion(): string {
+  if (version !== undefined) return version;
   try {
-    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+    version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
   } catch {
-    return '0.0.0';
+    version = '0.0.0';
   }
+  return version;
 }
 
 export function errorResult(e: unknown, opts: Pick<McpServerOptions, 'exposeInternalErrors' | 'log'>): CallToolResult {

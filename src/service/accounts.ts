@@ -41,7 +41,7 @@ export const TIER_LIMITS = {
 /** The prefix of new keys when SHORTS_API_KEY_PREFIX is not set. */
 export const KEY_PREFIX = 'sk_live_';
 /** What SHORTS_API_KEY_PREFIX may hold: the characters integrations accept in a key, short enough to read. */
-export const KEY_PREFIX_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
+const KEY_PREFIX_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** 32 random bytes need 43 base62 digits (62^43 > 2^256); shorter encodings are left-padded with '0'. */
 const KEY_BODY_LENGTH = 43;
@@ -92,10 +92,13 @@ function base62(bytes: Buffer, length: number): string {
   return out.padStart(length, '0');
 }
 
-/** Throws unless `prefix` can start a key (SHORTS_API_KEY_PREFIX); the message names the rule. */
-export function checkKeyPrefix(prefix: string): string {
+/**
+ * Throws unless `prefix` can start a key (SHORTS_API_KEY_PREFIX); the message names the rule, and `what`
+ * the place the prefix came from.
+ */
+export function checkKeyPrefix(prefix: string, what = 'the API key prefix'): string {
   if (!KEY_PREFIX_PATTERN.test(prefix)) {
-    throw new ShortsError('invalid_request', `the API key prefix must be 1-32 characters of A-Z, a-z, 0-9, _ and -; got "${prefix}"`);
+    throw new ShortsError('invalid_request', `${what} must be 1-32 characters of A-Z, a-z, 0-9, _ and -; got "${prefix}"`);
   }
   return prefix;
 }

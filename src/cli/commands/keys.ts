@@ -1,7 +1,7 @@
 // `shorts keys create|list|revoke`: the operator's side of `shorts serve` accounts. Works on the local
 // data directory's store directly (never through --remote): keys are issued by whoever runs the server.
 import type { Command } from 'commander';
-import { KEY_PREFIX, KEY_PREFIX_PATTERN, type AccountStore, type KeyInfo } from '../../service/accounts.js';
+import { checkKeyPrefix, KEY_PREFIX, type AccountStore, type KeyInfo } from '../../service/accounts.js';
 import { setting } from '../../settings.js';
 import { CliError, EXIT } from '../cli-error.js';
 import { note, printJson, printTable } from '../output.js';
@@ -27,10 +27,11 @@ function wholeNumber(flag: string, value: string | undefined): number | undefine
 /** The prefix of the keys issued now (SHORTS_API_KEY_PREFIX), refused with the rule before anything is written. */
 function keyPrefix(env: NodeJS.ProcessEnv): string {
   const prefix = setting('SHORTS_API_KEY_PREFIX', env) ?? KEY_PREFIX;
-  if (!KEY_PREFIX_PATTERN.test(prefix)) {
-    throw new CliError(`SHORTS_API_KEY_PREFIX must be 1-32 characters of A-Z, a-z, 0-9, _ and - (e.g. sk_ssemble_); got "${prefix}"`, EXIT.usage);
+  try {
+    return checkKeyPrefix(prefix, 'SHORTS_API_KEY_PREFIX');
+  } catch (e) {
+    throw new CliError(`${(e as Error).message} (e.g. sk_ssemble_)`, EXIT.usage);
   }
-  return prefix;
 }
 
 /**

@@ -6,28 +6,22 @@ import type { ShortsClient } from '../../client/shorts-client.js';
 import { LocalClient } from '../../client/local-client.js';
 import { createMcpServer } from '../../mcp/server.js';
 import { LocalJobRunner } from '../../mcp/local-runner.js';
-import { DEFAULT_POLL_INTERVAL_MS } from '../../client/remote-client.js';
-import { setting } from '../../settings.js';
-import { CliError, EXIT } from '../cli-error.js';
+import { DEFAULT_POLL_INTERVAL_MS, RemoteClient } from '../../client/remote-client.js';
+import { EXIT } from '../cli-error.js';
 import { note } from '../output.js';
 
-/** In-process status reads are free; a remote server's are counted against the account's hourly limit. */
+/**
+ * In-process status reads are free; a remote server's are counted against the account's hourly limit, so
+ * remote mode polls as `shorts create` does (the client's SHORTS_POLL_INTERVAL_MS, default 10 s).
+ */
 const LOCAL_POLL_MS = 1000;
-
-function remotePollMs(): number {
-  const raw = setting('SHORTS_POLL_INTERVAL_MS');
-  if (raw === undefined) return DEFAULT_POLL_INTERVAL_MS;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new CliError(`SHORTS_POLL_INTERVAL_MS must be a whole number of milliseconds, got "${raw}"`, EXIT.usage);
-  return n;
-}
 
 export async function mcpCommand(client: ShortsClient): Promise<number> {
   const local = client instanceof LocalClient ? client : null;
   const runner = local ? new LocalJobRunner(local, note) : null;
   const server = createMcpServer(runner ? runner.backend() : client, {
     mode: runner ? 'local' : 'remote',
-    pollMs: runner ? LOCAL_POLL_MS : remotePollMs(),
+    pollMs: runner ? LOCAL_POLL_MS : client instanceof RemoteClient ? client.pollIntervalMs : DEFAULT_POLL_INTERVAL_MS,
     exposeInternalErrors: true,
     log: note,
   });
