@@ -8,7 +8,7 @@ import { JobArtifacts } from './artifacts.js';
 import { JobStore, type RequestRecord, type ShortRecord, type Step } from './job-store.js';
 import { mapPool } from './pool.js';
 import type { RenderSettings } from './render-settings.js';
-import { MAX_SOURCE_SECONDS, probeMedia } from '../media/probe.js';
+import { probeMedia } from '../media/probe.js';
 import { failureReason, type ReasonContext } from './failure-reason.js';
 import { AbortedError } from '../media/process.js';
 import { renderClip } from '../media/render.js';
@@ -38,8 +38,6 @@ import { measureIntegratedLoudness } from '../media/speech-loudness.js';
 import { PipelineError } from '../errors.js';
 import type { CaptionCue, ClipCopy, FetchedSource, Highlight, MediaInfo, ResolvedLayout, TimeRange, Transcript } from '../pipeline/types.js';
 import type { CaptionTemplate } from '../catalog/templates.js';
-
-export { MAX_SOURCE_SECONDS };
 
 /**
  * Abort reason for a server shutting down: the request is neither cancelled nor failed, it stays
@@ -171,8 +169,8 @@ export class Orchestrator {
     const saved = art.read<SourceCheckpoint>('source');
     if (saved && existsSync(saved.source.path)) return saved;
     const source = await fetchSource(req.options.source, { workDir: art.workDir, signal, onProgress, checkUrl: this.deps.checkUrl });
-    // Refuses a source above MAX_SOURCE_SECONDS with video_too_long before anything else is judged.
-    const { info } = await probeMedia(source.path, signal, { maxDurationSec: MAX_SOURCE_SECONDS });
+    // Refuses a source above MAX_SOURCE_SECONDS (probe.ts) with video_too_long before anything else is judged.
+    const { info } = await probeMedia(source.path, signal);
     if (!info.hasVideo) throw new PipelineError('fetching_video', 'the file has no video stream (audio only)');
     if (!info.hasAudio) throw new PipelineError('fetching_video', 'the video has no audio track, so there is no speech to find clips in');
     const { range, adjustment } = clampRange({ start: req.options.start, end: req.options.end }, info.durationSec);
@@ -250,11 +248,12 @@ export class Orchestrator {
           let captions: RenderPlan['captions'] = null;
           // Hook title and CTA ride in the same libass pass as the captions.
           const overlays = { hookTitle: req.options.hookTitle ? copy.title : null, cta: req.options.ctaEnabled ? req.options.ctaText : null, clipDuration: clip.end - clip.start };
+          const bands = overlayBands(overlays, picture);
           const cues = captionSet?.cues.get(id) ?? [];
           // Captions clear of faces (and of the banners): the reframe's sampled faces mapped through its crops
           // to this picture; a page moves only where the template's place would cover eyes or a mouth.
           const placement = req.options.captionsEnabled && captionSet
-            ? { tops: captionTops(captionBlocks(cues, captionSet.template, picture), reframe, info, picture, overlayBands(overlays, picture)) } : {};
+            ? { tops: captionTops(captionBlocks(cues, captionSet.template, picture), reframe, info, picture, bands) } : {};
           const captionAss = req.options.captionsEnabled && captionSet ? buildAss(cues, captionSet.template, picture, placement) : null;
           const ass = overlays.hookTitle || overlays.cta ? withOverlays(captionAss, overlays, picture) : captionAss;
           if (ass) {
@@ -263,7 +262,7 @@ export class Orchestrator {
             // Emoji accents (templates with `emoji`) are images overlaid after libass, in the same picture space.
             // They give way to the hook title and CTA banner where both would take the same rows.
             const emoji = req.options.captionsEnabled && captionSet
-              ? clearOfBands(captionEmoji(cues, captionSet.template, picture, { language: transcript.language, ...placement }), overlayBands(overlays, picture)) : [];
+              ? clearOfBands(captionEmoji(cues, captionSet.template, picture, { language: transcript.language, ...placement }), bands) : [];
             captions = { assPath, fontsDir: fontsDir(), ...(emoji.length ? { emoji } : {}) };
           }
           const renderPlan: RenderPlan = {

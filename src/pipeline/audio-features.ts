@@ -102,12 +102,10 @@ class FrameAnalyser {
   }
 
   private frame(x: Float32Array, at: number): void {
-    let sum = 0;
-    for (let i = at; i < at + HOP; i++) sum += x[i]! * x[i]!;
-    const db = Math.max(SILENCE_DB, 10 * Math.log10(sum / HOP + 1e-12));
+    const db = frameDb(x, at);
     this.levelDb.push(db);
     // Pitch and spectrum only where there is something to hear: silence is most of many ranges.
-    const audible = db >= -60;
+    const audible = db >= AUDIBLE_DB;
     this.pitchHz.push(audible ? yinPitch(x, at) : 0);
     this.flatness.push(audible ? this.fft.flatness(x, at) : 0);
   }
@@ -139,11 +137,19 @@ export function voicedSeconds(samples: Int16Array, sampleRate: number, enough = 
   }
   let voiced = 0;
   for (let at = 0; at + PITCH_WINDOW <= x.length && voiced * AUDIO_FRAME_SEC < enough; at += HOP) {
-    let energy = 0;
-    for (let i = at; i < at + HOP; i++) energy += x[i]! * x[i]!;
-    if (10 * Math.log10(energy / HOP + 1e-12) >= -60 && yinPitch(x, at) > 0) voiced++;
+    if (frameDb(x, at) >= AUDIBLE_DB && yinPitch(x, at) > 0) voiced++;
   }
   return voiced * AUDIO_FRAME_SEC;
+}
+
+/** Frames quieter than this have nothing to hear: no pitch or spectrum is computed for them. */
+const AUDIBLE_DB = -60;
+
+/** RMS level (dBFS, clamped at SILENCE_DB) of the HOP samples from `at`. */
+function frameDb(x: Float32Array, at: number): number {
+  let sum = 0;
+  for (let i = at; i < at + HOP; i++) sum += x[i]! * x[i]!;
+  return Math.max(SILENCE_DB, 10 * Math.log10(sum / HOP + 1e-12));
 }
 
 /**

@@ -11,7 +11,7 @@ import type {
   CancelResponse, CreateResponse, PostObject, RequestDetail, RequestListItem, ShortObject, StatusResponse, TemplateList, Pagination,
 } from './api-types.js';
 import { JobStore, TERMINAL, type RequestRecord, type ShortRecord } from '../engine/job-store.js';
-import { MAX_SOURCE_SECONDS, STEP_MESSAGES } from '../engine/orchestrator.js';
+import { STEP_MESSAGES } from '../engine/orchestrator.js';
 import { probeMedia, MediaError } from '../media/probe.js';
 import { clampRange } from '../pipeline/range.js';
 import { DEFAULT_TEMPLATE, TEMPLATES, findTemplate } from '../catalog/templates.js';
