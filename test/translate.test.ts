@@ -2,7 +2,7 @@
 // API (GET /languages, POST /translate) and the OpenAI chat API (POST /v1/chat/completions). They stand
 // in for the translation service an operator runs; their "translation" is a recognisable transformation
 // ("ES:" + the words reversed) so the tests can tell translated captions from the original text.
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -373,7 +373,6 @@ describe('a real run with captionLanguage es', () => {
     process.env.SHORTS_TRANSLATE_URL = stub.base;
     delete process.env.SHORTS_TRANSLATE_KIND;
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'translate-e2e-'));
-    const keep = mkdtempSync(path.join(os.tmpdir(), 'translate-ass-'));
     const store = new JobStore(path.join(dataDir, 'shorts.db'));
     const service = new Service(store, { translator: libre });
     const { requestId } = await service.create({ id: 'local', email: 'me@localhost' },
@@ -382,24 +381,15 @@ describe('a real run with captionLanguage es', () => {
       store, dataDir, transcriber: createTranscriber({ dataDir }),
       render: { width: 270, height: 480, preset: 'ultrafast', crf: 30, x264Params: '', concurrency: 1 },
     });
-    // The ASS file lives in the job's work folder, which is removed on completion: copy it while it exists.
-    const workDir = path.join(dataDir, 'jobs', requestId, 'work');
-    const grab = setInterval(() => {
-      if (!existsSync(workDir)) return;
-      for (const f of readdirSync(workDir)) if (f.endsWith('.ass')) copyFileSync(path.join(workDir, f), path.join(keep, f));
-    }, 25);
-    let record;
-    try {
-      record = await orchestrator.run(requestId, new AbortController().signal);
-    } finally {
-      clearInterval(grab);
-    }
+    const record = await orchestrator.run(requestId, new AbortController().signal);
     expect(record.status, record.failureReason ?? '').toBe('completed');
     const shorts = store.listShorts(requestId);
     expect(shorts).toHaveLength(1);
     expect(shorts[0]!.error).toBe(false);
     expect(existsSync(shorts[0]!.filePath!)).toBe(true);
 
+    // The captions as rendered are kept with the clip (exports and re-renders read them).
+    const keep = path.join(dataDir, 'jobs', requestId, 'captions');
     const assFiles = readdirSync(keep);
     expect(assFiles).toEqual([`${shorts[0]!.id}.ass`]);
     const events = dialogues(readFileSync(path.join(keep, assFiles[0]!), 'utf8'));

@@ -10,7 +10,10 @@ export class JobArtifacts {
   get workDir(): string { return this.ensure(path.join(this.dir, 'work')); }
   get clipsDir(): string { return this.ensure(path.join(this.dir, 'clips')); }
   clipPath(rank: number, shortId: string): string { return path.join(this.clipsDir, `${String(rank + 1).padStart(2, '0')}-${shortId}.mp4`); }
-  captionsPath(shortId: string): string { return path.join(this.workDir, `${shortId}.ass`); }
+  /** Kept with the clips (not scratch): exports give the captions as rendered, and a re-render starts from them. */
+  captionsPath(shortId: string): string { return path.join(this.ensure(path.join(this.dir, 'captions')), `${shortId}.ass`); }
+  /** Checkpoint name of a clip's render plan as rendered (RenderPlan with its measured gains). */
+  static renderPlanName(shortId: string): string { return `render-${shortId}`; }
 
   read<T>(name: string): T | null {
     const file = path.join(this.dir, `${name}.json`);

@@ -279,7 +279,9 @@ export class Orchestrator {
             // Every short at the platforms' loudness (-14 LUFS, <= -1 dBTP); renderClip measures the gains.
             loudness: { ...PLATFORM_LOUDNESS },
           };
-          await renderClip(renderPlan, { signal, onProgress: (f) => { fractions[rank] = f; report(); } });
+          const rendered = await renderClip(renderPlan, { signal, onProgress: (f) => { fractions[rank] = f; report(); } });
+          // What exports and re-renders start from: the exact plan, measured gains included.
+          art.write(JobArtifacts.renderPlanName(id), rendered);
         }
       } catch (e) {
         if (signal.aborted || e instanceof AbortedError) throw e;

@@ -19,7 +19,11 @@ export interface RenderOptions {
   onProgress?: (fraction: number) => void;
 }
 
-export async function renderClip(plan: RenderPlan, opts: RenderOptions = {}): Promise<void> {
+/**
+ * Renders one clip and returns the plan as rendered (with the measured loudness gains filled in), so a
+ * caller can keep it: building the arguments again from it gives the same ffmpeg command.
+ */
+export async function renderClip(plan: RenderPlan, opts: RenderOptions = {}): Promise<RenderPlan> {
   // Platform loudness: measure each segment's sound first (audio-only passes), so the one render can
   // apply fixed gains; the measuring pass's cost is in docs/benchmarks.md.
   if (plan.loudness && !plan.loudness.gainsDb) {
@@ -50,6 +54,7 @@ export async function renderClip(plan: RenderPlan, opts: RenderOptions = {}): Pr
     throw new PipelineError(STAGE, `ffmpeg could not render the clip: ${reason}`, { cause: e });
   }
   opts.onProgress?.(1);
+  return plan;
 }
 
 /**
