@@ -14,6 +14,10 @@ export class JobArtifacts {
   captionsPath(shortId: string): string { return path.join(this.ensure(path.join(this.dir, 'captions')), `${shortId}.ass`); }
   /** Checkpoint name of a clip's render plan as rendered (RenderPlan with its measured gains). */
   static renderPlanName(shortId: string): string { return `render-${shortId}`; }
+  /** Checkpoint name of a clip's caption cues (CaptionCue[], clip time) as rendered. */
+  static cuesName(shortId: string): string { return `cues-${shortId}`; }
+  /** The clip's cover image (1080x1920 JPEG), beside its MP4. */
+  coverPath(rank: number, shortId: string): string { return this.clipPath(rank, shortId).replace(/\.mp4$/, '.jpg'); }
 
   read<T>(name: string): T | null {
     const file = path.join(this.dir, `${name}.json`);

@@ -250,6 +250,8 @@ export class Orchestrator {
           const overlays = { hookTitle: req.options.hookTitle ? copy.title : null, cta: req.options.ctaEnabled ? req.options.ctaText : null, clipDuration: clip.end - clip.start };
           const bands = overlayBands(overlays, picture);
           const cues = captionSet?.cues.get(id) ?? [];
+          // The words as captioned (clip time, translated when asked): what SRT/VTT exports and caption edits work on.
+          if (captionSet) art.write(JobArtifacts.cuesName(id), cues);
           // Captions clear of faces (and of the banners): the reframe's sampled faces mapped through its crops
           // to this picture; a page moves only where the template's place would cover eyes or a mouth.
           const placement = req.options.captionsEnabled && captionSet
