@@ -1,0 +1,308 @@
+// Which frame of a clip becomes its cover (issue 14): the speaker's face sharp, centred and with open
+// eyes, never a frame inside a camera cut, a dissolve or a fade. Candidates are a few dozen frames of the
+// clip measured at (up to) 720p; everything but decodeCandidates/chooseCoverFrame is pure, so the
+// measures and the choice are tested on numbers as well as on footage.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { mediaBinaries } from '../media/binaries.js';
+import { clampCrop } from '../media/layout-graphs.js';
+import { AbortedError, ProcessError, runProcess } from '../media/process.js';
+import type { RenderPlan } from '../media/render-plan.js';
+import { PipelineError } from '../errors.js';
+import { loadFaceDetector, type DetectedFace, type FacePoint } from './faces.js';
+import { CANDIDATE_DISTANCE, frameSignature, showinfoTimes, signatureDistance, type SampledFrame } from './shots.js';
+import { median, quantile } from './stats.js';
+import type { CropKeyframe } from './types.js';
+
+/** At most this many frames are measured, whatever the clip's length (each costs a detection, ~10 ms). */
+export const MAX_CANDIDATES = 40;
+/** ...and at most two a second: neighbours closer than that are nearly the same picture. */
+export const CANDIDATE_FPS = 2;
+/**
+ * A candidate must look like its neighbours this far either side: a cut, a dissolve or a fade changes
+ * the picture's layout of light within a quarter second, a talking head does not. The threshold is the
+ * shot finder's (shots.ts CANDIDATE_DISTANCE), on the same 8x8 colour signature.
+ */
+export const STILL_WINDOW_SEC = 0.25;
+/** Signatures are taken this often over the whole clip to judge the candidates' neighbourhoods. */
+const SIGNATURE_FPS = 8;
+const SIGNATURE_SIZE = { w: 32, h: 18 };
+/** Candidates are measured with their short side at most this: a 4K face is as sharp at 720p as at 2160p for ranking. */
+const MEASURE_SHORT_SIDE = 720;
+/**
+ * Eyes count as closed when their region's contrast falls under this share of the clip's typical open
+ * eyes (90th percentile of the candidates): a lid is skin, an open eye is dark iris and lashes on white.
+ * Measured on franck.mp4 (test/cover-image.test.ts): blinks fall to 0.3-0.6, open eyes stay above 0.75.
+ */
+export const CLOSED_EYES_RATIO = 0.7;
+
+/** A candidate face, normalised to the source frame (0..1) like DetectedFace. */
+export type CoverFace = DetectedFace;
+
+export interface CoverCandidate {
+  /** Clip seconds: the frame's own timestamp from the clip's start. */
+  t: number;
+  /** Largest picture change (signature distance) within STILL_WINDOW_SEC of the frame. */
+  change: number;
+  /** The speaker's face, or null when none was found. */
+  face: CoverFace | null;
+  /** Laplacian variance of the face (of the whole frame when there is no face), 8-bit luma. */
+  sharpness: number;
+  /** Contrast of the eye regions (p90 - p10 luma, the darker-eyed side's), null without eye landmarks. */
+  eyes: number | null;
+}
+
+export interface CoverChoice {
+  /** The chosen frame, clip seconds. */
+  t: number;
+  face: CoverFace | null;
+  /** Index into candidates. */
+  index: number;
+  candidates: CoverCandidate[];
+}
+
+/** BT.601 luma of packed RGB24, 0..255. */
+export function lumaOf(rgb: Uint8Array, width: number, height: number): Uint8Array {
+  const out = new Uint8Array(width * height);
+  for (let i = 0, p = 0; i < out.length; i++, p += 3) out[i] = (rgb[p]! * 77 + rgb[p + 1]! * 150 + rgb[p + 2]! * 29) >> 8;
+  return out;
+}
+
+export interface PixelRect { x0: number; y0: number; x1: number; y1: number }
+
+/** A normalised box (centre and size, 0..1) as whole pixels inside the frame; null when nothing is left. */
+export function pixelRect(box: { cx: number; cy: number; w: number; h: number }, width: number, height: number): PixelRect | null {
+  const x0 = Math.max(0, Math.floor((box.cx - box.w / 2) * width)), x1 = Math.min(width, Math.ceil((box.cx + box.w / 2) * width));
+  const y0 = Math.max(0, Math.floor((box.cy - box.h / 2) * height)), y1 = Math.min(height, Math.ceil((box.cy + box.h / 2) * height));
+  return x1 - x0 >= 3 && y1 - y0 >= 3 ? { x0, y0, x1, y1 } : null;
+}
+
+/**
+ * Variance of the 4-neighbour Laplacian over a rectangle of a luma plane: the classic focus measure.
+ * Motion blur and defocus remove the high frequencies it responds to; the same face sharp scores
+ * several times higher than blurred.
+ */
+export function laplacianVariance(gray: Uint8Array, width: number, height: number, rect: PixelRect = { x0: 0, y0: 0, x1: width, y1: height }): number {
+  const x0 = Math.max(1, rect.x0), x1 = Math.min(width - 1, rect.x1);
+  const y0 = Math.max(1, rect.y0), y1 = Math.min(height - 1, rect.y1);
+  let n = 0, sum = 0, sum2 = 0;
+  for (let y = y0; y < y1; y++) {
+    let p = y * width + x0;
+    for (let x = x0; x < x1; x++, p++) {
+      const l = 4 * gray[p]! - gray[p - 1]! - gray[p + 1]! - gray[p - width]! - gray[p + width]!;
+      n++; sum += l; sum2 += l * l;
+    }
+  }
+  if (n === 0) return 0;
+  const mean = sum / n;
+  return sum2 / n - mean * mean;
+}
+
+/**
+ * Contrast of one eye's region: the spread (90th minus 10th percentile of luma) of a box around the eye
+ * centre, a quarter of the face wide and an eighth high. BlazeFace gives only the eye's centre, not the
+ * lids, so openness cannot be measured as a lid distance; what can be measured is that an open eye shows
+ * a dark iris, pupil and lashes against the white of the eye, and a closed one an even stretch of lid.
+ */
+export function eyeRegionContrast(gray: Uint8Array, width: number, height: number, eye: FacePoint, faceWidthPx: number): number | null {
+  const r = pixelRect({ cx: eye.x, cy: eye.y, w: (faceWidthPx * 0.25) / width, h: (faceWidthPx * 0.125) / height }, width, height);
+  if (!r) return null;
+  const values: number[] = [];
+  for (let y = r.y0; y < r.y1; y++) for (let x = r.x0; x < r.x1; x++) values.push(gray[y * width + x]!);
+  return quantile(values, 0.9) - quantile(values, 0.1);
+}
+
+/** Both eyes' contrast, the lower one (one eye closed is a closed-eye frame); null without landmarks. */
+export function eyesContrast(gray: Uint8Array, width: number, height: number, face: CoverFace): number | null {
+  const k = face.keypoints;
+  if (!k) return null;
+  const fw = face.w * width;
+  const a = eyeRegionContrast(gray, width, height, k.rightEye, fw), b = eyeRegionContrast(gray, width, height, k.leftEye, fw);
+  return a === null || b === null ? null : Math.min(a, b);
+}
+
+/** Largest signature distance between the frame at t and any signature within `window` seconds of it. */
+export function changeAround(signatures: readonly SampledFrame[], t: number, window = STILL_WINDOW_SEC): number {
+  if (signatures.length === 0) return 0;
+  let centre = signatures[0]!;
+  for (const s of signatures) if (Math.abs(s.t - t) < Math.abs(centre.t - t)) centre = s;
+  let most = 0;
+  for (const s of signatures) {
+    if (Math.abs(s.t - t) <= window + 1e-6) most = Math.max(most, signatureDistance(centre.signature, s.signature));
+  }
+  return most;
+}
+
+/** The planned crop centre at clip time t: linear between keyframes, held before the first and after the last (as cropExpression). */
+export function cropCentreAt(keyframes: readonly CropKeyframe[], t: number): { cx: number; cy: number } {
+  const k = [...keyframes].sort((a, b) => a.t - b.t);
+  if (k.length === 0) return { cx: 0.5, cy: 0.5 };
+  if (t <= k[0]!.t) return { cx: k[0]!.cx, cy: k[0]!.cy };
+  for (let i = 1; i < k.length; i++) {
+    const a = k[i - 1]!, b = k[i]!;
+    if (t <= b.t) {
+      const f = b.t - a.t > 1e-9 ? (t - a.t) / (b.t - a.t) : 1;
+      return { cx: a.cx + (b.cx - a.cx) * f, cy: a.cy + (b.cy - a.cy) * f };
+    }
+  }
+  const last = k[k.length - 1]!;
+  return { cx: last.cx, cy: last.cy };
+}
+
+/**
+ * The crop centre (normalised) the cover uses for a face at t: fill and square put the window on the
+ * face's centre horizontally (keeping the planned height), so the cover's face is centred even where
+ * the clip's smoothed path lets it drift inside its dead zone; split and screen keep the planned path.
+ * The renderer clamps the window inside the source, as for the clip.
+ */
+export function coverCropCentre(plan: Pick<RenderPlan, 'reframe'>, t: number, face: CoverFace | null): { cx: number; cy: number } {
+  const planned = cropCentreAt(plan.reframe.keyframes, t);
+  const recentre = face && (plan.reframe.layout === 'fill' || plan.reframe.layout === 'square');
+  return recentre ? { cx: face.cx, cy: planned.cy } : planned;
+}
+
+/**
+ * How far the face's centre sits from the middle of what the picture shows, as a share of that width
+ * (0 = centred, 0.5 = on the edge): the crop window at the cover's centre, clamped like the renderer's,
+ * or the whole frame for fit.
+ */
+export function faceOffCentre(plan: Pick<RenderPlan, 'reframe' | 'input'>, t: number, face: CoverFace): number {
+  const { input, reframe } = plan;
+  if (reframe.layout === 'fit') return Math.abs(face.cx - 0.5);
+  const crop = clampCrop({ width: reframe.cropWidth, height: reframe.cropHeight }, input);
+  const centre = coverCropCentre(plan, t, face);
+  const left = Math.min(Math.max(0, input.width - crop.width), Math.max(0, Math.round(centre.cx * input.width - crop.width / 2)));
+  return Math.abs((face.cx * input.width - left) / crop.width - 0.5);
+}
+
+/** The face the clip is about at t: the one nearest the planned crop centre (fit: the largest, by score). */
+export function speakerFace(plan: Pick<RenderPlan, 'reframe'>, t: number, faces: readonly DetectedFace[]): DetectedFace | null {
+  if (faces.length === 0) return null;
+  if (plan.reframe.layout === 'fit') return [...faces].sort((a, b) => b.w * b.h * b.score - a.w * a.h * a.score)[0]!;
+  const c = cropCentreAt(plan.reframe.keyframes, t);
+  return [...faces].sort((a, b) => Math.hypot(a.cx - c.cx, a.cy - c.cy) - Math.hypot(b.cx - c.cx, b.cy - c.cy))[0]!;
+}
+
+/**
+ * The cover among the candidates. Only still frames (no cut, dissolve or fade within STILL_WINDOW_SEC)
+ * compete, unless there are none, then the stillest ones do; frames with a face beat frames without.
+ * Score: sharpness against the clip's median face (log2, so twice as sharp is +1), minus 4 per unit of
+ * off-centre (a face a quarter of the width off costs as much as being half as sharp... twice over), minus 2
+ * when the eyes look closed. Pure, so the weights are tested on numbers.
+ */
+export function pickCover(candidates: readonly CoverCandidate[], offCentre: (c: CoverCandidate) => number): number {
+  if (candidates.length === 0) throw new RangeError('no candidate frames');
+  const still = candidates.map((c, i) => ({ c, i })).filter(({ c }) => c.change < CANDIDATE_DISTANCE);
+  const leastChange = Math.min(...candidates.map((c) => c.change));
+  const pool = still.length > 0 ? still : candidates.map((c, i) => ({ c, i })).filter(({ c }) => c.change <= leastChange * 1.5 + 1e-9);
+  const withFace = pool.filter(({ c }) => c.face);
+  const field = withFace.length > 0 ? withFace : pool;
+  const typical = Math.max(1e-6, median(field.map(({ c }) => c.sharpness)));
+  const openEyes = quantile(field.flatMap(({ c }) => (c.eyes === null ? [] : [c.eyes])), 0.9);
+  let best = field[0]!, bestScore = -Infinity;
+  for (const entry of field) {
+    const { c } = entry;
+    let score = Math.log2(Math.max(1e-6, c.sharpness) / typical);
+    if (c.face) score -= 4 * offCentre(c);
+    if (c.eyes !== null && openEyes > 0 && c.eyes < CLOSED_EYES_RATIO * openEyes) score -= 2;
+    if (score > bestScore) { best = entry; bestScore = score; }
+  }
+  return best.i;
+}
+
+/** Candidate times and the frames' packed RGB at measuring size, plus the clip's signatures. */
+export interface DecodedCandidates {
+  width: number;
+  height: number;
+  frames: { t: number; rgb: Uint8Array }[];
+  signatures: SampledFrame[];
+}
+
+/** Measuring size for a source: short side at most MEASURE_SHORT_SIDE, even. */
+export function measureSize(source: { width: number; height: number }): { width: number; height: number } {
+  const k = Math.min(1, MEASURE_SHORT_SIDE / Math.min(source.width, source.height));
+  const even = (n: number) => Math.max(2, 2 * Math.round(n / 2));
+  return { width: even(source.width * k), height: even(source.height * k) };
+}
+
+/** Seconds between candidates for a clip of `duration` s: CANDIDATE_FPS, spread out to at most MAX_CANDIDATES. */
+export function candidateStep(duration: number): number {
+  return Math.max(1 / CANDIDATE_FPS, duration / MAX_CANDIDATES);
+}
+
+/**
+ * The ffmpeg argv that decodes the clip once into two raw outputs: the candidates (one frame every
+ * `step` seconds, real frames with their own timestamps, printed by showinfo) at measuring size, and
+ * the 8 fps signature thumbnails. -skip_frame noref: frames nothing refers to are not decoded; x264
+ * compresses those hardest (softest frames), so a cover loses nothing. Not `bidir` as faces.ts samples:
+ * with x264's B-pyramid some B-frames are references, and skipping them left P-frames decoded against
+ * missing pictures, blocky ghosts whose edges measured as the "sharpest" face of talk.mp4.
+ */
+export function candidateArgs(plan: Pick<RenderPlan, 'input'>, step: number, size: { width: number; height: number }, out: { frames: string; signatures: string }): string[] {
+  const { input } = plan;
+  const n = (v: number) => String(Math.round(v * 1000) / 1000);
+  const graph = `[0:v]split=2[c][s];`
+    + `[c]select='isnan(prev_selected_t)+gte(t-prev_selected_t,${n(step)})',scale=${size.width}:${size.height},showinfo,format=rgb24[cand];`
+    + `[s]fps=${SIGNATURE_FPS},scale=${SIGNATURE_SIZE.w}:${SIGNATURE_SIZE.h}:flags=area,format=rgb24[sig]`;
+  return [
+    '-nostdin', '-hide_banner', '-nostats', '-v', 'info', '-y', '-skip_frame', 'noref',
+    '-ss', n(input.start), '-t', n(input.end - input.start), '-i', input.path,
+    '-filter_complex', graph,
+    // passthrough: one raw frame per selected frame, in step with showinfo's times (shots.ts exactCut).
+    '-map', '[cand]', '-vsync', 'passthrough', '-f', 'rawvideo', out.frames,
+    '-map', '[sig]', '-f', 'rawvideo', out.signatures,
+  ];
+}
+
+export async function decodeCandidates(plan: Pick<RenderPlan, 'input'>, signal?: AbortSignal): Promise<DecodedCandidates> {
+  const size = measureSize(plan.input);
+  const dir = await mkdtemp(path.join(tmpdir(), 'shorts-cover-'));
+  const out = { frames: path.join(dir, 'frames.rgb'), signatures: path.join(dir, 'signatures.rgb') };
+  try {
+    const { stderr } = await runProcess(mediaBinaries().ffmpeg, candidateArgs(plan, candidateStep(plan.input.end - plan.input.start), size, out), { signal, stderrLimit: 1 << 20 });
+    const times = showinfoTimes(stderr);
+    const raw = await readFile(out.frames);
+    const frameBytes = size.width * size.height * 3;
+    const count = Math.min(times.length, Math.floor(raw.length / frameBytes));
+    const frames = Array.from({ length: count }, (_, i) => ({ t: times[i]!, rgb: new Uint8Array(raw.buffer, raw.byteOffset + i * frameBytes, frameBytes) }));
+    const sigRaw = await readFile(out.signatures);
+    const sigBytes = SIGNATURE_SIZE.w * SIGNATURE_SIZE.h * 3;
+    const signatures: SampledFrame[] = [];
+    for (let i = 0; (i + 1) * sigBytes <= sigRaw.length; i++) {
+      signatures.push({ t: i / SIGNATURE_FPS, signature: frameSignature(sigRaw.subarray(i * sigBytes, (i + 1) * sigBytes), SIGNATURE_SIZE.w, SIGNATURE_SIZE.h) });
+    }
+    return { ...size, frames, signatures };
+  } catch (e) {
+    if (signal?.aborted || e instanceof AbortedError) throw new AbortedError();
+    if (e instanceof ProcessError) throw new PipelineError('rendering', 'could not read the clip\'s frames for its cover', { cause: e });
+    throw e;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Measures every candidate (face, sharpness, eyes, stillness) and picks the cover frame. */
+export async function chooseCoverFrame(plan: Pick<RenderPlan, 'input' | 'reframe'>, signal?: AbortSignal): Promise<CoverChoice> {
+  const decoded = await decodeCandidates(plan, signal);
+  if (decoded.frames.length === 0) throw new PipelineError('rendering', 'the clip has no frames to make a cover from');
+  const detector = await loadFaceDetector();
+  const { width, height } = decoded;
+  const candidates: CoverCandidate[] = [];
+  for (const f of decoded.frames) {
+    if (signal?.aborted) throw new AbortedError();
+    const gray = lumaOf(f.rgb, width, height);
+    const face = speakerFace(plan, f.t, await detector.detect(f.rgb, width, height));
+    const rect = face ? pixelRect(face, width, height) : null;
+    candidates.push({
+      t: f.t,
+      change: changeAround(decoded.signatures, f.t),
+      face,
+      sharpness: laplacianVariance(gray, width, height, rect ?? undefined),
+      eyes: face ? eyesContrast(gray, width, height, face) : null,
+    });
+  }
+  const index = pickCover(candidates, (c) => (c.face ? faceOffCentre(plan, c.t, c.face) : 0));
+  const chosen = candidates[index]!;
+  return { t: chosen.t, face: chosen.face, index, candidates };
+}
