@@ -114,6 +114,22 @@ export const DEFAULT_TURNS: TurnSpec[] = [
   { side: 'right', speech: SPEECH.coldHearted },
 ];
 
+/**
+ * A conversation long enough for `shorts create` (its window is at least 60 s): DEFAULT_TURNS, then
+ * seven more turns with the sentences in another order and a second interjection ("hello", 1 s, by the
+ * left person while the right one talks). 63.5 s; 13 turns, 10 real speaker changes.
+ */
+export const LONG_TURNS: TurnSpec[] = [
+  ...DEFAULT_TURNS,
+  { side: 'left', speech: SPEECH.dashwood },
+  { side: 'right', speech: SPEECH.amiableWoman },
+  { side: 'left', speech: SPEECH.hello, lead: 0.1, tail: 0.1 },
+  { side: 'right', speech: SPEECH.illDisposed },
+  { side: 'left', speech: SPEECH.coldHearted },
+  { side: 'right', speech: SPEECH.amiableHimself },
+  { side: 'left', speech: SPEECH.amiableWoman },
+];
+
 const durations = new Map<string, number>();
 function durationOf(file: string): number {
   let d = durations.get(file);
@@ -124,12 +140,20 @@ function durationOf(file: string): number {
   return d;
 }
 
-/** Hands out consecutive, non-overlapping pieces of a person's talking stretches. */
+/**
+ * Hands out consecutive, non-overlapping pieces of a person's talking stretches; when they are used up
+ * it starts over (footage shown again later in a long conversation is still a person talking).
+ */
 function footage(name: PersonName): (seconds: number) => number {
-  const stretches = PEOPLE[name].talk.map(([a, b]) => ({ at: a, end: b }));
+  const fresh = () => PEOPLE[name].talk.map(([a, b]) => ({ at: a, end: b }));
+  let stretches = fresh();
   return (seconds) => {
-    const s = stretches.find((x) => x.end - x.at >= seconds - 1e-6);
-    if (!s) throw new Error(`podcast-fixture: ${name} has no ${seconds.toFixed(2)} s of talking footage left (stretches ${JSON.stringify(PEOPLE[name].talk)}): shorten the turns`);
+    let s = stretches.find((x) => x.end - x.at >= seconds - 1e-6);
+    if (!s) {
+      stretches = fresh();
+      s = stretches.find((x) => x.end - x.at >= seconds - 1e-6);
+    }
+    if (!s) throw new Error(`podcast-fixture: ${name} has no stretch of ${seconds.toFixed(2)} s of talking footage (stretches ${JSON.stringify(PEOPLE[name].talk)}): shorten the turn`);
     const at = s.at;
     s.at += seconds;
     return at;
@@ -256,7 +280,7 @@ export interface TwoCameraFixture {
 export interface TwoCameraSpec {
   a: PersonName;
   b: PersonName;
-  /** Each shot: who is on camera and what they say. Default: a, b, a, b, a with DEFAULT_TURNS' speech. */
+  /** Each shot: who is on camera and what they say. Default: LONG_TURNS (left = a, right = b), 63.5 s. */
   shots?: { who: 'a' | 'b'; speech: string; lead?: number; tail?: number }[];
 }
 
@@ -266,13 +290,7 @@ export interface TwoCameraSpec {
  */
 export function twoCameraEdit(spec: TwoCameraSpec): TwoCameraFixture {
   if (new Set([spec.a, spec.b]).size < 2 || (new Set([spec.a, spec.b]).has('cap12') && new Set([spec.a, spec.b]).has('cap13'))) throw new Error('podcast-fixture: two different people');
-  const shotSpecs = spec.shots ?? [
-    { who: 'a' as const, speech: SPEECH.illDisposed },
-    { who: 'b' as const, speech: SPEECH.amiableWoman },
-    { who: 'a' as const, speech: SPEECH.coldHearted },
-    { who: 'b' as const, speech: SPEECH.amiableHimself },
-    { who: 'a' as const, speech: SPEECH.dashwood, tail: 0.1 },
-  ];
+  const shotSpecs = spec.shots ?? LONG_TURNS.map((t) => ({ ...t, who: t.side === 'left' ? 'a' as const : 'b' as const }));
   // Reuse the side-by-side layout with a = left, b = right to share the footage bookkeeping.
   const turns = layOut(spec.a, spec.b, shotSpecs.map((s) => ({ side: s.who === 'a' ? 'left' : 'right', speech: s.speech, lead: s.lead, tail: s.tail })));
   const shots: Shot[] = turns.map((t) => ({ person: t.person, start: t.start, end: t.end, speechStart: t.speechStart, speechEnd: t.speechEnd, sourceStart: t.sourceStart }));
