@@ -6,14 +6,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type {
-  CatalogPage, CreateBody, GameVideoItem, MemeHookItem, MusicTrackItem, Query, ShortsClient, WaitOptions,
+  CatalogPage, CreateBody, EditBody, GameVideoItem, MemeHookItem, MusicTrackItem, Query, RerenderWaitOptions, ShortsClient, WaitOptions,
 } from './shorts-client.js';
 import { JobStore, TERMINAL } from '../engine/job-store.js';
 import { Orchestrator } from '../engine/orchestrator.js';
 import { renderSettingsFromEnv } from '../engine/render-settings.js';
 import { Service, type Account } from '../service/service.js';
 import { createTranscriber } from '../pipeline/transcribe.js';
-import type { StatusResponse } from '../service/api-types.js';
+import type { ShortObject, StatusResponse } from '../service/api-types.js';
 
 /** How often a foreground job looks for a cancel made by another `shorts` process. */
 const CANCEL_POLL_MS = 500;
@@ -39,6 +39,12 @@ export class LocalClient implements ShortsClient {
       if (pid !== null && pid !== process.pid && !isAlive(pid)) {
         this.store.finish(r.id, 'failed', 'interrupted: the shorts process running this request stopped before it finished');
       }
+    }
+    // A local re-render runs in its `shorts edit` process: when that died, the clip is the one before (its
+    // MP4 was never replaced), and says so.
+    for (const s of this.store.listRerendering()) {
+      if (s.origin !== 'local' || s.rerenderPid == null || s.rerenderPid === process.pid || isAlive(s.rerenderPid)) continue;
+      this.store.abandonRerender(s.id, 'interrupted: the shorts process running this re-render stopped before it finished; the clip is as it was');
     }
   }
 
@@ -71,13 +77,7 @@ export class LocalClient implements ShortsClient {
       if (pct > shown) this.log(`downloading the Whisper model (first use): ${(shown = pct)}% of ${Math.round(total / 1e6)} MB`);
     };
     try {
-      const orchestrator = new Orchestrator({
-        store: this.store,
-        transcriber: createTranscriber({ dataDir: this.dataDir, onModelDownload }),
-        dataDir: this.dataDir,
-        render: renderSettingsFromEnv(),
-      });
-      await orchestrator.run(id, controller.signal, {
+      await this.orchestrator(onModelDownload).run(id, controller.signal, {
         onStep: emit, onProgress: emit, onClipRendered: opts.onClipRendered,
       });
     } finally {
@@ -86,6 +86,36 @@ export class LocalClient implements ShortsClient {
       untrack();
     }
     return this.service.status(this.account, id);
+  }
+
+  private orchestrator(onModelDownload?: (got: number, total: number) => void): Orchestrator {
+    return new Orchestrator({
+      store: this.store,
+      transcriber: createTranscriber({ dataDir: this.dataDir, onModelDownload }),
+      dataDir: this.dataDir,
+      render: renderSettingsFromEnv(),
+    });
+  }
+
+  async rerender(id: string, shortId: string, body: EditBody): Promise<ShortObject> {
+    // Locally, the process that asks is the one that renders (waitRerender): its pid marks the clip.
+    return this.service.rerender(this.account, id, shortId, body, process.pid);
+  }
+
+  /** Runs the clip's pending re-render in this process; Ctrl-C (the signal) stops it and keeps the previous clip. */
+  async waitRerender(id: string, shortId: string, opts: RerenderWaitOptions = {}): Promise<ShortObject> {
+    const current = this.service.short(this.account, id, shortId);
+    if (!current.recompiling) return current;
+    const controller = new AbortController();
+    const onAbort = () => controller.abort();
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      this.store.claimRerender(shortId, process.pid);
+      await this.orchestrator().rerender(id, shortId, controller.signal, { onProgress: opts.onProgress });
+    } finally {
+      opts.signal?.removeEventListener('abort', onAbort);
+    }
+    return this.service.short(this.account, id, shortId);
   }
 
   async status(id: string) { return this.service.status(this.account, id); }

@@ -9,9 +9,11 @@ import https from 'node:https';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import got, { HTTPError, ParseError, RequestError, type Got, type Method } from 'got';
-import type { CatalogPage, CreateBody, GameVideoItem, MemeHookItem, MusicTrackItem, Query, ShortsClient, WaitOptions } from './shorts-client.js';
 import type {
-  CancelResponse, CreateResponse, Pagination, PostObject, RequestDetail, RequestListItem, StatusResponse, TemplateList,
+  CatalogPage, CreateBody, EditBody, GameVideoItem, MemeHookItem, MusicTrackItem, Query, RerenderWaitOptions, ShortsClient, WaitOptions,
+} from './shorts-client.js';
+import type {
+  CancelResponse, CreateResponse, Pagination, PostObject, RequestDetail, RequestListItem, ShortObject, StatusResponse, TemplateList,
 } from '../service/api-types.js';
 import type { RequestStatus } from '../engine/job-store.js';
 import { ERROR_CODES, ShortsError, type ErrorCode } from '../errors.js';
@@ -220,6 +222,32 @@ export class RemoteClient implements ShortsClient {
 
   async cancel(id: string): Promise<CancelResponse> {
     return this.call<CancelResponse>('DELETE', `shorts/${encodeURIComponent(id)}`);
+  }
+
+  async rerender(id: string, shortId: string, body: EditBody): Promise<ShortObject> {
+    return this.call<ShortObject>('POST', `shorts/${encodeURIComponent(id)}/shorts/${encodeURIComponent(shortId)}/render`, { json: body });
+  }
+
+  /** Polls the request (at the status interval) until the clip's `recompiling` is false. */
+  async waitRerender(id: string, shortId: string, opts: RerenderWaitOptions = {}): Promise<ShortObject> {
+    const deadline = Date.now() + this.timeoutMs;
+    for (;;) {
+      let delayMs = this.pollIntervalMs;
+      try {
+        const detail = await this.call<RequestDetail>('GET', `shorts/${encodeURIComponent(id)}`, { signal: opts.signal });
+        const short = detail.shorts.find((s) => s.id === shortId);
+        if (!short) throw new ShortsError('resource_not_found', `request ${id} has no clip ${shortId}`);
+        if (!short.recompiling) return short;
+      } catch (e) {
+        if (!(e instanceof ShortsError && e.code === 'rate_limit_exceeded')) throw e;
+        const retryAfter = Number(e.details?.retryAfter);
+        delayMs = Math.max(1, Number.isFinite(retryAfter) ? Math.ceil(retryAfter) : 1) * 1000;
+      }
+      if (Date.now() + delayMs > deadline) {
+        throw new Error(`gave up waiting for the re-render of clip ${shortId} after ${Math.round(this.timeoutMs / 60_000)} minutes; it is still running on the server`);
+      }
+      await sleep(delayMs, undefined, { signal: opts.signal });
+    }
   }
 
   async templates(): Promise<TemplateList> {

@@ -2,7 +2,7 @@
 // RemoteClient (the `serve` issue) speaks HTTP to a `shorts serve`. Both return the API's shapes.
 import type { CreateShortRequest } from '../service/create-options.js';
 import type {
-  CancelResponse, CreateResponse, Pagination, PostObject, RequestDetail, RequestListItem, StatusResponse, TemplateList,
+  CancelResponse, CreateResponse, Pagination, PostObject, RequestDetail, RequestListItem, ShortObject, StatusResponse, TemplateList,
 } from '../service/api-types.js';
 import type { GameVideoItem, MemeHookItem, MusicTrackItem } from '../catalog/catalog-assets.js';
 
@@ -17,6 +17,19 @@ export interface WaitOptions {
   signal?: AbortSignal;
   onStatus?: (status: StatusResponse) => void;
   onClipRendered?: (done: number, total: number) => void;
+}
+
+/**
+ * A re-render body (issue 14): the per-clip create options (CLIP_EDIT_FIELDS) under the create body's names,
+ * the clip's `title`, and `captionEdits` (caption-edits.ts: `words` and/or `subtitles`).
+ */
+export type EditBody = Pick<CreateShortRequest, 'start' | 'end' | 'templateId' | 'captionsEnabled' | 'hookTitle' | 'ctaEnabled' | 'ctaText'
+  | 'music' | 'musicName' | 'musicVolume' | 'layout' | 'blurBackground'> & { title?: string; captionEdits?: unknown };
+
+export interface RerenderWaitOptions {
+  signal?: AbortSignal;
+  /** Local: the render's progress (0..1). */
+  onProgress?: (fraction: number) => void;
 }
 
 export interface CatalogPage<T> { items: T[]; pagination: Pagination }
@@ -39,6 +52,16 @@ export interface ShortsClient {
   memeHooks(query: Query): Promise<CatalogPage<MemeHookItem>>;
   gameVideos(query: Query): Promise<CatalogPage<GameVideoItem>>;
   posts(query: Query): Promise<{ posts: PostObject[]; pagination: Pagination }>;
+  /**
+   * Starts a re-render of one clip of a completed request (issue 14): answers the clip with `recompiling`
+   * true, its previous video still served. No credit.
+   */
+  rerender(requestId: string, shortId: string, body: EditBody): Promise<ShortObject>;
+  /**
+   * Resolves with the clip once `recompiling` is false (then `editError` says whether it failed). Locally
+   * it runs the re-render in the foreground; remotely it polls the request.
+   */
+  waitRerender(requestId: string, shortId: string, opts?: RerenderWaitOptions): Promise<ShortObject>;
   /** Copies or downloads a finished clip's MP4 to `dest`. */
   downloadClip(videoUrl: string, dest: string): Promise<void>;
   close(): void;

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { MIGRATIONS } from './migrations.js';
-import type { CreateRequest } from '../service/create-request.js';
+import type { ClipEdit, CreateRequest } from '../service/create-request.js';
 import type { HeatmapPoint, ResolvedLayout, TimeAdjustment } from '../pipeline/types.js';
 import type { PostObject } from '../service/api-types.js';
 import type { PostsQuery } from '../service/list-query.js';
@@ -66,7 +66,21 @@ export interface ShortRecord {
    * rendered before the store kept it. Optional so a record built without it still stores (as null).
    */
   layout?: ResolvedLayout | null;
+  /** The per-clip changes applied by re-renders so far (issue 14); null for a clip as first rendered. */
+  edit?: ClipEdit | null;
+  /** While `recompiling`: the change being rendered. */
+  pendingEdit?: ClipEdit | null;
+  /** While `recompiling`: the process that runs the re-render (null until a worker takes it). */
+  rerenderPid?: number | null;
+  /** Why the last re-render failed (the clip kept its previous MP4); null when it did not. */
+  editError?: string | null;
 }
+
+/** What a finished re-render changes on its clip. */
+export type RerenderResult = Pick<ShortRecord, 'title' | 'reason' | 'sentenceIndexes' | 'startTimestamp' | 'endTimestamp' | 'duration'> & {
+  layout: ResolvedLayout | null;
+  edit: ClipEdit;
+};
 
 export interface NewRequest {
   id: string;
@@ -99,6 +113,7 @@ interface ShortRow {
   id: string; request_id: string; rank: number; title: string; sentence_indexes: string; reason: string; description: string;
   viral_score: number; start_ts: number; end_ts: number; duration: number; width: number; height: number;
   recompiling: number; error: number; error_message: string | null; file_path: string | null; layout: ResolvedLayout | null;
+  edit: string | null; pending_edit: string | null; rerender_pid: number | null; edit_error: string | null;
 }
 
 interface PostRow {
@@ -137,13 +152,19 @@ function toShort(r: ShortRow): ShortRecord {
     viralScore: r.viral_score, startTimestamp: r.start_ts, endTimestamp: r.end_ts, duration: r.duration,
     width: r.width, height: r.height, recompiling: r.recompiling === 1, error: r.error === 1,
     errorMessage: r.error_message, filePath: r.file_path, layout: r.layout,
+    edit: r.edit ? (JSON.parse(r.edit) as ClipEdit) : null,
+    pendingEdit: r.pending_edit ? (JSON.parse(r.pending_edit) as ClipEdit) : null,
+    rerenderPid: r.rerender_pid, editError: r.edit_error,
   };
 }
 
 export class JobStore {
   readonly db: Database.Database;
+  /** The data directory the store lives in: its `jobs/<id>/` folders hold each request's artifacts. */
+  readonly dataDir: string;
 
   constructor(file: string) {
+    this.dataDir = path.dirname(path.resolve(file));
     mkdirSync(path.dirname(file), { recursive: true });
     this.db = new Database(file);
     // WAL lets `shorts status` read while a worker writes; busy_timeout covers two CLIs at once.
@@ -248,6 +269,57 @@ export class JobStore {
 
   listShorts(requestId: string): ShortRecord[] {
     return (this.db.prepare('SELECT * FROM shorts WHERE request_id = ? ORDER BY rank').all(requestId) as ShortRow[]).map(toShort);
+  }
+
+  getShort(requestId: string, shortId: string): ShortRecord | undefined {
+    const row = this.db.prepare('SELECT * FROM shorts WHERE id = ? AND request_id = ?').get(shortId, requestId) as ShortRow | undefined;
+    return row && toShort(row);
+  }
+
+  /**
+   * Marks a clip as re-rendering with the change to make (issue 14), in one transaction: only a clip of a
+   * completed request, and only one re-render of a clip at a time (two callers racing: one wins).
+   */
+  startRerender(requestId: string, shortId: string, edit: ClipEdit, pid: number | null): 'started' | 'busy' | 'not_completed' {
+    return this.db.transaction(() => {
+      const r = this.db.prepare('SELECT status FROM requests WHERE id = ?').get(requestId) as { status: RequestStatus } | undefined;
+      if (r?.status !== 'completed') return 'not_completed' as const;
+      const u = this.db.prepare(`UPDATE shorts SET recompiling = 1, pending_edit = ?, rerender_pid = ?, rerender_attempts = 0, edit_error = NULL
+        WHERE id = ? AND request_id = ? AND recompiling = 0`).run(JSON.stringify(edit), pid, shortId, requestId);
+      return u.changes === 1 ? 'started' as const : 'busy' as const;
+    })();
+  }
+
+  /** Takes a pending re-render for this process; returns how many times one has been started (this one included). */
+  claimRerender(shortId: string, pid: number): number | null {
+    const row = this.db.prepare(`UPDATE shorts SET rerender_pid = ?, rerender_attempts = rerender_attempts + 1
+      WHERE id = ? AND recompiling = 1 RETURNING rerender_attempts AS n`).get(pid, shortId) as { n: number } | undefined;
+    return row?.n ?? null;
+  }
+
+  /** The new clip is in place: its facts change and `recompiling` goes false in the same transaction. */
+  finishRerender(shortId: string, r: RerenderResult): void {
+    this.db.transaction(() => {
+      const row = this.db.prepare(`UPDATE shorts SET title = @title, reason = @reason, sentence_indexes = @sentenceIndexes, start_ts = @startTimestamp,
+          end_ts = @endTimestamp, duration = @duration, layout = @layout, edit = @edit, error = 0, error_message = NULL,
+          recompiling = 0, pending_edit = NULL, rerender_pid = NULL
+        WHERE id = @id RETURNING request_id`).get({
+        ...r, id: shortId, sentenceIndexes: JSON.stringify(r.sentenceIndexes), edit: JSON.stringify(r.edit), layout: r.layout ?? null,
+      }) as { request_id: string } | undefined;
+      if (row) this.db.prepare('UPDATE requests SET updated_at = ? WHERE id = ?').run(now(), row.request_id);
+    })();
+  }
+
+  /** A re-render that failed or was given up: the clip stays as it was (its previous MP4 was never replaced). */
+  abandonRerender(shortId: string, why: string): void {
+    this.db.prepare('UPDATE shorts SET recompiling = 0, pending_edit = NULL, rerender_pid = NULL, edit_error = ? WHERE id = ?').run(why, shortId);
+  }
+
+  /** Clips marked re-rendering, with their request's origin (restart recovery and the workers' queue). */
+  listRerendering(): (ShortRecord & { origin: 'api' | 'local' })[] {
+    const rows = this.db.prepare(`SELECT s.*, r.origin AS origin FROM shorts s JOIN requests r ON r.id = s.request_id
+      WHERE s.recompiling = 1 ORDER BY r.updated_at, s.rank`).all() as (ShortRow & { origin: 'api' | 'local' })[];
+    return rows.map((row) => ({ ...toShort(row), origin: row.origin }));
   }
 
   /** Terminal transitions happen only from a live state, so a late worker cannot overwrite a cancel. */

@@ -125,4 +125,13 @@ export const MIGRATIONS: readonly string[] = [
   // v5 (issue 13): the layout each clip really got (fill, fit, square, split, screen), so the detail can
   // say why a clip looks the way it does. Clips rendered before this version have none (NULL).
   `ALTER TABLE shorts ADD COLUMN layout TEXT;`,
+  // v6 (issue 14): re-rendering one clip. `edit` keeps the per-clip changes already applied (JSON ClipEdit),
+  // `pending_edit` the one being rendered while `recompiling` is 1 (so a restarted server resumes it), and
+  // which process runs it and how many times one has started it (a re-render that keeps killing its process
+  // is given up, the previous clip kept), and why the last re-render failed (the clip then is as before).
+  `ALTER TABLE shorts ADD COLUMN edit TEXT;
+   ALTER TABLE shorts ADD COLUMN edit_error TEXT;
+   ALTER TABLE shorts ADD COLUMN pending_edit TEXT;
+   ALTER TABLE shorts ADD COLUMN rerender_pid INTEGER;
+   ALTER TABLE shorts ADD COLUMN rerender_attempts INTEGER NOT NULL DEFAULT 0;`,
 ];

@@ -2,7 +2,7 @@
 // reframe -> captions -> render. It reports spec 3.2 steps, honours an AbortSignal at every stage
 // (child processes are killed, not waited for), and checkpoints each stage so a retry resumes.
 import { randomUUID } from 'node:crypto';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { JobArtifacts } from './artifacts.js';
 import { JobStore, type RequestRecord, type ShortRecord, type Step } from './job-store.js';
@@ -36,7 +36,12 @@ import { findGameVideo, gameVideoFilePath, randomGameOffset, randomGameVideo } f
 import { findMemeHook, memeHookCatalog, memeHookFilePath, memeHookForClip, type MemeHook } from '../catalog/meme-hooks.js';
 import { measureIntegratedLoudness } from '../media/speech-loudness.js';
 import { PipelineError } from '../errors.js';
-import type { CaptionCue, ClipCopy, FetchedSource, Highlight, MediaInfo, ResolvedLayout, TimeRange, Transcript } from '../pipeline/types.js';
+import type { CaptionCue, ClipCopy, FetchedSource, Highlight, MediaInfo, ReframePlan, ResolvedLayout, TimeRange, Transcript } from '../pipeline/types.js';
+import type { ClipEdit, CreateRequest } from '../service/create-request.js';
+import { applyCaptionEdits, wordsWithEdits, type CaptionEdits } from '../pipeline/caption-edits.js';
+import { coverRange } from '../pipeline/transcript-extend.js';
+import type { SentenceRecord } from './job-store.js';
+import { writeCover } from '../media/cover-image.js';
 import type { CaptionTemplate } from '../catalog/templates.js';
 
 /**
@@ -165,6 +170,140 @@ export class Orchestrator {
     return store.getRequest(id)!;
   }
 
+  /**
+   * Re-renders one clip of a completed request with the change marked on it (issue 14: its pending edit),
+   * from the request's checkpoints: the source (fetched again when it was a download, removed after), the
+   * cached transcript (whisper.cpp runs only for a range past the transcribed one, and then only on the
+   * missing part), the plan's copy, and the clip's last render plan, whose crop, gameplay, music and meme
+   * intro are kept where the change does not touch them. The new MP4 replaces the old one atomically; the
+   * clip's facts change and `recompiling` goes false in one transaction. Never throws for a failed
+   * re-render: the clip keeps its previous MP4 and says why in `editError`. A ShutdownSignal leaves it
+   * recompiling, for the next start to resume.
+   */
+  async rerender(requestId: string, shortId: string, signal: AbortSignal, events: { onProgress?: (fraction: number) => void } = {}): Promise<ShortRecord | undefined> {
+    const { store } = this.deps;
+    const req = store.getRequest(requestId);
+    const short = store.getShort(requestId, shortId);
+    if (!req || !short?.recompiling || !short.pendingEdit) return short;
+    const art = new JobArtifacts(this.deps.dataDir, requestId);
+    // Its own scratch folder: two clips of one request may re-render at once, each removing its own.
+    const workDir = path.join(art.dir, 'rerender', shortId);
+    const reasons: ReasonContext = { dataDir: this.deps.dataDir, hideAllPaths: req.origin === 'api' };
+    try {
+      const saved = art.read<SourceCheckpoint>('source');
+      const planned = art.read<PlanCheckpoint>('plan')?.clips.find((c) => c.id === shortId);
+      if (!saved || !planned) throw new PipelineError('finalizing', 'the checkpoints this clip was made from are gone, so it cannot be re-rendered');
+      let source = saved.source;
+      if (!existsSync(source.path)) {
+        // A downloaded source is deleted once its request completes (disk is the scarce thing on a server):
+        // fetched again, through the same URL guard.
+        source = await fetchSource(req.options.source, { workDir, signal, checkUrl: this.deps.checkUrl });
+      }
+      reasons.sourcePath = source.path;
+      const { info } = saved;
+      const pending = short.pendingEdit;
+      const { captionEdits, ...change } = pending;
+      const edit: ClipEdit = { ...(short.edit ?? {}), ...change };
+      const options = clipOptions(req.options, edit);
+      const before = clipOptions(req.options, short.edit ?? {});
+      const current: TimeRange = { start: short.startTimestamp, end: short.endTimestamp };
+      const clip: TimeRange = { start: edit.start ?? current.start, end: edit.end ?? current.end };
+      const sameRange = Math.abs(clip.start - current.start) < 1e-3 && Math.abs(clip.end - current.end) < 1e-3;
+      const language = req.options.language === 'auto' ? (req.detectedLanguage ?? 'auto') : req.options.language;
+
+      // The request's transcript, from the cache (same content, range, language and model as its run).
+      let transcript = await this.deps.transcriber.transcribe({ mediaPath: source.path, range: saved.range, language, cacheKey: source.contentKey, signal });
+      if (clip.start < transcript.range.start || clip.end > transcript.range.end)
+        transcript = await coverRange(this.deps.transcriber, transcript, clip, { mediaPath: source.path, cacheKey: source.contentKey, signal });
+
+      const template = findTemplate(options.templateId) ?? DEFAULT_TEMPLATE;
+      const prev = art.read<RenderPlan>(JobArtifacts.renderPlanName(shortId));
+      const seenCues = art.read<CaptionCue[]>(JobArtifacts.cuesName(shortId));
+      const cues = options.captionsEnabled ? await this.rerenderCues({
+        id: shortId, clip, current, sameRange, transcript, template, options, source, seenCues, captionEdits: captionEdits as CaptionEdits | undefined, signal,
+      }) : null;
+      const outro = options.outroEnabled
+        ? await outroFor({ ...req, options }, workDir, template, info, { width: this.deps.render.width, height: this.deps.render.height }, this.deps.checkUrl, signal) : null;
+      const memeHook = prev ? prev.memeHook ?? null : req.options.memeHook
+        ? await memeHookPlan(memeHookChooser(req)(shortId), outputFps(info) ?? info.fps, new Map(), signal) : null;
+      const title = edit.title ?? planned.copy.title;
+      const captionsDir = path.dirname(art.captionsPath(shortId));
+      const nextAss = path.join(captionsDir, `${shortId}.next.ass`);
+      const reuse: ClipRender['reuse'] = {};
+      if (prev) {
+        reuse.gameVideo = prev.gameVideo ?? null;
+        // The crop (faces sampled over the range) holds while the range and the asked layout do.
+        if (sameRange && options.layout === before.layout) reuse.reframe = prev.reframe;
+        // The same track (a random one stays the one drawn), at the asked volume, re-measured against a new range's speech.
+        if (pending.music === undefined && pending.musicName === undefined && prev.music && options.music && options.musicVolume > 0) {
+          reuse.music = { ...prev.music, volume: options.musicVolume,
+            speechLufs: sameRange ? prev.music.speechLufs : info.hasAudio ? await measureIntegratedLoudness(source.path, clip, signal) : null };
+        }
+      }
+      const output = short.filePath ?? art.clipPath(short.rank, shortId);
+      const rendered = await this.renderOne(req, source, info, transcript.language, {
+        id: shortId, clip, title, options, cues, template: cues && options.captionLanguage && options.captionLanguage !== transcript.language ? { ...template, animation: 'none' } : template,
+        assPath: nextAss, output, outro, memeHook, reuse, onProgress: (f) => events.onProgress?.(f),
+      }, signal);
+      // The new clip is in place: its captions, cues, layout and plan become the ones exports read.
+      if (rendered.captions) {
+        const assPath = art.captionsPath(shortId);
+        renameSync(nextAss, assPath);
+        rendered.captions = { ...rendered.captions, assPath };
+      } else rmSync(art.captionsPath(shortId), { force: true });
+      if (cues) art.write(JobArtifacts.cuesName(shortId), cues);
+      art.write(`layout-${shortId}`, rendered.reframe.layout);
+      art.write(JobArtifacts.renderPlanName(shortId), rendered);
+      await coverFor(rendered, art.coverPath(short.rank, shortId), options.hookTitle ? title : null, signal);
+      const sentences = req.sentences;
+      store.finishRerender(shortId, {
+        title,
+        reason: withLayoutReason(planned.copy.reason, rendered.reframe.layout, transcript.language),
+        sentenceIndexes: sameRange ? short.sentenceIndexes : sentencesIn(sentences, clip),
+        startTimestamp: round3(clip.start), endTimestamp: round3(clip.end),
+        duration: round3((memeHook?.seconds ?? 0) + clip.end - clip.start + (outro?.seconds ?? 0)),
+        layout: rendered.reframe.layout,
+        edit,
+      });
+    } catch (e) {
+      if (signal.aborted && signal.reason instanceof ShutdownSignal) return store.getShort(requestId, shortId);
+      const why = signal.aborted || e instanceof AbortedError ? 'the re-render was interrupted' : failureReason(e, reasons);
+      store.abandonRerender(shortId, why);
+    } finally {
+      rmSync(workDir, { recursive: true, force: true });
+      rmSync(path.join(path.dirname(art.captionsPath(shortId)), `${shortId}.next.ass`), { force: true });
+    }
+    return store.getShort(requestId, shortId);
+  }
+
+  /**
+   * A re-rendered clip's caption cues. Corrections are about the captions as the user saw them (H4's
+   * caption-edits.ts): they apply to the clip's current cues first; those words, corrections made before
+   * included, then replace the transcript's inside the current range, and the cues of the (new) range are
+   * built from them, so a fixed word stays fixed when the clip is moved or lengthened.
+   */
+  private async rerenderCues(a: {
+    id: string; clip: TimeRange; current: TimeRange; sameRange: boolean; transcript: Transcript; template: CaptionTemplate; options: CreateRequest;
+    source: FetchedSource; seenCues: CaptionCue[] | null; captionEdits: CaptionEdits | undefined; signal: AbortSignal;
+  }): Promise<CaptionCue[]> {
+    const { transcript, template, options, signal } = a;
+    const translated = Boolean(options.captionLanguage) && options.captionLanguage !== transcript.language;
+    const wordsPerCue = template.wordsPerLine * template.maxLines;
+    const build = async (words: Transcript['words']) => (await captionCuesFor([{ id: a.id, clip: a.clip }], { ...transcript, words }, template, {
+      from: transcript.language, to: options.captionLanguage, translator: translatorFromEnv(), signal,
+      speechToEnglish: (clip) => this.deps.transcriber.translateToEnglish({ mediaPath: a.source.path, range: clip, language: transcript.language, signal }),
+    })).cues.get(a.id) ?? [];
+    if (translated) {
+      // Translated phrases are not the transcript's words: the ones seen are kept while the range and the
+      // template's phrase size hold (no second call to the translator), and corrected as asked.
+      const seen = a.sameRange && a.seenCues ? a.seenCues : await build(transcript.words);
+      return a.captionEdits ? applyCaptionEdits(seen, a.captionEdits) : seen;
+    }
+    let seen = a.seenCues ?? buildCues(transcript.words, a.current, { wordsPerCue });
+    if (a.captionEdits) seen = applyCaptionEdits(seen, a.captionEdits);
+    return build(wordsWithEdits(transcript.words, seen, a.current));
+  }
+
   private async fetchStage(req: RequestRecord, art: JobArtifacts, signal: AbortSignal, onProgress: (f: number) => void): Promise<SourceCheckpoint> {
     const saved = art.read<SourceCheckpoint>('source');
     if (saved && existsSync(saved.source.path)) return saved;
@@ -201,9 +340,8 @@ export class Orchestrator {
 
   private async renderStage(req: RequestRecord, art: JobArtifacts, source: FetchedSource, info: MediaInfo, transcript: Transcript,
     plan: PlanCheckpoint, signal: AbortSignal, onProgress: (f: number) => void, events: JobEvents, reasons: ReasonContext): Promise<ShortRecord[]> {
-    const { width, height, preset, crf, x264Params, concurrency } = this.deps.render;
+    const { width, height, concurrency } = this.deps.render;
     const template = findTemplate(req.options.templateId) ?? DEFAULT_TEMPLATE;
-    const blur = req.options.blurBackground ?? this.deps.blurPreference?.(req.accountId) ?? true;
     // Every clip's caption cues (translated when captionLanguage asks) before any render: a failed
     // translation fails the request, it never leaves clips captioned in the wrong language.
     const captionSet = req.options.captionsEnabled
@@ -215,7 +353,7 @@ export class Orchestrator {
       : null;
     // The end card is the same for every clip of the request: its image is fetched once (through the URL
     // guard for API requests) and its text written once.
-    const outro = req.options.outroEnabled ? await outroFor(req, art, template, info, { width, height }, this.deps.checkUrl, signal) : null;
+    const outro = req.options.outroEnabled ? await outroFor(req, art.workDir, template, info, { width, height }, this.deps.checkUrl, signal) : null;
     const memeFor = req.options.memeHook ? memeHookChooser(req) : null;
     const memeAudio = new Map<string, Promise<boolean>>();
     const total = plan.clips.length;
@@ -235,55 +373,28 @@ export class Orchestrator {
         width, height, recompiling: false, error: false, errorMessage: null, filePath: output,
       };
       try {
-        if (existsSync(output)) record.layout = art.read<ResolvedLayout>(`layout-${id}`);
-        else {
-          // Split screen: the content, its layout and its captions live in the top half only.
-          const gameVideo = gameVideoFor(req);
-          const picture = gameVideo ? { width, height: height / 2 } : { width, height };
-          const reframe = await planReframe({ mediaPath: source.path, info, range: clip, layout: req.options.layout, output: picture, signal });
+        if (existsSync(output)) {
+          record.layout = art.read<ResolvedLayout>(`layout-${id}`);
+          // A job stopped between the render and its cover makes the cover on resuming.
+          const rendered = art.read<RenderPlan>(JobArtifacts.renderPlanName(id));
+          if (rendered && !existsSync(art.coverPath(rank, id))) await coverFor(rendered, art.coverPath(rank, id), req.options.hookTitle ? copy.title : null, signal);
+        } else {
+          const cues = captionSet ? (captionSet.cues.get(id) ?? []) : null;
+          // The words as captioned (clip time, translated when asked): what SRT/VTT exports and caption edits work on.
+          if (cues) art.write(JobArtifacts.cuesName(id), cues);
+          const rendered = await this.renderOne(req, source, info, transcript.language, {
+            id, clip, title: copy.title, options: req.options, cues, template: captionSet?.template ?? template,
+            assPath: art.captionsPath(id), output, outro,
+            memeHook: meme ? await memeHookPlan(meme, outputFps(info) ?? info.fps, memeAudio, signal) : null,
+            onProgress: (f) => { fractions[rank] = f; report(); },
+          }, signal);
           // What the clip got (auto resolved), for the request detail and `shorts get`; checkpointed, so a
           // resumed job that finds this clip rendered still knows it.
-          record.layout = reframe.layout;
-          art.write(`layout-${id}`, reframe.layout);
-          let captions: RenderPlan['captions'] = null;
-          // Hook title and CTA ride in the same libass pass as the captions.
-          const overlays = { hookTitle: req.options.hookTitle ? copy.title : null, cta: req.options.ctaEnabled ? req.options.ctaText : null, clipDuration: clip.end - clip.start };
-          const bands = overlayBands(overlays, picture);
-          const cues = captionSet?.cues.get(id) ?? [];
-          // The words as captioned (clip time, translated when asked): what SRT/VTT exports and caption edits work on.
-          if (captionSet) art.write(JobArtifacts.cuesName(id), cues);
-          // Captions clear of faces (and of the banners): the reframe's sampled faces mapped through its crops
-          // to this picture; a page moves only where the template's place would cover eyes or a mouth.
-          const placement = req.options.captionsEnabled && captionSet
-            ? { tops: captionTops(captionBlocks(cues, captionSet.template, picture), reframe, info, picture, bands) } : {};
-          const captionAss = req.options.captionsEnabled && captionSet ? buildAss(cues, captionSet.template, picture, placement) : null;
-          const ass = overlays.hookTitle || overlays.cta ? withOverlays(captionAss, overlays, picture) : captionAss;
-          if (ass) {
-            const assPath = art.captionsPath(id);
-            writeFileSync(assPath, ass);
-            // Emoji accents (templates with `emoji`) are images overlaid after libass, in the same picture space.
-            // They give way to the hook title and CTA banner where both would take the same rows.
-            const emoji = req.options.captionsEnabled && captionSet
-              ? clearOfBands(captionEmoji(cues, captionSet.template, picture, { language: transcript.language, ...placement }), bands) : [];
-            captions = { assPath, fontsDir: fontsDir(), ...(emoji.length ? { emoji } : {}) };
-          }
-          const renderPlan: RenderPlan = {
-            version: RENDER_PLAN_VERSION,
-            input: { path: source.path, start: clip.start, end: clip.end, width: info.width, height: info.height, hasAudio: info.hasAudio },
-            output: { path: output, width, height, preset, crf, x264Params: x264Params || undefined, fps: outputFps(info) },
-            reframe,
-            background: { blur, color: template.colors.background },
-            captions,
-            music: await musicFor(req, source.path, clip, info.hasAudio, signal),
-            gameVideo,
-            outro,
-            memeHook: meme ? await memeHookPlan(meme, outputFps(info) ?? info.fps, memeAudio, signal) : null,
-            // Every short at the platforms' loudness (-14 LUFS, <= -1 dBTP); renderClip measures the gains.
-            loudness: { ...PLATFORM_LOUDNESS },
-          };
-          const rendered = await renderClip(renderPlan, { signal, onProgress: (f) => { fractions[rank] = f; report(); } });
+          record.layout = rendered.reframe.layout;
+          art.write(`layout-${id}`, rendered.reframe.layout);
           // What exports and re-renders start from: the exact plan, measured gains included.
           art.write(JobArtifacts.renderPlanName(id), rendered);
+          await coverFor(rendered, art.coverPath(rank, id), req.options.hookTitle ? copy.title : null, signal);
         }
       } catch (e) {
         if (signal.aborted || e instanceof AbortedError) throw e;
@@ -299,6 +410,79 @@ export class Orchestrator {
       return record;
     });
   }
+
+  /**
+   * Plans and renders one clip: the crop (or the one given), captions clear of faces and banners, overlays,
+   * music, and the ffmpeg run. Shared by a request's render stage and a re-render (issue 14), so a clip
+   * re-rendered with the same options is made exactly as the first time. Returns the plan as rendered.
+   */
+  private async renderOne(req: RequestRecord, source: FetchedSource, info: MediaInfo, language: string, c: ClipRender, signal: AbortSignal): Promise<RenderPlan> {
+    const { width, height, preset, crf, x264Params } = this.deps.render;
+    const o = c.options;
+    const asked = { ...req, options: o };
+    const template = findTemplate(o.templateId) ?? DEFAULT_TEMPLATE;
+    const blur = o.blurBackground ?? this.deps.blurPreference?.(req.accountId) ?? true;
+    // Split screen: the content, its layout and its captions live in the top half only.
+    const gameVideo = c.reuse?.gameVideo !== undefined ? c.reuse.gameVideo : gameVideoFor(asked);
+    const picture = gameVideo ? { width, height: height / 2 } : { width, height };
+    const reframe = c.reuse?.reframe ?? await planReframe({ mediaPath: source.path, info, range: c.clip, layout: o.layout, output: picture, signal });
+    let captions: RenderPlan['captions'] = null;
+    // Hook title and CTA ride in the same libass pass as the captions.
+    const overlays = { hookTitle: o.hookTitle ? c.title : null, cta: o.ctaEnabled ? o.ctaText : null, clipDuration: c.clip.end - c.clip.start };
+    const bands = overlayBands(overlays, picture);
+    const cues = c.cues ?? [];
+    const captioned = o.captionsEnabled && c.cues !== null;
+    // Captions clear of faces (and of the banners): the reframe's sampled faces mapped through its crops
+    // to this picture; a page moves only where the template's place would cover eyes or a mouth.
+    const placement = captioned ? { tops: captionTops(captionBlocks(cues, c.template, picture), reframe, info, picture, bands) } : {};
+    const captionAss = captioned ? buildAss(cues, c.template, picture, placement) : null;
+    const ass = overlays.hookTitle || overlays.cta ? withOverlays(captionAss, overlays, picture) : captionAss;
+    if (ass) {
+      writeFileSync(c.assPath, ass);
+      // Emoji accents (templates with `emoji`) are images overlaid after libass, in the same picture space.
+      // They give way to the hook title and CTA banner where both would take the same rows.
+      const emoji = captioned ? clearOfBands(captionEmoji(cues, c.template, picture, { language, ...placement }), bands) : [];
+      captions = { assPath: c.assPath, fontsDir: fontsDir(), ...(emoji.length ? { emoji } : {}) };
+    }
+    const renderPlan: RenderPlan = {
+      version: RENDER_PLAN_VERSION,
+      input: { path: source.path, start: c.clip.start, end: c.clip.end, width: info.width, height: info.height, hasAudio: info.hasAudio },
+      output: { path: c.output, width, height, preset, crf, x264Params: x264Params || undefined, fps: outputFps(info) },
+      reframe,
+      background: { blur, color: template.colors.background },
+      captions,
+      music: c.reuse?.music !== undefined ? c.reuse.music : await musicFor(asked, source.path, c.clip, info.hasAudio, signal),
+      gameVideo,
+      outro: c.outro,
+      memeHook: c.memeHook,
+      // Every short at the platforms' loudness (-14 LUFS, <= -1 dBTP); renderClip measures the gains.
+      loudness: { ...PLATFORM_LOUDNESS },
+    };
+    // renderClip writes beside the output and renames over it: an earlier MP4 at that path is served whole
+    // until the new one replaces it (a re-render's "old file stays served").
+    return renderClip(renderPlan, { signal, onProgress: c.onProgress });
+  }
+}
+
+/** One clip for renderOne. */
+interface ClipRender {
+  id: string;
+  clip: TimeRange;
+  /** Drawn by the hook title. */
+  title: string;
+  /** The request's options with the clip's own changes (a re-render's) over them. */
+  options: CreateRequest;
+  /** The clip's caption cues (clip time); null when captions are off. */
+  cues: CaptionCue[] | null;
+  /** The template the cues are drawn with (translated captions: without the per-word highlight). */
+  template: CaptionTemplate;
+  assPath: string;
+  output: string;
+  outro: RenderPlan['outro'];
+  memeHook: RenderPlan['memeHook'];
+  /** What an earlier render of the clip decided and still holds (a re-render keeps them; undefined: decide now). */
+  reuse?: { reframe?: ReframePlan; gameVideo?: RenderPlan['gameVideo']; music?: RenderPlan['music'] };
+  onProgress: (fraction: number) => void;
 }
 
 /** What a user should know when the model wrote the speech in another script than its language's. */
@@ -387,13 +571,13 @@ async function musicFor(req: RequestRecord, sourcePath: string, clip: TimeRange,
  * background colour) or the downloaded outroImageUrl, whose own design is the card, so only an explicit
  * outroText and the handle are drawn over it. The default line is localized to the caption language.
  */
-async function outroFor(req: RequestRecord, art: JobArtifacts, template: CaptionTemplate, info: MediaInfo, size: { width: number; height: number },
+async function outroFor(req: RequestRecord, workDir: string, template: CaptionTemplate, info: MediaInfo, size: { width: number; height: number },
   checkUrl: UrlCheck | undefined, signal: AbortSignal): Promise<NonNullable<RenderPlan['outro']>> {
   const o = req.options;
   let imagePath: string | null = null;
   if (o.outroImageUrl) {
     try {
-      imagePath = await fetchOutroImage(o.outroImageUrl, { destDir: art.workDir, checkUrl, signal });
+      imagePath = await fetchOutroImage(o.outroImageUrl, { destDir: workDir, checkUrl, signal });
     } catch (e) {
       if (signal.aborted || e instanceof AbortedError) throw e;
       throw new PipelineError('finalizing', `the outro image could not be fetched: ${(e as Error).message}`, { cause: e });
@@ -406,7 +590,7 @@ async function outroFor(req: RequestRecord, art: JobArtifacts, template: Caption
   const ass = buildOutroAss({ text, handle, seconds, textColor: template.colors.text, accentColor: template.colors.active, outlineColor: template.colors.outline }, size);
   let assPath: string | null = null;
   if (ass) {
-    assPath = path.join(art.workDir, 'outro.ass');
+    assPath = path.join(workDir, 'outro.ass');
     writeFileSync(assPath, ass);
   }
   return { seconds, fps: outputFps(info) ?? info.fps, text, handle, imagePath, stingPath: o.outroSting ? outroStingPath() : null, assPath, fontsDir: fontsDir() };
@@ -451,6 +635,36 @@ function gameVideoFor(req: RequestRecord): RenderPlan['gameVideo'] {
   const item = gameVideoName ? findGameVideo(gameVideoName) : randomGameVideo();
   if (!item) throw new PipelineError('rendering', gameVideoName ? `the game video "${gameVideoName}" is no longer in the catalog` : 'the game-video catalog is empty');
   return { path: gameVideoFilePath(item), offset: randomGameOffset(item), duration: item.duration };
+}
+
+/**
+ * The clip's cover image (issue 14), made after every render. A cover that cannot be made does not cost
+ * the clip its render: the short then has no thumbnail_url (its link is given only for a file that exists).
+ */
+async function coverFor(plan: RenderPlan, out: string, hookTitle: string | null, signal: AbortSignal): Promise<void> {
+  try {
+    await writeCover(plan, out, { hookTitle, signal });
+  } catch (e) {
+    if (signal.aborted || e instanceof AbortedError) throw e;
+    rmSync(out, { force: true }); // never a cover of an earlier render beside the new clip
+  }
+}
+
+/** The request's options with a clip's changes over them (the range and title are the clip's, not options). */
+export function clipOptions(options: CreateRequest, edit: ClipEdit): CreateRequest {
+  const { start: _s, end: _e, title: _t, captionEdits: _c, ...change } = edit;
+  const merged = { ...options };
+  for (const [k, v] of Object.entries(change)) if (v !== undefined) (merged as Record<string, unknown>)[k] = v;
+  return merged;
+}
+
+/**
+ * Which of the request's sentences a clip of a new range holds: those with most of their time inside it.
+ * Sentences of a range extended past the request's are not in its `sentences` (they stay the original
+ * transcript), so they have no index to give.
+ */
+export function sentencesIn(sentences: readonly SentenceRecord[], clip: TimeRange): number[] {
+  return sentences.filter((s) => Math.min(s.end, clip.end) - Math.max(s.start, clip.start) > (s.end - s.start) / 2).map((s) => s.index);
 }
 
 function round3(n: number): number {

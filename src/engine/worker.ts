@@ -1,6 +1,8 @@
 // Workers inside `shorts serve`: take queued API requests from the SQLite store in creation order, a
 // bounded number at a time, run them through the orchestrator, refund the credit of a failed request
 // and send its webhook. On start they first resume requests a previous process left `processing`.
+// The same slots run clip re-renders (issue 14): a clip marked `recompiling` that no live process runs
+// (a new one, or one a dead process left) is taken; a re-render sends no webhook and moves no credit.
 import { JobStore, type RequestRecord } from './job-store.js';
 import { Orchestrator, ShutdownSignal } from './orchestrator.js';
 
@@ -20,10 +22,21 @@ export interface WorkerOptions {
   log?: (line: string) => void;
 }
 
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 export class Worker {
   private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private readonly followUps = new Set<Promise<void>>();
   private resume: string[] = [];
+  /** Slots of running re-renders are keyed `rerender:<shortId>` beside requests' ids. */
+  private static rerenderKey(shortId: string): string { return `rerender:${shortId}`; }
   private timer: NodeJS.Timeout | null = null;
   private stopped = true;
 
@@ -68,9 +81,49 @@ export class Worker {
   private pump(): void {
     while (!this.stopped && this.active.size < this.opts.concurrency) {
       const record = this.next();
-      if (!record) return;
-      this.run(record);
+      if (record) {
+        this.run(record);
+        continue;
+      }
+      const short = this.nextRerender();
+      if (!short) return;
+      this.runRerender(short.requestId, short.id);
     }
+  }
+
+  /**
+   * A clip of an API request marked re-rendering that nobody runs: not started yet (no pid), or left by a
+   * process that is gone. Our own pid on a clip we do not run is a previous life of this process (same pid
+   * after a restart, as in a container).
+   */
+  private nextRerender(): { id: string; requestId: string } | undefined {
+    return this.opts.store.listRerendering().find((s) => s.origin === 'api' && !this.active.has(Worker.rerenderKey(s.id))
+      && (s.rerenderPid == null || s.rerenderPid === process.pid || !isAlive(s.rerenderPid)));
+  }
+
+  private runRerender(requestId: string, shortId: string): void {
+    const { store, orchestrator } = this.opts;
+    const key = Worker.rerenderKey(shortId);
+    const attempts = store.claimRerender(shortId, process.pid);
+    const controller = new AbortController();
+    const entry = { controller, done: Promise.resolve() };
+    this.active.set(key, entry);
+    entry.done = (async () => {
+      await Promise.resolve();
+      try {
+        if (attempts === null) return; // finished or given up meanwhile
+        if (attempts > (this.opts.maxAttempts ?? 3)) {
+          store.abandonRerender(shortId, `internal error: the re-render stopped unexpectedly ${attempts - 1} times; the clip is as it was`);
+          return;
+        }
+        await orchestrator.rerender(requestId, shortId, controller.signal);
+      } catch (e) {
+        this.opts.log?.(`worker error on the re-render of ${shortId}: ${e instanceof Error ? e.message : String(e)}`);
+      } finally {
+        this.active.delete(key);
+        this.pump();
+      }
+    })();
   }
 
   private next(): RequestRecord | undefined {

@@ -67,6 +67,11 @@ export interface ShortObject {
    * Absent for clips rendered before the service kept it.
    */
   layout?: ResolvedLayout;
+  /**
+   * Extension (issue 14): why the clip's last re-render failed; the clip is then the one before it (its
+   * video, range and duration unchanged). Absent when the last re-render succeeded or there was none.
+   */
+  editError?: string;
 }
 
 export interface RequestDetail {

@@ -64,6 +64,20 @@ const OPTION_TABLE = [
 ] as const satisfies readonly OptionDef[];
 export const CREATE_OPTIONS: readonly OptionDef[] = OPTION_TABLE;
 
+/**
+ * The create options a re-render of one clip takes (issue 14), under the same names and rules: what changes
+ * one clip's picture, captions, overlays and music. The rest is the request's: the source and language, the
+ * clip count and length, and what every clip of a request shares or draws once (captionLanguage, the meme
+ * intro, the gameplay half, the outro card), which a change on one clip would make differ from its siblings.
+ * `start`/`end` are source seconds, anywhere in the source (not limited to the request's range).
+ */
+export const CLIP_EDIT_FIELDS = [
+  'start', 'end', 'templateId', 'captionsEnabled', 'hookTitle', 'ctaEnabled', 'ctaText', 'music', 'musicName', 'musicVolume', 'layout', 'blurBackground',
+] as const satisfies readonly (typeof OPTION_TABLE)[number]['field'][];
+export const CLIP_EDIT_OPTIONS: readonly OptionDef[] = CREATE_OPTIONS.filter((o) => (CLIP_EDIT_FIELDS as readonly string[]).includes(o.field));
+/** Re-render fields that are not create options: the clip's own title (drawn by the hook title) and caption fixes. */
+export const CLIP_TITLE_MAX = 200;
+
 type ValueOf<T extends OptionType> = T extends { kind: 'string' } ? string : T extends { kind: 'number' } ? number
   : T extends { kind: 'boolean' } ? boolean : T extends { kind: 'enum'; values: readonly (infer V)[] } ? V : never;
 /** The create body (spec 4.2) as a type, from the same table as the validator, the CLI and the OpenAPI document. */

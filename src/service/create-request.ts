@@ -2,7 +2,7 @@
 // CreateRequest, with the spec's error codes. Network checks of URLs (HEAD, address guard) are not
 // here: they belong to the service, which runs them after these pure rules pass.
 import { ShortsError } from '../errors.js';
-import { CREATE_OPTIONS, type OptionDef, type LAYOUTS, type PREFERRED_LENGTHS } from './create-options.js';
+import { CLIP_EDIT_OPTIONS, CLIP_TITLE_MAX, CREATE_OPTIONS, type OptionDef, type LAYOUTS, type PREFERRED_LENGTHS } from './create-options.js';
 import type { Language } from '../languages.js';
 
 import type { SourceInput } from '../pipeline/fetch.js';
@@ -258,6 +258,96 @@ function refuseUnsupported(req: CreateRequest, ctx: ValidationContext): void {
   if (req.captionLanguage && !offline && !ctx.supportedFeatures.has('captionTranslation'))
     throw bad(`captions in "${req.captionLanguage}" for speech in "${req.language}" need a translation service, and none is configured` +
       (req.captionLanguage === 'en' ? ' (nor a multilingual Whisper model to translate offline: SHORTS_WHISPER_MULTILINGUAL_MODEL)' : ''), 'captionLanguage');
+}
+
+/**
+ * A re-render of one clip (issue 14): the fields given, each under its create option's name and rule; what is
+ * absent stays as the clip has it. `captionEdits` is kept as its parser returned it.
+ */
+export interface ClipEdit {
+  start?: number;
+  end?: number;
+  title?: string;
+  templateId?: string;
+  captionsEnabled?: boolean;
+  hookTitle?: boolean;
+  ctaEnabled?: boolean;
+  ctaText?: string | null;
+  music?: boolean;
+  musicName?: string | null;
+  musicVolume?: number;
+  layout?: CreateRequest['layout'];
+  blurBackground?: boolean;
+  captionEdits?: unknown;
+}
+
+export interface ClipEditContext {
+  templateExists: (id: string) => boolean;
+  musicExists?: (name: string) => boolean;
+  /** Parses `captionEdits` (throws invalid_request naming it); without it the field is refused. */
+  parseCaptionEdits?: (raw: unknown) => unknown;
+}
+
+/** A clip is at least this long and at most the longest preferredLength (under10min). */
+export const CLIP_MIN_SECONDS = 1;
+export const CLIP_MAX_SECONDS = 600;
+
+const EDIT_FIELDS = new Set([...CLIP_EDIT_OPTIONS.map((o) => o.field), 'title', 'captionEdits']);
+
+/** The pure rules of a re-render body; the range against the clip and the source is checkClipRange's. */
+export async function validateClipEdit(body: unknown, ctx: ClipEditContext): Promise<ClipEdit> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw bad('the request body must be a JSON object');
+  const input = body as Record<string, unknown>;
+  for (const key of Object.keys(input)) {
+    if (!EDIT_FIELDS.has(key)) {
+      const create = OPTION_BY_FIELD.has(key) || key === 'file';
+      throw bad(create ? `${key} is an option of the whole request and cannot change for one clip` : `unknown field "${key}"`, key);
+    }
+  }
+  const edit: Record<string, unknown> = {};
+  for (const def of CLIP_EDIT_OPTIONS) {
+    const value = readOption(def, input[def.field]);
+    if (value !== undefined) edit[def.field] = value;
+  }
+  if (input.title !== undefined) {
+    if (typeof input.title !== 'string' || input.title.trim() === '') throw bad('title must be a non-empty string', 'title');
+    if (input.title.length > CLIP_TITLE_MAX) throw bad(`title must be at most ${CLIP_TITLE_MAX} characters (got ${input.title.length})`, 'title');
+    edit.title = input.title.trim();
+  }
+  const templateId = edit.templateId as string | undefined;
+  if (templateId !== undefined) {
+    if (!/^[0-9a-f]{24}$/i.test(templateId)) throw bad(`templateId must be a 24-character hex id, got "${templateId}"`, 'templateId');
+    if (!ctx.templateExists(templateId)) throw bad(`templateId ${templateId} is not in the template library (see \`shorts templates\`)`, 'templateId');
+  }
+  const musicName = edit.musicName as string | undefined;
+  if (musicName !== undefined && !(ctx.musicExists?.(musicName) ?? false))
+    throw bad(`musicName "${musicName}" is not in the music catalog; use an exact, case-sensitive name from GET /music`, 'musicName');
+  // A named track is music: asking for one on a clip without music turns it on, as creation's musicName implies.
+  if (musicName !== undefined && edit.music === undefined) edit.music = true;
+  if (input.captionEdits !== undefined && input.captionEdits !== null) {
+    if (!ctx.parseCaptionEdits) throw bad('captionEdits are not available in this version of shortwright yet', 'captionEdits');
+    edit.captionEdits = await ctx.parseCaptionEdits(input.captionEdits);
+  }
+  return edit as ClipEdit;
+}
+
+/**
+ * The clip's range after an edit: the given ends, the clip's own for the others, inside the source, at
+ * least CLIP_MIN_SECONDS and at most CLIP_MAX_SECONDS long. ctaEnabled needs a text, given now or before.
+ */
+export function checkClipEdit(edit: ClipEdit, current: { start: number; end: number; ctaText: string | null }, sourceSeconds: number): { start: number; end: number } {
+  const start = edit.start ?? current.start;
+  const end = edit.end ?? current.end;
+  const field = edit.end !== undefined ? 'end' : 'start';
+  if (start >= end) throw bad(`start (${start}) must be less than end (${end})`, field);
+  // Probed durations and the request's stored range differ in the last milliseconds: a hair past the end is the end.
+  if (end > sourceSeconds + 0.05) throw bad(`end (${end}) is past the end of the source (${round(sourceSeconds)} s)`, 'end');
+  const length = Math.min(end, sourceSeconds) - start;
+  if (length < CLIP_MIN_SECONDS || length > CLIP_MAX_SECONDS)
+    throw bad(`a clip must last from ${CLIP_MIN_SECONDS} to ${CLIP_MAX_SECONDS} seconds, got ${round(length)}`, field);
+  const ctaText = edit.ctaText !== undefined ? edit.ctaText : current.ctaText;
+  if (edit.ctaEnabled === true && !ctaText) throw bad('ctaText is required when ctaEnabled is true', 'ctaText');
+  return { start, end: Math.min(end, sourceSeconds) };
 }
 
 function round(n: number): number {

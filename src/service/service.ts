@@ -5,7 +5,11 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ShortsError } from '../errors.js';
-import { validateCreateRequest, type CreateRequest } from './create-request.js';
+import { checkClipEdit, validateClipEdit, validateCreateRequest, type CreateRequest } from './create-request.js';
+import { JobArtifacts } from '../engine/artifacts.js';
+import { clipOptions } from '../engine/orchestrator.js';
+import { parseCaptionEdits } from '../pipeline/caption-edits.js';
+import type { MediaInfo } from '../pipeline/types.js';
 import { parseListRequests, parsePostsQuery, paginate, parsePage } from './list-query.js';
 import type {
   CancelResponse, CreateResponse, PostObject, RequestDetail, RequestListItem, ShortObject, StatusResponse, TemplateList, Pagination,
@@ -199,7 +203,6 @@ export class Service {
   detail(account: Account, id: string): RequestDetail {
     const r = this.owned(account, id);
     const template = findTemplate(r.options.templateId) ?? DEFAULT_TEMPLATE;
-    const mediaUrl = this.opts.mediaUrl ?? ((s: ShortRecord) => (s.filePath ? pathToFileURL(s.filePath).href : ''));
     const detail: RequestDetail = {
       _id: r.id, status: r.status, progress: r.status === 'completed' ? 100 : Math.floor(r.progress), userEmail: r.userEmail,
       // "auto" is what was asked, never an answer: the detected language once known, '' until then.
@@ -207,7 +210,7 @@ export class Service {
       template: template.name,
       captionLanguage: r.options.captionLanguage, heatmap: r.heatmap, sentences: r.sentences,
       preferredLength: r.options.preferredLength, projectId: null,
-      shorts: this.store.listShorts(r.id).map((s) => shortObject(s, s.error ? '' : mediaUrl(s), this.store.postsForShort(s.id))),
+      shorts: this.store.listShorts(r.id).map((s) => shortObject(s, s.error ? '' : this.mediaUrl(s), this.store.postsForShort(s.id))),
     };
     if (r.warnings.length) detail.warnings = r.warnings;
     return detail;
@@ -233,6 +236,45 @@ export class Service {
     // Cancelled before any work started: nothing was spent, so the credit comes back (DESIGN.md).
     if (r.status === 'queued') this.opts.credits?.refundCredit(id);
     return { _id: id, status: 'cancelled' };
+  }
+
+  /**
+   * Re-renders one clip of a completed request (issue 14): validates the change with the create options'
+   * rules, marks the clip `recompiling` with it (one transaction, so two callers cannot both start one), and
+   * returns the clip as it is now, previous video included. The work itself is the engine's: a worker of
+   * `serve` (woken through onQueued) or the local client in the foreground (`runner` = its pid). No credit.
+   */
+  async rerender(account: Account, id: string, shortId: string, body: unknown, runner: number | null = null): Promise<ShortObject> {
+    const r = this.owned(account, id);
+    const short = this.store.getShort(id, shortId);
+    if (!short) throw new ShortsError('resource_not_found', `request ${id} has no clip ${shortId}`);
+    if (r.status !== 'completed') throw new ShortsError('short_not_editable', `request ${id} is ${r.status}: its clips can be re-rendered once it is completed`);
+    if (short.recompiling) throw new ShortsError('short_not_editable', `clip ${shortId} is already being re-rendered; retry once its recompiling is false`);
+    const edit = await validateClipEdit(body, {
+      templateExists: (t) => findTemplate(t) !== undefined,
+      musicExists: (name) => findMusic(name) !== undefined,
+      parseCaptionEdits,
+    });
+    const options = clipOptions(r.options, short.edit ?? {});
+    const source = new JobArtifacts(this.store.dataDir, id).read<{ info: MediaInfo }>('source');
+    checkClipEdit(edit, { start: short.startTimestamp, end: short.endTimestamp, ctaText: options.ctaText }, source?.info.durationSec ?? r.end);
+    const state = this.store.startRerender(id, shortId, edit, runner);
+    if (state === 'not_completed') throw new ShortsError('short_not_editable', `request ${id} is not completed: its clips can be re-rendered once it is`);
+    if (state === 'busy') throw new ShortsError('short_not_editable', `clip ${shortId} is already being re-rendered; retry once its recompiling is false`);
+    this.opts.onQueued?.();
+    return this.short(account, id, shortId);
+  }
+
+  /** One clip of a request, as in its detail. */
+  short(account: Account, id: string, shortId: string): ShortObject {
+    this.owned(account, id);
+    const s = this.store.getShort(id, shortId);
+    if (!s) throw new ShortsError('resource_not_found', `request ${id} has no clip ${shortId}`);
+    return shortObject(s, s.error ? '' : this.mediaUrl(s), this.store.postsForShort(s.id));
+  }
+
+  private mediaUrl(s: ShortRecord): string {
+    return this.opts.mediaUrl?.(s) ?? (s.filePath ? pathToFileURL(s.filePath).href : '');
   }
 
   /** Registers a running job's abort handle (released when the job ends). */
@@ -321,6 +363,7 @@ export function shortObject(s: ShortRecord, videoUrl: string, posts: PostObject[
   if (s.error) o.errorMessage = s.errorMessage ?? 'rendering failed';
   // Only what the engine recorded: an older clip has no layout rather than a guessed one.
   if (s.layout) o.layout = s.layout;
+  if (s.editError) o.editError = s.editError;
   return o;
 }
 
