@@ -1,7 +1,8 @@
-// Temporary links to rendered clips (spec 2.3: `video_url` is temporary). The path names the clip,
-// `expires` is a unix time and `sig` an HMAC-SHA256 over "requestId/shortId/expires", so a link can be
-// neither extended nor pointed at another clip. The secret lives in the data dir, so links handed out
-// before a restart still work after it.
+// Temporary links to rendered clips (spec 2.3: `video_url` is temporary) and to their cover images (the
+// `thumbnail_url` extension, issue 14). The path names the clip, `expires` is a unix time and `sig` an
+// HMAC-SHA256 over "requestId/shortId/expires" (the MP4) or "requestId/shortId/expires/jpg" (the cover),
+// so a link can be neither extended nor pointed at another clip, nor a clip's link turned into its
+// cover's. The secret lives in the data dir, so links handed out before a restart still work after it.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -18,6 +19,21 @@ export interface MediaLinksOptions {
 }
 
 export type LinkVerdict = 'ok' | 'expired' | 'invalid';
+
+/** What a media link serves: the clip (`video_url`) or its cover image (`thumbnail_url`). */
+export type MediaKind = 'mp4' | 'jpg';
+export const MEDIA_CONTENT_TYPES: Readonly<Record<MediaKind, string>> = { mp4: 'video/mp4', jpg: 'image/jpeg' };
+
+/** A media path (`/media/<requestId>/<shortId>.mp4|.jpg`) taken apart; null for anything else. */
+export function parseMediaPath(pathname: string): { requestId: string; shortId: string; kind: MediaKind } | null {
+  const m = /^\/media\/([0-9a-f]{24})\/([0-9a-f-]{36})\.(mp4|jpg)$/.exec(pathname);
+  return m ? { requestId: m[1]!, shortId: m[2]!, kind: m[3] as MediaKind } : null;
+}
+
+/** The cover image kept beside a clip's MP4 (JobArtifacts.coverPath): same name, `.jpg`. */
+export function coverFileOf(videoPath: string): string {
+  return videoPath.replace(/\.mp4$/i, '') + '.jpg';
+}
 
 export const DEFAULT_MEDIA_TTL_SEC = 24 * 3600;
 const MIN_SECRET_BYTES = 16;
@@ -38,11 +54,16 @@ export class MediaLinks {
     this.base = opts.publicBaseUrl.replace(/\/+$/, '');
   }
 
-  /** A link to one clip, valid for the configured lifetime from now. */
-  url(requestId: string, shortId: string): string {
+  /** A link to one clip (or, with kind 'jpg', to its cover image), valid for the configured lifetime from now. */
+  url(requestId: string, shortId: string, kind: MediaKind = 'mp4'): string {
     if (!isSegment(requestId) || !isSegment(shortId)) throw new RangeError('request and clip ids must be non-empty and contain no "/"');
     const expires = String(Math.floor(this.now() / 1000) + this.ttlSec);
-    return `${this.base}/media/${requestId}/${shortId}.mp4?expires=${expires}&sig=${this.sign(requestId, shortId, expires)}`;
+    return `${this.base}/media/${requestId}/${shortId}.${kind}?expires=${expires}&sig=${this.sign(requestId, shortId, expires, kind)}`;
+  }
+
+  /** The `thumbnail_url` of a clip: a signed link to its cover image. */
+  thumbnailUrl(requestId: string, shortId: string): string {
+    return this.url(requestId, shortId, 'jpg');
   }
 
   /**
@@ -50,17 +71,19 @@ export class MediaLinks {
    * time; 'invalid' for anything else (missing parameters, another clip, a changed expiry or signature).
    * The signature is checked before the expiry, so 'expired' is never said about a forged link.
    */
-  verify(requestId: string, shortId: string, expires: string | undefined, sig: string | undefined): LinkVerdict {
+  verify(requestId: string, shortId: string, expires: string | undefined, sig: string | undefined, kind: MediaKind = 'mp4'): LinkVerdict {
     if (!expires || !sig || !EXPIRES_PATTERN.test(expires) || !isSegment(requestId) || !isSegment(shortId)) return 'invalid';
-    const expected = Buffer.from(this.sign(requestId, shortId, expires), 'utf8');
+    const expected = Buffer.from(this.sign(requestId, shortId, expires, kind), 'utf8');
     const given = Buffer.from(sig, 'utf8');
     // Lengths are public (a SHA-256 HMAC is always 43 base64url characters); the bytes are compared in constant time.
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'invalid';
     return Number(expires) * 1000 < this.now() ? 'expired' : 'ok';
   }
 
-  private sign(requestId: string, shortId: string, expires: string): string {
-    return createHmac('sha256', this.opts.secret).update(`${requestId}/${shortId}/${expires}`).digest('base64url');
+  private sign(requestId: string, shortId: string, expires: string, kind: MediaKind): string {
+    // The MP4's text is unchanged from before covers existed, so links already handed out keep working.
+    const text = kind === 'mp4' ? `${requestId}/${shortId}/${expires}` : `${requestId}/${shortId}/${expires}/${kind}`;
+    return createHmac('sha256', this.opts.secret).update(text).digest('base64url');
   }
 }
 
