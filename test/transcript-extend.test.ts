@@ -1,0 +1,128 @@
+// A transcript extended past its range (issue 14: re-rendering a clip beyond the request's range) with the
+// real whisper.cpp binary and model: only the missing parts are recognised, and the joined transcript reads
+// like one made over the whole range at once. Whisper runs are counted by a wrapper around the real binary
+// that logs the length of each WAV it is handed.
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTranscriber, type Transcriber } from '../src/pipeline/transcribe.js';
+import { coverRange, type CoverReport } from '../src/pipeline/transcript-extend.js';
+import { whisperCliPath } from '../src/pipeline/whisper-cli.js';
+import type { Transcript } from '../src/pipeline/types.js';
+import { wordErrorRate } from './helpers/wer.js';
+
+const TALK = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'assets', 'sample', 'talk.mp4');
+const CACHE_KEY = 'transcript-extend-test-talk';
+
+let dir: string, log: string;
+let savedCli: string | undefined;
+let transcriber: Transcriber;
+
+/** Seconds of audio handed to whisper-cli since the last call (16 kHz mono s16 WAV, 44-byte header). */
+function runs(): number[] {
+  const lines = existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : [];
+  rmSync(log, { force: true });
+  return lines.map((l) => (Number(l) - 44) / 32000);
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'transcript-extend-'));
+  log = path.join(dir, 'runs.log');
+  savedCli = process.env.SHORTS_WHISPER_CLI;
+  const real = whisperCliPath();
+  const wrapper = path.join(dir, 'whisper-cli');
+  writeFileSync(wrapper, `#!/bin/sh
+wav=""; prev=""
+for a in "$@"; do [ "$prev" = "-f" ] && wav="$a"; prev="$a"; done
+[ -n "$wav" ] && stat -c %s "$wav" >> '${log}'
+exec '${real}' "$@"
+`);
+  chmodSync(wrapper, 0o755);
+  process.env.SHORTS_WHISPER_CLI = wrapper;
+  // A fresh data dir: nothing cached, so every transcription below is a real Whisper run.
+  transcriber = createTranscriber({ dataDir: path.join(dir, 'data'), threads: 2 });
+});
+afterAll(() => {
+  if (savedCli === undefined) delete process.env.SHORTS_WHISPER_CLI;
+  else process.env.SHORTS_WHISPER_CLI = savedCli;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const text = (t: Transcript) => t.words.map((w) => w.text).join(' ');
+const transcribe = (start: number, end: number) => transcriber.transcribe({ mediaPath: TALK, range: { start, end }, language: 'en', cacheKey: CACHE_KEY });
+
+function expectInOrder(t: Transcript): void {
+  for (let i = 1; i < t.words.length; i++) expect(t.words[i]!.start).toBeGreaterThanOrEqual(t.words[i - 1]!.start);
+  expect(t.sentences.flatMap((s) => s.words)).toEqual(t.words);
+  t.sentences.forEach((s, i) => expect(s.index).toBe(i));
+  for (let i = 1; i < t.sentences.length; i++) expect(t.sentences[i]!.start).toBeGreaterThanOrEqual(t.sentences[i - 1]!.end - 1e-9);
+}
+
+describe('coverRange (real whisper.cpp)', () => {
+  let request: Transcript;
+  beforeAll(async () => {
+    request = await transcribe(25, 50);
+    expect(runs()).toHaveLength(1);
+  });
+
+  it('a range the transcript covers costs no Whisper run', async () => {
+    let report: CoverReport | null = null;
+    const same = await coverRange(transcriber, request, { start: 30, end: 45 }, { mediaPath: TALK, cacheKey: CACHE_KEY }, (r) => { report = r; });
+    expect(same).toBe(request);
+    expect(report).toEqual({ pieces: [] });
+    expect(runs()).toEqual([]);
+  });
+
+  it('extending on both sides recognises only the two missing parts, plus one sentence at each seam', async () => {
+    let report: CoverReport | null = null;
+    const progress: number[] = [];
+    const extended = await coverRange(transcriber, request, { start: 5, end: 75 }, { mediaPath: TALK, cacheKey: CACHE_KEY, onProgress: (f) => progress.push(f) }, (r) => { report = r; });
+    const heard = runs();
+    expect(heard).toHaveLength(2);
+    const pieces = report!.pieces;
+    expect(pieces[0]!.start).toBe(5);
+    expect(pieces[1]!.end).toBe(75);
+    // 20 s missing before, 25 s after; each seam hears at most one sentence again (capped at 15 s).
+    expect(pieces[0]!.end).toBeGreaterThan(25);
+    expect(pieces[0]!.end).toBeLessThanOrEqual(40);
+    expect(pieces[1]!.start).toBeLessThan(50);
+    expect(pieces[1]!.start).toBeGreaterThanOrEqual(35);
+    const seconds = heard.reduce((a, b) => a + b, 0);
+    expect(seconds).toBeCloseTo(pieces.reduce((s, p) => s + p.end - p.start, 0), 0);
+    // Well under the 70 s a fresh transcription of the whole range costs.
+    expect(seconds).toBeLessThan(70 - 25 + 2 * 15);
+    expect(extended.range).toEqual({ start: 5, end: 75 });
+    expectInOrder(extended);
+    expect(progress.at(-1)).toBeCloseTo(1, 2);
+    for (let i = 1; i < progress.length; i++) expect(progress[i]!).toBeGreaterThanOrEqual(progress[i - 1]! - 1e-9);
+
+    // The words of the request's range that were not heard again are the request's own.
+    const inner = request.words.filter((w) => w.start >= pieces[0]!.end && w.end <= pieces[1]!.start);
+    expect(inner.length).toBeGreaterThan(10);
+    for (const w of inner) expect(extended.words).toContainEqual(w);
+
+    // Joined, it reads like one transcription of the whole range: no word doubled or lost at the seams.
+    const whole = await transcribe(5, 75);
+    expect(runs()).toHaveLength(1);
+    expect(wordErrorRate(text(whole), text(extended))).toBeLessThan(0.05);
+    for (const s of extended.sentences) expect(extended.sentences.filter((o) => o.sentence === s.sentence)).toHaveLength(1);
+  });
+
+  it('extending on one side recognises that side only; a second time it is cached', async () => {
+    let report: CoverReport | null = null;
+    const later = await coverRange(transcriber, request, { start: 40, end: 62 }, { mediaPath: TALK, cacheKey: CACHE_KEY }, (r) => { report = r; });
+    expect(report!.pieces).toHaveLength(1);
+    expect(report!.pieces[0]!.end).toBe(62);
+    const heard = runs();
+    expect(heard).toHaveLength(1);
+    expect(heard[0]!).toBeLessThan(62 - 50 + 15 + 0.1);
+    expect(later.range).toEqual({ start: 25, end: 62 });
+    expectInOrder(later);
+    expect(later.words.filter((w) => w.end <= report!.pieces[0]!.start)).toEqual(request.words.filter((w) => w.end <= report!.pieces[0]!.start));
+    const again = await coverRange(transcriber, request, { start: 40, end: 62 }, { mediaPath: TALK, cacheKey: CACHE_KEY });
+    expect(runs()).toEqual([]);
+    expect(again).toEqual(later);
+  });
+});
