@@ -138,6 +138,21 @@ describe('captionEdits: applied to a clip\'s cues', () => {
     expect(edited[1]!.words[1]).toEqual(original[1]!.words[2]);
   });
 
+  it('words written over the linger of a caption join that caption (two captions never share the screen)', async () => {
+    // Cue 1 stays up until 2.2 s (its last word ends at 1.7 s): "yes" at 1.8-2.1 s joins it.
+    const edited = applyCaptionEdits(original, await parseCaptionEdits({ subtitles: '1\n00:00:01,800 --> 00:00:02,100\nyes\n' }));
+    expect(edited).toHaveLength(2);
+    expect(edited[0]!.words.map((x) => x.text)).toEqual(['We', 'deploy', 'on', 'cooper', 'netties', 'yes']);
+    expect(edited[0]!.words[5]).toMatchObject({ start: 1.8, end: 2.1 });
+    expect([edited[0]!.start, edited[0]!.end]).toEqual([original[0]!.start, original[0]!.end]);
+  });
+
+  it('a subtitle cue overlapping one that already rewrote its words changes nothing more', async () => {
+    const srt = '1\n00:00:00,000 --> 00:00:02,300\nWe deploy on Kubernetes\n\n2\n00:00:01,000 --> 00:00:02,000\nnot this\n';
+    const edited = applyCaptionEdits(original, await parseCaptionEdits({ subtitles: srt }));
+    expect(edited.map((c) => c.words.map((x) => x.text).join(' '))).toEqual(['We deploy on Kubernetes', 'every single day.']);
+  });
+
   it('scripts without spaces: a corrected Chinese cue is split into words by the segmenter', async () => {
     const zh: CaptionCue[] = [{ start: 0, end: 2, words: [w('我们', 0, 0.5), w('使用', 0.5, 1), w('酷伯', 1, 1.5), w('内提。', 1.5, 2)] }];
     const edited = applyCaptionEdits(zh, await parseCaptionEdits({ subtitles: '1\n00:00:00,000 --> 00:00:02,000\n我们使用容器。\n' }));

@@ -294,20 +294,35 @@ function wordEditsApplied(slots: Slot[], cues: readonly CaptionCue[], edits: Wor
   });
 }
 
-function subtitlesApplied(slots: Slot[], subtitles: SubtitleCue[], newCues: { start: number; end: number }[]): Slot[] {
+function subtitlesApplied(slots: Slot[], cues: readonly CaptionCue[], subtitles: SubtitleCue[], newCues: { start: number; end: number }[]): Slot[] {
   let rest = slots;
+  // Words a subtitle cue wrote are not rewritten by a later cue overlapping it.
+  const written = new WeakSet<Slot>();
   for (const sub of [...subtitles].sort((x, y) => x.start - y.start)) {
     const mid = (s: Slot) => (s.word.start + s.word.end) / 2;
-    const inside = (s: Slot) => mid(s) >= sub.start && mid(s) < sub.end;
+    const inside = (s: Slot) => !written.has(s) && mid(s) >= sub.start && mid(s) < sub.end;
     const covered = rest.filter(inside);
     const texts = tokens(sub.text);
     let replaced: Slot[];
     if (covered.length) replaced = replaceRun(covered, texts);
+    else if (rest.some((s) => written.has(s) && mid(s) >= sub.start && mid(s) < sub.end)) replaced = [];
     else if (texts.length) {
-      // Words for a time that had none: a new cue at the subtitle's own time.
-      newCues.push({ start: ms(sub.start), end: ms(sub.end) });
-      replaced = spread(texts, sub.start, sub.end, 1).map((word) => ({ cue: -newCues.length, word }));
+      // Words for a time that had none: inside the caption shown then (during its linger, say), so two
+      // captions never share the screen; else a new cue at the subtitle's own time.
+      let host = -1, overlap = 0;
+      cues.forEach((c, i) => {
+        const o = Math.min(c.end, sub.end) - Math.max(c.start, sub.start);
+        if (o > overlap) { overlap = o; host = i; }
+      });
+      if (host >= 0) {
+        const c = cues[host]!;
+        replaced = spread(texts, Math.max(c.start, sub.start), Math.min(c.end, sub.end), 1).map((word) => ({ cue: host, word }));
+      } else {
+        newCues.push({ start: ms(sub.start), end: ms(sub.end) });
+        replaced = spread(texts, sub.start, sub.end, 1).map((word) => ({ cue: -newCues.length, word }));
+      }
     } else replaced = [];
+    replaced.forEach((s) => written.add(s));
     // Put the replacement where the covered words were, keeping the order of everything else.
     const firstAt = rest.findIndex(inside);
     const kept = rest.filter((s) => !inside(s));
@@ -329,7 +344,7 @@ export function applyCaptionEdits(cues: readonly CaptionCue[], edits: CaptionEdi
   let slots: Slot[] = cues.flatMap((cue, c) => cue.words.map((word) => ({ cue: c, word: { ...word } })));
   slots = wordEditsApplied(slots, cues, edits.words);
   const added: { start: number; end: number }[] = [];
-  if (edits.subtitles) slots = subtitlesApplied(slots, edits.subtitles, added);
+  if (edits.subtitles) slots = subtitlesApplied(slots, cues, edits.subtitles, added);
   const out: (CaptionCue & { order: number })[] = [];
   cues.forEach((cue, c) => {
     const words = slots.filter((s) => s.cue === c && s.word.text).map((s) => s.word);
