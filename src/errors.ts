@@ -16,6 +16,8 @@ export const ERROR_CODES = {
   resource_not_found: { http: 404, exit: 1 },
   /** A known path asked with a method it does not have; the 405 carries an `Allow` header (not a spec code). */
   method_not_allowed: { http: 405, exit: 1 },
+  /** A re-render asked while the request is not completed or the clip is already re-rendering (issue 14; not a spec code). */
+  short_not_editable: { http: 409, exit: 1 },
   request_not_cancellable: { http: 409, exit: 1 },
   rate_limit_exceeded: { http: 429, exit: 1 },
   internal_error: { http: 500, exit: 1 },

@@ -9,7 +9,7 @@ import { presentedKey, type AccountStore, type AuthContext } from '../service/ac
 import type { Service } from '../service/service.js';
 import type { JobStore } from '../engine/job-store.js';
 import type { RateLimiter } from './rate-limit.js';
-import type { MediaLinks } from './media-links.js';
+import { coverFileOf, MEDIA_CONTENT_TYPES, parseMediaPath, type MediaLinks } from './media-links.js';
 import { serveFile } from './serve-file.js';
 import { templateAssetFile } from '../catalog/template-previews.js';
 import { catalogAssetFile } from '../catalog/catalog-assets.js';
@@ -51,6 +51,7 @@ function routes(service: Service): Route[] {
     { method: 'GET', pattern: api(`/shorts/${ID}/status`), limiter: 'statusCheck', handle: ({ auth, params }) => ({ status: 200, body: service.status(auth.account, params[0]!) }) },
     { method: 'GET', pattern: api(`/shorts/${ID}`), limiter: 'statusCheck', handle: ({ auth, params }) => ({ status: 200, body: service.detail(auth.account, params[0]!) }) },
     { method: 'DELETE', pattern: api(`/shorts/${ID}`), limiter: 'standard', handle: ({ auth, params }) => ({ status: 200, body: service.cancel(auth.account, params[0]!) }) },
+    { method: 'POST', pattern: api(`/shorts/${ID}/shorts/${ID}/render`), limiter: 'standard', handle: async ({ auth, params, body }) => ({ status: 202, body: await service.rerender(auth.account, params[0]!, params[1]!, body) }) },
     { method: 'GET', pattern: api('/posts'), limiter: 'posts', subscription: true, handle: ({ auth, query }) => ({ status: 200, body: service.posts(auth.account, query) }) },
     { method: 'GET', pattern: api('/templates'), limiter: 'standard', handle: () => ({ status: 200, body: service.templates() }) },
     { method: 'GET', pattern: api('/music'), limiter: 'statusCheck', handle: ({ query }) => catalog('music')(query) },
@@ -134,14 +135,14 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
   const table = routes(deps.service);
 
   async function handleMedia(req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void> {
-    const m = /^\/media\/([0-9a-f]{24})\/([0-9a-f-]{36})\.mp4$/.exec(url.pathname);
+    const m = parseMediaPath(url.pathname);
     if (!m || (req.method !== 'GET' && req.method !== 'HEAD')) throw new ShortsError('resource_not_found', 'no such media');
-    const [, requestId, shortId] = m as unknown as [string, string, string];
-    const verdict = deps.mediaLinks.verify(requestId, shortId, url.searchParams.get('expires') ?? undefined, url.searchParams.get('sig') ?? undefined);
+    const { requestId, shortId, kind } = m;
+    const verdict = deps.mediaLinks.verify(requestId, shortId, url.searchParams.get('expires') ?? undefined, url.searchParams.get('sig') ?? undefined, kind);
     if (verdict !== 'ok') throw new ShortsError('invalid_media_link', verdict === 'expired' ? 'this link has expired: get a fresh one from GET /shorts/:id' : 'this link is not valid');
     const short = deps.store.listShorts(requestId).find((s) => s.id === shortId);
     if (!short?.filePath) throw new ShortsError('resource_not_found', 'this clip has no video file');
-    await serveFile(req, res, short.filePath, 'video/mp4');
+    await serveFile(req, res, kind === 'jpg' ? coverFileOf(short.filePath) : short.filePath, MEDIA_CONTENT_TYPES[kind]);
   }
 
   /** `/mcp`: authenticated like the API, counted by the 'standard' limiter once per HTTP request. */

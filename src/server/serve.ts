@@ -49,6 +49,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
 
   const service = new Service(store, {
     mediaUrl: (s) => mediaLinks().url(s.requestId, s.id),
+    thumbnailUrl: (s) => mediaLinks().thumbnailUrl(s.requestId, s.id),
     // Template preview images are public files served by this server (known once it listens).
     assetsBaseUrl: () => baseUrl,
     credits: accounts,
