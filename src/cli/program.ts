@@ -5,6 +5,7 @@ import { Command, Option } from 'commander';
 import type { ShortsClient } from '../client/shorts-client.js';
 import { addCreateOptions, bodyFromFlags, createCommand } from './commands/create.js';
 import { cancelCommand, getCommand, listCommand, statusCommand } from './commands/requests.js';
+import { addEditOptions, editBodyFromFlags, editCommand } from './commands/edit.js';
 import { catalogCommand, postsCommand, templatesCommand } from './commands/catalogs.js';
 import { serveCommand, type ServeFlags } from './commands/serve.js';
 import { registerKeysCommand } from './commands/keys.js';
@@ -36,6 +37,13 @@ export function buildProgram(makeClient: ClientFactory, setExit: (code: number) 
   const create = addCreateOptions(program.command('create').description('create short clips from a video (locally in the foreground, or on the remote instance)'));
   create.action(async (flags: Record<string, unknown>, cmd: Command) => {
     await withClient((c) => createCommand(c, bodyFromFlags(flags, cmd), flags))();
+  });
+
+  const edit = addEditOptions(program.command('edit <requestId> <shortId>')
+    .description('re-render one clip of a completed request: new range, template, layout, overlays, music or fixed caption words (no credit)'));
+  edit.action(async (requestId: string, shortId: string, flags: Record<string, unknown>, cmd: Command) => {
+    const body = await editBodyFromFlags(flags, cmd);
+    await withClient((c) => editCommand(c, requestId, shortId, body, flags))();
   });
 
   program.command('status <id>').description('show the status of a request').option('--json', 'JSON output')

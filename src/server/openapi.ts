@@ -6,7 +6,7 @@
 // generates a client from the served document with openapi-typescript (default options), type-checks
 // it against src/service/api-types.ts and runs it against a live `serve`, and lints the document with
 // Redocly's recommended-strict rules: generators are this document's main readers.
-import { CLIP_LAYOUTS, CREATE_OPTIONS, type OptionDef } from '../service/create-options.js';
+import { CLIP_EDIT_OPTIONS, CLIP_LAYOUTS, CLIP_TITLE_MAX, CREATE_OPTIONS, type OptionDef } from '../service/create-options.js';
 import { ERROR_CODES, type ErrorCode } from '../errors.js';
 import { PLATFORMS, POST_STATUSES } from '../service/list-query.js';
 import { ENDPOINT_LIMITERS, type LimiterName } from './rate-limit.js';
@@ -90,6 +90,41 @@ const createRequest: Schema = {
   ],
 };
 
+/**
+ * A re-render body (issue 14): the per-clip create options with their create rules but no defaults (what is
+ * absent stays as the clip has it), the clip's title, and caption corrections. Every field is optional: an
+ * empty body re-renders the clip as it is.
+ */
+const renderRequest: Schema = {
+  type: 'object',
+  description: 'Fields absent keep the clip\'s current value. start/end are source seconds, anywhere inside the source (past the request\'s range too: '
+    + 'only the part not transcribed yet is transcribed); the clip lasts 1-600 s. Options of the whole request (source, language, maxShorts, '
+    + 'captionLanguage, memeHook, gameVideo, outro*, webhookUrl) are refused with 400 invalid_request naming the field.',
+  additionalProperties: false,
+  properties: {
+    ...Object.fromEntries(CLIP_EDIT_OPTIONS.map((o) => {
+      const { default: _default, ...schema } = optionSchema(o);
+      return [o.field, o.field === 'start' || o.field === 'end' ? { ...schema, description: `${o.field} of the clip in source seconds` } : schema];
+    })),
+    title: { type: 'string', minLength: 1, maxLength: CLIP_TITLE_MAX, description: 'The clip\'s title (what the hook title draws)' },
+    captionEdits: {
+      type: 'object', additionalProperties: false, minProperties: 1,
+      description: 'Corrections of the captions as the clip shows them; the request\'s sentences keep the original transcript. Words keep their times.',
+      properties: {
+        words: {
+          type: 'array', maxItems: 5000,
+          items: obj({
+            cue: { type: 'integer', minimum: 1, description: '1-based cue number as in the SRT/VTT export; absent: word counts over the whole clip' },
+            word: { type: 'integer', minimum: 1, description: '1-based word number (as numbered by the JSON export)' },
+            text: { type: 'string', maxLength: 200, description: 'The replacement; "" removes the word' },
+          }, ['cue']),
+        },
+        subtitles: { type: 'string', description: 'An SRT or WebVTT file in clip time (e.g. the exported one, fixed): each cue\'s text replaces the words inside its time' },
+      },
+    },
+  },
+};
+
 // ---------------------------------------------------------------------------------------------------
 // Response schemas (src/service/api-types.ts, field for field).
 
@@ -130,6 +165,7 @@ const schemas: Record<string, Schema> = {
     id: str, title: str, sentenceIndexes: { type: 'array', items: int }, reason: str, description: str,
     viral_score: { ...num, minimum: 0, maximum: 100 },
     video_url: { ...str, description: 'Signed link to the MP4; expires (default 24 h). Empty when error is true.' },
+    thumbnail_url: { ...str, description: 'Extension: signed link to the clip\'s cover image (1080x1920 JPEG, its best frame: face sharp and centred, hook title drawn when hookTitle was on); expires like video_url. Absent when the clip has no cover.' },
     startTimestamp: num, endTimestamp: num, duration: num, width: int, height: int, recompiling: bool, error: bool,
     errorMessage: { ...str, description: 'Present only when error is true' },
     posts: { type: 'array', items: ref('Post') },
@@ -138,7 +174,8 @@ const schemas: Record<string, Schema> = {
       description: 'Extension: the layout the clip was rendered with (what layout "auto" chose, or the one asked for); split and screen are ' +
         'extensions of spec 4.2. Absent for clips rendered before the service recorded it',
     },
-  }, ['errorMessage', 'layout']),
+    editError: { ...str, description: 'Extension: why the clip\'s last re-render failed; the clip is then the one before it. Absent otherwise' },
+  }, ['errorMessage', 'layout', 'thumbnail_url', 'editError']),
   RequestDetail: obj({
     _id: str, status: enumOf(REQUEST_STATUSES), progress: { ...num, minimum: 0, maximum: 100 }, userEmail: str, url: str,
     start: num, end: num, title: str,
@@ -403,6 +440,7 @@ export function openApiDocument(opts: { serverUrl: string }): object {
       schemas,
       requestBodies: {
         CreateShortsRequest: { required: true, content: { 'application/json': { schema: createRequest } } },
+        RenderShortRequest: { required: false, content: { 'application/json': { schema: renderRequest } } },
       },
       responses: {
         HeadersTooLarge: { description: 'Request headers larger than 16 KB: refused by the HTTP layer before any route, with no body' },
@@ -462,6 +500,20 @@ export function openApiDocument(opts: { serverUrl: string }): object {
           ok: { status: 200, schema: 'Cancelled', description: 'Cancelled' },
           errors: ['invalid_request', 'resource_not_found', 'request_not_cancellable'],
           parameters: [idParam],
+        }),
+      },
+      '/shorts/{id}/shorts/{shortId}/render': {
+        post: operation({
+          operationId: 'renderShort', summary: 'Re-render one clip with changes (extension)', tag: 'shorts', limiter: 'standard',
+          description: 'Re-renders one clip of a completed request: a new range, template, layout, overlays, music or corrected caption words. '
+            + 'Answers at once with the clip, `recompiling` true; its previous `video_url` keeps serving the previous MP4 until the new one replaces it. '
+            + 'Poll GET /shorts/{id} until the clip\'s `recompiling` is false: then video_url, startTimestamp, endTimestamp, duration and sentenceIndexes '
+            + 'are the new ones, or `editError` says why it failed (the clip unchanged). Uses the cached transcript: an unchanged range costs one '
+            + 'render, no transcription. Costs no credit and sends no webhook. 409 while the request is not completed or the clip is already re-rendering.',
+          ok: { status: 202, schema: 'Short', description: 'The clip, recompiling' },
+          errors: ['invalid_request', 'resource_not_found', 'short_not_editable'],
+          parameters: [idParam, { name: 'shortId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: 'The clip\'s id (`shorts[].id`)' }],
+          requestBody: { $ref: '#/components/requestBodies/RenderShortRequest' },
         }),
       },
       '/posts': {

@@ -72,6 +72,11 @@ export interface ShortObject {
    * video, range and duration unchanged). Absent when the last re-render succeeded or there was none.
    */
   editError?: string;
+  /**
+   * Extension (issue 14): the clip's cover image, a 1080x1920 JPEG of its best frame (hook title drawn when
+   * hookTitle was on); signed and temporary like video_url (file:// locally). Absent when the clip has no cover.
+   */
+  thumbnail_url?: string;
 }
 
 export interface RequestDetail {

@@ -8,8 +8,8 @@ import { ShortsError } from '../errors.js';
 import { checkClipEdit, validateClipEdit, validateCreateRequest, type CreateRequest } from './create-request.js';
 import { JobArtifacts } from '../engine/artifacts.js';
 import { clipOptions } from '../engine/orchestrator.js';
-import { parseCaptionEdits } from '../pipeline/caption-edits.js';
-import type { MediaInfo } from '../pipeline/types.js';
+import { applyCaptionEdits, parseCaptionEdits, type CaptionEdits } from '../pipeline/caption-edits.js';
+import type { CaptionCue, MediaInfo } from '../pipeline/types.js';
 import { parseListRequests, parsePostsQuery, paginate, parsePage } from './list-query.js';
 import type {
   CancelResponse, CreateResponse, PostObject, RequestDetail, RequestListItem, ShortObject, StatusResponse, TemplateList, Pagination,
@@ -35,6 +35,8 @@ export interface Account { id: string; email: string }
 export interface ServiceOptions {
   /** Builds the temporary URL of a rendered clip (signed link in `serve`, file URL locally). */
   mediaUrl?: (short: ShortRecord) => string;
+  /** Builds the URL of a clip's cover image (signed link in `serve`, file URL locally). */
+  thumbnailUrl?: (short: ShortRecord) => string;
   /** API mode: the credit ledger (one credit per accepted creation, refunded on failure). */
   credits?: CreditLedger;
   /** API mode: network checks of submitted URLs (spec 4.2 file URL checks, webhook and page URLs). */
@@ -210,7 +212,7 @@ export class Service {
       template: template.name,
       captionLanguage: r.options.captionLanguage, heatmap: r.heatmap, sentences: r.sentences,
       preferredLength: r.options.preferredLength, projectId: null,
-      shorts: this.store.listShorts(r.id).map((s) => shortObject(s, s.error ? '' : this.mediaUrl(s), this.store.postsForShort(s.id))),
+      shorts: this.store.listShorts(r.id).map((s) => this.shortObject(s)),
     };
     if (r.warnings.length) detail.warnings = r.warnings;
     return detail;
@@ -246,9 +248,10 @@ export class Service {
    */
   async rerender(account: Account, id: string, shortId: string, body: unknown, runner: number | null = null): Promise<ShortObject> {
     const r = this.owned(account, id);
+    // A request still running has no clips yet: it is 409 (retry later), not 404.
+    if (r.status !== 'completed') throw new ShortsError('short_not_editable', `request ${id} is ${r.status}: its clips can be re-rendered once it is completed`);
     const short = this.store.getShort(id, shortId);
     if (!short) throw new ShortsError('resource_not_found', `request ${id} has no clip ${shortId}`);
-    if (r.status !== 'completed') throw new ShortsError('short_not_editable', `request ${id} is ${r.status}: its clips can be re-rendered once it is completed`);
     if (short.recompiling) throw new ShortsError('short_not_editable', `clip ${shortId} is already being re-rendered; retry once its recompiling is false`);
     const edit = await validateClipEdit(body, {
       templateExists: (t) => findTemplate(t) !== undefined,
@@ -258,6 +261,13 @@ export class Service {
     const options = clipOptions(r.options, short.edit ?? {});
     const source = new JobArtifacts(this.store.dataDir, id).read<{ info: MediaInfo }>('source');
     checkClipEdit(edit, { start: short.startTimestamp, end: short.endTimestamp, ctaText: options.ctaText }, source?.info.durationSec ?? r.end);
+    if (edit.captionEdits) {
+      // Word numbers are about the captions as the user saw them: one the clip does not have is a 400 now,
+      // not a failed re-render later.
+      const seen = new JobArtifacts(this.store.dataDir, id).read<CaptionCue[]>(JobArtifacts.cuesName(shortId));
+      if (!seen) throw new ShortsError('invalid_request', 'this clip was rendered without captions, so there are no caption words to correct; re-render it with captionsEnabled first', { field: 'captionEdits' });
+      applyCaptionEdits(seen, edit.captionEdits as CaptionEdits);
+    }
     const state = this.store.startRerender(id, shortId, edit, runner);
     if (state === 'not_completed') throw new ShortsError('short_not_editable', `request ${id} is not completed: its clips can be re-rendered once it is`);
     if (state === 'busy') throw new ShortsError('short_not_editable', `clip ${shortId} is already being re-rendered; retry once its recompiling is false`);
@@ -270,11 +280,15 @@ export class Service {
     this.owned(account, id);
     const s = this.store.getShort(id, shortId);
     if (!s) throw new ShortsError('resource_not_found', `request ${id} has no clip ${shortId}`);
-    return shortObject(s, s.error ? '' : this.mediaUrl(s), this.store.postsForShort(s.id));
+    return this.shortObject(s);
   }
 
-  private mediaUrl(s: ShortRecord): string {
-    return this.opts.mediaUrl?.(s) ?? (s.filePath ? pathToFileURL(s.filePath).href : '');
+  private shortObject(s: ShortRecord): ShortObject {
+    const o = shortObject(s, s.error ? '' : this.opts.mediaUrl?.(s) ?? (s.filePath ? pathToFileURL(s.filePath).href : ''), this.store.postsForShort(s.id));
+    // The cover is beside the MP4 (JobArtifacts.coverPath); linked only when it was made.
+    const cover = !s.error && s.filePath ? s.filePath.replace(/\.mp4$/, '.jpg') : null;
+    if (cover && existsSync(cover)) o.thumbnail_url = this.opts.thumbnailUrl?.(s) ?? pathToFileURL(cover).href;
+    return o;
   }
 
   /** Registers a running job's abort handle (released when the job ends). */
