@@ -3,6 +3,7 @@
 // pure so the geometry and the smoothing are tested without video.
 import { AbortedError } from '../media/process.js';
 import { PipelineError } from '../errors.js';
+import { BOTH_SPEAK_SHARE, decideSpeakers, shotPeople, speechShares, speechUnits, type ActiveSpeakers, type SpeechTiming } from './active-speaker.js';
 import { pickMainFace, type MainFace } from './face-tracker.js';
 import { sampleFaces, type FaceSample } from './faces.js';
 import {
@@ -12,7 +13,7 @@ import {
 import { findCuts, frameSignature, splitShots, type SampledFrame } from './shots.js';
 import { median } from './stats.js';
 import { findTwoPeople, needsSplit, splitCropSize, type Person } from './two-people.js';
-import type { CropKeyframe, Layout, MediaInfo, ReframePlan, ResolvedLayout, TimeRange } from './types.js';
+import type { CropKeyframe, Layout, MediaInfo, ReframePlan, ResolvedLayout, SpeakerSpan, TimeRange } from './types.js';
 import { evenSize } from '../media/layout-graphs.js';
 
 export interface ReframeRequest {
@@ -22,6 +23,11 @@ export interface ReframeRequest {
   layout: Layout;
   output: { width: number; height: number };
   signal?: AbortSignal;
+  /**
+   * The transcript's words and sentences (source seconds) over the clip: with them, a shot of two or more
+   * people follows whoever speaks (active-speaker.ts). Without them, the main face, as before.
+   */
+  speech?: SpeechTiming;
 }
 
 export interface Size { width: number; height: number }
@@ -257,6 +263,29 @@ function pathByShot(path: readonly { t: number; cx: number; cy: number }[], shot
   });
 }
 
+/** Faces are sampled this often in shots of two or more people: mouth activity needs it (mouth-activity.ts). */
+export const SPEAKER_FPS = 10;
+
+/**
+ * A shot's path when it follows the speaker: one piece per speaker turn (clip-relative), each the
+ * speaker's face, for shotKeyframes to cut between (a jump at the change, never a pan across the room).
+ */
+function speakerPieces(found: ActiveSpeakers, range: TimeRange): { start: number; path: PathPoint[] | null }[] {
+  return found.turns.map((turn) => {
+    const path = found.tracks[turn.speaker]!.path
+      .filter((b) => b.t >= turn.start && b.t < turn.end)
+      .map((b) => ({ t: b.t - range.start, cx: b.cx, cy: b.cy }));
+    return { start: turn.start - range.start, path: path.length > 0 ? path : null };
+  });
+}
+
+/** Whether one crop `cropW` wide (normalised) holds every person of the shot: then no one needs following. */
+function cropHoldsAll(found: ActiveSpeakers, cropW: number): boolean {
+  const lo = Math.min(...found.tracks.map((t) => t.medianCx - t.medianWidth / 2));
+  const hi = Math.max(...found.tracks.map((t) => t.medianCx + t.medianWidth / 2));
+  return hi - lo <= cropW;
+}
+
 /** What the screen layout would be for this clip: the inset face, the screen region, the verdict. */
 interface ScreenFinding { face: InsetFace; main: MainFace; inset: ReturnType<typeof insetRect>; verdict: ScreenVerdict }
 
@@ -318,6 +347,35 @@ export async function planReframe(req: ReframeRequest): Promise<ReframePlan> {
   const faces = clipFaces(samples, range);
   const ev = evidence.finish();
   const landscape = portrait !== 'fill';
+  const aspect = source.width / source.height;
+
+  // Who speaks in each shot of two or more people that a crop `cropW` wide (normalised; 0 for split)
+  // cannot show together: sampled again at SPEAKER_FPS, that shot only, on first need (a screen
+  // recording, a lone face or a two-shot the crop holds whole never pays for it). Keyed by shot index.
+  const speakerShots = new Map<number, Promise<Map<number, ActiveSpeakers>>>();
+  const speakersByShot = (cropW: number): Promise<Map<number, ActiveSpeakers>> => {
+    const cached = speakerShots.get(cropW);
+    if (cached) return cached;
+    const made = findSpeakers(cropW);
+    speakerShots.set(cropW, made);
+    return made;
+  };
+  const findSpeakers = async (cropW: number): Promise<Map<number, ActiveSpeakers>> => {
+    const out = new Map<number, ActiveSpeakers>();
+    if (!req.speech) return out;
+    const speech: SpeechTiming = { words: req.speech.words, sentences: speechUnits(req.speech) };
+    for (const [i, { shot }] of shots.entries()) {
+      const people = shotPeople(samples.filter((sm) => sm.t >= shot.start && sm.t < shot.end));
+      if (people.length < 2) continue;
+      const lo = Math.min(...people.map((p) => median(p.boxes.map((b) => b.cx - b.w / 2))));
+      const hi = Math.max(...people.map((p) => median(p.boxes.map((b) => b.cx + b.w / 2))));
+      if (hi - lo <= cropW) continue;
+      const dense = await sampleFaces(req.mediaPath, shot, { fps: SPEAKER_FPS, signal: req.signal, size: source });
+      const found = decideSpeakers(dense, shot, speech, aspect);
+      if (found) out.set(i, found);
+    }
+    return out;
+  };
   const norm = (c: Size) => ({ w: c.width / source.width, h: c.height / source.height });
 
   const screenOf = (found: ScreenFinding | null): ReframePlan | null => {
@@ -337,44 +395,66 @@ export async function planReframe(req: ReframeRequest): Promise<ReframePlan> {
       faceCoverage: main.coverage, screen: rect, faces,
     };
   };
-  const splitOf = (left: Person, right: Person): ReframePlan => {
+  /** The half each person of a split is in: the nearer of the two people, by the face's centre. */
+  const halfOf = (left: Person, right: Person) => (t: { medianCx: number }): SpeakerSpan['half'] =>
+    Math.abs(t.medianCx - left.medianCx) <= Math.abs(t.medianCx - right.medianCx) ? 'top' : 'bottom';
+  const splitOf = (left: Person, right: Person, found: Map<number, ActiveSpeakers>): ReframePlan => {
     const crop = splitCropSize({ left, right }, source, output);
-    return {
+    const plan: ReframePlan = {
       layout: 'split', cropWidth: crop.width, cropHeight: crop.height,
       keyframes: shotKeyframes(pathByShot(left.path, shots, range), norm(crop)),
       second: { keyframes: shotKeyframes(pathByShot(right.path, shots, range), norm(crop)) },
       faceCoverage: Math.min(left.coverage, right.coverage), faces,
     };
+    const half = halfOf(left, right);
+    const speakers = [...found.values()].flatMap((f) => f.turns.map((tu): SpeakerSpan => ({
+      start: round4(tu.start - range.start), end: round4(tu.end - range.start), half: half(f.tracks[tu.speaker]!),
+    })));
+    if (speakers.length > 0) plan.speakers = speakers;
+    return plan;
   };
-  /** fill/fit/square following each shot's main face, as before layouts existed. */
-  const classic = (requested: Layout): ReframePlan => {
+  /**
+   * fill/fit/square following each shot's main face, as before layouts existed; in a shot where the
+   * speaker is known and one crop cannot hold everyone, following the speaker instead.
+   */
+  const classic = (requested: Layout, found: Map<number, ActiveSpeakers> = new Map()): ReframePlan => {
     const layout = decideLayout(info, summary, output, requested);
     const crop = cropWindow(layout, source, output);
     if (layout === 'fit' || !summary) return { ...staticPlan(layout, crop, coverage), faces };
-    const relative = shots.map(({ shot, main }) => ({
-      start: shot.start - range.start,
-      path: main ? main.path.map((b) => ({ t: b.t - range.start, cx: b.cx, cy: b.cy })) : null,
-    }));
+    const relative = shots.flatMap(({ shot, main }, i) => {
+      const speakers = found.get(i);
+      if (speakers && !cropHoldsAll(speakers, norm(crop).w)) return speakerPieces(speakers, range);
+      return [{ start: shot.start - range.start, path: main ? main.path.map((b) => ({ t: b.t - range.start, cx: b.cx, cy: b.cy })) : null }];
+    });
     return { layout, cropWidth: crop.width, cropHeight: crop.height, keyframes: shotKeyframes(relative, norm(crop)), faceCoverage: coverage, faces };
   };
-  const auto = (): ReframePlan => {
+  const auto = async (): Promise<ReframePlan> => {
     if (landscape) {
       const found = findScreen(samples, ev);
       if (found?.verdict.isScreen) return screenOf(found)!;
       const two = findTwoPeople(samples);
-      if (two && needsSplit(two, cropWindow('fill', source, output).width / source.width)) return splitOf(two.left, two.right);
+      if (two && needsSplit(two, cropWindow('fill', source, output).width / source.width)) {
+        const speakers = await speakersByShot(0);
+        // No transcript, or no sentence decided anyone: both people, as before the speaker was known.
+        if (speakers.size === 0) return splitOf(two.left, two.right, speakers);
+        const shares = speechShares([...speakers.values()], halfOf(two.left, two.right));
+        if ((shares.get('top') ?? 0) >= BOTH_SPEAK_SHARE && (shares.get('bottom') ?? 0) >= BOTH_SPEAK_SHARE) return splitOf(two.left, two.right, speakers);
+        // One of the two does (nearly) all the talking: a fill crop on whoever speaks shows them bigger.
+        return classic('fill', speakers);
+      }
     }
-    return classic('auto');
+    const layout = decideLayout(info, summary, output, 'auto');
+    return classic('auto', layout === 'fit' ? new Map() : await speakersByShot(norm(cropWindow(layout, source, output)).w));
   };
 
   if (req.layout === 'auto') return auto();
   if (req.layout === 'split') {
     const two = findTwoPeople(samples);
     // Fewer than two people: the clip gets what auto would have picked (the plan's layout says which).
-    return two ? splitOf(two.left, two.right) : auto();
+    return two ? splitOf(two.left, two.right, await speakersByShot(0)) : auto();
   }
   if (req.layout === 'screen') {
     return screenOf(findScreen(samples, ev)) ?? { ...staticPlan('fit', source, 0), faces };
   }
-  return classic(req.layout);
+  return classic(req.layout, await speakersByShot(norm(cropWindow(req.layout, source, output)).w));
 }
