@@ -13,7 +13,8 @@ import { coverFileOf, MEDIA_CONTENT_TYPES, parseMediaPath, type MediaLinks } fro
 import { serveFile } from './serve-file.js';
 import { templateAssetFile } from '../catalog/template-previews.js';
 import { catalogAssetFile } from '../catalog/catalog-assets.js';
-import { matchRoute, type Route } from './router.js';
+import { matchRoute, type Route, type RouteResult } from './router.js';
+import { exportLocal } from '../service/export-service.js';
 
 export interface ReadinessReport { ready: boolean; checks: Record<string, { ok: boolean; detail: string }> }
 
@@ -52,6 +53,11 @@ function routes(service: Service): Route[] {
     { method: 'GET', pattern: api(`/shorts/${ID}`), limiter: 'statusCheck', handle: ({ auth, params }) => ({ status: 200, body: service.detail(auth.account, params[0]!) }) },
     { method: 'DELETE', pattern: api(`/shorts/${ID}`), limiter: 'standard', handle: ({ auth, params }) => ({ status: 200, body: service.cancel(auth.account, params[0]!) }) },
     { method: 'POST', pattern: api(`/shorts/${ID}/shorts/${ID}/render`), limiter: 'standard', handle: async ({ auth, params, body }) => ({ status: 202, body: await service.rerender(auth.account, params[0]!, params[1]!, body) }) },
+    // Exports (issue 14): the file itself, not an envelope; one clip, or the whole request in rank order.
+    { method: 'GET', pattern: api(`/shorts/${ID}/shorts/${ID}/export`), limiter: 'statusCheck',
+      handle: async ({ auth, params, query }) => ({ status: 200, file: await exportLocal(service.store, auth.account, params[0]!, params[1]!, query.format) }) },
+    { method: 'GET', pattern: api(`/shorts/${ID}/export`), limiter: 'statusCheck',
+      handle: async ({ auth, params, query }) => ({ status: 200, file: await exportLocal(service.store, auth.account, params[0]!, null, query.format) }) },
     { method: 'GET', pattern: api('/posts'), limiter: 'posts', subscription: true, handle: ({ auth, query }) => ({ status: 200, body: service.posts(auth.account, query) }) },
     { method: 'GET', pattern: api('/templates'), limiter: 'standard', handle: () => ({ status: 200, body: service.templates() }) },
     { method: 'GET', pattern: api('/music'), limiter: 'statusCheck', handle: ({ query }) => catalog('music')(query) },
@@ -64,6 +70,17 @@ function send(res: http.ServerResponse, status: number, body: unknown, headers: 
   const text = JSON.stringify(body);
   res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
   res.end(text);
+}
+
+/** An export: the bytes with their own type, as an attachment named after the clip; never cached by shared caches. */
+function sendFile(res: http.ServerResponse, status: number, file: NonNullable<RouteResult['file']>, headers: Record<string, string>): void {
+  const ascii = file.filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  res.writeHead(status, {
+    ...headers, 'content-type': file.contentType, 'content-length': file.body.length,
+    'content-disposition': `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(file.filename)}`,
+    'cache-control': 'private, no-store', 'x-content-type-options': 'nosniff',
+  });
+  res.end(file.body);
 }
 
 function sendError(res: http.ServerResponse, e: ShortsError, headers: Record<string, string> = {}): void {
@@ -188,6 +205,7 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
       const query = Object.fromEntries(url.searchParams.entries());
       const body = route.method === 'POST' ? await readJson(req) : undefined;
       const result = await route.handle({ auth, params, query, body });
+      if (result.file) return sendFile(res, result.status, result.file, rate.headers);
       send(res, result.status, { data: result.body }, rate.headers);
     } catch (e) {
       if (e instanceof ShortsError) return sendError(res, e, rate.headers);

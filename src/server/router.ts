@@ -11,8 +11,11 @@ export interface RouteContext {
   body: unknown;
 }
 
-/** `body` is the resource itself: the server sends it as `{ "data": body }`. */
-export interface RouteResult { status: number; body: unknown }
+/**
+ * `body` is the resource itself: the server sends it as `{ "data": body }`. `file` instead is sent as it
+ * is (an export: its own Content-Type, and Content-Disposition naming the file), never enveloped.
+ */
+export interface RouteResult { status: number; body?: unknown; file?: { contentType: string; filename: string; body: Buffer } }
 
 export interface Route {
   method: 'GET' | 'POST' | 'DELETE';
