@@ -1,0 +1,49 @@
+// `shorts export REQUEST_ID [SHORT_ID] --format F [--out FILE]` (issue 14): one clip's export, or the whole
+// request's (timelines with every clip in rank order). Text formats go to stdout without --out; a cover
+// (jpg) needs --out or a redirected stdout, never a terminal.
+import { writeFile, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { Option, type Command } from 'commander';
+import type { ShortsClient } from '../../client/shorts-client.js';
+import { EXPORT_FORMATS, FORMAT_INFO, type ExportFile, type ExportFormat } from '../../export/formats.js';
+import { CliError, EXIT } from '../cli-error.js';
+import { note } from '../output.js';
+
+export interface ExportFlags { format: ExportFormat; out?: string }
+
+/** What the command needs of a client: ShortsClient.exportShort (local: exportLocal, remote: exportRemote). */
+export type ExportingClient = Pick<ShortsClient, 'mode'> & { exportShort(requestId: string, shortId: string | null, format: ExportFormat): Promise<ExportFile> };
+
+export async function exportCommand(client: ExportingClient, requestId: string, shortId: string | undefined, flags: ExportFlags): Promise<number> {
+  const info = FORMAT_INFO[flags.format];
+  if (!flags.out && !info.text && process.stdout.isTTY) {
+    throw new CliError(`${flags.format} is binary: give --out FILE (or redirect stdout)`, EXIT.usage);
+  }
+  const file = await client.exportShort(requestId, shortId ?? null, flags.format);
+  if (!flags.out) {
+    await new Promise<void>((resolve, reject) => process.stdout.write(file.body, (e) => (e ? reject(e) : resolve())));
+    return EXIT.ok;
+  }
+  // --out naming a folder writes the server's file name into it.
+  const dest = flags.out.endsWith(path.sep) || flags.out.endsWith('/') ? path.join(flags.out, file.filename) : flags.out;
+  const part = `${dest}.${process.pid}.part`;
+  try {
+    await writeFile(part, file.body);
+    await rename(part, dest);
+  } catch (e) {
+    await rm(part, { force: true });
+    throw e;
+  }
+  note(`${info.what}: ${dest} (${file.body.length} bytes)`);
+  return EXIT.ok;
+}
+
+/** Registers `export` on the program; `withClient` is program.ts's (opens the local or remote client, closes it). */
+export function registerExportCommand(program: Command, withClient: (fn: (c: ShortsClient) => Promise<number>) => () => Promise<void>): void {
+  program.command('export <requestId> [shortId]')
+    .description('export a clip (or, without SHORT_ID, every clip of the request on one timeline): captions, the render plan, an editor project or the cover')
+    .addOption(new Option('--format <format>', EXPORT_FORMATS.map((f) => `${f}: ${FORMAT_INFO[f].what}`).join('; ')).choices([...EXPORT_FORMATS]).makeOptionMandatory())
+    .option('--out <file>', 'write to this file (a folder ending in / takes the export\'s own name); default stdout')
+    .action((requestId: string, shortId: string | undefined, flags: ExportFlags) =>
+      withClient((c) => exportCommand(c as unknown as ExportingClient, requestId, shortId, flags))());
+}
