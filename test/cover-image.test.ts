@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCoverArgs, coverPlan, hookTitleAss, writeCover } from '../src/media/cover-image.js';
 import { buildFilterGraph } from '../src/media/ffmpeg-args.js';
 import { probeMedia } from '../src/media/probe.js';
+import { renderClip } from '../src/media/render.js';
 import type { RenderPlan } from '../src/media/render-plan.js';
 import {
   candidateStep, changeAround, chooseCoverFrame, CLOSED_EYES_RATIO, cropCentreAt, eyesOpenness, laplacianVariance, lumaOf, MAX_CANDIDATES, pickCover,
@@ -239,6 +240,31 @@ describe('covers of real clips', () => {
     expect(yellowShare(untitled, 150, 450)).toBeLessThan(0.001);
     // Below the band the two covers are the same picture.
     expect(yellowShare(titled, 600, 1920)).toBeLessThan(0.001);
+  }, 120_000);
+
+  it('is the clip\'s own frame: fit over the blurred background, gameplay below (compared with the rendered clip)', async () => {
+    const small = { width: 540, height: 960 };
+    const game = path.resolve(import.meta.dirname, '..', 'assets', 'catalog', 'game-videos', 'rule-110-rain.mp4');
+    const gameSeconds = (await probeMedia(game)).info.durationSec;
+    const clip: RenderPlan = {
+      ...plan({ path: TALK, start: 40, end: 43, width: 400, height: 300, hasAudio: true }, { layout: 'fit', cropWidth: 400, cropHeight: 300, keyframes: [{ t: 0, cx: 0.5, cy: 0.5 }], faceCoverage: 1 }),
+      output: { path: path.join(dir, 'fit-game.mp4'), ...small, preset: 'ultrafast', crf: 18 },
+      gameVideo: { path: game, offset: 1, duration: gameSeconds },
+    };
+    await renderClip(clip);
+    const out = path.join(dir, 'fit-game.jpg');
+    const choice = await writeCover(clip, out, { hookTitle: null });
+    expect(probeImage(out)).toEqual({ codec: 'mjpeg', ...small });
+    const cover = execFileSync('ffmpeg', ['-v', 'error', '-i', out, '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'], { maxBuffer: 64 << 20 });
+    const frame = frameAt(clip.output.path, choice.t);
+    expect(cover.length).toBe(frame.length);
+    const half = cover.length / 2;
+    const meanDiff = (a: Buffer, b: Buffer) => { let s = 0; for (let i = 0; i < a.length; i++) s += Math.abs(a[i]! - b[i]!); return s / a.length; };
+    // Top half: the picture over its blurred background, within a few levels (JPEG's full range against the
+    // MP4's limited range, two encoders' losses). Bottom half: the gameplay frame under t, not a neighbour
+    // (a frame of rule-110-rain 0.08 s away differs by 75+ levels on average).
+    expect(meanDiff(cover.subarray(0, half), frame.subarray(0, half))).toBeLessThan(6);
+    expect(meanDiff(cover.subarray(half), frame.subarray(half))).toBeLessThan(25);
   }, 120_000);
 
   it('never takes a frame inside a dissolve or a fade', async () => {
