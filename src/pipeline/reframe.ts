@@ -270,13 +270,28 @@ export const SPEAKER_FPS = 10;
  * A shot's path when it follows the speaker: one piece per speaker turn (clip-relative), each the
  * speaker's face, for shotKeyframes to cut between (a jump at the change, never a pan across the room).
  */
-function speakerPieces(found: ActiveSpeakers, range: TimeRange): { start: number; path: PathPoint[] | null }[] {
-  return found.turns.map((turn) => {
+function speakerPieces(found: ActiveSpeakers, range: TimeRange, fps: number): { start: number; path: PathPoint[] | null }[] {
+  return found.turns.map((turn, i) => {
     const path = found.tracks[turn.speaker]!.path
       .filter((b) => b.t >= turn.start && b.t < turn.end)
       .map((b) => ({ t: b.t - range.start, cx: b.cx, cy: b.cy }));
-    return { start: turn.start - range.start, path: path.length > 0 ? path : null };
+    return { start: i === 0 ? turn.start - range.start : offFrameGrid(turn.start - range.start, fps), path: path.length > 0 ? path : null };
   });
+}
+
+/** Frame rates a render may sample the crop at (the output's or the source's). */
+const COMMON_FPS = [24, 25, 30, 48, 50, 60];
+
+/**
+ * A change of speaker moved off every frame time of common rates (and the source's): the crop jumps over
+ * 1 ms (shotKeyframes' SWITCH), and a frame landing inside that ramp would show the crop halfway across
+ * the room. Speaker changes come on the 10 fps sampling grid, which 25, 30, 50 and 60 fps frames share.
+ */
+export function offFrameGrid(t: number, fps: number): number {
+  const rates = fps > 0 ? [fps, ...COMMON_FPS] : COMMON_FPS;
+  const clear = (x: number) => rates.every((r) => { const d = Math.abs(x * r - Math.round(x * r)) / r; return d > 2 * SWITCH; });
+  for (let k = 0; k < 50; k++) if (clear(t - 0.0031 * k)) return round4(t - 0.0031 * k);
+  return t;
 }
 
 /** Whether one crop `cropW` wide (normalised) holds every person of the shot: then no one needs following. */
@@ -423,7 +438,7 @@ export async function planReframe(req: ReframeRequest): Promise<ReframePlan> {
     if (layout === 'fit' || !summary) return { ...staticPlan(layout, crop, coverage), faces };
     const relative = shots.flatMap(({ shot, main }, i) => {
       const speakers = found.get(i);
-      if (speakers && !cropHoldsAll(speakers, norm(crop).w)) return speakerPieces(speakers, range);
+      if (speakers && !cropHoldsAll(speakers, norm(crop).w)) return speakerPieces(speakers, range, info.fps);
       return [{ start: shot.start - range.start, path: main ? main.path.map((b) => ({ t: b.t - range.start, cx: b.cx, cy: b.cy })) : null }];
     });
     return { layout, cropWidth: crop.width, cropHeight: crop.height, keyframes: shotKeyframes(relative, norm(crop)), faceCoverage: coverage, faces };
