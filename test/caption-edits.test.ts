@@ -125,6 +125,12 @@ describe('captionEdits: applied to a clip\'s cues', () => {
     expect(edited[1]).toEqual(original[1]);
   });
 
+  it('an SRT exported in the MP4\'s time (after a meme intro) lines up with the words given the intro\'s length', async () => {
+    const shifted = SRT_FIXED.replace('00:00:00,200 --> 00:00:02,200', '00:00:02,700 --> 00:00:04,700').replace('00:00:02,400 --> 00:00:03,900', '00:00:04,900 --> 00:00:06,400');
+    const edits = await parseCaptionEdits({ subtitles: shifted });
+    expect(applyCaptionEdits(original, edits, { subtitleOffset: 2.5 })).toEqual(applyCaptionEdits(original, await parseCaptionEdits({ subtitles: SRT_FIXED })));
+  });
+
   it('an SRT that changes case and punctuation keeps every time; added words ride on a neighbour; a cue over silence is a new cue', async () => {
     const srt = '1\n00:00:00,000 --> 00:00:02,000\nwe DEPLOY, on cooper netties really\n\n2\n00:00:03,950 --> 00:00:04,000\nBye!\n';
     const edited = applyCaptionEdits(original, await parseCaptionEdits({ subtitles: srt }));

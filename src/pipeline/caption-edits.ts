@@ -339,12 +339,20 @@ function subtitlesApplied(slots: Slot[], cues: readonly CaptionCue[], subtitles:
  * invalid_request naming `captionEdits` for a word or cue number the captions do not have, so a caller
  * can check edits against the stored cues before accepting a re-render. Cues translated from other
  * speech keep `spoken` (emoji accents follow the meaning, not the corrected spelling).
+ *
+ * `subtitleOffset`: where clip time 0 lies in the subtitles' time. The SRT/VTT export is in the MP4's
+ * time, which starts with the meme intro when the clip has one; pass its length so the file a user
+ * exported and fixed lines up with the words (default 0).
  */
-export function applyCaptionEdits(cues: readonly CaptionCue[], edits: CaptionEdits): CaptionCue[] {
+export function applyCaptionEdits(cues: readonly CaptionCue[], edits: CaptionEdits, opts: { subtitleOffset?: number } = {}): CaptionCue[] {
   let slots: Slot[] = cues.flatMap((cue, c) => cue.words.map((word) => ({ cue: c, word: { ...word } })));
   slots = wordEditsApplied(slots, cues, edits.words);
   const added: { start: number; end: number }[] = [];
-  if (edits.subtitles) slots = subtitlesApplied(slots, cues, edits.subtitles, added);
+  const offset = opts.subtitleOffset ?? 0;
+  if (edits.subtitles) {
+    const inClip = edits.subtitles.map((c) => ({ ...c, start: Math.max(0, c.start - offset), end: c.end - offset })).filter((c) => c.end > 0);
+    slots = subtitlesApplied(slots, cues, inClip, added);
+  }
   const out: (CaptionCue & { order: number })[] = [];
   cues.forEach((cue, c) => {
     const words = slots.filter((s) => s.cue === c && s.word.text).map((s) => s.word);
