@@ -11,7 +11,8 @@
 // The issue's thresholds: the speaker on screen in >= 90 % of the sampled frames, each change of speaker
 // followed within 0.5 s, nobody on screen for less than 1.5 s (no flicker on interjections).
 import { execFileSync } from 'node:child_process';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadFaceDetector } from '../src/pipeline/faces.js';
 import type { RequestDetail } from '../src/service/api-types.js';
 import { cliEnv, runCli } from './helpers/cli.js';
@@ -31,13 +32,17 @@ beforeAll(() => {
   pair = sideBySide({ left: 'cap12', right: 'franck', turns: LONG_TURNS });
   cams = twoCameraEdit({ a: 'cap12', b: 'franck' });
 }, 600_000);
+const dataDirs: string[] = [];
+afterAll(() => { for (const d of dataDirs) rmSync(d, { recursive: true, force: true }); });
 
 interface Clip { file: string; start: number; layout: string | undefined; reason: string; fps: number; frames: number }
 
 /** One `shorts create` of the window as a single clip, no captions (they are not what is judged here). */
 async function create(source: string, layout: string): Promise<Clip> {
+  const env = cliEnv({ SHORTS_RENDER_SIZE: RENDER });
+  dataDirs.push(env.SHORTS_DATA_DIR!);
   const r = await runCli(['create', '--file', source, '--start', String(WINDOW.start), '--end', String(WINDOW.end), '--no-clipping',
-    '--no-captions', '--layout', layout, '--json'], cliEnv({ SHORTS_RENDER_SIZE: RENDER }));
+    '--no-captions', '--layout', layout, '--json'], env);
   expect(r.code, r.stderr).toBe(0);
   const d = JSON.parse(r.stdout) as RequestDetail;
   expect(d.shorts).toHaveLength(1);

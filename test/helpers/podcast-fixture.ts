@@ -11,8 +11,8 @@
 // still frame of itself (the last frame it showed, so nothing jumps), and the turn's speech is laid on
 // the audio. The speaker's video is taken from stretches where that person really talks (checked by eye
 // on contact sheets: their mouth moves), so the mouth keypoint has something to see.
-// twoCameraEdit: the same people as hard-cut close-ups (a two-camera podcast): each shot one person full
-// frame, with that person's speech.
+// twoCameraEdit: the same people as hard-cut close-ups (a two-camera podcast): each shot one person at the
+// frame's full height, with that person's speech.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -285,8 +285,8 @@ export interface TwoCameraSpec {
 }
 
 /**
- * The same two people as a two-camera edit: hard cuts between full-frame close-ups (1920x1080), each
- * shot one person talking with their own speech.
+ * The same two people as a two-camera edit: hard cuts between close-ups (1920x1080, each camera's 4:3
+ * picture at full height), each shot one person talking with their own speech.
  */
 export function twoCameraEdit(spec: TwoCameraSpec): TwoCameraFixture {
   if (new Set([spec.a, spec.b]).size < 2 || (new Set([spec.a, spec.b]).has('cap12') && new Set([spec.a, spec.b]).has('cap13'))) throw new Error('podcast-fixture: two different people');
@@ -295,11 +295,15 @@ export function twoCameraEdit(spec: TwoCameraSpec): TwoCameraFixture {
   const turns = layOut(spec.a, spec.b, shotSpecs.map((s) => ({ side: s.who === 'a' ? 'left' : 'right', speech: s.speech, lead: s.lead, tail: s.tail })));
   const shots: Shot[] = turns.map((t) => ({ person: t.person, start: t.start, end: t.end, speechStart: t.speechStart, speechEnd: t.speechEnd, sourceStart: t.sourceStart }));
   const duration = shots[shots.length - 1]!.end;
-  const file = cached('podcast-cams.mp4', JSON.stringify({ v: 1, shots }), (out, work) => {
+  // Each camera's 4:3 picture at the frame's full height, pillarboxed: faces ~320-380 px tall, as in a
+  // podcast's close-up (filling the width instead would blow franck's face up to 600 px, wider than a
+  // 9:16 crop of the frame).
+  const closeUp = `fps=${FPS},scale=-2:1080,pad=1920:1080:(ow-iw)/2:0:color=0x202020,setsar=1`;
+  const file = cached('podcast-cams.mp4', JSON.stringify({ v: 2, shots }), (out, work) => {
     const parts = shots.map((s, i) => {
       const part = path.join(work, `shot${i}.mp4`);
       execFileSync('ffmpeg', ['-v', 'error', '-y', '-ss', s.sourceStart.toFixed(3), '-t', (s.end - s.start + 0.2).toFixed(3), '-i', clmtrackrMedia(PEOPLE[s.person].media),
-        '-vf', `${fill(1920, 1080)},trim=duration=${s.end - s.start},setpts=PTS-STARTPTS`, '-an', ...X264, part]);
+        '-vf', `${closeUp},trim=duration=${s.end - s.start},setpts=PTS-STARTPTS`, '-an', ...X264, part]);
       return part;
     });
     const wav = path.join(work, 'speech.wav');
