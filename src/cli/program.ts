@@ -6,6 +6,7 @@ import type { ShortsClient } from '../client/shorts-client.js';
 import { addCreateOptions, bodyFromFlags, createCommand } from './commands/create.js';
 import { cancelCommand, getCommand, listCommand, statusCommand } from './commands/requests.js';
 import { addEditOptions, editBodyFromFlags, editCommand } from './commands/edit.js';
+import { registerExportCommand } from './commands/export.js';
 import { catalogCommand, postsCommand, templatesCommand } from './commands/catalogs.js';
 import { serveCommand, type ServeFlags } from './commands/serve.js';
 import { registerKeysCommand } from './commands/keys.js';
@@ -73,6 +74,7 @@ export function buildProgram(makeClient: ClientFactory, setExit: (code: number) 
   program.command('mcp').description('serve every command above as tools of the Model Context Protocol over stdio, for AI agents (local or --remote)')
     // Loaded on use: the SDK (zod, ajv) would otherwise slow the start of every other command.
     .action(() => withClient(async (c) => (await import('./commands/mcp.js')).mcpCommand(c))());
+  registerExportCommand(program, withClient);
   registerConfigCommand(program, setExit);
   registerKeysCommand(program, () => {
     const store = new JobStore(path.join(dataDir(), 'shorts.db'));

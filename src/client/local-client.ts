@@ -14,6 +14,8 @@ import { renderSettingsFromEnv } from '../engine/render-settings.js';
 import { Service, type Account } from '../service/service.js';
 import { createTranscriber } from '../pipeline/transcribe.js';
 import type { ShortObject, StatusResponse } from '../service/api-types.js';
+import { exportLocal } from '../service/export-service.js';
+import type { ExportFormat } from '../export/formats.js';
 
 /** How often a foreground job looks for a cancel made by another `shorts` process. */
 const CANCEL_POLL_MS = 500;
@@ -117,6 +119,8 @@ export class LocalClient implements ShortsClient {
     }
     return this.service.short(this.account, id, shortId);
   }
+
+  exportShort(requestId: string, shortId: string | null, format: ExportFormat) { return exportLocal(this.store, this.account, requestId, shortId, format); }
 
   async status(id: string) { return this.service.status(this.account, id); }
   async get(id: string) { return this.service.detail(this.account, id); }

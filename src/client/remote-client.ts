@@ -17,6 +17,8 @@ import type {
 } from '../service/api-types.js';
 import type { RequestStatus } from '../engine/job-store.js';
 import { ERROR_CODES, ShortsError, type ErrorCode } from '../errors.js';
+import { exportRemote } from './export-remote.js';
+import type { ExportFormat } from '../export/formats.js';
 
 /** Spec 4.3: poll every 10 seconds, give up after about 45 minutes. */
 export const DEFAULT_POLL_INTERVAL_MS = 10_000;
@@ -249,6 +251,8 @@ export class RemoteClient implements ShortsClient {
       await sleep(delayMs, undefined, { signal: opts.signal });
     }
   }
+
+  exportShort(requestId: string, shortId: string | null, format: ExportFormat) { return exportRemote(this.baseUrl, this.opts.apiKey, requestId, shortId, format); }
 
   async templates(): Promise<TemplateList> {
     return this.call<TemplateList>('GET', 'templates');

@@ -5,6 +5,7 @@ import type {
   CancelResponse, CreateResponse, Pagination, PostObject, RequestDetail, RequestListItem, ShortObject, StatusResponse, TemplateList,
 } from '../service/api-types.js';
 import type { GameVideoItem, MemeHookItem, MusicTrackItem } from '../catalog/catalog-assets.js';
+import type { ExportFile, ExportFormat } from '../export/formats.js';
 
 export type { GameVideoItem, MemeHookItem, MusicTrackItem };
 
@@ -62,6 +63,8 @@ export interface ShortsClient {
    * it runs the re-render in the foreground; remotely it polls the request.
    */
   waitRerender(requestId: string, shortId: string, opts?: RerenderWaitOptions): Promise<ShortObject>;
+  /** One clip's export (shortId null: the whole request's timeline), as the API serves it (issue 14). */
+  exportShort(requestId: string, shortId: string | null, format: ExportFormat): Promise<ExportFile>;
   /** Copies or downloads a finished clip's MP4 to `dest`. */
   downloadClip(videoUrl: string, dest: string): Promise<void>;
   close(): void;

@@ -42,6 +42,7 @@ import { applyCaptionEdits, wordsWithEdits, type CaptionEdits } from '../pipelin
 import { coverRange } from '../pipeline/transcript-extend.js';
 import type { SentenceRecord } from './job-store.js';
 import { writeCover } from '../media/cover-image.js';
+import type { SpeechTiming } from '../pipeline/active-speaker.js';
 import type { CaptionTemplate } from '../catalog/templates.js';
 
 /**
@@ -244,6 +245,7 @@ export class Orchestrator {
       const rendered = await this.renderOne(req, source, info, transcript.language, {
         id: shortId, clip, title, options, cues, template: cues && options.captionLanguage && options.captionLanguage !== transcript.language ? { ...template, animation: 'none' } : template,
         assPath: nextAss, output, outro, memeHook, reuse, onProgress: (f) => events.onProgress?.(f),
+        speech: { words: transcript.words, sentences: transcript.sentences },
       }, signal);
       // The new clip is in place: its captions, cues, layout and plan become the ones exports read.
       if (rendered.captions) {
@@ -384,7 +386,7 @@ export class Orchestrator {
           if (cues) art.write(JobArtifacts.cuesName(id), cues);
           const rendered = await this.renderOne(req, source, info, transcript.language, {
             id, clip, title: copy.title, options: req.options, cues, template: captionSet?.template ?? template,
-            assPath: art.captionsPath(id), output, outro,
+            assPath: art.captionsPath(id), output, outro, speech: { words: transcript.words, sentences: transcript.sentences },
             memeHook: meme ? await memeHookPlan(meme, outputFps(info) ?? info.fps, memeAudio, signal) : null,
             onProgress: (f) => { fractions[rank] = f; report(); },
           }, signal);
@@ -425,7 +427,8 @@ export class Orchestrator {
     // Split screen: the content, its layout and its captions live in the top half only.
     const gameVideo = c.reuse?.gameVideo !== undefined ? c.reuse.gameVideo : gameVideoFor(asked);
     const picture = gameVideo ? { width, height: height / 2 } : { width, height };
-    const reframe = c.reuse?.reframe ?? await planReframe({ mediaPath: source.path, info, range: c.clip, layout: o.layout, output: picture, signal });
+    const reframe = c.reuse?.reframe ?? await planReframe({ mediaPath: source.path, info, range: c.clip, layout: o.layout, output: picture, signal,
+      ...(c.speech ? { speech: c.speech } : {}) });
     let captions: RenderPlan['captions'] = null;
     // Hook title and CTA ride in the same libass pass as the captions.
     const overlays = { hookTitle: o.hookTitle ? c.title : null, cta: o.ctaEnabled ? o.ctaText : null, clipDuration: c.clip.end - c.clip.start };
@@ -480,6 +483,8 @@ interface ClipRender {
   output: string;
   outro: RenderPlan['outro'];
   memeHook: RenderPlan['memeHook'];
+  /** The words and sentences of the clip's speech: who speaks when, for following the speaker (active-speaker.ts). */
+  speech?: SpeechTiming;
   /** What an earlier render of the clip decided and still holds (a re-render keeps them; undefined: decide now). */
   reuse?: { reframe?: ReframePlan; gameVideo?: RenderPlan['gameVideo']; music?: RenderPlan['music'] };
   onProgress: (fraction: number) => void;

@@ -10,6 +10,7 @@ import { CLIP_EDIT_OPTIONS, CLIP_LAYOUTS, CLIP_TITLE_MAX, CREATE_OPTIONS, type O
 import { ERROR_CODES, type ErrorCode } from '../errors.js';
 import { PLATFORMS, POST_STATUSES } from '../service/list-query.js';
 import { ENDPOINT_LIMITERS, type LimiterName } from './rate-limit.js';
+import { exportOpenApiPaths } from '../export/export-openapi.js';
 
 type Schema = Record<string, unknown>;
 
@@ -516,6 +517,7 @@ export function openApiDocument(opts: { serverUrl: string }): object {
           requestBody: { $ref: '#/components/requestBodies/RenderShortRequest' },
         }),
       },
+      ...exportOpenApiPaths(operation, idParam),
       '/posts': {
         get: operation({
           operationId: 'listPosts', summary: 'Social posts made from clips, newest first', tag: 'posts', limiter: 'posts',
