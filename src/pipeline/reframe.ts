@@ -378,7 +378,10 @@ export async function planReframe(req: ReframeRequest): Promise<ReframePlan> {
   const findSpeakers = async (cropW: number): Promise<Map<number, ActiveSpeakers>> => {
     const out = new Map<number, ActiveSpeakers>();
     if (!req.speech) return out;
-    const speech: SpeechTiming = { words: req.speech.words, sentences: speechUnits(req.speech) };
+    // The orchestrator hands the whole transcript: only the clip's part can say anything about it.
+    const inClip = <T extends TimeRange>(x: T) => x.end > range.start && x.start < range.end;
+    const clipSpeech = { words: req.speech.words.filter(inClip), sentences: req.speech.sentences.filter(inClip) };
+    const speech: SpeechTiming = { words: clipSpeech.words, sentences: speechUnits(clipSpeech) };
     for (const [i, { shot }] of shots.entries()) {
       const people = shotPeople(samples.filter((sm) => sm.t >= shot.start && sm.t < shot.end));
       if (people.length < 2) continue;
