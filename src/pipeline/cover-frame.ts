@@ -2,7 +2,7 @@
 // eyes, never a frame inside a camera cut, a dissolve or a fade. Candidates are a few dozen frames of the
 // clip measured at (up to) 720p; everything but decodeCandidates/chooseCoverFrame is pure, so the
 // measures and the choice are tested on numbers as well as on footage.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, open, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { mediaBinaries } from '../media/binaries.js';
@@ -226,11 +226,13 @@ export function pickCover(candidates: readonly CoverCandidate[], offCentre: (c: 
   return best.i;
 }
 
-/** Candidate times and the frames' packed RGB at measuring size, plus the clip's signatures. */
+/** The decoded candidates: their times, one raw RGB24 file of the frames at measuring size, the clip's signatures. */
 export interface DecodedCandidates {
   width: number;
   height: number;
-  frames: { t: number; rgb: Uint8Array }[];
+  times: number[];
+  /** Packed RGB24 frames, in `times` order; read one at a time (40 frames of 720p are 110 MB). */
+  framesFile: string;
   signatures: SampledFrame[];
 }
 
@@ -270,54 +272,61 @@ export function candidateArgs(plan: Pick<RenderPlan, 'input'>, step: number, siz
   ];
 }
 
-export async function decodeCandidates(plan: Pick<RenderPlan, 'input'>, signal?: AbortSignal): Promise<DecodedCandidates> {
+/** Decodes the candidates into `dir` (the caller removes it). */
+export async function decodeCandidates(plan: Pick<RenderPlan, 'input'>, dir: string, signal?: AbortSignal): Promise<DecodedCandidates> {
   const size = measureSize(plan.input);
-  const dir = await mkdtemp(path.join(tmpdir(), 'shorts-cover-'));
   const out = { frames: path.join(dir, 'frames.rgb'), signatures: path.join(dir, 'signatures.rgb') };
   try {
     const { stderr } = await runProcess(mediaBinaries().ffmpeg, candidateArgs(plan, candidateStep(plan.input.end - plan.input.start), size, out), { signal, stderrLimit: 1 << 20 });
-    const times = showinfoTimes(stderr);
-    const raw = await readFile(out.frames);
     const frameBytes = size.width * size.height * 3;
-    const count = Math.min(times.length, Math.floor(raw.length / frameBytes));
-    const frames = Array.from({ length: count }, (_, i) => ({ t: times[i]!, rgb: new Uint8Array(raw.buffer, raw.byteOffset + i * frameBytes, frameBytes) }));
+    const count = Math.floor((await stat(out.frames)).size / frameBytes);
     const sigRaw = await readFile(out.signatures);
     const sigBytes = SIGNATURE_SIZE.w * SIGNATURE_SIZE.h * 3;
     const signatures: SampledFrame[] = [];
     for (let i = 0; (i + 1) * sigBytes <= sigRaw.length; i++) {
       signatures.push({ t: i / SIGNATURE_FPS, signature: frameSignature(sigRaw.subarray(i * sigBytes, (i + 1) * sigBytes), SIGNATURE_SIZE.w, SIGNATURE_SIZE.h) });
     }
-    return { ...size, frames, signatures };
+    return { ...size, times: showinfoTimes(stderr).slice(0, count), framesFile: out.frames, signatures };
   } catch (e) {
     if (signal?.aborted || e instanceof AbortedError) throw new AbortedError();
     if (e instanceof ProcessError) throw new PipelineError('rendering', 'could not read the clip\'s frames for its cover', { cause: e });
     throw e;
-  } finally {
-    await rm(dir, { recursive: true, force: true });
   }
 }
 
 /** Measures every candidate (face, sharpness, eyes, stillness) and picks the cover frame. */
 export async function chooseCoverFrame(plan: Pick<RenderPlan, 'input' | 'reframe'>, signal?: AbortSignal): Promise<CoverChoice> {
-  const decoded = await decodeCandidates(plan, signal);
-  if (decoded.frames.length === 0) throw new PipelineError('rendering', 'the clip has no frames to make a cover from');
-  const detector = await loadFaceDetector();
-  const { width, height } = decoded;
-  const candidates: CoverCandidate[] = [];
-  for (const f of decoded.frames) {
-    if (signal?.aborted) throw new AbortedError();
-    const gray = lumaOf(f.rgb, width, height);
-    const face = speakerFace(plan, f.t, await detector.detect(f.rgb, width, height));
-    const rect = face ? pixelRect(face, width, height) : null;
-    candidates.push({
-      t: f.t,
-      change: changeAround(decoded.signatures, f.t),
-      face,
-      sharpness: laplacianVariance(gray, width, height, rect ?? undefined),
-      eyes: face ? eyesOpenness(gray, width, height, face) : null,
-    });
+  const dir = await mkdtemp(path.join(tmpdir(), 'shorts-cover-'));
+  try {
+    const decoded = await decodeCandidates(plan, dir, signal);
+    if (decoded.times.length === 0) throw new PipelineError('rendering', 'the clip has no frames to make a cover from');
+    const detector = await loadFaceDetector();
+    const { width, height } = decoded;
+    const rgb = new Uint8Array(width * height * 3);
+    const candidates: CoverCandidate[] = [];
+    const fh = await open(decoded.framesFile, 'r');
+    try {
+      for (const [i, t] of decoded.times.entries()) {
+        if (signal?.aborted) throw new AbortedError();
+        await fh.read(rgb, 0, rgb.length, i * rgb.length);
+        const gray = lumaOf(rgb, width, height);
+        const face = speakerFace(plan, t, await detector.detect(rgb, width, height));
+        const rect = face ? pixelRect(face, width, height) : null;
+        candidates.push({
+          t,
+          change: changeAround(decoded.signatures, t),
+          face,
+          sharpness: laplacianVariance(gray, width, height, rect ?? undefined),
+          eyes: face ? eyesOpenness(gray, width, height, face) : null,
+        });
+      }
+    } finally {
+      await fh.close();
+    }
+    const index = pickCover(candidates, (c) => (c.face ? faceOffCentre(plan, c.t, c.face) : 0));
+    const chosen = candidates[index]!;
+    return { t: chosen.t, face: chosen.face, index, candidates };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
-  const index = pickCover(candidates, (c) => (c.face ? faceOffCentre(plan, c.t, c.face) : 0));
-  const chosen = candidates[index]!;
-  return { t: chosen.t, face: chosen.face, index, candidates };
 }
