@@ -22,10 +22,17 @@ export interface CoverOptions {
 export interface CoverReport { pieces: TimeRange[] }
 
 const DEFAULT_MAX_OVERLAP_SEC = 15;
-/** A silence at least this long between words is a place two transcripts can be joined. */
-const MIN_SEAM_GAP_SEC = 0.25;
+/**
+ * A pause at least this long between two sentences is a place two transcripts can be joined: words are
+ * assigned to a side by their midpoints, so half of it is the slack either transcript's word times have.
+ * Read speech leaves 0.15-0.35 s between sentences after word timing (the sample talk); a sentence end
+ * whose next word starts at once (a run-on the timing closed up) is passed over for the next one.
+ */
+const MIN_SEAM_GAP_SEC = 0.1;
 
 const mid = (w: Word) => (w.start + w.end) / 2;
+/** Seams to the millisecond: they are part of the pieces' cache keys, which float noise would make unreadable. */
+const ms = (s: number) => Math.round(s * 1000) / 1000;
 
 /**
  * Where to join a new piece recognised after the transcript: in the pause before the transcript's last
@@ -94,8 +101,8 @@ export async function coverRange(transcriber: Transcriber, transcript: Transcrip
   }
   const maxOverlap = opts.maxOverlapSec ?? DEFAULT_MAX_OVERLAP_SEC;
   const whole: TimeRange = { start: Math.min(range.start, have.start), end: Math.max(range.end, have.end) };
-  let seamStart = before ? seamAfterStart(transcript, maxOverlap) : have.start;
-  let seamEnd = after ? seamBeforeEnd(transcript, maxOverlap) : have.end;
+  let seamStart = before ? ms(seamAfterStart(transcript, maxOverlap)) : have.start;
+  let seamEnd = after ? ms(seamBeforeEnd(transcript, maxOverlap)) : have.end;
   // A transcript of a sentence or two: the seams cross (or leave too little between them to be worth
   // keeping), and hearing the whole range once costs about as much as two pieces and joins nothing.
   const pieces: TimeRange[] = [];
