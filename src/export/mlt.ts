@@ -5,9 +5,9 @@
 // per cue with a dynamictext filter (Shotcut's "Text: Simple", Kdenlive's "Dynamic Text"), so each
 // caption is a clip an editor can move, trim or retype.
 //
-// Tracks, bottom to top: the background colour, one track per picture of the layout (a split or screen
-// clip has two; each is cropped to the region its panel shows before it is placed), the captions.
-// Only the first picture track is heard.
+// Tracks, bottom to top: the picture, the captions. A split or screen clip is placed by its first panel
+// only (the top person, the screen region), cropped to what that panel shows: MLT's transitions fit a
+// second picture track to the source's aspect again, so the other panel is left to the editor.
 import { attrs, xmlEscape } from './xml.js';
 import { joinWords } from '../pipeline/script-text.js';
 import type { Picture, Timeline } from './timeline.js';
@@ -32,28 +32,20 @@ export function toMlt(t: Timeline): string {
     out.push(prop('resource', c.source.path, 4), prop('mlt_service', 'avformat', 4), prop('shotcut:caption', c.source.name, 4), prop('kdenlive:clipname', c.source.name, 4));
     out.push('  </producer>');
   }
-  out.push(`  <producer${attrs({ id: 'background', in: 0, out: last })}>`, prop('resource', colour(t.background), 4), prop('mlt_service', 'color', 4), '  </producer>');
-  out.push(`  <playlist id="background_track">`, `    <entry${attrs({ producer: 'background', in: 0, out: last })}/>`, '  </playlist>');
-
-  const pictureTracks = Math.max(1, ...t.clips.map((c) => c.pictures.length));
-  for (let p = 0; p < pictureTracks; p++) {
-    out.push(`  <playlist${attrs({ id: `picture${p}` })}>`, prop('shotcut:name', p === 0 ? 'Picture' : `Picture ${p + 1}`, 4));
-    for (const c of t.clips) {
-      const picture = c.pictures[p];
-      if (!picture) {
-        out.push(`    <blank length="${c.length}"/>`);
-        continue;
-      }
-      out.push(`    <entry${attrs({ producer: producers.get(c.source.path)!, in: c.sourceIn, out: c.sourceIn + c.length - 1 })}>`);
-      out.push(prop('shotcut:caption', c.title, 6));
-      out.push(...placement(picture, c.sourceIn, c.sourceIn + c.length - 1, c.pictures.length > 1, c.source));
-      if (p === 0 && c.source.hasAudio && Math.abs(c.gainDb) >= 0.01) {
-        out.push('      <filter>', prop('mlt_service', 'volume', 8), prop('level', String(round(c.gainDb, 2)), 8), '      </filter>');
-      }
-      out.push('    </entry>');
+  // The picture: on the bottom track, so nothing re-fits it (a transition would fit the clip's frame to the
+  // source's aspect again); the affine filter draws it over the background colour.
+  out.push('  <playlist id="picture">', prop('shotcut:name', 'Picture', 4));
+  for (const c of t.clips) {
+    const picture = c.pictures[0]!;
+    out.push(`    <entry${attrs({ producer: producers.get(c.source.path)!, in: c.sourceIn, out: c.sourceIn + c.length - 1 })}>`);
+    out.push(prop('shotcut:caption', c.title, 6));
+    out.push(...placement(picture, c.sourceIn, c.sourceIn + c.length - 1, c.pictures.length > 1, c.source, colour(t.background)));
+    if (c.source.hasAudio && Math.abs(c.gainDb) >= 0.01) {
+      out.push('      <filter>', prop('mlt_service', 'volume', 8), prop('level', String(round(c.gainDb, 2)), 8), '      </filter>');
     }
-    out.push('  </playlist>');
+    out.push('    </entry>');
   }
+  out.push('  </playlist>');
 
   // Captions: a transparent colour clip per cue, its text drawn by dynamictext in the lower third.
   out.push(`  <producer${attrs({ id: 'caption', in: 0, out: last })}>`, prop('resource', '#00000000', 4), prop('mlt_service', 'color', 4), '  </producer>');
@@ -83,14 +75,8 @@ export function toMlt(t: Timeline): string {
   out.push('  </playlist>');
 
   out.push(`  <tractor${attrs({ id: 'timeline', in: 0, out: last, title: t.name })}>`);
-  out.push('    <track producer="background_track"/>');
-  for (let p = 0; p < pictureTracks; p++) out.push(`    <track${attrs({ producer: `picture${p}`, hide: p === 0 ? undefined : 'audio' })}/>`);
-  out.push('    <track producer="captions" hide="audio"/>');
-  const tracks = pictureTracks + 2;
-  for (let b = 1; b < tracks; b++) {
-    out.push('    <transition>', prop('mlt_service', 'affine', 6), prop('a_track', '0', 6), prop('b_track', String(b), 6), prop('always_active', '1', 6), prop('fill', '1', 6), prop('distort', '0', 6), '    </transition>');
-  }
-  out.push('    <transition>', prop('mlt_service', 'mix', 6), prop('a_track', '0', 6), prop('b_track', '1', 6), prop('always_active', '1', 6), prop('sum', '1', 6), '    </transition>');
+  out.push('    <track producer="picture"/>', '    <track producer="captions" hide="audio"/>');
+  out.push('    <transition>', prop('mlt_service', 'affine', 6), prop('a_track', '0', 6), prop('b_track', '1', 6), prop('always_active', '1', 6), prop('fill', '1', 6), prop('distort', '0', 6), '    </transition>');
   out.push('  </tractor>', '</mlt>', '');
   return out.join('\n');
 }
@@ -100,7 +86,7 @@ export function toMlt(t: Timeline): string {
  * cropped to the union of its crop windows (what the panel can show), then the affine filter's rect, keyframed,
  * puts the cropped picture where the render draws it. Keyframe positions count from the filter's in point.
  */
-function placement(picture: Picture, filterIn: number, filterOut: number, crop: boolean, source: { width: number; height: number }): string[] {
+function placement(picture: Picture, filterIn: number, filterOut: number, crop: boolean, source: { width: number; height: number }, background: string): string[] {
   let cx = 0, cy = 0, cw = source.width, ch = source.height;
   const lines: string[] = [];
   if (crop && picture.crop) {
@@ -119,7 +105,7 @@ function placement(picture: Picture, filterIn: number, filterOut: number, crop: 
   const animation = picture.keys.length === 1 ? rect(picture.keys[0]!.rect) : picture.keys.map((k) => `${k.frame}=${rect(k.rect)}`).join(';');
   lines.push('      <filter>', prop('mlt_service', 'affine', 8), prop('in', String(filterIn), 8), prop('out', String(filterOut), 8),
     prop('transition.rect', animation, 8), prop('transition.fill', '1', 8), prop('transition.distort', '0', 8),
-    prop('background', 'colour:#00000000', 8), '      </filter>');
+    prop('background', `colour:${background}`, 8), '      </filter>');
   return lines;
 }
 
