@@ -12,7 +12,8 @@ import { probeMedia } from '../src/media/probe.js';
 import { renderClip } from '../src/media/render.js';
 import type { RenderPlan } from '../src/media/render-plan.js';
 import {
-  candidateStep, changeAround, chooseCoverFrame, CLOSED_EYES_RATIO, cropCentreAt, eyesOpenness, laplacianVariance, lumaOf, MAX_CANDIDATES, pickCover,
+  candidateStep, changeAround, chooseCoverFrame, CLOSED_EYES_RATIO, coverCropCentre, cropCentreAt, eyesOpenness, faceOffCentre, laplacianVariance, lumaOf, MAX_CANDIDATES,
+  MIN_EYE_FACE_PX, pickCover, speakerFace,
   type CoverCandidate,
 } from '../src/pipeline/cover-frame.js';
 import { loadFaceDetector } from '../src/pipeline/faces.js';
@@ -77,6 +78,32 @@ describe('frame measures (pure)', () => {
     expect(cropCentreAt(k, 2).cx).toBeCloseTo(0.4, 9);
     expect(cropCentreAt(k, 9)).toEqual({ cx: 0.6, cy: 0.4 });
     expect(cropCentreAt([], 5)).toEqual({ cx: 0.5, cy: 0.5 });
+  });
+
+  it('centres the crop on the face for fill and square, keeps the planned path otherwise, and says how far off a clamped face stays', () => {
+    const input = { path: 'x.mp4', start: 0, end: 10, width: 400, height: 300, hasAudio: false };
+    const fill = { layout: 'fill' as const, cropWidth: 168, cropHeight: 300, keyframes: [{ t: 0, cx: 0.4, cy: 0.5 }], faceCoverage: 1 };
+    const face = (cx: number) => ({ cx, cy: 0.5, w: 0.2, h: 0.3, score: 0.9 });
+    expect(coverCropCentre({ reframe: fill }, 3, face(0.55))).toEqual({ cx: 0.55, cy: 0.5 });
+    expect(faceOffCentre({ reframe: fill, input }, 3, face(0.55))).toBeCloseTo(0, 2);
+    // A face at the source's edge: the window stops at the edge (x 0..168), the face sits 40 px left of its middle.
+    expect(faceOffCentre({ reframe: fill, input }, 3, face(0.11))).toBeCloseTo((84 - 44) / 168, 2);
+    const split = { ...fill, layout: 'split' as const };
+    expect(coverCropCentre({ reframe: split }, 3, face(0.55))).toEqual({ cx: 0.4, cy: 0.5 });
+    // fit shows the whole frame: off-centre is the face's own distance from the middle.
+    expect(faceOffCentre({ reframe: { ...fill, layout: 'fit' }, input }, 3, face(0.7))).toBeCloseTo(0.2, 9);
+    // The speaker is the face the crop follows, or (fit) the biggest.
+    const faces = [{ ...face(0.8), w: 0.3, h: 0.4 }, face(0.42)];
+    expect(speakerFace({ reframe: fill }, 0, faces)?.cx).toBe(0.42);
+    expect(speakerFace({ reframe: { ...fill, layout: 'fit' } }, 0, faces)?.cx).toBe(0.8);
+  });
+
+  it('does not judge the eyes of a face too small to show them', () => {
+    const w = 320, h = 180;
+    const eye = { x: 0.5, y: 0.5 };
+    const small = { cx: 0.5, cy: 0.5, w: (MIN_EYE_FACE_PX - 2) / w, h: 0.4, score: 0.9, keypoints: { rightEye: eye, leftEye: eye, nose: eye, mouth: eye, rightEar: eye, leftEar: eye } };
+    expect(eyesOpenness(new Uint8Array(w * h).fill(120), w, h, small)).toBeNull();
+    expect(eyesOpenness(new Uint8Array(w * h).fill(120), w, h, { ...small, w: (MIN_EYE_FACE_PX + 2) / w })).toBe(0);
   });
 
   it('measures a change around a frame only within the window', () => {

@@ -128,10 +128,19 @@ function lumaValues(gray: Uint8Array, width: number, r: PixelRect): number[] {
   return values;
 }
 
-/** Both eyes' darkness, the lighter one's (one eye shut is a shut-eye frame); null without landmarks. */
+/**
+ * Faces narrower than this (measuring pixels) have eye boxes of a few pixels (16x8 at 64 px), where one
+ * pixel of lashes or shadow moves the 10th percentile: their eyes are not measured (null).
+ */
+export const MIN_EYE_FACE_PX = 64;
+
+/**
+ * Both eyes' darkness, the lighter one's (one eye shut is a shut-eye frame); null without landmarks or
+ * for a face too small to tell (MIN_EYE_FACE_PX).
+ */
 export function eyesOpenness(gray: Uint8Array, width: number, height: number, face: CoverFace): number | null {
   const k = face.keypoints;
-  if (!k) return null;
+  if (!k || face.w * width < MIN_EYE_FACE_PX) return null;
   const a = eyeDarkness(gray, width, height, k.rightEye, face), b = eyeDarkness(gray, width, height, k.leftEye, face);
   return a === null || b === null ? null : Math.min(a, b);
 }
