@@ -12,6 +12,7 @@ import { ShortsError } from '../src/errors.js';
 import {
   applyCaptionEdits, captionEditsFromFlags, numberCaptionWords, parseCaptionEdits, wordEditFromFlag, wordsWithEdits, type CaptionEdits,
 } from '../src/pipeline/caption-edits.js';
+import { subtitlesOf, toSrt, toVtt } from '../src/export/subtitles.js';
 import { buildCues } from '../src/pipeline/captions.js';
 import type { CaptionCue, Word } from '../src/pipeline/types.js';
 import { renderCaptions } from './helpers/caption-render.js';
@@ -50,7 +51,7 @@ every single day.
 
 describe('captionEdits: parsing', () => {
   it('reads word edits and an SRT body, markup stripped', async () => {
-    const e = await parseCaptionEdits({ words: [{ word: 4, text: ' Kuber\nnetes ' }, { cue: 2, word: 1, text: 'each' }], subtitles: SRT_FIXED.replace('Kubernetes', '<i>Kubernetes</i>') });
+    const e = await parseCaptionEdits({ words: [{ word: 4, text: ' Kuber\nnetes ' }, { cue: 2, word: 1, text: 'each' }], subtitles: SRT_FIXED.replace('Kubernetes', '<i>Kuber</i>netes').replace('every', '<font color="red">every</font>') });
     expect(e.words).toEqual([{ word: 4, text: 'Kuber netes' }, { cue: 2, word: 1, text: 'each' }]);
     expect(e.subtitles).toEqual([
       { start: 0.2, end: 2.2, text: 'We deploy on Kubernetes' },
@@ -177,6 +178,23 @@ describe('captionEdits: applied to a clip\'s cues', () => {
     const again = buildCues(words, { start: 10, end: 16 }, { wordsPerCue: 5 });
     expect(again.flatMap((c) => c.words.map((x) => x.text))).toEqual(['We', 'deploy', 'on', 'Kubernetes', 'every', 'single', 'day.', 'Really.']);
   });
+});
+
+// The way users fix captions: `shorts export --format srt|vtt`, one word changed in an editor, sent back.
+describe('captionEdits: the exported SRT/WebVTT, fixed and sent back', () => {
+  const spoken: Word[] = [...HEARD.slice(0, 5), w('R&D', 1.8, 2.1), w('<team>', 2.15, 2.3), ...HEARD.slice(5)];
+  const seen = cues(spoken);
+  for (const format of ['srt', 'vtt'] as const) {
+    it(`${format}: only the fixed word changes, every time stays, markup characters survive the trip`, async () => {
+      const file = (format === 'srt' ? toSrt : toVtt)(subtitlesOf(seen, 0, CLIP.end));
+      const untouched = applyCaptionEdits(seen, await parseCaptionEdits({ subtitles: file }));
+      expect(untouched).toEqual(seen);
+      const fixed = applyCaptionEdits(seen, await parseCaptionEdits({ subtitles: file.replace('cooper netties', 'Kubernetes') }));
+      const expected = structuredClone(seen);
+      expected[0]!.words.splice(3, 2, { ...seen[0]!.words[3]!, text: 'Kubernetes', end: seen[0]!.words[4]!.end });
+      expect(fixed).toEqual(expected);
+    });
+  }
 });
 
 describe('captionEdits: CLI flags', () => {

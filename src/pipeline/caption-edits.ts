@@ -111,20 +111,24 @@ export function subtitleFormat(body: string): 'srt' | 'vtt' {
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', nbsp: ' ', quot: '"', apos: "'", lrm: '\u200e', rlm: '\u200f' };
 
-/** A cue's text without markup: <i>, <b>, <v Speaker>, <c.class>, timestamps <00:01.000>, {\an8} (SRT's ASS tags). */
-function plainCueText(text: string): string {
-  return cleanText(text
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/\{\\[^}]*\}/g, '')
-    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e: string) => {
+/**
+ * A cue's text without markup. WebVTT: every tag (<i>, <v Speaker>, <c.class>, <00:01.000>) goes, then
+ * its character references are decoded (a literal "<" is written &lt; there). SRT has no escaping, so
+ * only the tags players know are markup (<i> <b> <u> <s> <font …>, and {\an8}-style ASS overrides):
+ * a literal "<team>" that an SRT export wrote stays a word.
+ */
+function plainCueText(text: string, format: 'srt' | 'vtt'): string {
+  const untagged = format === 'vtt'
+    ? text.replace(/<[^>]*>/g, '').replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e: string) => {
       if (e[0] === '#') {
         const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
         return Number.isFinite(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : m;
       }
       return ENTITIES[e.toLowerCase()] ?? m;
     })
-    // Inline tags were replaced by a space so "<i>a</i>b" stays two runs; drop the space before punctuation.
-    .replace(/\s+([,.!?;:…])/g, '$1'));
+    : text.replace(/<\/?(?:[ibus]|font(?:\s[^>]*)?)>/gi, '');
+  // The text as a player shows it: "<i>Kuber</i>netes" is one word.
+  return cleanText(untagged.replace(/\{\\[^}]*\}/g, ''));
 }
 
 /**
@@ -149,7 +153,7 @@ export async function parseSubtitles(body: string): Promise<SubtitleCue[]> {
   if (cues.length !== arrows) {
     throw invalid(`.subtitles: ${arrows - cues.length} of its ${arrows} ${label} cues could not be read (a cue must end after it starts)`);
   }
-  return cues.map((c) => ({ start: c.startTime, end: c.endTime, text: plainCueText(c.text) }));
+  return cues.map((c) => ({ start: c.startTime, end: c.endTime, text: plainCueText(c.text, type) }));
 }
 
 /** A word as numbered for users: `n` over the clip, `cue`/`inCue` as in the SRT/VTT export (all 1-based). */
