@@ -2,7 +2,7 @@
 // sample talk), the JPEG drawn through the clip's own graph and looked at with the real face detector,
 // the hook title's ink, and the signed thumbnail links.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ import { probeMedia } from '../src/media/probe.js';
 import { renderClip } from '../src/media/render.js';
 import type { RenderPlan } from '../src/media/render-plan.js';
 import {
-  candidateStep, changeAround, chooseCoverFrame, CLOSED_EYES_RATIO, coverCropCentre, cropCentreAt, eyesOpenness, faceOffCentre, laplacianVariance, lumaOf, MAX_CANDIDATES,
+  candidateStep, changeAround, chooseCoverFrame, decodeCandidates, CLOSED_EYES_RATIO, coverCropCentre, cropCentreAt, eyesOpenness, faceOffCentre, laplacianVariance, lumaOf, MAX_CANDIDATES,
   MIN_EYE_FACE_PX, pickCover, speakerFace,
   type CoverCandidate,
 } from '../src/pipeline/cover-frame.js';
@@ -293,6 +293,18 @@ describe('covers of real clips', () => {
     expect(meanDiff(cover.subarray(0, half), frame.subarray(0, half))).toBeLessThan(6);
     expect(meanDiff(cover.subarray(half), frame.subarray(half))).toBeLessThan(25);
   }, 120_000);
+
+  it('measures exactly the frames the cover draws (none decoded against skipped reference frames)', async () => {
+    // talk.mp4 has x264's B-pyramid: skipping every B-frame (faces.ts' bidir) left P-frames with ghosted
+    // blocks whose edges measured "sharpest". The candidates must be the real pictures, bit for bit.
+    const decoded = await decodeCandidates({ input: { path: TALK, start: 20, end: 26, width: 400, height: 300, hasAudio: true } }, dir);
+    const raw = readFileSync(decoded.framesFile);
+    const bytes = decoded.width * decoded.height * 3;
+    expect(decoded.times.length).toBeGreaterThanOrEqual(10);
+    for (const [i, t] of decoded.times.entries()) {
+      expect(raw.subarray(i * bytes, (i + 1) * bytes).equals(frameAt(TALK, 20 + t - 0.004)), `frame at ${t}`).toBe(true);
+    }
+  }, 60_000);
 
   it('never takes a frame inside a dissolve or a fade', async () => {
     // franck (blue backdrop) dissolving over 3-4 s into cap12 (beige wall), fading to black over 6-7 s.
