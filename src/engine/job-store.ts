@@ -78,6 +78,8 @@ export interface ShortRecord {
 
 /** What a finished re-render changes on its clip. */
 export type RerenderResult = Pick<ShortRecord, 'title' | 'reason' | 'sentenceIndexes' | 'startTimestamp' | 'endTimestamp' | 'duration'> & {
+  /** The MP4 (a clip whose first render failed has one now). */
+  filePath: string;
   layout: ResolvedLayout | null;
   edit: ClipEdit;
 };
@@ -301,7 +303,7 @@ export class JobStore {
   finishRerender(shortId: string, r: RerenderResult): void {
     this.db.transaction(() => {
       const row = this.db.prepare(`UPDATE shorts SET title = @title, reason = @reason, sentence_indexes = @sentenceIndexes, start_ts = @startTimestamp,
-          end_ts = @endTimestamp, duration = @duration, layout = @layout, edit = @edit, error = 0, error_message = NULL,
+          end_ts = @endTimestamp, duration = @duration, layout = @layout, edit = @edit, file_path = @filePath, error = 0, error_message = NULL,
           recompiling = 0, pending_edit = NULL, rerender_pid = NULL
         WHERE id = @id RETURNING request_id`).get({
         ...r, id: shortId, sentenceIndexes: JSON.stringify(r.sentenceIndexes), edit: JSON.stringify(r.edit), layout: r.layout ?? null,

@@ -265,6 +265,7 @@ export class Orchestrator {
         startTimestamp: round3(clip.start), endTimestamp: round3(clip.end),
         duration: round3((memeHook?.seconds ?? 0) + clip.end - clip.start + (outro?.seconds ?? 0)),
         layout: rendered.reframe.layout,
+        filePath: output,
         edit,
       });
     } catch (e) {
