@@ -163,6 +163,13 @@ describe('captionEdits: applied to a clip\'s cues', () => {
     expect(edited.map((c) => c.words.map((x) => x.text).join(' '))).toEqual(['We deploy on Kubernetes', 'every single day.']);
   });
 
+  it('refuses one cue too long to match against the words it covers (a bound on memory)', async () => {
+    const long = `1\n00:00:00,000 --> 00:00:04,000\n${Array.from({ length: 600_000 }, () => 'la').join(' ').slice(0, 499_000)}\n`;
+    const many: CaptionCue[] = [{ start: 0, end: 4, words: Array.from({ length: 40 }, (_, i) => w(`w${i}`, i * 0.1, i * 0.1 + 0.05)) }];
+    const edits = await parseCaptionEdits({ subtitles: long });
+    expect(() => applyCaptionEdits(many, edits)).toThrow(/^captionEdits\.subtitles: a cue of \d+ words over 40 caption words is more than/);
+  });
+
   it('scripts without spaces: a corrected Chinese cue is split into words by the segmenter', async () => {
     const zh: CaptionCue[] = [{ start: 0, end: 2, words: [w('我们', 0, 0.5), w('使用', 0.5, 1), w('酷伯', 1, 1.5), w('内提。', 1.5, 2)] }];
     const edited = applyCaptionEdits(zh, await parseCaptionEdits({ subtitles: '1\n00:00:00,000 --> 00:00:02,000\n我们使用容器。\n' }));

@@ -46,6 +46,11 @@ const MAX_WORD_EDITS = 5000;
 const MAX_WORD_TEXT = 200;
 /** An SRT of a 10-minute clip is ~40 KB; the API body is capped at 1 MB anyway. */
 const MAX_SUBTITLES_CHARS = 500_000;
+/**
+ * Most cells of one cue's word alignment (4 bytes each): a whole 10-minute clip in one cue against its own
+ * text (~1,600 x 1,600) fits; a 500 KB cue against it would take gigabytes.
+ */
+const MAX_ALIGN_CELLS = 4_000_000;
 
 function invalid(message: string): ShortsError {
   return new ShortsError('invalid_request', `${FIELD}${message}`, { field: FIELD });
@@ -223,6 +228,9 @@ function replaceRun(old: Slot[], texts: string[]): Slot[] {
   const b = texts.map(key);
   // LCS table over word keys (cues hold a handful of words; a whole clip a few thousand at most).
   const n = a.length, m = b.length;
+  if (n * m > MAX_ALIGN_CELLS) {
+    throw invalid(`.subtitles: a cue of ${m} words over ${n} caption words is more than one cue can be matched against; split it into shorter cues`);
+  }
   const lcs: Uint32Array[] = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
   for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) {
     lcs[i]![j] = a[i] === b[j] && a[i] !== '' ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
@@ -263,9 +271,6 @@ function replaceRun(old: Slot[], texts: string[]): Slot[] {
     i = pi + 1;
     j = pj + 1;
   }
-  // Every old word removed and only additions left over (no match at all is handled above): keep them
-  // on the first old word's time rather than losing what the user wrote.
-  if (orphans.length && out.length === 0) out.push({ cue: old[0]!.cue, word: { ...old[0]!.word, text: orphans.join(' ') } });
   return out;
 }
 
