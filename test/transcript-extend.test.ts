@@ -11,6 +11,7 @@ import { createTranscriber, type Transcriber } from '../src/pipeline/transcribe.
 import { coverRange, type CoverReport } from '../src/pipeline/transcript-extend.js';
 import { whisperCliPath } from '../src/pipeline/whisper-cli.js';
 import type { Transcript } from '../src/pipeline/types.js';
+import { JFK_TEXT, JFK_WAV } from './helpers/media.js';
 import { wordErrorRate } from './helpers/wer.js';
 
 const TALK = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'assets', 'sample', 'talk.mp4');
@@ -129,5 +130,16 @@ describe('coverRange (real whisper.cpp)', () => {
     const again = await coverRange(transcriber, request, { start: 40, end: 62 }, { mediaPath: TALK, cacheKey: CACHE_KEY });
     expect(runs()).toEqual([]);
     expect(again).toEqual(later);
+  });
+
+  it('a transcript of a sentence or so, extended on both sides, is heard again whole in one run', async () => {
+    const short = await transcriber.transcribe({ mediaPath: JFK_WAV, range: { start: 3, end: 7 }, language: 'en', cacheKey: `${CACHE_KEY}-jfk` });
+    expect(runs()).toHaveLength(1);
+    let report: CoverReport | null = null;
+    const whole = await coverRange(transcriber, short, { start: 0, end: 11 }, { mediaPath: JFK_WAV, cacheKey: `${CACHE_KEY}-jfk` }, (r) => { report = r; });
+    expect(report!.pieces).toEqual([{ start: 0, end: 11 }]);
+    expect(runs()).toHaveLength(1);
+    expect(wordErrorRate(JFK_TEXT, text(whole))).toBeLessThan(0.15);
+    expectInOrder(whole);
   });
 });
