@@ -121,8 +121,12 @@ describe('the render plan', () => {
     const res = await exported(short.id, 'json');
     expect(res.status).toBe(200);
     expect(res.type).toBe('application/json; charset=utf-8');
-    const plan = res.json as RenderPlan;
+    const { captionWords, ...plan } = res.json as RenderPlan & { captionWords: { n: number; cue: number; inCue: number; text: string }[] };
     const kept = keptPlan(short.id);
+    // The caption words as `shorts edit --word` numbers them: N over the clip, CUE.N as in the SRT.
+    const cues = keptCues(short.id);
+    expect(captionWords.map((w) => w.text)).toEqual(cues.flatMap((c) => c.words.map((w) => w.text)));
+    expect(captionWords.at(-1)).toMatchObject({ n: captionWords.length, cue: cues.length, inCue: cues.at(-1)!.words.length });
     expect(res.body.toString()).not.toContain(dataDir);
     expect(res.body.toString()).not.toContain(ROOT);
     expect(plan.input.path).toBe('talk.mp4');
@@ -157,7 +161,7 @@ describe('the render plan', () => {
     const res = await exported(null, 'json');
     expect(res.status).toBe(200);
     const plans = res.json as RenderPlan[];
-    expect(plans.map((p) => [p.input.start, p.input.end])).toEqual(shorts.map((s) => [keptPlan(s.id).input.start, keptPlan(s.id).input.end]));
+    expect(plans.map((p) => [p.input.start, p.input.end, p.output.path])).toEqual(shorts.map((s) => [keptPlan(s.id).input.start, keptPlan(s.id).input.end, path.basename(keptPlan(s.id).output.path)]));
   });
 });
 

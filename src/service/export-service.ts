@@ -22,6 +22,7 @@ import { buildTimeline, type TimelineInput, type TimelineSource } from '../expor
 import { toEdl } from '../export/edl.js';
 import { toFcpxml } from '../export/fcpxml.js';
 import { toMlt } from '../export/mlt.js';
+import { numberCaptionWords, type NumberedWord } from '../pipeline/caption-edits.js';
 
 export interface ExportAccount { id: string }
 
@@ -73,7 +74,7 @@ async function clipExport(files: ExportFiles, short: ShortRecord, format: Export
     return readFileSync(ass);
   }
   const plan = files.requirePlan(short);
-  if (format === 'json') return Buffer.from(`${JSON.stringify(files.exportedPlan(plan), null, 2)}\n`, 'utf8');
+  if (format === 'json') return Buffer.from(`${JSON.stringify(files.planExport(short), null, 2)}\n`, 'utf8');
   if (format === 'srt' || format === 'vtt') {
     // In the MP4's time: the captions start after the meme intro, if the clip has one.
     const subs = subtitlesOf(files.requireCues(short), plan.memeHook?.seconds ?? 0, plan.input.end - plan.input.start);
@@ -84,7 +85,7 @@ async function clipExport(files: ExportFiles, short: ShortRecord, format: Export
 
 /** A timeline format, SRT/WebVTT on that timeline, or the list of plans, for clips in the given order. */
 function requestExport(files: ExportFiles, clips: ShortRecord[], format: ExportFormat): string {
-  if (format === 'json') return `${JSON.stringify(clips.map((s) => files.exportedPlan(files.requirePlan(s))), null, 2)}\n`;
+  if (format === 'json') return `${JSON.stringify(clips.map((s) => files.planExport(s)), null, 2)}\n`;
   const inputs: TimelineInput[] = clips.map((s) => ({ id: s.id, title: s.title, plan: files.requirePlan(s), cues: files.cues(s) ?? [], source: files.source(files.requirePlan(s)) }));
   const timeline = buildTimeline(files.req.title || `shortwright ${files.req.id}`, inputs);
   if (format === 'srt' || format === 'vtt') {
@@ -155,6 +156,17 @@ class ExportFiles {
       path: local ? plan.input.path : name, name, width: plan.input.width, height: plan.input.height, hasAudio: plan.input.hasAudio,
       fps: cp?.info.fps || plan.output.fps || 30, durationSec: cp?.info.durationSec ?? plan.input.end,
     };
+  }
+
+  /**
+   * The json export of a clip: its plan (exportedPlan) and, when it has captions, `captionWords`: every
+   * caption word as `shorts edit --word N=text` / captionEdits number them (N over the clip, CUE.N as in
+   * the SRT). buildRenderArgs reads only the plan's own fields, so the words change nothing of the render.
+   */
+  planExport(s: ShortRecord): RenderPlan & { captionWords?: NumberedWord[] } {
+    const plan = this.exportedPlan(this.requirePlan(s));
+    const cues = this.cues(s);
+    return cues ? { ...plan, captionWords: numberCaptionWords(cues) } : plan;
   }
 
   /** The plan as kept; for an API request with every path replaced by its project-relative name. */

@@ -5,16 +5,13 @@ import { writeFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import type { ShortsClient } from '../../client/shorts-client.js';
-import { EXPORT_FORMATS, FORMAT_INFO, type ExportFile, type ExportFormat } from '../../export/formats.js';
+import { EXPORT_FORMATS, FORMAT_INFO, type ExportFormat } from '../../export/formats.js';
 import { CliError, EXIT } from '../cli-error.js';
 import { note } from '../output.js';
 
 export interface ExportFlags { format: ExportFormat; out?: string }
 
-/** What the command needs of a client: ShortsClient.exportShort (local: exportLocal, remote: exportRemote). */
-export type ExportingClient = Pick<ShortsClient, 'mode'> & { exportShort(requestId: string, shortId: string | null, format: ExportFormat): Promise<ExportFile> };
-
-export async function exportCommand(client: ExportingClient, requestId: string, shortId: string | undefined, flags: ExportFlags): Promise<number> {
+export async function exportCommand(client: ShortsClient, requestId: string, shortId: string | undefined, flags: ExportFlags): Promise<number> {
   const info = FORMAT_INFO[flags.format];
   if (!flags.out && !info.text && process.stdout.isTTY) {
     throw new CliError(`${flags.format} is binary: give --out FILE (or redirect stdout)`, EXIT.usage);
@@ -45,5 +42,5 @@ export function registerExportCommand(program: Command, withClient: (fn: (c: Sho
     .addOption(new Option('--format <format>', EXPORT_FORMATS.map((f) => `${f}: ${FORMAT_INFO[f].what}`).join('; ')).choices([...EXPORT_FORMATS]).makeOptionMandatory())
     .option('--out <file>', 'write to this file (a folder ending in / takes the export\'s own name); default stdout')
     .action((requestId: string, shortId: string | undefined, flags: ExportFlags) =>
-      withClient((c) => exportCommand(c as unknown as ExportingClient, requestId, shortId, flags))());
+      withClient((c) => exportCommand(c, requestId, shortId, flags))());
 }
