@@ -5,8 +5,11 @@
 // movie-hello.mp4 (a speaking webcam inset with audio).
 // Run: `npm run build && node scripts/bench-mouth.mjs` (4-8 minutes on 2 cores, depending on load). The
 // quality columns are deterministic (same numbers on every run); the cost columns depend on the load.
+// `node scripts/bench-mouth.mjs --speaker` (1-3 minutes): only the active speaker (active-speaker.ts) on
+// two real people side by side in 1920x1080, the listener frozen or live, and what following the speaker
+// adds to planning a clip (CPU seconds, ffmpeg included).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +19,9 @@ const { sampleFaces, loadFaceDetector } = await import(path.join(ROOT, 'dist/pip
 const { buildTracks } = await import(path.join(ROOT, 'dist/pipeline/face-tracker.js'));
 const { analyseAudio } = await import(path.join(ROOT, 'dist/pipeline/audio-features.js'));
 const { mouthActivity, speechAgreement, speechFromAudio } = await import(path.join(ROOT, 'dist/pipeline/mouth-activity.js'));
+const { decideSpeakers } = await import(path.join(ROOT, 'dist/pipeline/active-speaker.js'));
+const { planReframe } = await import(path.join(ROOT, 'dist/pipeline/reframe.js'));
+const { probeMedia } = await import(path.join(ROOT, 'dist/media/probe.js'));
 
 const MOVIE_HELLO = '/usr/share/forensics-samples/original-files/movie2/movie-hello.mp4';
 const RATES = [3, 6, 10, 15];
@@ -77,9 +83,13 @@ async function windows(file, range, fps, aspect, win) {
 }
 const pick = (ws, ranges, win, key) => ws.filter((w) => inside(w.t, win, ranges)).map((w) => w[key]);
 
-/** Two people side by side; `plan` rows: [left file, start, frozen, right file, start, frozen], 6 s each. */
-function sideBySide(name, plan) {
-  const half = 'fps=25,scale=480:384:force_original_aspect_ratio=decrease,pad=480:384:(ow-iw)/2:(oh-ih)/2,setsar=1';
+/**
+ * Two people side by side; `plan` rows: [left file, start, frozen, right file, start, frozen], 6 s each.
+ * Small (960x384, letterboxed halves) by default; `hd`: 1920x1080, each person filling a 960x1080 panel.
+ */
+function sideBySide(name, plan, hd = false) {
+  const half = hd ? 'fps=25,scale=960:1080:force_original_aspect_ratio=increase,crop=960:1080,setsar=1'
+    : 'fps=25,scale=480:384:force_original_aspect_ratio=decrease,pad=480:384:(ow-iw)/2:(oh-ih)/2,setsar=1';
   const input = (file, at, frozen) => {
     if (!frozen) return ['-ss', String(at), '-t', '6', '-i', file];
     const still = path.join(tmp, `${path.basename(file)}-${at}.png`);
@@ -113,6 +123,64 @@ async function pairWins(file, fps) {
 }
 
 console.log(`${os.cpus()[0]?.model ?? 'cpu'} x ${os.cpus().length}, Node ${process.version}, load ${os.loadavg()[0].toFixed(1)}\n`);
+if (process.argv.includes('--speaker')) {
+  await speakerBench();
+  rmSync(tmp, { recursive: true, force: true });
+  process.exit(0);
+}
+
+/** CPU seconds of this process and its waited-for children (ffmpeg), from /proc: user + system. */
+function cpuSeconds() {
+  const f = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+  const tick = 100; // USER_HZ on Linux
+  return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / tick;
+}
+
+/**
+ * The active speaker on four 6 s turns (left talks, right talks, left, right), speech timed to the turns
+ * (0.2-5.8 s of each, a word every 0.5 s: the transcript's part; the real whisper transcript is in
+ * test/active-speaker.test.ts). Frozen: the listener held on a still frame (as the issue's fixture);
+ * live: the listener's video runs (franck listening, or cap13 moving back and forth without speaking).
+ */
+async function speakerBench() {
+  const turns = [0, 6, 12, 18];
+  const sentences = turns.map((a) => ({ start: a + 0.2, end: a + 5.8 }));
+  const words = sentences.flatMap((s) => Array.from({ length: 11 }, (_, k) => ({ text: 'w', start: s.start + k * 0.5, end: s.start + k * 0.5 + 0.4, probability: 1 })));
+  const speech = { words, sentences };
+  const pairs = {
+    frozen: sideBySide('hdfrozen', [[FRANCK, 158, false, CAP13, 0, true], [FRANCK, 164, true, CAP13, 0, false], [FRANCK, 44, false, CAP13, 6, true], [FRANCK, 50, true, CAP13, 6, false]], true),
+    live: sideBySide('hdlive', [[FRANCK, 44, false, CAP13, 25, false], [FRANCK, 62, false, CAP13, 0, false], [FRANCK, 158, false, CAP13, 19, false], [FRANCK, 22, false, CAP13, 6, false]], true),
+  };
+  console.log('| 1920x1080, 4 turns of 6 s | speaker found (share of 0.1 s steps) | turns (s: L/R) |');
+  console.log('|---|---|---|');
+  for (const [name, file] of Object.entries(pairs)) {
+    const samples = await sampleFaces(file, { start: 0, end: 24 }, { fps: 10 });
+    const found = decideSpeakers(samples, { start: 0, end: 24 }, speech, 16 / 9);
+    let ok = 0, n = 0;
+    for (let t = 0.05; t < 24; t += 0.1, n++) {
+      const turn = found?.turns.find((x) => t >= x.start && t < x.end);
+      const left = turn ? found.tracks[turn.speaker].medianCx < 0.5 : null;
+      if (left === (Math.floor(t / 6) % 2 === 0)) ok++;
+    }
+    const shown = (found?.turns ?? []).map((x) => `${x.start.toFixed(1)}-${x.end.toFixed(1)} ${found.tracks[x.speaker].medianCx < 0.5 ? 'L' : 'R'}`).join(', ');
+    console.log(`| ${name} listener | ${((100 * ok) / n).toFixed(1)} % | ${shown} |`);
+  }
+  // Cost: planning a fill crop over the frozen pair looped to ~60 s, without and with the speech.
+  const list = path.join(tmp, 'loop.txt');
+  writeFileSync(list, `file '${pairs.frozen}'\n`.repeat(3));
+  const minute = path.join(tmp, 'hd60.mp4');
+  ff('-f', 'concat', '-safe', '0', '-i', list, '-t', '60', '-c', 'copy', minute);
+  const { info } = await probeMedia(minute);
+  const dur = Math.min(60, info.durationSec);
+  const loopSpeech = { words: [0, 24, 48].flatMap((o) => words.map((w) => ({ ...w, start: w.start + o, end: w.end + o }))), sentences: [0, 24, 48].flatMap((o) => sentences.map((x) => ({ start: x.start + o, end: x.end + o }))) };
+  console.log('\n| planning a fill crop, 1 min of 1080p two-shot | CPU s (ffmpeg included) | wall s |');
+  console.log('|---|---|---|');
+  for (const [label, sp] of [['main face (no transcript)', undefined], ['following the speaker', loopSpeech]]) {
+    const c0 = cpuSeconds(), w0 = performance.now();
+    await planReframe({ mediaPath: minute, info, range: { start: 0, end: dur }, layout: 'fill', output: { width: 1080, height: 1920 }, speech: sp });
+    console.log(`| ${label} | ${((cpuSeconds() - c0) * 60 / dur).toFixed(1)} | ${((performance.now() - w0) / 1000 * 60 / dur).toFixed(1)} |`);
+  }
+}
 console.log('| fps | franck talk vs listening (1 s) | movie-hello speech vs quiet (0.5 s) | franck talk vs cap12 head turn, mouth closed (1 s) | r with movie-hello speech | pixel diff raw / head-corrected, franck (1 s) |');
 console.log('|---|---|---|---|---|---|');
 const hello = existsSync(MOVIE_HELLO);

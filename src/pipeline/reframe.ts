@@ -427,7 +427,7 @@ export async function planReframe(req: ReframeRequest): Promise<ReframePlan> {
     const half = halfOf(left, right);
     const speakers = [...found.values()].flatMap((f) => f.turns.map((tu): SpeakerSpan => ({
       start: round4(tu.start - range.start), end: round4(tu.end - range.start), half: half(f.tracks[tu.speaker]!),
-    })));
+    }))).filter((sp) => sp.end > sp.start);
     if (speakers.length > 0) plan.speakers = speakers;
     return plan;
   };
