@@ -140,6 +140,12 @@ describe('captionEdits: applied to a clip\'s cues', () => {
     expect(edited[2]).toMatchObject({ start: 3.95, end: 4, words: [{ text: 'Bye!', start: 3.95, end: 4 }] });
   });
 
+  it('an SRT cue emptied of its text removes that caption (CRLF, BOM and unnumbered cues read too)', async () => {
+    const srt = '\uFEFF00:00:00,200 --> 00:00:02,200\r\n\r\n00:00:02,400 --> 00:00:03,900\r\nevery single day.\r\n';
+    const edited = applyCaptionEdits(original, await parseCaptionEdits({ subtitles: srt }));
+    expect(edited).toEqual([original[1]]);
+  });
+
   it('a VTT cue with no text left removes its words; words outside every cue stay as they were', async () => {
     const vtt = 'WEBVTT\n\n00:00:02.400 --> 00:00:03.900\nevery day.\n';
     const edited = applyCaptionEdits(original, await parseCaptionEdits({ subtitles: vtt }));
