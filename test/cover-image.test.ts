@@ -2,7 +2,7 @@
 // sample talk), the JPEG drawn through the clip's own graph and looked at with the real face detector,
 // the hook title's ink, and the signed thumbnail links.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +19,9 @@ import {
 import { loadFaceDetector } from '../src/pipeline/faces.js';
 import { planReframe } from '../src/pipeline/reframe.js';
 import { frameSignature } from '../src/pipeline/shots.js';
+import { withOverlays } from '../src/pipeline/overlays.js';
 import { median } from '../src/pipeline/stats.js';
+import { fontsDir } from '../src/catalog/templates.js';
 import { coverFileOf, MediaLinks, parseMediaPath } from '../src/server/media-links.js';
 import { frameAt } from './helpers/frames.js';
 import { clmtrackrMedia, FIXTURES } from './helpers/media.js';
@@ -305,6 +307,35 @@ describe('covers of real clips', () => {
       expect(raw.subarray(i * bytes, (i + 1) * bytes).equals(frameAt(TALK, 20 + t - 0.004)), `frame at ${t}`).toBe(true);
     }
   }, 60_000);
+
+  it('draws the hook title exactly where and as the render burns it (its box compared with the clip at 1 s)', async () => {
+    const small = { width: 540, height: 960 };
+    const title = 'My Speed Doubled and I Made Half as Many Mistakes';
+    const assPath = path.join(dir, 'hook.ass');
+    writeFileSync(assPath, withOverlays(null, { hookTitle: title, cta: null, clipDuration: 4 }, small));
+    const clip: RenderPlan = {
+      ...plan({ path: TALK, start: 50, end: 54, width: 400, height: 300, hasAudio: true }, { layout: 'fill', cropWidth: 168, cropHeight: 300, keyframes: [{ t: 0, cx: 0.5, cy: 0.5 }], faceCoverage: 1 }),
+      output: { path: path.join(dir, 'hook.mp4'), ...small, preset: 'ultrafast', crf: 18 },
+      captions: { assPath, fontsDir: fontsDir() },
+    };
+    await renderClip(clip);
+    const out = path.join(dir, 'hook.jpg');
+    await writeCover(clip, out, { hookTitle: title });
+    const cover = execFileSync('ffmpeg', ['-v', 'error', '-i', out, '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'], { maxBuffer: 64 << 20 });
+    const burned = frameAt(clip.output.path, 1); // the pop-in and fade-in are over, the fade-out not begun
+    const box = (rgb: Buffer) => {
+      const on = new Set<number>();
+      for (let i = 0; i < small.width * (small.height / 3); i++) {
+        const p = i * 3;
+        if (rgb[p]! > 200 && rgb[p + 1]! > 170 && rgb[p + 1]! < 235 && rgb[p + 2]! < 90) on.add(i);
+      }
+      return on;
+    };
+    const a = box(cover), b = box(burned);
+    const inter = [...a].filter((i) => b.has(i)).length;
+    expect(b.size).toBeGreaterThan(0.05 * small.width * (small.height / 3));
+    expect(inter / (a.size + b.size - inter)).toBeGreaterThan(0.95);
+  }, 120_000);
 
   it('never takes a frame inside a dissolve or a fade', async () => {
     // franck (blue backdrop) dissolving over 3-4 s into cap12 (beige wall), fading to black over 6-7 s.
