@@ -213,18 +213,27 @@ describe('eye darkness on franck.mp4 (real footage, hand-labelled frames)', () =
   it('separates open eyes from blinks, narrowed and downcast eyes', async () => {
     const src = clmtrackrMedia('franck.mp4');
     const detector = await loadFaceDetector();
-    const measure = async (t: number) => {
-      const rgb = new Uint8Array(frameAt(src, t));
+    // Looked at one by one (frame numbers, 24 fps): open at 0.5, 4.5, 20, 25, 28 and 37.5 s...
+    const open = [12, 108, 480, 600, 672, 900];
+    // ...and shut in a blink (30.46, 36.88 s), half shut (24.71), narrowed by a laugh (2.5), downcast (6.96, 10).
+    const shut = [731, 885, 593, 60, 167, 240];
+    const wanted = [...open, ...shut].sort((a, b) => a - b);
+    // One decode of the first 38 s, keeping only those frames (each -ss seek would decode from a keyframe).
+    const raw = execFileSync('ffmpeg', ['-v', 'error', '-t', '38', '-i', src, '-vf', `select='${wanted.map((n) => `eq(n,${n})`).join('+')}'`,
+      '-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'], { maxBuffer: 64 << 20 });
+    const bytes = 360 * 288 * 3;
+    expect(raw.length).toBe(wanted.length * bytes);
+    const measure = async (n: number) => {
+      const i = wanted.indexOf(n);
+      const rgb = new Uint8Array(raw.subarray(i * bytes, (i + 1) * bytes));
       const face = (await detector.detect(rgb, 360, 288))[0]!;
       return eyesOpenness(lumaOf(rgb, 360, 288), 360, 288, face)!;
     };
-    // Looked at one by one: open at these times...
-    const open = await Promise.all([0.5, 4.5, 20, 25, 28, 37.5].map(measure));
-    // ...and shut in a blink (30.42, 36.83), half shut (24.67), narrowed by a laugh (2.5), downcast (6.92, 10).
-    const shut = await Promise.all([30.42, 36.84, 24.67, 2.5, 6.92, 10].map(measure));
-    expect(Math.max(...shut)).toBeLessThan(Math.min(...open));
+    const openEyes = await Promise.all(open.map(measure));
+    const shutEyes = await Promise.all(shut.map(measure));
+    expect(Math.max(...shutEyes)).toBeLessThan(Math.min(...openEyes));
     // With the clip's open eyes at their best, every shut frame falls under the closed-eyes ratio.
-    expect(Math.max(...shut)).toBeLessThan(CLOSED_EYES_RATIO * Math.max(...open));
+    expect(Math.max(...shutEyes)).toBeLessThan(CLOSED_EYES_RATIO * Math.max(...openEyes));
   }, 60_000);
 });
 
@@ -303,8 +312,11 @@ describe('covers of real clips', () => {
     const raw = readFileSync(decoded.framesFile);
     const bytes = decoded.width * decoded.height * 3;
     expect(decoded.times.length).toBeGreaterThanOrEqual(10);
+    // Every frame of the range, fully decoded once (25 fps): frame k shows source time 20 + k/25.
+    const full = execFileSync('ffmpeg', ['-v', 'error', '-ss', '20', '-t', '6', '-i', TALK, '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'], { maxBuffer: 128 << 20 });
     for (const [i, t] of decoded.times.entries()) {
-      expect(raw.subarray(i * bytes, (i + 1) * bytes).equals(frameAt(TALK, 20 + t - 0.004)), `frame at ${t}`).toBe(true);
+      const k = Math.round(t * 25);
+      expect(raw.subarray(i * bytes, (i + 1) * bytes).equals(full.subarray(k * bytes, (k + 1) * bytes)), `frame at ${t}`).toBe(true);
     }
   }, 60_000);
 
