@@ -142,4 +142,15 @@ describe('coverRange (real whisper.cpp)', () => {
     expect(wordErrorRate(JFK_TEXT, text(whole))).toBeLessThan(0.15);
     expectInOrder(whole);
   });
+
+  it('a range far from the transcript is heard on its own, not bridged', async () => {
+    let report: CoverReport | null = null;
+    const far = await coverRange(transcriber, request, { start: 2, end: 8 }, { mediaPath: TALK, cacheKey: CACHE_KEY }, (r) => { report = r; });
+    expect(report!.pieces).toEqual([{ start: 2, end: 8 }]);
+    const heard = runs();
+    expect(heard).toHaveLength(1);
+    expect(heard[0]!).toBeCloseTo(6, 1);
+    expect(far.range).toEqual({ start: 2, end: 8 });
+    expect(text(far)).toMatch(/channel/i);
+  });
 });

@@ -88,7 +88,8 @@ function widestGap(words: Word[], from: number, to: number): number | null {
  * `transcript` extended to cover `range`: the words before and after its own range are recognised (each
  * piece reaching one sentence into the transcript, see above) and joined with its words in time order;
  * sentences are rebuilt over the whole. A range the transcript already covers costs nothing and returns
- * it as it is. The result's range is the union of both. `report`, when given, receives the pieces heard.
+ * it as it is. The result's range is the union of both, except for a range further than `maxOverlapSec`
+ * from the transcript: that range is transcribed alone and returned alone. `report`, when given, receives the pieces heard.
  */
 export async function coverRange(transcriber: Transcriber, transcript: Transcript, range: TimeRange, opts: CoverOptions,
   report?: (r: CoverReport) => void): Promise<Transcript> {
@@ -100,6 +101,16 @@ export async function coverRange(transcriber: Transcriber, transcript: Transcrip
     return transcript;
   }
   const maxOverlap = opts.maxOverlapSec ?? DEFAULT_MAX_OVERLAP_SEC;
+  const hear = (piece: TimeRange, onProgress?: (f: number) => void) => transcriber.transcribe({
+    mediaPath: opts.mediaPath, range: piece, language: transcript.language, cacheKey: opts.cacheKey, signal: opts.signal, onProgress,
+  });
+  if (have.start - range.end > maxOverlap || range.start - have.end > maxOverlap) {
+    // Far from the transcript (a clip moved minutes away in a long source): bridging the distance would
+    // hear it all, so the range is heard on its own; there is nothing to join.
+    const alone = await hear(range, opts.onProgress);
+    report?.({ pieces: [range] });
+    return alone;
+  }
   const whole: TimeRange = { start: Math.min(range.start, have.start), end: Math.max(range.end, have.end) };
   let seamStart = before ? ms(seamAfterStart(transcript, maxOverlap)) : have.start;
   let seamEnd = after ? ms(seamBeforeEnd(transcript, maxOverlap)) : have.end;
@@ -121,10 +132,7 @@ export async function coverRange(transcriber: Transcriber, transcript: Transcrip
   const heard: Transcript[] = [];
   for (const piece of pieces) {
     const span = piece.end - piece.start;
-    heard.push(await transcriber.transcribe({
-      mediaPath: opts.mediaPath, range: piece, language: transcript.language, cacheKey: opts.cacheKey, signal: opts.signal,
-      onProgress: (f) => opts.onProgress?.((done + f * span) / total),
-    }));
+    heard.push(await hear(piece, (f) => opts.onProgress?.((done + f * span) / total)));
     done += span;
   }
   report?.({ pieces });
