@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadFaceDetector } from '../src/pipeline/faces.js';
 import type { RequestDetail } from '../src/service/api-types.js';
 import { cliEnv, runCli } from './helpers/cli.js';
-import { HOLD_SEC, LONG_TURNS, PEOPLE, sideBySide, twoCameraEdit, type PersonName, type PodcastFixture, type TwoCameraFixture } from './helpers/podcast-fixture.js';
+import { HOLD_SEC, LONG_TURNS, ONE_SPEAKER_TURNS, PEOPLE, sideBySide, twoCameraEdit, type PersonName, type PodcastFixture, type TwoCameraFixture } from './helpers/podcast-fixture.js';
 
 /** The issue's numbers. */
 const ON_SPEAKER = 0.9, SWITCH_SEC = 0.5;
@@ -27,13 +27,14 @@ const FACE_FPS = 5, FACE = { width: 180, height: 320 };
 const RENDER = '360x640';
 const WINDOW = { start: 0, end: 60 };
 
-let pair: PodcastFixture, cams: TwoCameraFixture;
+let pair: PodcastFixture, cams: TwoCameraFixture, monologue: PodcastFixture;
 beforeAll(() => {
   pair = sideBySide({ left: 'cap12', right: 'franck', turns: LONG_TURNS });
   cams = twoCameraEdit({ a: 'cap12', b: 'franck' });
+  monologue = sideBySide({ left: 'cap12', right: 'franck', turns: ONE_SPEAKER_TURNS });
 }, 600_000);
 const dataDirs: string[] = [];
-afterAll(() => { for (const d of dataDirs) rmSync(d, { recursive: true, force: true }); });
+afterAll(() => { if (!process.env.KEEP_ACTIVE_SPEAKER) for (const d of dataDirs) rmSync(d, { recursive: true, force: true }); });
 
 interface Clip { file: string; start: number; layout: string | undefined; reason: string; fps: number; frames: number }
 
@@ -118,7 +119,14 @@ function changes(turns: PodcastFixture['turns'], clipStart: number, clipEnd: num
   return out;
 }
 
-interface Score { onSpeaker: number; counted: number; lateBy: { at: number; late: number | null }[]; shortRuns: { who: string; start: number; end: number }[] }
+interface Score {
+  onSpeaker: number;
+  counted: number;
+  lateBy: { at: number; late: number | null }[];
+  shortRuns: { who: string; start: number; end: number }[];
+  /** Who was featured when (clip seconds), for the report. */
+  timeline: string;
+}
 
 /**
  * Scores a per-frame reading of who is featured (`who[i]` at i / fps, clip time) against the truth: the
@@ -126,15 +134,15 @@ interface Score { onSpeaker: number; counted: number; lateBy: { at: number; late
  * change the new speaker is featured (null: not within 1.5 s), and the runs shorter than the hold
  * (flicker; the first and last run of the clip are cut by its ends and do not count).
  */
-function score(who: Who[], fps: number, clip: Clip, duration: number): Score {
+function score(who: Who[], fps: number, clip: Clip, duration: number, turns: PodcastFixture['turns'] = pair.turns): Score {
   let good = 0, counted = 0;
   who.forEach((w, i) => {
-    const want = truthAt(pair.turns, clip.start, i / fps);
+    const want = truthAt(turns, clip.start, i / fps);
     if (want === undefined || want === null) return;
     counted++;
     if (w === want) good++;
   });
-  const lateBy = changes(pair.turns, clip.start, clip.start + duration).map(({ t, to }) => {
+  const lateBy = changes(turns, clip.start, clip.start + duration).map(({ t, to }) => {
     // The frame, from 0.5 s before the change on, where the picture turns to the new speaker (for 5 frames
     // in a row at least). A picture already on the new speaker 0.5 s before the change did not follow it.
     for (let i = Math.max(1, Math.ceil((t - SWITCH_SEC) * fps)); i < Math.min(who.length - 5, (t + 1.5) * fps); i++) {
@@ -144,13 +152,14 @@ function score(who: Who[], fps: number, clip: Clip, duration: number): Score {
   });
   const r = runs(who, 1 / fps);
   const shortRuns = r.slice(1, -1).filter((x) => x.v !== null && x.end - x.start < HOLD_SEC - 1e-6).map((x) => ({ who: String(x.v), start: x.start, end: x.end }));
-  return { onSpeaker: good / Math.max(1, counted), counted, lateBy, shortRuns };
+  const timeline = r.map((x) => `${x.v ?? '-'} ${x.start.toFixed(2)}-${x.end.toFixed(2)}`).join(', ');
+  return { onSpeaker: good / Math.max(1, counted), counted, lateBy, shortRuns, timeline };
 }
 
 function report(name: string, s: Score, extra: Record<string, unknown> = {}): void {
   console.log(`[active-speaker] ${name}: on the speaker in ${(s.onSpeaker * 100).toFixed(1)} % of ${s.counted} frames; `
     + `changes followed after ${JSON.stringify(s.lateBy.map((x) => x.late))} s (changes at ${JSON.stringify(s.lateBy.map((x) => x.at))}); `
-    + `runs under ${HOLD_SEC} s: ${JSON.stringify(s.shortRuns)} ${JSON.stringify(extra)}`);
+    + `runs under ${HOLD_SEC} s: ${JSON.stringify(s.shortRuns)} ${JSON.stringify(extra)}\n  on screen: ${s.timeline}`);
 }
 
 function expectIssueThresholds(s: Score): void {
@@ -162,29 +171,39 @@ function expectIssueThresholds(s: Score): void {
   expect(s.shortRuns, `nobody on screen for less than ${HOLD_SEC} s`).toEqual([]);
 }
 
+/**
+ * Who a fill clip features, frame by frame: the person whose backdrop the frame shows, when (at the
+ * sampled times) the detector finds a whole face in it (centre in the middle 80 % of the width).
+ */
+async function fillReading(clip: Clip, names: PersonName[]): Promise<{ who: Who[]; facesFound: string }> {
+  // Colour on every frame (exact change times), faces on 5 frames a second.
+  const byColour = frames(clip.file, TINY).map((f) => personBy(backdropOf(f), names));
+  const detector = await loadFaceDetector();
+  const faceOk: boolean[] = [];
+  for (const f of frames(clip.file, FACE, FACE_FPS)) {
+    const faces = await detector.detect(new Uint8Array(f.buffer, f.byteOffset, f.length), FACE.width, FACE.height);
+    faceOk.push(faces.some((x) => x.cx > 0.1 && x.cx < 0.9 && x.h * FACE.height > 40));
+  }
+  const who = byColour.map((w, i) => (faceOk[Math.min(faceOk.length - 1, Math.round((i / clip.fps) * FACE_FPS))] ? w : null));
+  return { who, facesFound: `${faceOk.filter(Boolean).length}/${faceOk.length}` };
+}
+
 describe('two people side by side, one crop (fill)', () => {
   it('frames whoever is speaking: >= 90 % of frames, each change within 0.5 s, nothing shorter than 1.5 s', async () => {
     const clip = await create(pair.path, 'fill');
     expect(clip.layout).toBe('fill');
-    const names: PersonName[] = [pair.left, pair.right];
-    // Colour on every frame (exact change times), faces on 5 frames a second.
-    const tiny = frames(clip.file, TINY);
-    const byColour = tiny.map((f) => personBy(backdropOf(f), names));
-    const detector = await loadFaceDetector();
-    const big = frames(clip.file, FACE, FACE_FPS);
-    const faceOk: boolean[] = [];
-    for (const f of big) {
-      // A whole face in frame: its centre in the middle 80 % of the width.
-      const faces = await detector.detect(new Uint8Array(f.buffer, f.byteOffset, f.length), FACE.width, FACE.height);
-      faceOk.push(faces.some((x) => x.cx > 0.1 && x.cx < 0.9 && x.h * FACE.height > 40));
-    }
-    // A frame counts for a person when its backdrop says so and (at the sampled times) a face is in frame.
-    const who: Who[] = byColour.map((w, i) => {
-      const k = Math.min(faceOk.length - 1, Math.round((i / clip.fps) * FACE_FPS));
-      return faceOk[k] ? w : null;
-    });
-    const s = score(who, clip.fps, clip, tiny.length / clip.fps);
-    report('fill', s, { frames: tiny.length, facesFound: `${faceOk.filter(Boolean).length}/${faceOk.length}`, start: clip.start });
+    const { who, facesFound } = await fillReading(clip, [pair.left, pair.right]);
+    const s = score(who, clip.fps, clip, who.length / clip.fps);
+    report('fill', s, { frames: who.length, facesFound, start: clip.start });
+    expectIssueThresholds(s);
+  }, 900_000);
+
+  it('auto keeps one crop on the only person who speaks (no split for a listener who never talks)', async () => {
+    const clip = await create(monologue.path, 'auto');
+    expect(clip.layout).toBe('fill');
+    const { who, facesFound } = await fillReading(clip, [monologue.left, monologue.right]);
+    const s = score(who, clip.fps, clip, who.length / clip.fps, monologue.turns);
+    report('auto, one speaker', s, { frames: who.length, facesFound, start: clip.start });
     expectIssueThresholds(s);
   }, 900_000);
 });

@@ -130,6 +130,14 @@ export const LONG_TURNS: TurnSpec[] = [
   { side: 'left', speech: SPEECH.amiableWoman },
 ];
 
+/**
+ * One person does all the talking (the left one, 62 s of read sentences); the other stays a still
+ * picture: a two-person wide shot where only one speaks, which is no reason to split the screen.
+ */
+export const ONE_SPEAKER_TURNS: TurnSpec[] = [SPEECH.illDisposed, SPEECH.dashwood, SPEECH.amiableWoman, SPEECH.amiableHimself, SPEECH.coldHearted,
+  SPEECH.amiableWoman, SPEECH.illDisposed, SPEECH.coldHearted, SPEECH.dashwood, SPEECH.amiableHimself, SPEECH.amiableWoman]
+  .map((speech) => ({ side: 'left', speech }));
+
 const durations = new Map<string, number>();
 function durationOf(file: string): number {
   let d = durations.get(file);
