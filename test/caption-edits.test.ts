@@ -291,7 +291,7 @@ describe('captionEdits: a re-rendered clip of a real request', () => {
   };
 
   it('shows the corrected words at their times; sentences keep the recognised text', async () => {
-    const { requestId } = await client.create({ file: SAMPLE, start: 0, end: 60, maxShorts: 1, preferredLength: 'under30sec' } as never);
+    const { requestId } = await client.create({ file: SAMPLE, start: 0, end: 60, maxShorts: 1, preferredLength: 'under30sec' });
     expect((await client.wait(requestId)).status).toBe('completed');
     made = requestId;
     const before = await client.get(requestId);
