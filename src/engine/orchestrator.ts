@@ -253,7 +253,9 @@ export class Orchestrator {
         renameSync(nextAss, assPath);
         rendered.captions = { ...rendered.captions, assPath };
       } else rmSync(art.captionsPath(shortId), { force: true });
+      // A clip without captions has no caption words to export or correct.
       if (cues) art.write(JobArtifacts.cuesName(shortId), cues);
+      else rmSync(path.join(art.dir, `${JobArtifacts.cuesName(shortId)}.json`), { force: true });
       art.write(`layout-${shortId}`, rendered.reframe.layout);
       art.write(JobArtifacts.renderPlanName(shortId), rendered);
       await coverFor(rendered, art.coverPath(short.rank, shortId), options.hookTitle ? title : null, signal);
