@@ -33,7 +33,8 @@ beforeAll(async () => {
   const created = await api(serve.api, key, 'POST', '/shorts/create', { fileUrl: `${cdn.url}/talk.mp4`, start: 0, end: 80, maxShorts: 2, preferredLength: 'under30sec' });
   expect(created.status, created.text).toBe(202);
   requestId = created.json.data.requestId;
-  await until(() => api(serve.api, key, 'GET', `/shorts/${requestId}/status`), (r) => ['completed', 'failed'].includes(r.json?.data?.status), 400_000, 1000);
+  // A poll that loses its keep-alive socket to a busy machine is asked again, not failed.
+  await until(() => api(serve.api, key, 'GET', `/shorts/${requestId}/status`).catch(() => ({ json: null })), (r) => ['completed', 'failed'].includes(r.json?.data?.status), 400_000, 1000);
   const detail = await api(serve.api, key, 'GET', `/shorts/${requestId}`);
   expect(detail.json.data.status).toBe('completed');
   shorts = detail.json.data.shorts;
@@ -281,6 +282,12 @@ describe('errors keep the API\'s envelope', () => {
     expect(noRequest.status).toBe(404);
     const noKey = await fetch(`${serve.api}/shorts/${requestId}/export?format=edl`);
     expect(noKey.status).toBe(401);
+    // A request still running has nothing to export yet: 409, like a re-render of it.
+    const other = await api(serve.api, key, 'POST', '/shorts/create', { fileUrl: `${cdn.url}/talk.mp4`, start: 0, end: 80, maxShorts: 1 });
+    const running = await fetch(`${serve.api}/shorts/${other.json.data.requestId}/export?format=edl`, { headers: { 'x-api-key': key } });
+    expect(running.status).toBe(409);
+    expect((await running.json() as any).error).toMatchObject({ code: 'short_not_editable', message: expect.stringMatching(/once it is completed/) });
+    await api(serve.api, key, 'DELETE', `/shorts/${other.json.data.requestId}`);
   });
 
   it('exportRemote hands back the file and its name, and the API\'s errors as ShortsError', async () => {

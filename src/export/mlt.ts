@@ -104,7 +104,8 @@ function placement(picture: Picture, filterIn: number, filterOut: number, crop: 
   };
   const animation = picture.keys.length === 1 ? rect(picture.keys[0]!.rect) : picture.keys.map((k) => `${k.frame}=${rect(k.rect)}`).join(';');
   lines.push('      <filter>', prop('mlt_service', 'affine', 8), prop('in', String(filterIn), 8), prop('out', String(filterOut), 8),
-    prop('transition.rect', animation, 8), prop('transition.fill', '1', 8), prop('transition.distort', '0', 8),
+    // distort: the render scales the window to exactly the frame (608x1080 is not exactly 9:16); so does the rect.
+    prop('transition.rect', animation, 8), prop('transition.fill', '1', 8), prop('transition.distort', '1', 8),
     prop('background', `colour:${background}`, 8), '      </filter>');
   return lines;
 }
