@@ -8,7 +8,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decideSpeakers, holdTurns, HOLD_SEC, speechUnits, voteSentences, type SentenceVote, type SpeechTiming } from '../src/pipeline/active-speaker.js';
 import { sampleFaces, type FaceSample } from '../src/pipeline/faces.js';
-import { planReframe, SPEAKER_FPS } from '../src/pipeline/reframe.js';
+import { offFrameGrid, planReframe, SPEAKER_FPS } from '../src/pipeline/reframe.js';
 import { createTranscriber } from '../src/pipeline/transcribe.js';
 import { probeMedia } from '../src/media/probe.js';
 import type { MediaInfo, Word } from '../src/pipeline/types.js';
@@ -37,6 +37,14 @@ describe('decision logic (hand-made series)', () => {
     const turns = holdTurns([vote(0, 4, 0), vote(4.2, 6, null), vote(6.5, 9, null), vote(9.5, 12, 1)], { start: 0, end: 12 });
     expect(turns).toEqual([{ start: 0, end: 9.5, speaker: 0 }, { start: 9.5, end: 12, speaker: 1 }]);
     expect(holdTurns([vote(1, 2, null)], { start: 0, end: 5 })).toEqual([]);
+  });
+
+  it('puts a change of speaker between frames of every common rate, so no frame shows the crop mid-jump', () => {
+    for (const t of [11, 3.5, 23, 0.1, 17.6]) {
+      const c = offFrameGrid(t, 25);
+      expect(Math.abs(c - t)).toBeLessThan(0.05);
+      for (const fps of [24, 25, 30, 50, 60]) expect(Math.abs(c * fps - Math.round(c * fps)) / fps).toBeGreaterThan(0.001);
+    }
   });
 
   it('a sentence goes to a track only with a clear margin over the other', () => {

@@ -185,7 +185,8 @@ export const CHANGE_SEARCH_SEC = 1;
 /**
  * Where a change of speaker really happens, near `at` (the first word of the new speaker's sentence as
  * the transcript times it): walking back from `at`, the earliest moment from which the new speaker's
- * weighted relative activity stays above the old one's, no earlier than `earliest`. Whisper's word times
+ * weighted relative activity stays above the old one's and above its own quiet level, no earlier than
+ * `earliest`. Whisper's word times
  * are off by up to ~0.5 s at a change of voice (on the tuning fixture "them." was put 0.4 s after the
  * end of the speech it closes), the mouths are not.
  */
@@ -196,7 +197,10 @@ export function refineChange(relative: readonly MouthActivity[][], weights: read
   let change = at;
   for (const t of times) {
     const va = valueAt(a, t), vb = valueAt(b, t);
-    if (va == null || vb == null || vb * weights[to]! <= va * weights[from]!) break;
+    // The new speaker's mouth must also be above its own quiet level: a face still frozen (or at rest)
+    // while the old speaker pauses between words is not someone starting to talk (H2's holdout: a cut
+    // 1.1 s early into the end of franck's turn, his mouth still between words, cap12 still frozen).
+    if (va == null || vb == null || vb <= 1 || vb * weights[to]! <= va * weights[from]!) break;
     change = t;
   }
   return change;
