@@ -208,8 +208,8 @@ describe('the OpenAPI document is structurally valid OpenAPI 3.1', () => {
     const listed = operations().filter((o) => o.where.startsWith('paths')).map((o) => `${o.method.toUpperCase()} ${o.path}`).sort();
     expect(listed).toEqual([
       'DELETE /shorts/{id}', 'GET /game-videos', 'GET /healthz', 'GET /media/{requestId}/{shortId}.mp4', 'GET /meme-hooks', 'GET /music',
-      'GET /openapi.json', 'GET /posts', 'GET /readyz', 'GET /shorts', 'GET /shorts/{id}', 'GET /shorts/{id}/status', 'GET /templates',
-      'HEAD /media/{requestId}/{shortId}.mp4', 'POST /shorts/create',
+      'GET /openapi.json', 'GET /posts', 'GET /readyz', 'GET /shorts', 'GET /shorts/{id}', 'GET /shorts/{id}/export', 'GET /shorts/{id}/shorts/{shortId}/export',
+      'GET /shorts/{id}/status', 'GET /templates', 'HEAD /media/{requestId}/{shortId}.mp4', 'POST /shorts/create', 'POST /shorts/{id}/shorts/{shortId}/render',
     ]);
     for (const p of ['/healthz', '/readyz', '/media/{requestId}/{shortId}.mp4']) expect(paths[p]!.servers, p).toEqual([{ url: 'http://127.0.0.1:8080' }]);
     expect(Object.keys(doc.webhooks as Obj).sort()).toEqual(['shorts.completed', 'shorts.failed']);
@@ -258,6 +258,8 @@ describe('the OpenAPI document is structurally valid OpenAPI 3.1', () => {
         const headers = Object.keys((responseObject(doc, r).headers ?? {}) as Obj);
         const expected = ['401', '431', '500'].includes(status) ? [] : ['X-RateLimit-Limit-Hour', 'X-RateLimit-Remaining-Hour', 'X-RateLimit-Limit-Day', 'X-RateLimit-Remaining-Day', 'X-RateLimit-Reset'];
         if (status === '429') expected.push('Retry-After');
+        // Exports answer the file itself, as an attachment with its name.
+        if (status === '200' && /^paths GET .*\/export$/.test(where)) expected.push('Content-Disposition');
         expect(headers.sort(), `${where} ${status}`).toEqual(expected.sort());
       }
     }
@@ -499,6 +501,19 @@ describe('real responses of the server validate against the served document', ()
 
     expect((await call('DELETE', '/shorts/{id}', `/shorts/${id}`)).status).toBe(200);
     expect((await call('DELETE', '/shorts/{id}', `/shorts/${id}`)).status).toBe(409);
+
+    // Re-render one clip (no workers here: it stays recompiling). 409 for a request still queued and for a
+    // clip already re-rendering, 404 for an unknown clip, 400 naming a field.
+    const render = (reqId: string, shortId: string, body: Json) => call('POST', '/shorts/{id}/shorts/{shortId}/render', `/shorts/${reqId}/shorts/${shortId}/render`, { body });
+    expect((await render(id, okShort, {})).status).toBe(409);
+    expect((await render(doneId, randomUUID(), {})).status).toBe(404);
+    const badField = await render(doneId, okShort, { layout: 'diagonal' });
+    expect(badField.status).toBe(400);
+    expect((badField.body as Obj).error).toMatchObject({ code: 'invalid_request', details: { field: 'layout' } });
+    const rendering = await render(doneId, okShort, { end: 3, title: 'Shorter', captionsEnabled: false });
+    expect(rendering.status).toBe(202);
+    expect(data(rendering)).toMatchObject({ id: okShort, recompiling: true, endTimestamp: 3.1, title: 'Clip' });
+    expect((await render(doneId, okShort, {})).status).toBe(409);
 
     expect((await call('GET', '/healthz', '/healthz', { key: null })).status).toBe(200);
     expect((await call('GET', '/readyz', '/readyz', { key: null })).status).toBe(200);
