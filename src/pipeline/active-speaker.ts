@@ -106,10 +106,17 @@ export interface ActiveSpeakers {
   speechSec: number[];
 }
 
+/** A track survives a gap in the detections this long, at any sampling rate (the tracker counts samples). */
+const TRACK_GAP_SEC = 1;
+
 /** The people of a shot: tracks present in PERSON_MIN_COVERAGE of its samples, face big enough to frame. */
 export function shotPeople(samples: readonly FaceSample[]): FaceTrack[] {
   if (samples.length < 3) return [];
-  return buildTracks([...samples]).filter((tr) => tr.boxes.length >= PERSON_MIN_COVERAGE * samples.length && median(tr.boxes.map((b) => b.h)) >= MIN_FACE);
+  // At 10 fps the tracker's default gap (3 samples) is 0.3 s: a head turned away for half a second would
+  // cut a person in two tracks, neither present enough. Scaled to the sampling step, like at 3 fps.
+  const step = median(samples.slice(1).map((s, i) => s.t - samples[i]!.t));
+  const maxGap = Math.max(3, Math.round(TRACK_GAP_SEC / Math.max(step, 1e-3)));
+  return buildTracks([...samples], { maxGap }).filter((tr) => tr.boxes.length >= PERSON_MIN_COVERAGE * samples.length && median(tr.boxes.map((b) => b.h)) >= MIN_FACE);
 }
 
 /**
