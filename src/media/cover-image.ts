@@ -10,7 +10,7 @@ import { fontsDir } from '../catalog/templates.js';
 import { chooseCoverFrame, coverCropCentre, cropCentreAt, type CoverChoice, type CoverFace } from '../pipeline/cover-frame.js';
 import { HOOK_SECONDS, withOverlays } from '../pipeline/overlays.js';
 import { mediaBinaries } from './binaries.js';
-import { buildFilterGraph } from './ffmpeg-args.js';
+import { buildFilterGraph, fileArg } from './ffmpeg-args.js';
 import { AbortedError, ProcessError, runProcess } from './process.js';
 import type { RenderPlan } from './render-plan.js';
 import { ffmpegReason } from './render.js';
@@ -83,11 +83,11 @@ export function buildCoverArgs(cover: RenderPlan, out: string): string[] {
   const n = (v: number) => String(Math.round(v * 1000) / 1000);
   const args = [
     '-hide_banner', '-nostdin', '-y', '-v', 'error',
-    '-ss', n(Math.max(0, input.start - SEEK_EARLY_SEC)), '-t', n(input.end - input.start), '-i', input.path,
+    '-ss', n(Math.max(0, input.start - SEEK_EARLY_SEC)), '-t', n(input.end - input.start), '-i', fileArg(input.path),
   ];
   const game = cover.gameVideo;
   // Same input index as the render's (no music in a cover plan): [1:v].
-  if (game) args.push('-stream_loop', '-1', '-ss', n(game.offset), '-t', n(input.end - input.start), '-an', '-i', game.path);
+  if (game) args.push('-stream_loop', '-1', '-ss', n(game.offset), '-t', n(input.end - input.start), '-an', '-i', fileArg(game.path));
   args.push('-filter_complex', buildFilterGraph(cover), '-map', '[vout]', '-frames:v', '1',
     '-c:v', 'mjpeg', '-q:v', String(JPEG_QUALITY), '-pix_fmt', 'yuvj420p', '-f', 'image2', '-update', '1', out);
   return args;

@@ -491,7 +491,7 @@ export function filterPath(p: string): string {
 }
 
 /** A local path ffmpeg must not read as an option or a protocol URL (`-x.mp4`, `concat:a|b`). */
-function fileArg(p: string): string {
+export function fileArg(p: string): string {
   return p.startsWith('-') || /^[a-z][a-z0-9+.-]*:/i.test(p) ? `file:${p}` : p;
 }
 

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { mediaBinaries } from '../media/binaries.js';
 import { clampCrop } from '../media/layout-graphs.js';
+import { fileArg } from '../media/ffmpeg-args.js';
 import { AbortedError, ProcessError, runProcess } from '../media/process.js';
 import type { RenderPlan } from '../media/render-plan.js';
 import { PipelineError } from '../errors.js';
@@ -277,7 +278,7 @@ export function candidateArgs(plan: Pick<RenderPlan, 'input'>, step: number, siz
     + `[s]fps=${SIGNATURE_FPS},scale=${SIGNATURE_SIZE.w}:${SIGNATURE_SIZE.h}:flags=area,format=rgb24[sig]`;
   return [
     '-nostdin', '-hide_banner', '-nostats', '-v', 'info', '-y', '-skip_frame', 'noref',
-    '-ss', n(input.start), '-t', n(input.end - input.start), '-i', input.path,
+    '-ss', n(input.start), '-t', n(input.end - input.start), '-i', fileArg(input.path),
     '-filter_complex', graph,
     // passthrough: one raw frame per selected frame, in step with showinfo's times (shots.ts exactCut).
     '-map', '[cand]', '-vsync', 'passthrough', '-f', 'rawvideo', out.frames,
