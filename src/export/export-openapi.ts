@@ -25,7 +25,10 @@ export function exportOpenApiPaths(operation: (d: ExportOperationDef) => Schema,
     });
     const ok = (o.responses as Record<string, Schema>)['200']!;
     ok.description = 'The file itself (no envelope), as an attachment';
-    ok.content = Object.fromEntries(formats.map((f) => [FORMAT_INFO[f].contentType.split(';')[0]!, { schema: f === 'jpg' ? { type: 'string', format: 'binary' } : { type: 'string' } }]));
+    // json is the plan (an object) for a clip, the list of plans for a request; the others are files.
+    const schema = (f: ExportFormat): Schema => (f === 'jpg' ? { type: 'string', format: 'binary' } : f !== 'json' ? { type: 'string' }
+      : parameters.length > 1 ? { type: 'object', description: 'The render plan as rendered, plus captionWords' } : { type: 'array', items: { type: 'object' } });
+    ok.content = Object.fromEntries(formats.map((f) => [FORMAT_INFO[f].contentType.split(';')[0]!, { schema: schema(f) }]));
     ok.headers = { ...(ok.headers as Schema | undefined), 'Content-Disposition': { schema: { type: 'string' }, description: 'attachment; filename="<shortId or requestId>.<format>"' } };
     return o;
   };
