@@ -4,13 +4,15 @@
 // against the schemas the document itself serves. test/openapi-generated.test.ts covers what generators
 // and linters make of it.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobStore, type ShortRecord } from '../src/engine/job-store.js';
+import { JobArtifacts } from '../src/engine/artifacts.js';
 import { createApiServer } from '../src/server/http-server.js';
 import { MediaLinks, loadOrCreateSecret } from '../src/server/media-links.js';
 import { CREATE_FIELD_FORMATS, openApiDocument } from '../src/server/openapi.js';
@@ -207,11 +209,11 @@ describe('the OpenAPI document is structurally valid OpenAPI 3.1', () => {
   it('covers every endpoint of the spec under /api/v1, plus health, readiness, this document and media links', () => {
     const listed = operations().filter((o) => o.where.startsWith('paths')).map((o) => `${o.method.toUpperCase()} ${o.path}`).sort();
     expect(listed).toEqual([
-      'DELETE /shorts/{id}', 'GET /game-videos', 'GET /healthz', 'GET /media/{requestId}/{shortId}.mp4', 'GET /meme-hooks', 'GET /music',
+      'DELETE /shorts/{id}', 'GET /game-videos', 'GET /healthz', 'GET /media/{requestId}/{shortId}.jpg', 'GET /media/{requestId}/{shortId}.mp4', 'GET /meme-hooks', 'GET /music',
       'GET /openapi.json', 'GET /posts', 'GET /readyz', 'GET /shorts', 'GET /shorts/{id}', 'GET /shorts/{id}/export', 'GET /shorts/{id}/shorts/{shortId}/export',
-      'GET /shorts/{id}/status', 'GET /templates', 'HEAD /media/{requestId}/{shortId}.mp4', 'POST /shorts/create', 'POST /shorts/{id}/shorts/{shortId}/render',
+      'GET /shorts/{id}/status', 'GET /templates', 'HEAD /media/{requestId}/{shortId}.jpg', 'HEAD /media/{requestId}/{shortId}.mp4', 'POST /shorts/create', 'POST /shorts/{id}/shorts/{shortId}/render',
     ]);
-    for (const p of ['/healthz', '/readyz', '/media/{requestId}/{shortId}.mp4']) expect(paths[p]!.servers, p).toEqual([{ url: 'http://127.0.0.1:8080' }]);
+    for (const p of ['/healthz', '/readyz', '/media/{requestId}/{shortId}.mp4', '/media/{requestId}/{shortId}.jpg']) expect(paths[p]!.servers, p).toEqual([{ url: 'http://127.0.0.1:8080' }]);
     expect(Object.keys(doc.webhooks as Obj).sort()).toEqual(['shorts.completed', 'shorts.failed']);
   });
 
@@ -365,11 +367,14 @@ describe('real responses of the server validate against the served document', ()
 
   beforeAll(async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'openapi-'));
-    mp4 = video({ duration: 65, width: 160, height: 90, fps: 10 });
+    // The clip and its cover beside it (JobArtifacts.coverPath), copied: the fixture cache is shared.
+    mp4 = path.join(dir, 'clip.mp4');
+    copyFileSync(video({ duration: 65, width: 160, height: 90, fps: 10 }), mp4);
+    execFileSync('ffmpeg', ['-v', 'error', '-i', mp4, '-frames:v', '1', mp4.replace(/\.mp4$/, '.jpg')]);
     store = new JobStore(path.join(dir, 'shorts.db'));
     accounts = new AccountStore(store.db);
     // No URL checks and no workers: requests stay queued and nothing leaves this machine.
-    service = new Service(store, { mediaUrl: (s) => links!.url(s.requestId, s.id), credits: accounts });
+    service = new Service(store, { mediaUrl: (s) => links!.url(s.requestId, s.id), thumbnailUrl: (s) => links!.thumbnailUrl(s.requestId, s.id), credits: accounts });
     server = createApiServer({
       service, store, accounts, limiter: new RateLimiter(store.db),
       get mediaLinks() { return links!; },
@@ -413,11 +418,14 @@ describe('real responses of the server validate against the served document', ()
     const response = listed === undefined ? undefined : responseObject(served, listed);
     expect(response, `${method} ${template} documents status ${res.status} (${JSON.stringify(body).slice(0, 200)})`).toBeDefined();
     const content = response!.content as Obj | undefined;
-    if (content?.['application/json']) {
+    // An answer in JSON is validated against its schema (an export may list JSON beside other files' types).
+    const fileTypes = Object.keys(content ?? {}).filter((t) => t !== 'application/json');
+    if (content?.['application/json'] && !(fileTypes.length > 0 && !type.startsWith('application/json'))) {
       expect(type, `${method} ${template} ${res.status} content type`).toMatch(/^application\/json/);
       expect(validate((content['application/json'] as Obj).schema, body, served), `${method} ${url} -> ${res.status}`).toEqual([]);
-    } else if (content?.['video/mp4']) {
-      expect(type).toBe('video/mp4');
+    } else if (content && Object.keys(content).length > 0) {
+      // A file (a clip, a cover, an export): one of the documented media types.
+      expect(Object.keys(content), `${method} ${template} ${res.status} content type ${type}`).toContain(type.split(';')[0]);
     } else if (method !== 'HEAD') {
       expect((body as Buffer).length, `${method} ${template} ${res.status} has no body`).toBe(0);
     }
@@ -493,6 +501,26 @@ describe('real responses of the server validate against the served document', ()
     // Tampered: the signature's first character changed (to one it is not, or 1 run in 64 changes nothing).
     const tampered = videoUrl.replace(/sig=(.)/, (_m, c: string) => `sig=${c === 'A' ? 'B' : 'A'}`);
     expect((await call('GET', '/media/{requestId}/{shortId}.mp4', tampered)).status).toBe(403);
+    // The cover's link (thumbnail_url): only where the cover exists; signed apart from the MP4's.
+    expect(shorts[1]).not.toHaveProperty('thumbnail_url');
+    const cover = shorts[0]!.thumbnail_url as string;
+    expect((await call('GET', '/media/{requestId}/{shortId}.jpg', cover)).headers.get('content-type')).toBe('image/jpeg');
+    expect((await call('HEAD', '/media/{requestId}/{shortId}.jpg', cover)).status).toBe(200);
+    expect((await call('GET', '/media/{requestId}/{shortId}.jpg', videoUrl.replace('.mp4?', '.jpg?'))).status).toBe(403);
+    // A clip's export (the file itself, as an attachment): its captions as burned in.
+    writeFileSync(new JobArtifacts(store.dataDir, doneId).captionsPath(okShort), '[Script Info]\nScriptType: v4.00+\n');
+    const ass = await call('GET', '/shorts/{id}/shorts/{shortId}/export', `/shorts/${doneId}/shorts/${okShort}/export?format=ass`);
+    expect(ass.status).toBe(200);
+    expect(ass.headers.get('content-disposition')).toContain(`${okShort}.ass`);
+    // The whole request on one timeline (an EDL), from the clip's render plan as the engine keeps it.
+    new JobArtifacts(store.dataDir, doneId).write(JobArtifacts.renderPlanName(okShort), {
+      version: 1, input: { path: mp4, start: 0.5, end: 3.1, width: 160, height: 90, hasAudio: false },
+      output: { path: mp4, width: 1080, height: 1920, preset: 'ultrafast', crf: 23, fps: 10 },
+      reframe: { layout: 'fill', cropWidth: 50, cropHeight: 90, keyframes: [{ t: 0, cx: 0.5, cy: 0.5 }], faceCoverage: 0 },
+      background: { blur: true, color: '#000000' }, captions: null, loudness: { targetLufs: -14, truePeakDb: -1 },
+    });
+    const edl = await call('GET', '/shorts/{id}/export', `/shorts/${doneId}/export?format=edl`);
+    expect(edl.status, String(edl.body)).toBe(200);
 
     for (const q of ['', '?limit=2&sortOrder=asc', '?status=completed&sortBy=updatedAt']) expect((await call('GET', '/shorts', `/shorts${q}`)).status).toBe(200);
     for (const q of ['', '?platform=video_site&date=published', `?requestId=${doneId}&source=manual&since=2026-01-01`]) expect((await call('GET', '/posts', `/posts${q}`)).status).toBe(200);

@@ -357,26 +357,29 @@ function rootOf(serverUrl: string): string {
   return trimmed.endsWith('/api/v1') ? trimmed.slice(0, -'/api/v1'.length) : trimmed;
 }
 
-function mediaPath(): Schema {
+/** A signed media link: the clip's MP4 (`video_url`) or its cover image (`thumbnail_url`, extension). */
+function mediaPath(kind: 'mp4' | 'jpg'): Schema {
+  const type = kind === 'mp4' ? 'video/mp4' : 'image/jpeg';
   const fileHeaders: Record<string, Schema> = {
     'Accept-Ranges': { schema: { type: 'string', const: 'bytes' } },
     'Content-Length': { schema: int },
     ETag: { schema: str, description: 'From the file\'s size and modification time' },
     'Last-Modified': { schema: str },
   };
-  const video = (withBody: boolean) => (withBody ? { content: { 'video/mp4': { schema: { type: 'string', contentMediaType: 'video/mp4' } } } } : {});
+  const video = (withBody: boolean) => (withBody ? { content: { [type]: { schema: { type: 'string', contentMediaType: type } } } } : {});
   const linkError = (codes: ErrorCode[], description: string, withBody: boolean): Schema =>
     ({ description, ...(withBody ? { content: { 'application/json': { schema: errorSchema(codes) } } } : {}) });
   const op = (operationId: string, summary: string, withBody: boolean): Schema => ({
     operationId, summary, tags: ['media'],
-    description: 'The `video_url` of a clip. Signed and temporary: no API key; the link itself is the credential. '
+    description: `${kind === 'mp4' ? 'The `video_url` of a clip' : 'The `thumbnail_url` of a clip (extension): its cover image, 1080x1920 JPEG'}. `
+      + 'Signed and temporary: no API key; the link itself is the credential (a clip\'s two links are signed apart). '
       + 'One byte range per request (several ranges get the whole file).',
     security: [],
     parameters: [
       { name: 'requestId', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9a-f]{24}$' } },
       { name: 'shortId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
       { name: 'expires', in: 'query', required: true, schema: { type: 'string', pattern: '^[0-9]{1,12}$' }, description: 'Unix time the link expires' },
-      { name: 'sig', in: 'query', required: true, schema: { type: 'string' }, description: 'base64url HMAC-SHA256 of "requestId/shortId/expires"' },
+      { name: 'sig', in: 'query', required: true, schema: { type: 'string' }, description: 'base64url HMAC-SHA256 of the link (requestId, shortId, kind, expires)' },
       { name: 'Range', in: 'header', required: false, schema: { type: 'string' }, description: 'bytes=a-b, bytes=a- or bytes=-n' },
       { name: 'If-Range', in: 'header', required: false, schema: { type: 'string' }, description: 'ETag or Last-Modified; a stale one gets the whole file' },
     ],
@@ -385,12 +388,14 @@ function mediaPath(): Schema {
       206: { description: 'The requested range', headers: { ...fileHeaders, 'Content-Range': { schema: str, description: 'bytes a-b/size' } }, ...video(withBody) },
       304: { description: 'Not modified (If-None-Match / If-Modified-Since)' },
       403: linkError(['invalid_media_link'], 'invalid_media_link: the link expired or was altered; GET /shorts/{id} hands out a fresh one', withBody),
-      404: linkError(['resource_not_found'], 'resource_not_found: the clip has no file (any more)', withBody),
+      404: linkError(['resource_not_found'], `resource_not_found: the clip has no ${kind === 'mp4' ? 'file' : 'cover'} (any more)`, withBody),
       416: { description: 'Range not satisfiable', headers: { 'Content-Range': { schema: str, description: 'bytes */size' } } },
       431: HEADERS_TOO_LARGE,
     },
   });
-  return { get: op('getClipVideo', 'Download or stream a rendered clip', true), head: op('headClipVideo', 'Headers of a rendered clip', false) };
+  return kind === 'mp4'
+    ? { get: op('getClipVideo', 'Download or stream a rendered clip', true), head: op('headClipVideo', 'Headers of a rendered clip', false) }
+    : { get: op('getClipCover', 'Download a clip\'s cover image (extension)', true), head: op('headClipCover', 'Headers of a clip\'s cover image', false) };
 }
 
 /** Spec 6 deliveries, signed the Standard Webhooks way with the account's whsec_ secret. */
@@ -585,7 +590,8 @@ export function openApiDocument(opts: { serverUrl: string }): object {
           },
         },
       },
-      '/media/{requestId}/{shortId}.mp4': { servers: [{ url: root }], ...mediaPath() },
+      '/media/{requestId}/{shortId}.mp4': { servers: [{ url: root }], ...mediaPath('mp4') },
+      '/media/{requestId}/{shortId}.jpg': { servers: [{ url: root }], ...mediaPath('jpg') },
     },
     webhooks: {
       'shorts.completed': webhook('shortsCompletedWebhook', 'All clips were generated', 'ShortsCompletedEvent'),
