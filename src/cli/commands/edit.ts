@@ -27,7 +27,11 @@ function attr(flag: string): string {
  */
 function optionsFor(def: OptionDef): Option[] {
   const t = def.type;
-  if (t.kind === 'boolean') return [new Option(`--${def.flag}`, def.description), new Option(`--no-${def.flag}`, `not ${def.field}`)];
+  if (t.kind === 'boolean') {
+    // The create wording without its "(--no-x disables)" remark: here both ways are offered.
+    const what = def.description.replace(/\s*\(--no-[^)]*\)/, '');
+    return [new Option(`--${def.flag}`, `${what} (${def.field}: true)`), new Option(`--no-${def.flag}`, `the opposite (${def.field}: false)`)];
+  }
   const o = new Option(`--${def.flag} <${t.kind === 'number' ? 'n' : 'value'}>`, def.field === 'start' || def.field === 'end'
     ? `${def.field} of the clip, source seconds (anywhere in the source)` : def.description);
   if (t.kind === 'enum') o.choices([...t.values]);
