@@ -120,4 +120,36 @@ describe('JobStore (real SQLite file)', () => {
     expect(again.listShorts(id).map((x) => [x.id, x.layout])).toEqual([['a', 'split'], ['b', 'screen'], ['c', 'fit'], ['d', null]]);
     again.close();
   });
+
+  it('re-renders one clip at a time, only on a completed request, and keeps what a restart needs (issue 14)', () => {
+    const { s, file } = store();
+    const id = 'e'.repeat(24);
+    insert(s, id);
+    const clip: ShortRecord = {
+      id: 'c1', requestId: id, rank: 0, title: 'T', sentenceIndexes: [0, 1], reason: 'r', description: 'd', viralScore: 50,
+      startTimestamp: 10, endTimestamp: 40, duration: 30, width: 1080, height: 1920, recompiling: false, error: false, errorMessage: null, filePath: '/x/01-c1.mp4',
+    };
+    s.replaceShorts(id, [clip]);
+    expect(s.startRerender(id, 'c1', { end: 35 }, null)).toBe('not_completed');
+    s.advance(id, 'finalizing', 80);
+    s.finish(id, 'completed');
+    expect(s.startRerender(id, 'nope', { end: 35 }, null)).toBe('busy'); // no such clip: nothing marked
+    expect(s.startRerender(id, 'c1', { end: 35, captionEdits: { words: [{ word: 1, text: 'Hi' }], subtitles: null } }, null)).toBe('started');
+    expect(s.startRerender(id, 'c1', { end: 20 }, null)).toBe('busy');
+    // What a restarted server needs: the clip still recompiling, with its pending change and no runner.
+    s.close();
+    const again = new JobStore(file);
+    expect(again.listRerendering()).toMatchObject([{ id: 'c1', origin: 'api', recompiling: true, pendingEdit: { end: 35 }, rerenderPid: null }]);
+    expect(again.claimRerender('c1', 4242)).toBe(1);
+    expect(again.claimRerender('c1', 4243)).toBe(2);
+    again.abandonRerender('c1', 'the source could not be downloaded');
+    expect(again.getShort(id, 'c1')).toMatchObject({ recompiling: false, pendingEdit: null, editError: 'the source could not be downloaded', endTimestamp: 40, duration: 30 });
+    expect(again.startRerender(id, 'c1', { start: 12 }, 99)).toBe('started');
+    expect(again.getShort(id, 'c1')).toMatchObject({ recompiling: true, editError: null, rerenderPid: 99 });
+    again.finishRerender('c1', { title: 'New', reason: 'r2', sentenceIndexes: [1], startTimestamp: 12, endTimestamp: 40, duration: 28, layout: 'fit', filePath: '/x/01-c1.mp4', edit: { start: 12 } });
+    expect(again.getShort(id, 'c1')).toMatchObject({
+      recompiling: false, pendingEdit: null, rerenderPid: null, editError: null, title: 'New', sentenceIndexes: [1], startTimestamp: 12, duration: 28, layout: 'fit', edit: { start: 12 },
+    });
+    expect(again.listRerendering()).toEqual([]);
+  });
 });
