@@ -65,6 +65,11 @@ export interface TurnSpec {
   speech: string;
   /** Silence before the speech, inside the turn (s). Default 0.2. */
   lead?: number;
+  /**
+   * Cross-talk: the other person talks at the same time, with this speech (both videos run, both
+   * speeches are mixed). The turn stays the `side` person's: the last speaker is who should stay framed.
+   */
+  over?: string;
   /** Silence after the speech, inside the turn (s). Default 0.3. */
   tail?: number;
 }
@@ -82,6 +87,9 @@ export interface Turn {
   sourceStart: number;
   /** Shorter than the 1.5 s hold: the crop need not (and should not flicker to) follow it. */
   interjection: boolean;
+  /** Both talk at once (TurnSpec.over); then the other side's footage starts at otherSourceStart. */
+  crossTalk?: true;
+  otherSourceStart?: number;
 }
 
 export interface PodcastFixture {
@@ -138,6 +146,16 @@ export const ONE_SPEAKER_TURNS: TurnSpec[] = [SPEECH.illDisposed, SPEECH.dashwoo
   SPEECH.amiableWoman, SPEECH.illDisposed, SPEECH.coldHearted, SPEECH.dashwood, SPEECH.amiableHimself, SPEECH.amiableWoman]
   .map((speech) => ({ side: 'left', speech }));
 
+/**
+ * ONE_SPEAKER_TURNS with a moment of cross-talk after the fifth sentence (27.2 s): for 3.8 s both talk at
+ * once (the right person's only words). The issue: on cross-talk, the frame stays on the last speaker.
+ */
+export const ONE_SPEAKER_CROSS_TALK_TURNS: TurnSpec[] = [
+  ...ONE_SPEAKER_TURNS.slice(0, 5),
+  { side: 'left', speech: SPEECH.amiableHimself, over: SPEECH.illDisposed },
+  ...ONE_SPEAKER_TURNS.slice(5),
+];
+
 const durations = new Map<string, number>();
 function durationOf(file: string): number {
   let d = durations.get(file);
@@ -188,10 +206,21 @@ function cached(name: string, key: string, make: (out: string, work: string) => 
   return out;
 }
 
-/** The turns' speech laid on one 16 kHz mono track: lead silence, the recording, silence to the turn's end. */
-function soundtrack(turns: { speech: string; lead: number; dur: number }[], out: string): void {
-  const inputs = turns.flatMap((t) => ['-i', t.speech]);
-  const chains = turns.map((t, i) => `[${i}:a]aformat=sample_fmts=s16:sample_rates=16000:channel_layouts=mono,adelay=${Math.round(t.lead * 1000)},apad=whole_dur=${t.dur},atrim=end=${t.dur}[a${i}]`).join(';');
+/**
+ * The turns' speech laid on one 16 kHz mono track: lead silence, the recording (mixed with the other
+ * person's in cross-talk), silence to the turn's end.
+ */
+function soundtrack(turns: { speech: string; over?: string; lead: number; dur: number }[], out: string): void {
+  const files = turns.flatMap((t) => (t.over ? [t.speech, t.over] : [t.speech]));
+  const inputs = files.flatMap((f) => ['-i', f]);
+  const fmt = 'aformat=sample_fmts=s16:sample_rates=16000:channel_layouts=mono';
+  let k = 0;
+  const chains = turns.map((t, i) => {
+    const pad = `adelay=${Math.round(t.lead * 1000)},apad=whole_dur=${t.dur},atrim=end=${t.dur}[a${i}]`;
+    if (!t.over) return `[${k++}:a]${fmt},${pad}`;
+    const [a, b] = [k++, k++];
+    return `[${a}:a]${fmt}[m${i}a];[${b}:a]${fmt}[m${i}b];[m${i}a][m${i}b]amix=inputs=2:duration=longest:normalize=0,${pad}`;
+  }).join(';');
   const concat = turns.map((_, i) => `[a${i}]`).join('') + `concat=n=${turns.length}:v=0:a=1[out]`;
   execFileSync('ffmpeg', ['-v', 'error', '-y', ...inputs, '-filter_complex', `${chains};${concat}`, '-map', '[out]', '-ar', '16000', '-ac', '1', out]);
 }
@@ -219,9 +248,12 @@ function layOut(left: PersonName, right: PersonName, specs: TurnSpec[]): Turn[] 
   let at = 0;
   for (const s of specs) {
     const lead = s.lead ?? 0.2, tail = s.tail ?? 0.3;
-    const dur = onFrame(lead + durationOf(s.speech) + tail);
+    const spoken = Math.max(durationOf(s.speech), s.over ? durationOf(s.over) : 0);
+    const dur = onFrame(lead + spoken + tail);
     const person = s.side === 'left' ? left : right;
-    turns.push({ side: s.side, person, start: at, end: onFrame(at + dur), speechStart: at + lead, speechEnd: at + lead + durationOf(s.speech), sourceStart: take[s.side](dur), interjection: dur < HOLD_SEC });
+    const turn: Turn = { side: s.side, person, start: at, end: onFrame(at + dur), speechStart: at + lead, speechEnd: at + lead + spoken, sourceStart: take[s.side](dur), interjection: dur < HOLD_SEC };
+    if (s.over) Object.assign(turn, { crossTalk: true, otherSourceStart: take[s.side === 'left' ? 'right' : 'left'](dur) });
+    turns.push(turn);
     at = onFrame(at + dur);
   }
   return turns;
@@ -241,13 +273,14 @@ export function sideBySide(spec: SideBySideSpec): PodcastFixture {
     const src = { left: clmtrackrMedia(PEOPLE[spec.left].media), right: clmtrackrMedia(PEOPLE[spec.right].media) };
     // The source time each side last showed (its still frame): before its first turn, its first turn's first frame.
     const shown: Record<Side, number> = {
-      left: turns.find((t) => t.side === 'left')?.sourceStart ?? 0,
-      right: turns.find((t) => t.side === 'right')?.sourceStart ?? 0,
+      left: turns.find((t) => t.side === 'left')?.sourceStart ?? turns.find((t) => t.crossTalk)?.otherSourceStart ?? 0,
+      right: turns.find((t) => t.side === 'right')?.sourceStart ?? turns.find((t) => t.crossTalk)?.otherSourceStart ?? 0,
     };
     const parts = turns.map((t, i) => {
       const dur = t.end - t.start;
       const input = (side: Side): string[] => {
         if (side === t.side) return ['-ss', t.sourceStart.toFixed(3), '-t', (dur + 0.2).toFixed(3), '-i', src[side]];
+        if (t.crossTalk) return ['-ss', t.otherSourceStart!.toFixed(3), '-t', (dur + 0.2).toFixed(3), '-i', src[side]];
         const still = path.join(work, `still${i}-${side}.png`);
         execFileSync('ffmpeg', ['-v', 'error', '-y', '-ss', shown[side].toFixed(3), '-i', src[side], '-frames:v', '1', still]);
         return ['-loop', '1', '-framerate', String(FPS), '-t', (dur + 0.2).toFixed(3), '-i', still];
@@ -257,10 +290,11 @@ export function sideBySide(spec: SideBySideSpec): PodcastFixture {
         '-filter_complex', `[0:v]${fill(960, 1080)}[l];[1:v]${fill(960, 1080)}[r];[l][r]hstack,trim=duration=${dur},setpts=PTS-STARTPTS[v]`,
         '-map', '[v]', '-an', ...X264, part]);
       shown[t.side] = t.sourceStart + dur - 1 / FPS;
+      if (t.crossTalk) shown[t.side === 'left' ? 'right' : 'left'] = t.otherSourceStart! + dur - 1 / FPS;
       return part;
     });
     const wav = path.join(work, 'speech.wav');
-    soundtrack(turns.map((t, i) => ({ speech: specs[i]!.speech, lead: t.speechStart - t.start, dur: t.end - t.start })), wav);
+    soundtrack(turns.map((t, i) => ({ speech: specs[i]!.speech, over: specs[i]!.over, lead: t.speechStart - t.start, dur: t.end - t.start })), wav);
     join(parts, wav, out, work);
   });
   return { path: file, width: 1920, height: 1080, duration, left: spec.left, right: spec.right, turns };
