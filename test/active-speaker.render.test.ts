@@ -209,8 +209,12 @@ describe('two people side by side, one crop (fill)', () => {
     expect(clip.layout).toBe('fill');
     const { who, facesFound } = await fillReading(clip, [monologue.left, monologue.right]);
     const s = score(who, clip.fps, clip, who.length / clip.fps, monologue.turns);
-    report('auto, one speaker + cross-talk', s, { frames: who.length, facesFound, start: clip.start, crossTalk: monologue.turns.filter((x) => x.crossTalk).map((x) => [x.start, x.end]) });
+    // The cross-talk itself: the last speaker stays framed (the share of its frames, like the whole clip's).
+    const xt = who.filter((_, i) => monologue.turns.some((x) => x.crossTalk && clip.start + i / clip.fps >= x.start && clip.start + i / clip.fps < x.end));
+    const xtOnLast = xt.filter((w) => w === monologue.left).length / Math.max(1, xt.length);
+    report('auto, one speaker + cross-talk', s, { frames: who.length, facesFound, start: clip.start, crossTalk: monologue.turns.filter((x) => x.crossTalk).map((x) => [x.start, x.end]), crossTalkOnLastSpeaker: xtOnLast });
     expectIssueThresholds(s);
+    expect(xtOnLast, 'share of the cross-talk frames on the last speaker').toBeGreaterThanOrEqual(ON_SPEAKER);
   }, 900_000);
 });
 
