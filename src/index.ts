@@ -16,8 +16,9 @@ export {
   RemoteClient, apiBaseUrl, DEFAULT_POLL_INTERVAL_MS, DEFAULT_WAIT_TIMEOUT_MS, type RemoteClientOptions,
 } from './client/remote-client.js';
 export type {
-  CatalogPage, CreateBody, GameVideoItem, MemeHookItem, MusicTrackItem, Query, ShortsClient, WaitOptions,
+  CatalogPage, CreateBody, EditBody, GameVideoItem, MemeHookItem, MusicTrackItem, Query, RerenderWaitOptions, ShortsClient, WaitOptions,
 } from './client/shorts-client.js';
+export type { ExportFile, ExportFormat } from './export/formats.js';
 export type { CreateShortRequest } from './service/create-options.js';
 export { paginate, pages, type PagedMethod, type PageItem, type PageOf, type PageQuery } from './client/paginate.js';
 
