@@ -14,7 +14,7 @@ import { CREATE_OPTIONS } from '../src/service/create-options.js';
 import type { CreateResponse, RequestDetail, StatusResponse } from '../src/service/api-types.js';
 
 const TOOLS = ['cancel_request', 'create_shorts', 'get_request', 'get_status', 'list_game_videos', 'list_meme_hooks', 'list_music',
-  'list_posts', 'list_requests', 'list_templates', 'wait_for_request'];
+  'list_posts', 'list_requests', 'list_templates', 'wait_for_request', 'edit_short', 'export_short'].sort();
 
 async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
   return await client.callTool({ name, arguments: args }) as CallToolResult;
@@ -132,8 +132,29 @@ describe('shorts mcp over stdio, local mode', () => {
 
     const list = structured<{ requests: { requestId: string; status: string }[] }>(await call(client, 'list_requests', { status: 'completed' }));
     expect(list.requests.map((r) => [r.requestId, r.status])).toEqual([[created.requestId, 'completed']]);
+
+    // The clip's captions as an agent gets them, then the clip re-rendered shorter in the background.
+    const clip = detail.shorts[0]!;
+    const srt = structured<{ filename: string; contentType: string; content: string }>(
+      await call(client, 'export_short', { requestId: created.requestId, shortId: clip.id, format: 'srt' }));
+    expect(srt.filename).toBe(`${clip.id}.srt`);
+    expect(srt.content).toMatch(/^1\r?\n00:00:\d\d,\d{3} --> 00:00:\d\d,\d{3}/);
+    expect(errorCode(await call(client, 'export_short', { requestId: created.requestId, shortId: clip.id, format: 'jpg' }))).toBe('invalid_request');
+    const end = Math.round((clip.startTimestamp + 8) * 1000) / 1000;
+    const editing = structured<{ id: string; recompiling: boolean }>(await call(client, 'edit_short',
+      { requestId: created.requestId, shortId: clip.id, end }));
+    expect(editing).toMatchObject({ id: clip.id, recompiling: true });
+    let after = { ...clip, recompiling: true };
+    for (let i = 0; i < 150 && after.recompiling; i++) {
+      await new Promise((r) => setTimeout(r, 1000));
+      after = structured<RequestDetail>(await call(client, 'get_request', { requestId: created.requestId })).shorts[0]!;
+    }
+    expect(after, stderr).toMatchObject({ recompiling: false, startTimestamp: clip.startTimestamp });
+    expect(after.editError ?? null).toBeNull();
+    // The clip edge may move into the pause next to the asked end (clean edges), never far from it.
+    expect(Math.abs(after.endTimestamp - end)).toBeLessThan(1);
     expect(transportErrors).toEqual([]);
-  }, 240_000);
+  }, 360_000);
 
   it('cancels a request and refuses to cancel it twice', async () => {
     const created = structured<CreateResponse>(await call(client, 'create_shorts', { file: SAMPLE, start: 0, end: 60, maxShorts: 1 }));

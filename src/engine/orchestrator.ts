@@ -222,6 +222,8 @@ export class Orchestrator {
       const seenCues = art.read<CaptionCue[]>(JobArtifacts.cuesName(shortId));
       const cues = options.captionsEnabled ? await this.rerenderCues({
         id: shortId, clip, current, sameRange, transcript, template, options, source, seenCues, captionEdits: captionEdits as CaptionEdits | undefined, signal,
+        // An SRT/VTT sent back is in the MP4's time (the export's): after the meme intro the user saw.
+        subtitleOffset: prev?.memeHook?.seconds ?? 0,
       }) : null;
       const outro = options.outroEnabled
         ? await outroFor({ ...req, options }, workDir, template, info, { width: this.deps.render.width, height: this.deps.render.height }, this.deps.checkUrl, signal) : null;
@@ -289,7 +291,7 @@ export class Orchestrator {
    */
   private async rerenderCues(a: {
     id: string; clip: TimeRange; current: TimeRange; sameRange: boolean; transcript: Transcript; template: CaptionTemplate; options: CreateRequest;
-    source: FetchedSource; seenCues: CaptionCue[] | null; captionEdits: CaptionEdits | undefined; signal: AbortSignal;
+    source: FetchedSource; seenCues: CaptionCue[] | null; captionEdits: CaptionEdits | undefined; subtitleOffset: number; signal: AbortSignal;
   }): Promise<CaptionCue[]> {
     const { transcript, template, options, signal } = a;
     const translated = Boolean(options.captionLanguage) && options.captionLanguage !== transcript.language;
@@ -302,10 +304,10 @@ export class Orchestrator {
       // Translated phrases are not the transcript's words: the ones seen are kept while the range and the
       // template's phrase size hold (no second call to the translator), and corrected as asked.
       const seen = a.sameRange && a.seenCues ? a.seenCues : await build(transcript.words);
-      return a.captionEdits ? applyCaptionEdits(seen, a.captionEdits) : seen;
+      return a.captionEdits ? applyCaptionEdits(seen, a.captionEdits, { subtitleOffset: a.subtitleOffset }) : seen;
     }
     let seen = a.seenCues ?? buildCues(transcript.words, a.current, { wordsPerCue });
-    if (a.captionEdits) seen = applyCaptionEdits(seen, a.captionEdits);
+    if (a.captionEdits) seen = applyCaptionEdits(seen, a.captionEdits, { subtitleOffset: a.subtitleOffset });
     return build(wordsWithEdits(transcript.words, seen, a.current));
   }
 

@@ -11,6 +11,7 @@ import type { Service } from '../service/service.js';
 import type { LimiterName } from '../server/rate-limit.js';
 import { createMcpServer } from './server.js';
 import type { McpBackend } from './tools.js';
+import { exportLocal } from '../service/export-service.js';
 
 /** As the API's JSON bodies. */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -43,6 +44,9 @@ export function serviceBackend(service: Service, auth: AuthContext, limit: RateL
     music: limited('statusCheck', async (q) => service.catalog('music', q)),
     memeHooks: limited('statusCheck', async (q) => service.catalog('memeHooks', q)),
     gameVideos: limited('statusCheck', async (q) => service.catalog('gameVideos', q)),
+    // As their endpoints: a re-render counts like POST …/render, an export like GET …/export.
+    rerender: limited('standard', async (id, shortId, body) => service.rerender(account, id, shortId, body)),
+    exportShort: limited('statusCheck', async (id, shortId, format) => exportLocal(service.store, account, id, shortId, format)),
     posts: limited('posts', async (q) => {
       subscribed();
       return service.posts(account, q);

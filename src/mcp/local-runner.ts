@@ -13,6 +13,8 @@ export class LocalJobRunner {
   private queue: Promise<void> = Promise.resolve();
   /** Jobs of this process not finished yet (waiting their turn or running), with the handle that stops them. */
   private readonly live = new Map<string, AbortController>();
+  /** Re-renders of this process not finished yet, by clip id. */
+  private readonly liveRerenders = new Map<string, AbortController>();
 
   constructor(private readonly client: LocalClient, private readonly log: (line: string) => void = () => {}) {}
 
@@ -34,6 +36,13 @@ export class LocalJobRunner {
       memeHooks: (q) => c.memeHooks(q),
       gameVideos: (q) => c.gameVideos(q),
       posts: (q) => c.posts(q),
+      // Like a create: accepted at once, rendered in the background of this process, after the jobs before it.
+      rerender: async (id, shortId, body) => {
+        const accepted = await c.rerender(id, shortId, body);
+        this.startRerender(id, shortId);
+        return accepted;
+      },
+      exportShort: (id, shortId, format) => c.exportShort(id, shortId, format),
     };
   }
 
@@ -41,6 +50,21 @@ export class LocalJobRunner {
     const stop = new AbortController();
     this.live.set(id, stop);
     this.queue = this.queue.then(() => this.run(id, stop.signal));
+  }
+
+  private startRerender(id: string, shortId: string): void {
+    const stop = new AbortController();
+    this.liveRerenders.set(shortId, stop);
+    this.queue = this.queue.then(async () => {
+      try {
+        // A failed re-render keeps the clip as it was and says why in its editError (the orchestrator records it).
+        if (!stop.signal.aborted) await this.client.waitRerender(id, shortId, { signal: stop.signal });
+      } catch (e) {
+        this.log(`clip ${shortId}: the re-render could not run: ${e instanceof Error ? e.message : String(e)}`);
+      } finally {
+        this.liveRerenders.delete(shortId);
+      }
+    });
   }
 
   private async run(id: string, signal: AbortSignal): Promise<void> {
@@ -71,6 +95,8 @@ export class LocalJobRunner {
       this.client.service.store.finish(id, 'failed', INTERRUPTED);
       stop.abort();
     }
+    // A stopped re-render keeps the clip as it was (waitRerender's abort), with editError saying it was interrupted.
+    for (const stop of this.liveRerenders.values()) stop.abort();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.queue, new Promise<void>((r) => { timer = setTimeout(r, graceMs); })]);
     clearTimeout(timer);

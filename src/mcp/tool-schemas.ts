@@ -12,7 +12,7 @@ export type ObjectSchema = JsonSchema & { type: 'object'; properties: Record<str
 
 interface OpenApiParameter { name: string; in: string; description?: string; schema: JsonSchema }
 interface OpenApiShape {
-  components: { schemas: Record<string, JsonSchema> };
+  components: { schemas: Record<string, JsonSchema>; requestBodies: Record<string, { content: Record<string, { schema: JsonSchema }> }> };
   paths: Record<string, Record<string, { parameters?: OpenApiParameter[] }>>;
 }
 
@@ -100,4 +100,21 @@ export function createInputSchema(localFiles: boolean): ObjectSchema {
     properties,
     required: ['start', 'end'],
   };
+}
+
+export const SHORT_ID_INPUT: ObjectSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    ...REQUEST_ID_INPUT.properties,
+    shortId: { type: 'string', pattern: '^[0-9a-f-]{36}$', description: "a clip's id (the `id` of an entry of get_request's shorts)" },
+  },
+  required: ['requestId', 'shortId'],
+};
+
+/** The re-render tool's input: the two ids and the body of POST /shorts/{id}/shorts/{shortId}/render, from the OpenAPI document. */
+export function renderInputSchema(): ObjectSchema {
+  const body = openApi().components.requestBodies.RenderShortRequest?.content['application/json']?.schema;
+  const s = asObjectSchema(inline(body), 'RenderShortRequest');
+  return { ...s, type: 'object', additionalProperties: false, properties: { ...SHORT_ID_INPUT.properties, ...s.properties }, required: ['requestId', 'shortId'] };
 }

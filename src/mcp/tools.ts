@@ -7,10 +7,12 @@ import type { ShortsClient, Query } from '../client/shorts-client.js';
 import type { RequestDetail, StatusResponse } from '../service/api-types.js';
 import { TERMINAL } from '../engine/job-store.js';
 import { ShortsError } from '../errors.js';
-import { REQUEST_ID_INPUT, createInputSchema, outputSchema, queryInputSchema, type ObjectSchema } from './tool-schemas.js';
+import { REQUEST_ID_INPUT, createInputSchema, outputSchema, queryInputSchema, renderInputSchema, type ObjectSchema } from './tool-schemas.js';
+import { EXPORT_FORMATS } from '../export/formats.js';
 
 /** What the tools call: the ShortsClient operations, whoever implements them. */
-export type McpBackend = Pick<ShortsClient, 'create' | 'status' | 'get' | 'list' | 'cancel' | 'templates' | 'music' | 'memeHooks' | 'gameVideos' | 'posts'> & {
+export type McpBackend = Pick<ShortsClient, 'create' | 'status' | 'get' | 'list' | 'cancel' | 'templates' | 'music' | 'memeHooks' | 'gameVideos' | 'posts'
+  | 'rerender' | 'exportShort'> & {
   /**
    * The status reads of wait_for_request after its first: in-process on serve they are not API calls, so
    * they do not count against the caller's limits (the tool call was counted once). Absent: `status`.
@@ -44,6 +46,19 @@ export interface ToolDef {
   annotations: ToolAnnotations;
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult>;
 }
+
+/** What export_short gives: every export format but the cover (an image; get_request's thumbnail_url links it). */
+const TEXT_EXPORT_FORMATS = EXPORT_FORMATS.filter((f) => f !== 'jpg');
+
+const EXPORT_OUTPUT: ObjectSchema = {
+  type: 'object',
+  properties: {
+    filename: { type: 'string', description: 'the name the file is served under' },
+    contentType: { type: 'string' },
+    content: { type: 'string', description: 'the file (UTF-8 text)' },
+  },
+  required: ['filename', 'contentType', 'content'],
+};
 
 /** wait_for_request blocks at most this long per call (MCP clients time out requests after about 60 s by default). */
 export const WAIT_DEFAULT_SECONDS = 50;
@@ -132,6 +147,18 @@ export function buildTools(mode: McpMode): ToolDef[] {
     },
   };
   const source = mode === 'local' ? 'exactly one of file, url or fileUrl' : 'exactly one of url or fileUrl';
+  const renderInput = renderInputSchema();
+  const exportInput: ObjectSchema = {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      ...REQUEST_ID_INPUT.properties,
+      shortId: { type: 'string', pattern: '^[0-9a-f-]{36}$', description: "a clip's id; leave it out for every clip of the request on one timeline" },
+      // The cover is an image, not text: get_request's thumbnail_url links it.
+      format: { type: 'string', enum: TEXT_EXPORT_FORMATS, description: 'what to export' },
+    },
+    required: ['requestId', 'format'],
+  };
   return [
     {
       name: 'create_shorts',
@@ -259,6 +286,40 @@ export function buildTools(mode: McpMode): ToolDef[] {
         const r = await backend.posts(toQuery(args));
         const lines = r.posts.map((p) => `${p.id} ${p.platform} ${p.status} ${p.scheduledAt} ${p.url ?? ''} ${p.title}`);
         return { structured: { ...r }, summary: [...lines, pageLine(r.pagination)].join('\n') };
+      },
+    },
+    {
+      name: 'edit_short',
+      title: 'Re-render one clip with changes',
+      description: 'Re-renders one clip of a completed request (as shorts edit): a new range in source seconds (anywhere in the source), '
+        + 'template, layout, captions on or off, hook title and title, CTA, music, background, and captionEdits to fix caption words '
+        + '(numbers as in export_short json captionWords). Answers at once with the clip, recompiling true; call get_request until its '
+        + 'recompiling is false (video_url, timestamps and duration then show the new render; editError says why if it failed and the clip '
+        + 'stayed as it was). Costs no credit.',
+      inputSchema: renderInput,
+      outputSchema: outputSchema('Short'),
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      async run(args, { backend }) {
+        checkKnown(args, renderInput);
+        const { requestId: _r, shortId: _s, ...body } = args;
+        const s = await backend.rerender(str(args, 'requestId'), str(args, 'shortId'), body);
+        return { structured: { ...s }, summary: `clip ${s.id} is being re-rendered (recompiling ${String(s.recompiling)}): call get_request until recompiling is false` };
+      },
+    },
+    {
+      name: 'export_short',
+      title: 'Export captions, the render plan or an editor project',
+      description: 'A finished clip (or, without shortId, every clip of the request on one timeline) as text: srt or vtt captions in the clip\'s '
+        + 'time, ass (as burned in), json (the render plan as rendered, with captionWords numbered for edit_short), edl (CMX3600), '
+        + 'fcpxml (Final Cut Pro / DaVinci Resolve) or mlt (Shotcut / Kdenlive). The cover image is thumbnail_url in get_request.',
+      inputSchema: exportInput,
+      outputSchema: EXPORT_OUTPUT,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+      async run(args, { backend }) {
+        checkKnown(args, exportInput);
+        const shortId = args.shortId === undefined ? null : str(args, 'shortId');
+        const f = await backend.exportShort(str(args, 'requestId'), shortId, args.format as never);
+        return { structured: { filename: f.filename, contentType: f.contentType, content: f.body.toString('utf8') }, summary: f.body.toString('utf8') };
       },
     },
   ];
