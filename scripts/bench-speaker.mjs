@@ -6,7 +6,8 @@
 //   (10 fps faces and mouth activity in shots with two or more faces, the speaker decided per sentence):
 //   the difference is the cost of mouth analysis;
 // - rendering the planned fill and split clips at 1080x1920 against a bare encode of the same minute with
-//   the same encoder settings (the issue: within 1.5x of a bare encode).
+//   the same encoder settings (the issue: within 1.5x of a bare encode): the whole frame scaled, and a fixed
+//   crop+scale on one person (what the speaker cuts add to fill).
 // CPU is user + system time of a child process and everything it waits for (ffmpeg included), from
 // /usr/bin/time. Run: `npm run build && node scripts/bench-speaker.mjs [rounds]` (default 1 round;
 // about 5 minutes a round on 2 idle cores). The transcription (whisper.cpp, tiny.en) is done once first
@@ -76,6 +77,9 @@ for (let round = 0; round < rounds; round++) {
   }
   rows.push(['render bare encode', time('ffmpeg', ['-v', 'error', '-y', '-ss', String(CLIP.start), '-i', source, '-t', String(CLIP.end - CLIP.start), '-vf', `scale=${OUTPUT.width}:${OUTPUT.height}`,
     '-c:v', 'libx264', '-preset', encoder.preset, '-crf', String(encoder.crf), '-x264-params', encoder.x264Params, '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '128k', path.join(dir, 'bare.mp4')])]);
+  // The same crop+scale with a fixed window on one person: what the speaker cuts add to a fill render.
+  rows.push(['render bare crop+scale', time('ffmpeg', ['-v', 'error', '-y', '-ss', String(CLIP.start), '-i', source, '-t', String(CLIP.end - CLIP.start), '-vf', `crop=608:1080:1232:0,scale=${OUTPUT.width}:${OUTPUT.height}`,
+    '-c:v', 'libx264', '-preset', encoder.preset, '-crf', String(encoder.crf), '-x264-params', encoder.x264Params, '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '128k', path.join(dir, 'bare-crop.mp4')])]);
   for (const [name, plan] of [['render fill (speaker cuts)', plans['plan fill, speech']], ['render split (highlight)', plans['plan split, speech']]]) {
     rows.push([name, time('ffmpeg', buildRenderArgs(renderPlan(name.split(' ')[1], plan)))]);
   }
@@ -83,10 +87,10 @@ for (let round = 0; round < rounds; round++) {
 console.log(`rounds: ${rounds}; node ${process.version}; ${os.cpus()[0]?.model} x${os.cpus().length}; load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
 for (const [n, r] of rows) console.log(n.padEnd(28), 'cpu', r.cpu.toFixed(1).padStart(6), 's  wall', r.wall.toFixed(1).padStart(6), 's', r.note ?? '');
 const avg = (name) => { const xs = rows.filter(([n]) => n === name).map(([, r]) => r); return { cpu: xs.reduce((s, r) => s + r.cpu, 0) / xs.length, wall: xs.reduce((s, r) => s + r.wall, 0) / xs.length }; };
-const mute = avg('plan fill, no speech'), speech = avg('plan fill, speech'), bare = avg('render bare encode');
+const mute = avg('plan fill, no speech'), speech = avg('plan fill, speech'), bare = avg('render bare encode'), bareCrop = avg('render bare crop+scale');
 console.log(`mouth analysis (plan with speech - without), per minute of clip: cpu ${(speech.cpu - mute.cpu).toFixed(1)} s, wall ${(speech.wall - mute.wall).toFixed(1)} s`);
 for (const n of ['render fill (speaker cuts)', 'render split (highlight)']) {
   const r = avg(n);
-  console.log(`${n}: ${(r.cpu / bare.cpu).toFixed(2)}x the bare encode's cpu, ${(r.wall / bare.wall).toFixed(2)}x its wall`);
+  console.log(`${n}: ${(r.cpu / bare.cpu).toFixed(2)}x the bare encode's cpu, ${(r.wall / bare.wall).toFixed(2)}x its wall; ${(r.cpu / bareCrop.cpu).toFixed(2)}x / ${(r.wall / bareCrop.wall).toFixed(2)}x the bare crop+scale's`);
 }
 rmSync(dir, { recursive: true, force: true });
