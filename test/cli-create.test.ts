@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE, cliEnv, runCli } from './helpers/cli.js';
 import type { RequestDetail } from '../src/service/api-types.js';
@@ -48,7 +49,11 @@ describe('shorts create on the shipped sample (local mode)', () => {
     }
     for (const s of written.shorts) {
       expect(Object.keys(s).sort()).toEqual(['description', 'duration', 'endTimestamp', 'error', 'height', 'id', 'layout', 'posts', 'reason', 'recompiling',
-        'sentenceIndexes', 'startTimestamp', 'title', 'video_url', 'viral_score', 'width'].sort());
+        'sentenceIndexes', 'startTimestamp', 'thumbnail_url', 'title', 'video_url', 'viral_score', 'width'].sort());
+      // The clip and its cover sit side by side in the folder.
+      expect(path.dirname(fileURLToPath(s.thumbnail_url!))).toBe(out);
+      expect(fileURLToPath(s.thumbnail_url!)).toBe(fileURLToPath(s.video_url).replace(/\.mp4$/, '.jpg'));
+      expect(readFileSync(fileURLToPath(s.thumbnail_url!)).subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
       expect(s.id).toMatch(/^[0-9a-f-]{36}$/);
       expect(s.viral_score).toBeGreaterThanOrEqual(0);
       expect(s.viral_score).toBeLessThanOrEqual(100);

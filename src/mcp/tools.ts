@@ -318,6 +318,8 @@ export function buildTools(mode: McpMode): ToolDef[] {
       async run(args, { backend }) {
         checkKnown(args, exportInput);
         const shortId = args.shortId === undefined ? null : str(args, 'shortId');
+        if (!TEXT_EXPORT_FORMATS.includes(args.format as never))
+          throw new ShortsError('invalid_request', `format must be one of ${TEXT_EXPORT_FORMATS.join(', ')} (the cover is thumbnail_url in get_request)`, { field: 'format' });
         const f = await backend.exportShort(str(args, 'requestId'), shortId, args.format as never);
         return { structured: { filename: f.filename, contentType: f.contentType, content: f.body.toString('utf8') }, summary: f.body.toString('utf8') };
       },

@@ -48,7 +48,7 @@ function optionsFor(def: OptionDef): Option[] {
 export function addCreateOptions(cmd: Command): Command {
   cmd.option('--file <path>', 'a video file on this machine (local mode)');
   for (const def of CREATE_OPTIONS) for (const o of optionsFor(def)) cmd.addOption(o);
-  cmd.option('--out <dir>', 'write the clips and request.json into this folder');
+  cmd.option('--out <dir>', 'write the clips, their covers and request.json into this folder');
   cmd.option('--json', 'print the finished request as JSON (stdout)');
   return cmd;
 }
@@ -136,7 +136,10 @@ async function writeOutFolder(client: ShortsClient, detail: RequestDetail, out: 
     if (s.error || !s.video_url) { shorts.push(s); continue; }
     const file = path.join(out, `${String(i + 1).padStart(2, '0')}-${slug(s.title)}.mp4`);
     await client.downloadClip(s.video_url, file);
-    shorts.push({ ...s, video_url: pathToFileURL(file).href });
+    // The cover travels with its clip, under the same name: request.json points at the folder's copies.
+    const cover = s.thumbnail_url ? file.replace(/\.mp4$/, '.jpg') : null;
+    if (cover) await client.downloadClip(s.thumbnail_url!, cover);
+    shorts.push({ ...s, video_url: pathToFileURL(file).href, ...(cover ? { thumbnail_url: pathToFileURL(cover).href } : {}) });
   }
   const written = { ...detail, shorts };
   await writeFile(path.join(out, 'request.json'), `${JSON.stringify(written, null, 2)}\n`);
