@@ -16,6 +16,7 @@ import { createTranscriber } from '../pipeline/transcribe.js';
 import type { ShortObject, StatusResponse } from '../service/api-types.js';
 import { exportLocal } from '../service/export-service.js';
 import type { ExportFormat } from '../export/formats.js';
+import { isAlive } from '../media/process.js';
 
 /** How often a foreground job looks for a cancel made by another `shorts` process. */
 const CANCEL_POLL_MS = 500;
@@ -138,15 +139,6 @@ export class LocalClient implements ShortsClient {
 
   close(): void {
     this.store.close();
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -5,6 +5,7 @@
 // (a new one, or one a dead process left) is taken; a re-render sends no webhook and moves no credit.
 import { JobStore, type RequestRecord } from './job-store.js';
 import { Orchestrator, ShutdownSignal } from './orchestrator.js';
+import { isAlive } from '../media/process.js';
 
 export interface WorkerOptions {
   store: JobStore;
@@ -20,15 +21,6 @@ export interface WorkerOptions {
   maxAttempts?: number;
   pollMs?: number;
   log?: (line: string) => void;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 export class Worker {

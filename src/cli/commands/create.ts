@@ -12,14 +12,14 @@ import { CliError, EXIT } from '../cli-error.js';
 import { note, printJson, printWarnings } from '../output.js';
 import { askForCreateOptions } from '../prompts.js';
 
-function parseNumber(value: string): number {
+export function parseNumber(value: string): number {
   const n = Number(value);
   if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError(`"${value}" is not a number`);
   return n;
 }
 
 /** commander's camelCase attribute for an option's flag. */
-function attr(flag: string): string {
+export function attr(flag: string): string {
   return flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 }
 

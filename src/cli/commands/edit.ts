@@ -3,23 +3,14 @@
 // create command's names and rules; locally the re-render runs in the foreground, remotely the CLI waits
 // until the clip's `recompiling` is false (unless --no-wait).
 import { readFile } from 'node:fs/promises';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { CLIP_EDIT_OPTIONS, type OptionDef } from '../../service/create-options.js';
 import type { EditBody, ShortsClient } from '../../client/shorts-client.js';
 import type { ShortObject } from '../../service/api-types.js';
 import { captionEditsFromFlags } from '../../pipeline/caption-edits.js';
 import { CliError, EXIT } from '../cli-error.js';
 import { note, printJson } from '../output.js';
-
-function parseNumber(value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError(`"${value}" is not a number`);
-  return n;
-}
-
-function attr(flag: string): string {
-  return flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-}
+import { attr, parseNumber } from './create.js';
 
 /**
  * A clip's option can be turned either way, whatever the request asked: every boolean has `--x` and
