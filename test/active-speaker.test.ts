@@ -6,7 +6,7 @@
 // test/active-speaker.render.test.ts.
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decideSpeakers, holdTurns, HOLD_SEC, speechUnits, voteSentences, type SentenceVote, type SpeechTiming } from '../src/pipeline/active-speaker.js';
+import { decideSpeakers, holdTurns, HOLD_SEC, markCrossTalk, speechUnits, voteSentences, type SentenceVote, type SpeechTiming } from '../src/pipeline/active-speaker.js';
 import { sampleFaces, type FaceSample } from '../src/pipeline/faces.js';
 import { offFrameGrid, planReframe, SPEAKER_FPS } from '../src/pipeline/reframe.js';
 import { createTranscriber } from '../src/pipeline/transcribe.js';
@@ -56,6 +56,19 @@ describe('decision logic (hand-made series)', () => {
     expect(close.map((v) => v.speaker)).toEqual([null, null]);
     // Agreement with the speech weighs in: the same activity, one track following the pauses.
     expect(voteSentences([series(1.1), series(1)], [1.5, 1], sentences, { start: 0, end: 4 }).map((v) => v.speaker)).toEqual([0, 0]);
+  });
+
+  it('cross-talk: a unit where the other person talks as they do when they speak keeps the last speaker', () => {
+    // Track 0 speaks most of the shot at ~3x its quiet level; track 1 (a face still most of the time, so a
+    // tiny quiet level) wins one turn at 40x and talks over track 0 at 30x in the fourth unit.
+    const v = (start: number, end: number, scores: number[], speaker: number | null): SentenceVote => ({ start, end, scores, speaker });
+    const votes = [v(0, 4, [3, 0.1], 0), v(4, 8, [0.2, 40], 1), v(8, 12, [3.2, 0.1], 0), v(12, 15, [2.9, 30], 1), v(15, 19, [3, 0.2], 0)];
+    const marked = markCrossTalk(votes, [1, 1]);
+    expect(marked.map((x) => x.speaker)).toEqual([0, 1, 0, null, 0]);
+    const turns = holdTurns(marked, { start: 0, end: 19 });
+    expect(turns.map((t) => [t.speaker, t.start, t.end])).toEqual([[0, 0, 4], [1, 4, 8], [0, 8, 19]]);
+    // A listener nodding (well under their talking level) does not make a unit cross-talk.
+    expect(markCrossTalk([...votes.slice(0, 3), v(12, 15, [3, 10], 0)], [1, 1]).at(-1)!.speaker).toBe(0);
   });
 });
 

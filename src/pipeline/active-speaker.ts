@@ -141,6 +141,35 @@ export function voteSentences(relative: readonly MouthActivity[][], weights: rea
 }
 
 /**
+ * A unit where a track other than its winner moves its mouth at least this share of the way it does when
+ * it is the one speaking (its median over the units it won) is cross-talk: both talk, and the last
+ * speaker keeps the frame. Relative activity alone cannot see it: a person frozen or quiet most of the
+ * shot has a tiny quiet level, so the moment they talk over the other they win by far (H2's holdout with
+ * 3.8 s of cross-talk: every frame went to the interrupting face before this rule, the last speaker kept
+ * 100 % after it).
+ */
+export const CROSS_TALK_SHARE = 0.6;
+
+/**
+ * Marks clear votes as cross-talk (speaker null) where another track is talking too, judged against
+ * that track's own talking level (the median of its relative activity over the units it won, known
+ * once it has won HOLD_SEC of them). `weights` turn the votes' weighted scores back into activity.
+ */
+export function markCrossTalk(votes: readonly SentenceVote[], weights: readonly number[]): SentenceVote[] {
+  const talking = weights.map((w, i) => {
+    const won = votes.filter((v) => v.speaker === i);
+    if (won.reduce((sum, v) => sum + v.end - v.start, 0) < HOLD_SEC) return null;
+    return median(won.map((v) => v.scores[i]! / w));
+  });
+  return votes.map((v) => {
+    if (v.speaker == null) return v;
+    const both = v.scores.some((score, i) => i !== v.speaker && talking[i] != null && talking[i]! > 0
+      && score / weights[i]! >= CROSS_TALK_SHARE * talking[i]!);
+    return both ? { ...v, speaker: null } : v;
+  });
+}
+
+/**
  * Votes -> turns covering the shot. A change happens at the start of the new speaker's first sentence;
  * unclear sentences keep the current speaker; a run of one speaker's sentences spanning less than
  * `hold` seconds is given to the speaker around it (the shortest first, until none is left).
@@ -240,7 +269,7 @@ export function decideSpeakers(samples: readonly FaceSample[], shot: TimeRange, 
     // Following the speech's pauses doubles a track's weight at most; moving against them halves it.
     weights.push(Math.min(2, Math.max(0.5, 1 + (correlation ?? 0))));
   }
-  const votes = voteSentences(relative, weights, speech.sentences, shot);
+  const votes = markCrossTalk(voteSentences(relative, weights, speech.sentences, shot), weights);
   const turns = holdTurns(votes, shot);
   if (turns.length === 0) return null;
   for (let i = 1; i < turns.length; i++) {
