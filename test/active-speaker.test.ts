@@ -63,12 +63,14 @@ describe('decision logic (hand-made series)', () => {
     // tiny quiet level) wins one turn at 40x and talks over track 0 at 30x in the fourth unit.
     const v = (start: number, end: number, scores: number[], speaker: number | null): SentenceVote => ({ start, end, scores, speaker });
     const votes = [v(0, 4, [3, 0.1], 0), v(4, 8, [0.2, 40], 1), v(8, 12, [3.2, 0.1], 0), v(12, 15, [2.9, 30], 1), v(15, 19, [3, 0.2], 0)];
-    const marked = markCrossTalk(votes, [1, 1]);
+    const marked = markCrossTalk(votes, [1, 1], [false, true]);
     expect(marked.map((x) => x.speaker)).toEqual([0, 1, 0, null, 0]);
+    // Between two live faces relative activity is trusted: the margin alone decides.
+    expect(markCrossTalk(votes, [1, 1], [false, false]).map((x) => x.speaker)).toEqual([0, 1, 0, 1, 0]);
     const turns = holdTurns(marked, { start: 0, end: 19 });
     expect(turns.map((t) => [t.speaker, t.start, t.end])).toEqual([[0, 0, 4], [1, 4, 8], [0, 8, 19]]);
-    // A listener nodding (well under their talking level) does not make a unit cross-talk.
-    expect(markCrossTalk([...votes.slice(0, 3), v(12, 15, [3, 10], 0)], [1, 1]).at(-1)!.speaker).toBe(0);
+    // The other face well under its talking level (listening, nodding): not cross-talk.
+    expect(markCrossTalk([...votes.slice(0, 3), v(12, 15, [1, 30], 1)], [1, 1], [false, true]).at(-1)!.speaker).toBe(1);
   });
 });
 

@@ -141,28 +141,31 @@ export function voteSentences(relative: readonly MouthActivity[][], weights: rea
 }
 
 /**
- * A unit where a track other than its winner moves its mouth at least this share of the way it does when
- * it is the one speaking (its median over the units it won) is cross-talk: both talk, and the last
- * speaker keeps the frame. Relative activity alone cannot see it: a person frozen or quiet most of the
- * shot has a tiny quiet level, so the moment they talk over the other they win by far (H2's holdout with
- * 3.8 s of cross-talk: every frame went to the interrupting face before this rule, the last speaker kept
- * 100 % after it).
+ * Cross-talk a relative activity cannot see: a face still through most of the shot (its quiet level at
+ * LEVEL_FLOOR, e.g. someone who only interrupts) scores a huge relative activity the moment it moves, and
+ * takes the frame while the speaker goes on talking (H2's holdout, 3.8 s of cross-talk: every frame went
+ * to the interrupting face). So a unit such a face wins is cross-talk, and the last speaker keeps the
+ * frame, when another track moves its mouth at least this share of the way it does when it is the one
+ * speaking (the median over the units it won). Only for still faces: applied to live faces too, it took
+ * the live-listener case of `bench-mouth --speaker` from 74 % to 50 % (a listener whose head moves as much
+ * as his mouth does talking blocked every change), so between two live faces WIN_MARGIN alone decides.
  */
 export const CROSS_TALK_SHARE = 0.6;
 
 /**
- * Marks clear votes as cross-talk (speaker null) where another track is talking too, judged against
- * that track's own talking level (the median of its relative activity over the units it won, known
- * once it has won HOLD_SEC of them). `weights` turn the votes' weighted scores back into activity.
+ * Marks the clear votes of still faces (`still[i]`: quiet level at the floor) as cross-talk (speaker null)
+ * where another track is talking too, judged against that track's own talking level (the median of its
+ * relative activity over the units it won, known once it has won HOLD_SEC of them). `weights` turn the
+ * votes' weighted scores back into activity.
  */
-export function markCrossTalk(votes: readonly SentenceVote[], weights: readonly number[]): SentenceVote[] {
+export function markCrossTalk(votes: readonly SentenceVote[], weights: readonly number[], still: readonly boolean[]): SentenceVote[] {
   const talking = weights.map((w, i) => {
     const won = votes.filter((v) => v.speaker === i);
     if (won.reduce((sum, v) => sum + v.end - v.start, 0) < HOLD_SEC) return null;
     return median(won.map((v) => v.scores[i]! / w));
   });
   return votes.map((v) => {
-    if (v.speaker == null) return v;
+    if (v.speaker == null || !still[v.speaker]) return v;
     const both = v.scores.some((score, i) => i !== v.speaker && talking[i] != null && talking[i]! > 0
       && score / weights[i]! >= CROSS_TALK_SHARE * talking[i]!);
     return both ? { ...v, speaker: null } : v;
@@ -269,7 +272,7 @@ export function decideSpeakers(samples: readonly FaceSample[], shot: TimeRange, 
     // Following the speech's pauses doubles a track's weight at most; moving against them halves it.
     weights.push(Math.min(2, Math.max(0.5, 1 + (correlation ?? 0))));
   }
-  const votes = markCrossTalk(voteSentences(relative, weights, speech.sentences, shot), weights);
+  const votes = markCrossTalk(voteSentences(relative, weights, speech.sentences, shot), weights, tracks.map((t) => t.level <= LEVEL_FLOOR));
   const turns = holdTurns(votes, shot);
   if (turns.length === 0) return null;
   for (let i = 1; i < turns.length; i++) {
