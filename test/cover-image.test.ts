@@ -136,6 +136,11 @@ describe('frame measures (pure)', () => {
     // A frame with a face beats a sharper frame without one; only cuts everywhere: the stillest.
     expect(pickCover([c(0, 50), c(1, 500, { face: null, eyes: null })], centred)).toBe(0);
     expect(pickCover([c(0, 50, { change: 0.3 }), c(1, 40, { change: 0.1 })], centred)).toBe(1);
+    // Caught mid-word (mouth 25 % wider than at rest, teeth are edges: sharper): the mouth at rest wins
+    // unless the open one is more than twice as sharp.
+    const rest = { mouth: 0.6 };
+    expect(pickCover([c(0, 60, rest), c(1, 100, { mouth: 0.75 }), c(2, 55, rest), c(3, 58, rest)], centred)).toBe(0);
+    expect(pickCover([c(0, 60, rest), c(1, 250, { mouth: 0.75 }), c(2, 55, rest), c(3, 58, rest)], centred)).toBe(1);
   });
 });
 

@@ -14,6 +14,7 @@ import { PipelineError } from '../errors.js';
 import { loadFaceDetector, type DetectedFace, type FacePoint } from './faces.js';
 import { CANDIDATE_DISTANCE, frameSignature, showinfoTimes, signatureDistance, type SampledFrame } from './shots.js';
 import { median, quantile } from './stats.js';
+import { mouthOpening } from './mouth-activity.js';
 import type { CropKeyframe } from './types.js';
 
 /** At most this many frames are measured, whatever the clip's length (each costs a detection, ~10 ms). */
@@ -46,6 +47,14 @@ const MEASURE_SHORT_SIDE = 720;
  */
 export const CLOSED_EYES_RATIO = 0.9;
 
+/**
+ * A cover shows the speaker with the mouth at rest, not caught mid-word: a frame loses this much score
+ * per unit its mouth opening exceeds the clip's rest opening (the candidates' 25th percentile), so a mouth
+ * 25 % wider than at rest costs what being half as sharp costs. Without it the sharpest face was often an
+ * open mouth (teeth are edges: Laplacian variance rewards them; the demo clip's cover was one).
+ */
+export const OPEN_MOUTH_WEIGHT = 4;
+
 /** A candidate face, normalised to the source frame (0..1) like DetectedFace. */
 export type CoverFace = DetectedFace;
 
@@ -60,6 +69,8 @@ export interface CoverCandidate {
   sharpness: number;
   /** Eye darkness (eyesOpenness: lower is more closed), null without eye landmarks. */
   eyes: number | null;
+  /** Mouth opening (mouth-activity.ts mouthOpening, inter-ocular distances), null without landmarks. */
+  mouth?: number | null;
 }
 
 export interface CoverChoice {
@@ -217,7 +228,8 @@ export function speakerFace(plan: Pick<RenderPlan, 'reframe'>, t: number, faces:
  * compete, unless there are none, then the stillest ones do; frames with a face beat frames without.
  * Score: sharpness against the clip's median face (log2, so twice as sharp is +1), minus 4 per unit of
  * off-centre (a face a quarter of the crop's width off costs what being half as sharp costs), minus 2
- * when the eyes look closed (a shut-eye frame must be four times sharper to win). Pure, so the weights
+ * when the eyes look closed (a shut-eye frame must be four times sharper to win), minus OPEN_MOUTH_WEIGHT
+ * per unit of mouth opening above the clip's rest (caught mid-word). Pure, so the weights
  * are tested on numbers.
  */
 export function pickCover(candidates: readonly CoverCandidate[], offCentre: (c: CoverCandidate) => number): number {
@@ -229,12 +241,15 @@ export function pickCover(candidates: readonly CoverCandidate[], offCentre: (c: 
   const field = withFace.length > 0 ? withFace : pool;
   const typical = Math.max(1e-6, median(field.map(({ c }) => c.sharpness)));
   const openEyes = quantile(field.flatMap(({ c }) => (c.eyes === null ? [] : [c.eyes])), 0.9);
+  const mouths = field.flatMap(({ c }) => (c.mouth == null ? [] : [c.mouth]));
+  const restMouth = mouths.length > 0 ? quantile(mouths, 0.25) : 0;
   let best = field[0]!, bestScore = -Infinity;
   for (const entry of field) {
     const { c } = entry;
     let score = Math.log2(Math.max(1e-6, c.sharpness) / typical);
     if (c.face) score -= 4 * offCentre(c);
     if (c.eyes !== null && openEyes > 0 && c.eyes < CLOSED_EYES_RATIO * openEyes) score -= 2;
+    if (c.mouth != null && restMouth > 0) score -= OPEN_MOUTH_WEIGHT * Math.max(0, c.mouth / restMouth - 1);
     if (score > bestScore) { best = entry; bestScore = score; }
   }
   return best.i;
@@ -332,6 +347,7 @@ export async function chooseCoverFrame(plan: Pick<RenderPlan, 'input' | 'reframe
           face,
           sharpness: laplacianVariance(gray, width, height, rect ?? undefined),
           eyes: face ? eyesOpenness(gray, width, height, face) : null,
+          mouth: face?.keypoints ? mouthOpening(face.keypoints, width / height) : null,
         });
       }
     } finally {
