@@ -39,9 +39,14 @@ afterAll(() => { if (!process.env.KEEP_ACTIVE_SPEAKER) for (const d of dataDirs)
 interface Clip { file: string; start: number; layout: string | undefined; reason: string; fps: number; frames: number }
 
 /** One `shorts create` of the window as a single clip, no captions (they are not what is judged here). */
+/** One data folder per source: a second create over the same file re-uses its cached transcript (suite time). */
+const dataDirOf = new Map<string, string>();
 async function create(source: string, layout: string): Promise<Clip> {
-  const env = cliEnv({ SHORTS_RENDER_SIZE: RENDER });
-  dataDirs.push(env.SHORTS_DATA_DIR!);
+  const env = cliEnv({ SHORTS_RENDER_SIZE: RENDER, ...(dataDirOf.has(source) ? { SHORTS_DATA_DIR: dataDirOf.get(source)! } : {}) });
+  if (!dataDirOf.has(source)) {
+    dataDirOf.set(source, env.SHORTS_DATA_DIR!);
+    dataDirs.push(env.SHORTS_DATA_DIR!);
+  }
   const r = await runCli(['create', '--file', source, '--start', String(WINDOW.start), '--end', String(WINDOW.end), '--no-clipping',
     '--no-captions', '--layout', layout, '--json'], env);
   expect(r.code, r.stderr).toBe(0);

@@ -15,7 +15,7 @@ export interface CliResult { code: number | null; signal: NodeJS.Signals | null;
 export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {
     ...process.env,
-    SHORTS_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'shorts-cli-')),
+    SHORTS_DATA_DIR: extra.SHORTS_DATA_DIR ?? mkdtempSync(path.join(os.tmpdir(), 'shorts-cli-')),
     SHORTS_RENDER_SIZE: '270x480',
     SHORTS_X264_PRESET: 'ultrafast',
     ...extra,
