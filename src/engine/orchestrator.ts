@@ -258,7 +258,6 @@ export class Orchestrator {
       // A clip without captions has no caption words to export or correct.
       if (cues) art.write(JobArtifacts.cuesName(shortId), cues);
       else rmSync(path.join(art.dir, `${JobArtifacts.cuesName(shortId)}.json`), { force: true });
-      art.write(`layout-${shortId}`, rendered.reframe.layout);
       art.write(JobArtifacts.renderPlanName(shortId), rendered);
       await coverFor(rendered, art.coverPath(short.rank, shortId), options.hookTitle ? title : null, signal);
       const sentences = req.sentences;
@@ -381,9 +380,10 @@ export class Orchestrator {
       };
       try {
         if (existsSync(output)) {
-          record.layout = art.read<ResolvedLayout>(`layout-${id}`);
-          // A job stopped between the render and its cover makes the cover on resuming.
+          // A job stopped between the render and its cover makes the cover on resuming; the kept plan also
+          // says what layout the clip got (auto resolved).
           const rendered = art.read<RenderPlan>(JobArtifacts.renderPlanName(id));
+          record.layout = rendered?.reframe.layout ?? null;
           if (rendered && !existsSync(art.coverPath(rank, id))) await coverFor(rendered, art.coverPath(rank, id), req.options.hookTitle ? copy.title : null, signal);
         } else {
           const cues = captionSet ? (captionSet.cues.get(id) ?? []) : null;
@@ -395,11 +395,9 @@ export class Orchestrator {
             memeHook: meme ? await memeHookPlan(meme, outputFps(info) ?? info.fps, memeAudio, signal) : null,
             onProgress: (f) => { fractions[rank] = f; report(); },
           }, signal);
-          // What the clip got (auto resolved), for the request detail and `shorts get`; checkpointed, so a
-          // resumed job that finds this clip rendered still knows it.
+          // What the clip got (auto resolved), for the request detail and `shorts get`.
           record.layout = rendered.reframe.layout;
-          art.write(`layout-${id}`, rendered.reframe.layout);
-          // What exports and re-renders start from: the exact plan, measured gains included.
+          // What exports, re-renders and a resumed job start from: the exact plan, measured gains included.
           art.write(JobArtifacts.renderPlanName(id), rendered);
           await coverFor(rendered, art.coverPath(rank, id), req.options.hookTitle ? copy.title : null, signal);
         }

@@ -259,12 +259,13 @@ export class Service {
       parseCaptionEdits,
     });
     const options = clipOptions(r.options, short.edit ?? {});
-    const source = new JobArtifacts(this.store.dataDir, id).read<{ info: MediaInfo }>('source');
+    const art = new JobArtifacts(this.store.dataDir, id);
+    const source = art.read<{ info: MediaInfo }>('source');
     checkClipEdit(edit, { start: short.startTimestamp, end: short.endTimestamp, ctaText: options.ctaText }, source?.info.durationSec ?? r.end);
     if (edit.captionEdits) {
       // Word numbers are about the captions as the user saw them: one the clip does not have is a 400 now,
       // not a failed re-render later.
-      const seen = new JobArtifacts(this.store.dataDir, id).read<CaptionCue[]>(JobArtifacts.cuesName(shortId));
+      const seen = art.read<CaptionCue[]>(JobArtifacts.cuesName(shortId));
       if (!seen) throw new ShortsError('invalid_request', 'this clip was rendered without captions, so there are no caption words to correct; re-render it with captionsEnabled first', { field: 'captionEdits' });
       applyCaptionEdits(seen, edit.captionEdits as CaptionEdits);
     }

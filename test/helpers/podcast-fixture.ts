@@ -300,14 +300,8 @@ export function sideBySide(spec: SideBySideSpec): PodcastFixture {
   return { path: file, width: 1920, height: 1080, duration, left: spec.left, right: spec.right, turns };
 }
 
-export interface Shot {
-  person: PersonName;
-  start: number;
-  end: number;
-  speechStart: number;
-  speechEnd: number;
-  sourceStart: number;
-}
+/** A close-up shot of the two-camera edit: who is in it, when, and where their speech and footage are. */
+export type Shot = Pick<Turn, 'person' | 'start' | 'end' | 'speechStart' | 'speechEnd' | 'sourceStart'>;
 
 export interface TwoCameraFixture {
   path: string;
