@@ -136,6 +136,46 @@ export const SETTINGS = {
     default: 'off',
     meaning: '`1`: the CLI prints stack traces of internal errors.',
   },
+  SHORTS_SECRET_KEY: {
+    default: 'generated on first use into `<data dir>/secret.key` (mode 0600): back that file up',
+    meaning: 'The 32-byte key (64 hex digits or base64) that encrypts connected accounts\' platform tokens at rest. Without the key they were written with, saved tokens cannot be read and every account must be connected again.',
+  },
+  SHORTS_OAUTH_VIDEO_SITE_CLIENT_ID: {
+    default: 'none (`shorts accounts connect video_site` refused; `accounts add` with tokens still works)',
+    meaning: 'The client id of the operator\'s own OAuth app on video_site, used to connect accounts and refresh their tokens.',
+  },
+  SHORTS_OAUTH_VIDEO_SITE_CLIENT_SECRET: {
+    default: 'none',
+    meaning: 'The client secret of that video_site OAuth app.',
+  },
+  SHORTS_OAUTH_PHOTO_SITE_CLIENT_ID: {
+    default: 'none (`shorts accounts connect photo_site` refused; `accounts add` with tokens still works)',
+    meaning: 'The client id of the operator\'s own OAuth app on photo_site, used to connect accounts and refresh their tokens.',
+  },
+  SHORTS_OAUTH_PHOTO_SITE_CLIENT_SECRET: {
+    default: 'none',
+    meaning: 'The client secret of that photo_site OAuth app.',
+  },
+  SHORTS_OAUTH_SHORT_VIDEO_SITE_CLIENT_ID: {
+    default: 'none (`shorts accounts connect short_video_site` refused; `accounts add` with tokens still works)',
+    meaning: 'The client id of the operator\'s own OAuth app on short_video_site, used to connect accounts and refresh their tokens.',
+  },
+  SHORTS_OAUTH_SHORT_VIDEO_SITE_CLIENT_SECRET: {
+    default: 'none',
+    meaning: 'The client secret of that short_video_site OAuth app.',
+  },
+  SHORTS_PLATFORM_URL_VIDEO_SITE: {
+    default: 'the real service',
+    meaning: 'Replaces the scheme and host (and port) of every URL the video_site connector calls (API, upload and token endpoints alike), keeping the real paths: a proxy, a sandbox or a test server.',
+  },
+  SHORTS_PLATFORM_URL_PHOTO_SITE: {
+    default: 'the real service',
+    meaning: 'Replaces the scheme and host (and port) of every URL the photo_site connector calls (API, upload and token endpoints alike), keeping the real paths: a proxy, a sandbox or a test server.',
+  },
+  SHORTS_PLATFORM_URL_SHORT_VIDEO_SITE: {
+    default: 'the real service',
+    meaning: 'Replaces the scheme and host (and port) of every URL the short_video_site connector calls (API, upload and token endpoints alike), keeping the real paths: a proxy, a sandbox or a test server.',
+  },
 } as const satisfies Record<`SHORTS_${string}`, SettingDeclaration>;
 
 export type SettingName = keyof typeof SETTINGS;

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const SRC = path.resolve(import.meta.dirname, '..', 'src');
-const STAGES = ['pipeline', 'media', 'net', 'catalog'];
+const STAGES = ['pipeline', 'media', 'net', 'catalog', 'publish'];
 const DRIVERS = ['service', 'engine', 'server', 'client', 'cli'];
 
 function importsOf(file: string): string[] {

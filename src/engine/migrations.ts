@@ -134,4 +134,43 @@ export const MIGRATIONS: readonly string[] = [
    ALTER TABLE shorts ADD COLUMN pending_edit TEXT;
    ALTER TABLE shorts ADD COLUMN rerender_pid INTEGER;
    ALTER TABLE shorts ADD COLUMN rerender_attempts INTEGER NOT NULL DEFAULT 0;`,
+  // v7 (issue 16): posting clips. Connected platform accounts per API account (tokens encrypted with
+  // SHORTS_SECRET_KEY); a post's link to the account it goes out on, its caption, the publish progress a
+  // restarted process resumes from (connector state: upload session, container, publish id) so nothing is
+  // posted twice, retries with backoff, the process publishing it; and automation rules.
+  `CREATE TABLE connected_accounts (
+     id TEXT PRIMARY KEY,
+     account_id TEXT NOT NULL,
+     platform TEXT NOT NULL CHECK (platform IN ('video_site', 'photo_site', 'short_video_site')),
+     handle TEXT NOT NULL,
+     platform_user_id TEXT,
+     access_token TEXT NOT NULL,
+     refresh_token TEXT,
+     expires_at TEXT,
+     refresh_expires_at TEXT,
+     scopes TEXT,
+     status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'expired')),
+     created_at TEXT NOT NULL,
+     updated_at TEXT NOT NULL,
+     UNIQUE (account_id, platform, handle)
+   );
+   ALTER TABLE posts ADD COLUMN connected_account_id TEXT;
+   ALTER TABLE posts ADD COLUMN description TEXT NOT NULL DEFAULT '';
+   ALTER TABLE posts ADD COLUMN publish_state TEXT;
+   ALTER TABLE posts ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE posts ADD COLUMN next_attempt_at TEXT;
+   ALTER TABLE posts ADD COLUMN runner_pid INTEGER;
+   ALTER TABLE posts ADD COLUMN updated_at TEXT;
+   CREATE INDEX posts_due ON posts (status, scheduled_at);
+   CREATE INDEX posts_short ON posts (short_id);
+   CREATE TABLE automation_rules (
+     id TEXT PRIMARY KEY,
+     account_id TEXT NOT NULL,
+     connected_account_id TEXT NOT NULL REFERENCES connected_accounts (id) ON DELETE CASCADE,
+     min_viral_score INTEGER NOT NULL,
+     slots TEXT NOT NULL,
+     timezone TEXT NOT NULL DEFAULT 'UTC',
+     enabled INTEGER NOT NULL DEFAULT 1,
+     created_at TEXT NOT NULL
+   );`,
 ];
