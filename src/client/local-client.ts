@@ -24,8 +24,9 @@ const CANCEL_POLL_MS = 500;
 export class LocalClient implements ShortsClient {
   readonly mode = 'local' as const;
   readonly service: Service;
-  private readonly store: JobStore;
-  private readonly account: Account;
+  /** The SQLite store, for the local clients of other resources (connected accounts, posts). */
+  readonly store: JobStore;
+  readonly account: Account;
 
   constructor(readonly dataDir: string, private readonly log: (line: string) => void = () => {}) {
     this.store = new JobStore(path.join(dataDir, 'shorts.db'));

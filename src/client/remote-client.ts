@@ -106,8 +106,11 @@ export class RemoteClient implements ShortsClient {
     return `${this.baseUrl}/${path}`;
   }
 
-  /** One API call: the success's `data`, or the API's error as a ShortsError (see describe). */
-  private async call<T>(method: Method, path: string, opts: { json?: unknown; query?: Query; signal?: AbortSignal } = {}): Promise<T> {
+  /**
+   * One API call: the success's `data`, or the API's error as a ShortsError (see describe). Public so the
+   * clients of other resources (connected accounts, posts) speak through the same connection and errors.
+   */
+  async call<T>(method: Method, path: string, opts: { json?: unknown; query?: Query; signal?: AbortSignal } = {}): Promise<T> {
     const searchParams: Record<string, string> = {};
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) searchParams[k] = v;
     let body: unknown;
