@@ -1,8 +1,6 @@
 // `shorts create`: flags (derived from the one option table) -> API body -> create -> run/wait with
 // progress -> optional --out folder with the clips and request.json shaped like GET /shorts/:id.
-import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import ora from 'ora';
 import { CREATE_OPTIONS, type OptionDef } from '../../service/create-options.js';
@@ -11,6 +9,7 @@ import type { RequestDetail, StatusResponse } from '../../service/api-types.js';
 import { CliError, EXIT } from '../cli-error.js';
 import { note, printJson, printWarnings } from '../output.js';
 import { askForCreateOptions } from '../prompts.js';
+import { writeOutFolder } from '../out-folder.js';
 
 export function parseNumber(value: string): number {
   const n = Number(value);
@@ -129,23 +128,6 @@ export async function createCommand(client: ShortsClient, body: Record<string, u
   return EXIT.ok;
 }
 
-async function writeOutFolder(client: ShortsClient, detail: RequestDetail, out: string): Promise<RequestDetail> {
-  await mkdir(out, { recursive: true });
-  const shorts = [];
-  for (const [i, s] of detail.shorts.entries()) {
-    if (s.error || !s.video_url) { shorts.push(s); continue; }
-    const file = path.join(out, `${String(i + 1).padStart(2, '0')}-${slug(s.title)}.mp4`);
-    await client.downloadClip(s.video_url, file);
-    // The cover travels with its clip, under the same name: request.json points at the folder's copies.
-    const cover = s.thumbnail_url ? file.replace(/\.mp4$/, '.jpg') : null;
-    if (cover) await client.downloadClip(s.thumbnail_url!, cover);
-    shorts.push({ ...s, video_url: pathToFileURL(file).href, ...(cover ? { thumbnail_url: pathToFileURL(cover).href } : {}) });
-  }
-  const written = { ...detail, shorts };
-  await writeFile(path.join(out, 'request.json'), `${JSON.stringify(written, null, 2)}\n`);
-  return written;
-}
-
 function printSummary(detail: RequestDetail, out: string | undefined): void {
   for (const [i, s] of detail.shorts.entries()) {
     const where = s.error ? `FAILED: ${s.errorMessage}` : s.video_url;
@@ -164,8 +146,4 @@ function progressDisplay(interactive: boolean) {
     fail: (t: string) => note(t),
     warn: (t: string) => note(t),
   };
-}
-
-function slug(title: string): string {
-  return title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 48) || 'clip';
 }
