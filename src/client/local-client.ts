@@ -1,9 +1,13 @@
 // ShortsClient over the in-process engine: the local SQLite store, whisper.cpp and ffmpeg on this
 // machine. `wait` runs the job in the foreground; Ctrl-C (the signal) and `shorts cancel` from another
-// terminal both cancel it and kill its child processes.
+// terminal both cancel it and kill its child processes. Any number of `shorts` processes share a data dir
+// (issue 15): a request has one runner at a time, recorded by pid and taken atomically (takeRunner), and
+// `wait` on a request another live process runs (a `create --no-wait` runner, a batch) follows it in the
+// store instead of running it a second time.
 import { copyFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type {
   CatalogPage, CreateBody, EditBody, GameVideoItem, MemeHookItem, MusicTrackItem, Query, RerenderWaitOptions, ShortsClient, WaitOptions,
@@ -20,6 +24,30 @@ import { isAlive } from '../media/process.js';
 
 /** How often a foreground job looks for a cancel made by another `shorts` process. */
 const CANCEL_POLL_MS = 500;
+/** How often `wait` reads a request another process runs. */
+const FOLLOW_POLL_MS = 500;
+
+const INTERRUPTED = 'interrupted: the shorts process running this request stopped before it finished';
+
+/**
+ * Requests some LocalClient of this process runs right now. The pid alone cannot tell "this process runs
+ * it" (follow) from "this process created it and is about to run it" (take it): both record our pid.
+ */
+const runningHere = new Set<string>();
+
+/** Whether the process recorded as a request's runner still runs it. */
+function runnerRuns(id: string, holder: number): boolean {
+  return holder === process.pid ? runningHere.has(id) : isAlive(holder);
+}
+
+/** Local `create` options beyond the body. */
+export interface LocalCreateOptions {
+  /**
+   * Record this process as the runner (default true: the creating process runs the job). False leaves the
+   * request unclaimed for another process to take (`create --no-wait` hands it to a detached runner).
+   */
+  claim?: boolean;
+}
 
 export class LocalClient implements ShortsClient {
   readonly mode = 'local' as const;
@@ -41,7 +69,9 @@ export class LocalClient implements ShortsClient {
       if (r.origin !== 'local') continue;
       const pid = this.store.runnerPid(r.id);
       if (pid !== null && pid !== process.pid && !isAlive(pid)) {
-        this.store.finish(r.id, 'failed', 'interrupted: the shorts process running this request stopped before it finished');
+        // A queued request never started: whoever waits on it next runs it (a --no-wait runner that died
+        // before it began loses nothing). One that was processing lost its work in progress.
+        if (r.status === 'processing') this.store.finish(r.id, 'failed', INTERRUPTED);
       }
     }
     // A local re-render runs in its `shorts edit` process: when that died, the clip is the one before (its
@@ -52,27 +82,80 @@ export class LocalClient implements ShortsClient {
     }
   }
 
-  async create(body: CreateBody) {
+  async create(body: CreateBody, opts: LocalCreateOptions = {}) {
     const created = await this.service.create(this.account, body, 'local');
-    // Locally, the creating process is the one that runs the job.
-    this.store.claim(created.requestId, process.pid);
+    // Locally, the creating process is the one that runs the job, unless it hands it on.
+    if (opts.claim !== false) this.store.claim(created.requestId, process.pid);
     return created;
   }
 
+  /**
+   * Resolves with the terminal status. A request nobody runs (queued, its runner unset or gone) is run here,
+   * in the foreground; one another live process runs is followed until it ends. Aborting the signal cancels
+   * a request this process runs (nothing would run it after), and only stops following one another runs.
+   */
   async wait(id: string, opts: WaitOptions = {}): Promise<StatusResponse> {
-    const current = this.service.status(this.account, id);
-    if (TERMINAL.has(current.status)) return current;
+    for (;;) {
+      const outcome = this.store.takeRunner(id, process.pid, (holder) => runnerRuns(id, holder));
+      if (outcome === 'taken') return this.runHere(id, opts);
+      if (outcome === 'orphaned') {
+        this.store.finish(id, 'failed', INTERRUPTED);
+        return this.service.status(this.account, id);
+      }
+      if (outcome !== 'held') return this.service.status(this.account, id); // finished, or missing (throws not found)
+      const followed = await this.follow(id, opts);
+      if (followed) return followed;
+      // Its runner stopped without finishing it: settle it (take it, or mark it interrupted) on the next turn.
+    }
+  }
+
+  /**
+   * The runner of a `create --no-wait` request (a detached `shorts` process): takes the request if nobody
+   * runs it and runs it to the end. False when another process had it already (nothing was run).
+   */
+  async runDetached(id: string, opts: WaitOptions = {}): Promise<{ ran: boolean; status: StatusResponse }> {
+    const outcome = this.store.takeRunner(id, process.pid, (holder) => runnerRuns(id, holder));
+    if (outcome !== 'taken') return { ran: false, status: this.service.status(this.account, id) };
+    return { ran: true, status: await this.runHere(id, opts) };
+  }
+
+  /**
+   * Reads the request another process runs until it ends (its terminal status), its runner is gone (null),
+   * or the signal aborts (its status now, still live: nothing is cancelled).
+   */
+  private async follow(id: string, opts: WaitOptions): Promise<StatusResponse | null> {
+    let seen = '';
+    for (;;) {
+      const status = this.service.status(this.account, id);
+      const key = `${status.status}/${status.step}/${status.progress}`;
+      if (key !== seen) opts.onStatus?.(status);
+      seen = key;
+      if (TERMINAL.has(status.status)) return status;
+      const holder = this.store.runnerPid(id);
+      if (holder === null || !runnerRuns(id, holder)) return null;
+      if (opts.signal?.aborted) return status;
+      try {
+        await sleep(FOLLOW_POLL_MS, undefined, { signal: opts.signal });
+      } catch {
+        return this.service.status(this.account, id);
+      }
+    }
+  }
+
+  /** Runs a request this process has taken, in the foreground. */
+  private async runHere(id: string, opts: WaitOptions): Promise<StatusResponse> {
     const controller = new AbortController();
     const untrack = this.service.track(id, controller);
     const onAbort = () => {
       try { this.service.cancel(this.account, id); } catch { /* already terminal */ }
       controller.abort();
     };
+    if (opts.signal?.aborted) onAbort();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     const poll = setInterval(() => {
       if (this.store.getRequest(id)?.status === 'cancelled') controller.abort();
     }, CANCEL_POLL_MS);
-    this.store.claim(id, process.pid);
+    runningHere.add(id);
     const emit = () => opts.onStatus?.(this.service.status(this.account, id));
     let shown = -1;
     const onModelDownload = (got: number, total: number) => {
@@ -85,6 +168,7 @@ export class LocalClient implements ShortsClient {
         onStep: emit, onProgress: emit, onClipRendered: opts.onClipRendered,
       });
     } finally {
+      runningHere.delete(id);
       clearInterval(poll);
       opts.signal?.removeEventListener('abort', onAbort);
       untrack();

@@ -166,19 +166,25 @@ export class RemoteClient implements ShortsClient {
     return this.call<CreateResponse>('POST', 'shorts/create', { json: body });
   }
 
-  async wait(id: string, opts: WaitOptions = {}): Promise<StatusResponse> {
+  /**
+   * Polls until the request ends. Aborting the signal cancels it on the server (Ctrl-C in `create`), unless
+   * `cancelOnAbort` is false (`shorts wait`: Ctrl-C only stops waiting): then it resolves with the last status.
+   */
+  async wait(id: string, opts: WaitOptions & { cancelOnAbort?: boolean } = {}): Promise<StatusResponse> {
     const { signal } = opts;
+    const stop = (last: StatusResponse | undefined): Promise<StatusResponse> =>
+      opts.cancelOnAbort === false ? (last ? Promise.resolve(last) : this.status(id)) : this.cancelForWait(id, last);
     const deadline = Date.now() + this.timeoutMs;
     let last: StatusResponse | undefined;
     for (;;) {
-      if (signal?.aborted) return this.cancelForWait(id, last);
+      if (signal?.aborted) return stop(last);
       let delayMs = this.pollIntervalMs;
       try {
         last = await this.status(id, signal);
         opts.onStatus?.(last);
         if (TERMINAL.has(last.status)) return last;
       } catch (e) {
-        if (signal?.aborted) return this.cancelForWait(id, last);
+        if (signal?.aborted) return stop(last);
         if (!(e instanceof ShortsError && e.code === 'rate_limit_exceeded')) throw e;
         const retryAfter = Number(e.details?.retryAfter);
         delayMs = Math.max(1, Number.isFinite(retryAfter) ? Math.ceil(retryAfter) : 1) * 1000;
@@ -191,7 +197,7 @@ export class RemoteClient implements ShortsClient {
       try {
         await sleep(delayMs, undefined, { signal });
       } catch {
-        return this.cancelForWait(id, last);
+        return stop(last);
       }
     }
   }

@@ -13,6 +13,15 @@ export type RequestStatus = 'queued' | 'processing' | 'completed' | 'failed' | '
 export type Step = 'queued' | 'fetching_video' | 'transcribing_audio' | 'finding_highlights' | 'finalizing' | 'completed' | 'failed' | 'cancelled';
 export const TERMINAL: ReadonlySet<RequestStatus> = new Set(['completed', 'failed', 'cancelled']);
 
+/** How long a statement waits for another process's write lock before SQLITE_BUSY. */
+const BUSY_TIMEOUT_MS = 15_000;
+
+/**
+ * What takeRunner found: `taken` (this process runs it now), `held` (its runner is still at it: follow it),
+ * `orphaned` (it was processing and its runner is gone), `finished` (terminal already), `missing`.
+ */
+export type TakeOutcome = 'taken' | 'held' | 'orphaned' | 'finished' | 'missing';
+
 export interface SentenceRecord { index: number; sentence: string; start: number; end: number }
 
 export interface RequestRecord {
@@ -168,21 +177,30 @@ export class JobStore {
   constructor(file: string) {
     this.dataDir = path.dirname(path.resolve(file));
     mkdirSync(path.dirname(file), { recursive: true });
-    this.db = new Database(file);
-    // WAL lets `shorts status` read while a worker writes; busy_timeout covers two CLIs at once.
+    // The busy timeout is set by the constructor, before the first statement: any number of `shorts`
+    // processes may open one data dir at once (issue 15), and a writer waits for another's short transaction
+    // instead of failing with SQLITE_BUSY. 15 s covers a loaded 2-core CI machine.
+    this.db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
+    // WAL lets `shorts status` read while a worker writes.
     this.db.pragma('journal_mode = WAL');
-    this.db.pragma('busy_timeout = 5000');
     this.db.pragma('foreign_keys = ON');
     this.migrate();
   }
 
+  /**
+   * Brings the schema up to date. Each step runs under BEGIN IMMEDIATE (the write lock taken first) and
+   * reads user_version again inside it: two processes opening a fresh data dir at once would otherwise both
+   * see version 0 and the second fail with "table requests already exists" (issue 15).
+   */
   private migrate(): void {
-    const version = this.db.pragma('user_version', { simple: true }) as number;
-    for (let v = version; v < MIGRATIONS.length; v++) {
+    const current = () => this.db.pragma('user_version', { simple: true }) as number;
+    if (current() >= MIGRATIONS.length) return;
+    for (let v = 0; v < MIGRATIONS.length; v++) {
       this.db.transaction(() => {
+        if (current() !== v) return; // already applied, by us or by another process while we waited
         this.db.exec(MIGRATIONS[v]!);
         this.db.pragma(`user_version = ${v + 1}`);
-      })();
+      }).immediate();
     }
   }
 
@@ -365,11 +383,21 @@ export class JobStore {
     return row && toRequest(row);
   }
 
-  /** Takes over a request left `processing` by a process that died (restart recovery). */
-  reclaim(id: string, pid: number): RequestRecord | undefined {
+  /**
+   * Takes over a request left `processing` by a process that died (restart recovery). `from` is the runner
+   * the caller saw gone: the swap happens only if it is still that one, so of two servers resuming the same
+   * orphan at once exactly one gets it.
+   */
+  reclaim(id: string, pid: number, from: number | null): RequestRecord | undefined {
     const row = this.db.prepare(`UPDATE requests SET runner_pid = @pid, attempts = attempts + 1, updated_at = @now
-      WHERE id = @id AND status = 'processing' RETURNING *`).get({ id, pid, now: now() }) as RequestRow | undefined;
+      WHERE id = @id AND status = 'processing' AND runner_pid IS @from RETURNING *`).get({ id, pid, from, now: now() }) as RequestRow | undefined;
     return row && toRequest(row);
+  }
+
+  /** Requests of an origin left `processing`, with the process recorded as running each (orphan scans). */
+  listProcessing(origin: 'api' | 'local'): { id: string; runnerPid: number | null }[] {
+    return this.db.prepare(`SELECT id, runner_pid AS runnerPid FROM requests WHERE status = 'processing' AND origin = ?
+      ORDER BY created_at, rowid`).all(origin) as { id: string; runnerPid: number | null }[];
   }
 
   attempts(id: string): number {
@@ -387,6 +415,26 @@ export class JobStore {
   /** Records which process runs a request, so another process can tell a live job from an orphan. */
   claim(id: string, pid: number): void {
     this.db.prepare('UPDATE requests SET runner_pid = ? WHERE id = ?').run(pid, id);
+  }
+
+  /**
+   * Makes `pid` the runner of a live request unless its recorded runner still runs it (`runs(holder)`, asked
+   * inside the transaction): the read and the write are one IMMEDIATE transaction, so of several processes
+   * taking the same request at once exactly one gets `taken` and the others see it `held`. A queued request
+   * whose runner is gone (a `create --no-wait` runner that died before starting) is simply taken; a
+   * processing one is `orphaned` and left for the caller to settle.
+   */
+  takeRunner(id: string, pid: number, runs: (holder: number) => boolean): TakeOutcome {
+    return this.db.transaction((): TakeOutcome => {
+      const row = this.db.prepare('SELECT status, runner_pid AS holder FROM requests WHERE id = ?').get(id) as { status: RequestStatus; holder: number | null } | undefined;
+      if (!row) return 'missing';
+      if (TERMINAL.has(row.status)) return 'finished';
+      if (row.holder !== null && runs(row.holder)) return 'held';
+      // Processing with nobody at it: its runner died part-way (or this pid in a previous life).
+      if (row.status === 'processing') return 'orphaned';
+      this.db.prepare('UPDATE requests SET runner_pid = ?, updated_at = ? WHERE id = ?').run(pid, now(), id);
+      return 'taken';
+    }).immediate();
   }
 
   runnerPid(id: string): number | null {

@@ -1,11 +1,16 @@
 // Workers inside `shorts serve`: take queued API requests from the SQLite store in creation order, a
 // bounded number at a time, run them through the orchestrator, refund the credit of a failed request
-// and send its webhook. On start they first resume requests a previous process left `processing`.
+// and send its webhook. On start, and every little while after, they resume requests left `processing`
+// by a process that is gone; one whose runner still lives (another `serve` on the same data dir, issue 15)
+// is that runner's, never taken.
 // The same slots run clip re-renders (issue 14): a clip marked `recompiling` that no live process runs
 // (a new one, or one a dead process left) is taken; a re-render sends no webhook and moves no credit.
 import { JobStore, type RequestRecord } from './job-store.js';
 import { Orchestrator, ShutdownSignal } from './orchestrator.js';
 import { isAlive } from '../media/process.js';
+
+/** How often a running worker looks for requests another process left behind when it died. */
+const ORPHAN_SCAN_MS = 10_000;
 
 export interface WorkerOptions {
   store: JobStore;
@@ -26,7 +31,9 @@ export interface WorkerOptions {
 export class Worker {
   private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private readonly followUps = new Set<Promise<void>>();
-  private resume: string[] = [];
+  /** Orphans to take over, with the dead runner each was seen with (reclaim swaps only from that one). */
+  private resume: { id: string; from: number | null }[] = [];
+  private lastOrphanScan = 0;
   /** Slots of running re-renders are keyed `rerender:<shortId>` beside requests' ids. */
   private static rerenderKey(shortId: string): string { return `rerender:${shortId}`; }
   private timer: NodeJS.Timeout | null = null;
@@ -37,13 +44,26 @@ export class Worker {
   /** Resumes orphaned requests, then polls the queue (and wakes at once on `wake()`). */
   start(): void {
     this.stopped = false;
-    this.resume = this.opts.store.listLive()
-      .filter((r) => r.origin === 'api' && r.status === 'processing' && !this.isOurs(r.id))
-      .map((r) => r.id);
+    this.scanOrphans();
     if (this.resume.length) this.opts.log?.(`resuming ${this.resume.length} interrupted request(s)`);
     this.pump();
     this.timer = setInterval(() => this.pump(), this.opts.pollMs ?? 1000);
     this.timer.unref();
+  }
+
+  /**
+   * API requests left `processing` whose runner is gone: no pid, a dead pid, or our own pid on a request
+   * we do not run (a previous life of this process, same pid after a restart as in a container). A live
+   * runner's request is left alone: a second `serve` on the same data dir must not run it a second time.
+   */
+  private scanOrphans(): void {
+    this.lastOrphanScan = Date.now();
+    const queued = new Set(this.resume.map((r) => r.id));
+    for (const r of this.opts.store.listProcessing('api')) {
+      if (this.isOurs(r.id) || queued.has(r.id)) continue;
+      const gone = r.runnerPid === null || r.runnerPid === process.pid || !isAlive(r.runnerPid);
+      if (gone) this.resume.push({ id: r.id, from: r.runnerPid });
+    }
   }
 
   wake(): void {
@@ -120,8 +140,11 @@ export class Worker {
 
   private next(): RequestRecord | undefined {
     const { store } = this.opts;
+    // Another server on the same data dir may die while this one runs: its requests are picked up here.
+    if (Date.now() - this.lastOrphanScan >= ORPHAN_SCAN_MS) this.scanOrphans();
     while (this.resume.length) {
-      const taken = store.reclaim(this.resume.shift()!, process.pid);
+      const { id, from } = this.resume.shift()!;
+      const taken = store.reclaim(id, process.pid, from);
       if (taken) return taken;
     }
     return store.claimNextQueued(process.pid);

@@ -1,5 +1,7 @@
 // `shorts create`: flags (derived from the one option table) -> API body -> create -> run/wait with
 // progress -> optional --out folder with the clips and request.json shaped like GET /shorts/:id.
+// --no-wait (issue 15): print the request id (or the create response with --json) and exit; locally a
+// detached runner process runs the request (runner.ts), remotely the server does.
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import ora from 'ora';
@@ -7,9 +9,11 @@ import { CREATE_OPTIONS, type OptionDef } from '../../service/create-options.js'
 import type { ShortsClient } from '../../client/shorts-client.js';
 import type { RequestDetail, StatusResponse } from '../../service/api-types.js';
 import { CliError, EXIT } from '../cli-error.js';
-import { note, printJson, printWarnings } from '../output.js';
+import { liveProgress, note, printJson, printWarnings, progress, useColor } from '../output.js';
 import { askForCreateOptions } from '../prompts.js';
 import { writeOutFolder } from '../out-folder.js';
+import { LocalClient } from '../../client/local-client.js';
+import { runnerLogPath, startDetachedRunner } from './runner.js';
 
 export function parseNumber(value: string): number {
   const n = Number(value);
@@ -48,7 +52,8 @@ export function addCreateOptions(cmd: Command): Command {
   cmd.option('--file <path>', 'a video file on this machine (local mode)');
   for (const def of CREATE_OPTIONS) for (const o of optionsFor(def)) cmd.addOption(o);
   cmd.option('--out <dir>', 'write the clips, their covers and request.json into this folder');
-  cmd.option('--json', 'print the finished request as JSON (stdout)');
+  cmd.option('--json', 'print the finished request as JSON (stdout); with --no-wait, the create response');
+  cmd.option('--no-wait', 'print the request id and exit at once (locally a background process runs it; `shorts wait ID` waits for it)');
   return cmd;
 }
 
@@ -68,7 +73,7 @@ export function bodyFromFlags(flags: Record<string, unknown>, cmd: Command): Rec
   return body;
 }
 
-export interface CreateFlags { json?: boolean; out?: string; [k: string]: unknown }
+export interface CreateFlags { json?: boolean; out?: string; wait?: boolean; [k: string]: unknown }
 
 export async function createCommand(client: ShortsClient, body: Record<string, unknown>, flags: CreateFlags): Promise<number> {
   if (Object.keys(body).length === 0) {
@@ -76,14 +81,28 @@ export async function createCommand(client: ShortsClient, body: Record<string, u
     Object.assign(body, await askForCreateOptions(client));
     if (body.file !== undefined && body.language === undefined) body.language = 'auto';
   }
-  const created = await client.create(body);
+  if (flags.wait === false && flags.out) {
+    throw new CliError('--out needs the finished clips, so it cannot go with --no-wait; run `shorts wait ID` and then `shorts get ID`', EXIT.usage);
+  }
+  const created = client instanceof LocalClient && flags.wait === false
+    ? await client.create(body, { claim: false })
+    : await client.create(body);
   if (created.timeAdjustment) {
     const { original, adjusted } = created.timeAdjustment;
     note(`range adjusted to the video's length: ${original.start}-${original.end} s -> ${adjusted.start}-${adjusted.end} s`);
   }
+  if (flags.wait === false) {
+    if (client instanceof LocalClient) {
+      const pid = await startDetachedRunner(client, created.requestId);
+      progress(`request ${created.requestId} runs in the background (process ${pid}, log ${runnerLogPath(client.dataDir, created.requestId)})`);
+    }
+    if (flags.json) printJson(created);
+    else process.stdout.write(`${created.requestId}\n`);
+    return EXIT.ok;
+  }
   // --json keeps stdout for the result only; progress still goes to stderr, as lines when it is not a terminal.
-  const spinner = progressDisplay(Boolean(process.stderr.isTTY));
-  if (!spinner.isEnabled) note(`request ${created.requestId} created`);
+  const spinner = progressDisplay(liveProgress());
+  if (!spinner.isEnabled) progress(`request ${created.requestId} created`);
   const interrupt = new AbortController();
   const onSigint = () => interrupt.abort();
   process.once('SIGINT', onSigint);
@@ -96,13 +115,13 @@ export async function createCommand(client: ShortsClient, body: Record<string, u
       signal: interrupt.signal,
       onStatus: (s) => {
         spinner.text = `${s.stepMessage}${clips} ${s.progress}%`;
-        if (!spinner.isEnabled && s.step !== lastStep) note(`${s.stepMessage} (${s.progress}%)`);
+        if (!spinner.isEnabled && s.step !== lastStep) progress(`${s.stepMessage} (${s.progress}%)`);
         lastStep = s.step;
       },
       onClipRendered: (done, total) => {
         clips = ` rendered clip ${done}/${total}`;
         spinner.text = `Rendering clips:${clips}`;
-        if (!spinner.isEnabled) note(`rendered clip ${done}/${total}`);
+        if (!spinner.isEnabled) progress(`rendered clip ${done}/${total}`);
       },
     });
   } finally {
@@ -136,13 +155,16 @@ function printSummary(detail: RequestDetail, out: string | undefined): void {
   if (out) note(`clips and request.json written to ${out}`);
 }
 
-/** ora on a terminal; plain lines on stderr otherwise (ora's disabled mode still prints its frames). */
-function progressDisplay(interactive: boolean) {
-  if (interactive) return ora({ text: 'Waiting in queue...', stream: process.stderr }).start();
+/**
+ * ora on a terminal (uncoloured under NO_COLOR); plain lines on stderr otherwise (ora's disabled mode still
+ * prints its frames). The outcome line (completed, failed) is not progress: --quiet keeps it.
+ */
+function progressDisplay(live: boolean) {
+  if (live) return ora({ text: 'Waiting in queue...', stream: process.stderr, color: useColor(process.stderr) ? 'cyan' : false }).start();
   return {
     isEnabled: false,
     text: '',
-    succeed: (t: string) => note(t),
+    succeed: (t: string) => progress(t),
     fail: (t: string) => note(t),
     warn: (t: string) => note(t),
   };
