@@ -11,6 +11,9 @@ import { catalogCommand, postsCommand, templatesCommand } from './commands/catal
 import { serveCommand, type ServeFlags } from './commands/serve.js';
 import { registerKeysCommand } from './commands/keys.js';
 import { registerConfigCommand } from './commands/config.js';
+import { registerWaitCommand } from './commands/wait.js';
+import { registerRunnerCommand } from './commands/runner.js';
+import { registerOutputOptions } from './output.js';
 import { dataDir } from '../client/data-dir.js';
 import { JobStore } from '../engine/job-store.js';
 import { AccountStore } from '../service/accounts.js';
@@ -26,6 +29,7 @@ export function buildProgram(makeClient: ClientFactory, setExit: (code: number) 
     .option('--api-key <key>', 'API key for --remote')
     .showHelpAfterError()
     .exitOverride();
+  registerOutputOptions(program);
   const withClient = (fn: (c: ShortsClient) => Promise<number>) => async () => {
     const client = makeClient(program.opts<ConnectionOptions>());
     try {
@@ -75,6 +79,8 @@ export function buildProgram(makeClient: ClientFactory, setExit: (code: number) 
     // Loaded on use: the SDK (zod, ajv) would otherwise slow the start of every other command.
     .action(() => withClient(async (c) => (await import('./commands/mcp.js')).mcpCommand(c))());
   registerExportCommand(program, withClient);
+  registerWaitCommand(program, withClient);
+  registerRunnerCommand(program, setExit);
   registerConfigCommand(program, setExit);
   registerKeysCommand(program, () => {
     const store = new JobStore(path.join(dataDir(), 'shorts.db'));

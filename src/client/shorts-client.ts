@@ -18,6 +18,12 @@ export interface WaitOptions {
   signal?: AbortSignal;
   onStatus?: (status: StatusResponse) => void;
   onClipRendered?: (done: number, total: number) => void;
+  /**
+   * False: aborting the signal only stops waiting; a request that runs elsewhere (the server, another local
+   * process) is left running (shorts wait). Default true: it is cancelled. A request this very process runs
+   * is cancelled either way.
+   */
+  cancelOnAbort?: boolean;
 }
 
 /**
