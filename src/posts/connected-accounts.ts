@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { ShortsError } from '../errors.js';
 import { PLATFORMS, PublishError, type Platform, type PublishAccount } from '../publish/types.js';
-import { setting, type SettingName } from '../settings.js';
+import { OAuthError, oauthApp, oauthAppSettings, refreshGrant, type TokenGrant } from '../publish/oauth-endpoints.js';
 import { loadSecretKey } from './secret-key.js';
 import { TokenBox, TokenBoxError } from './token-box.js';
 
@@ -27,17 +27,6 @@ export interface ConnectedAccount {
   updatedAt: string;
 }
 
-/** Tokens as a platform's token endpoint returns them (authorization code or refresh grant). */
-export interface TokenSet {
-  accessToken: string;
-  /** null: none given (keep the one we have). short_video_site rotates it: the new one replaces the old. */
-  refreshToken: string | null;
-  expiresInSec: number | null;
-  refreshExpiresInSec: number | null;
-  scopes: string[];
-  platformUserId: string | null;
-}
-
 export interface AddAccountInput {
   platform: Platform;
   handle: string;
@@ -50,24 +39,11 @@ export interface AddAccountInput {
   scopes?: string[];
 }
 
-/** The operator's OAuth app on one platform (SHORTS_OAUTH_<PLATFORM>_CLIENT_ID/_SECRET). */
-export interface OAuthApp { clientId: string; clientSecret: string }
-
-/**
- * The wire half of OAuth (src/publish/oauth-endpoints.ts): one refresh request, and which failures mean the
- * grant is dead (as opposed to a network error or a 5xx that deserves another try later).
- */
-export interface OAuthRefresher {
-  refresh(platform: Platform, req: OAuthApp & { refreshToken: string | null; accessToken: string }, signal?: AbortSignal): Promise<TokenSet>;
-  isDeadGrant(error: unknown): boolean;
-}
-
 export interface ConnectedAccountsOptions {
   /** Where `secret.key` lives when SHORTS_SECRET_KEY is unset (the store's data directory). */
   dataDir: string;
+  /** Settings read: SHORTS_SECRET_KEY, the OAuth apps, SHORTS_PLATFORM_URL_<P> (default process.env). */
   env?: NodeJS.ProcessEnv;
-  /** The refresh requests; default: the platforms' token endpoints (oauth-endpoints.ts). */
-  oauth?: OAuthRefresher;
   now?: () => number;
 }
 
@@ -99,17 +75,18 @@ export function isPlatform(v: unknown): v is Platform {
   return typeof v === 'string' && (PLATFORMS as readonly string[]).includes(v);
 }
 
-/** The operator's OAuth app for a platform, or null when its client id or secret is not set. */
-export function oauthApp(platform: Platform, env: NodeJS.ProcessEnv = process.env): OAuthApp | null {
-  const p = platform.toUpperCase();
-  const clientId = setting(`SHORTS_OAUTH_${p}_CLIENT_ID` as SettingName, env);
-  const clientSecret = setting(`SHORTS_OAUTH_${p}_CLIENT_SECRET` as SettingName, env);
-  return clientId && clientSecret ? { clientId, clientSecret } : null;
+/** A token answer's `scope`: space-separated (OAuth) or comma-separated (TikTok, the Graph API). */
+export function scopeList(scope: string | null | undefined): string[] {
+  return scope ? scope.split(/[\s,]+/).filter(Boolean) : [];
 }
 
-export function oauthAppSettings(platform: Platform): string {
-  const p = platform.toUpperCase();
-  return `SHORTS_OAUTH_${p}_CLIENT_ID and SHORTS_OAUTH_${p}_CLIENT_SECRET`;
+/** What a completed consent saves: the grant's tokens under the platform's (or the user's) handle. */
+export function grantInput(platform: Platform, grant: { tokens: TokenGrant; handle: string; platformUserId: string | null }): AddAccountInput {
+  return {
+    platform, handle: grant.handle, platformUserId: grant.platformUserId, accessToken: grant.tokens.accessToken,
+    refreshToken: grant.tokens.refreshToken, expiresInSec: grant.tokens.expiresInSec, refreshExpiresInSec: grant.tokens.refreshExpiresInSec,
+    scopes: scopeList(grant.tokens.scope),
+  };
 }
 
 function invalid(parameter: string, message: string): ShortsError {
@@ -161,6 +138,8 @@ export function parseAddAccountInput(body: unknown): AddAccountInput {
   };
 }
 
+const INSTANCES = new WeakMap<object, ConnectedAccounts>();
+
 export class ConnectedAccounts {
   private box: TokenBox | null = null;
   private readonly env: NodeJS.ProcessEnv;
@@ -173,8 +152,18 @@ export class ConnectedAccounts {
     this.now = opts.now ?? Date.now;
   }
 
+  /**
+   * The one instance per store (the server's routes, its scheduler and the local clients share it), so a
+   * refresh in flight is joined rather than repeated.
+   */
+  static forStore(store: { db: Database.Database; dataDir: string }): ConnectedAccounts {
+    let found = INSTANCES.get(store);
+    if (!found) INSTANCES.set(store, (found = new ConnectedAccounts(store.db, { dataDir: store.dataDir })));
+    return found;
+  }
+
   /** The key is read (or generated) on first need, so listing accounts never creates a secret.key. */
-  private tokens(): TokenBox {
+  tokens(): TokenBox {
     return (this.box ??= new TokenBox(loadSecretKey({ dataDir: this.opts.dataDir, env: this.env }).key));
   }
 
@@ -343,18 +332,17 @@ export class ConnectedAccounts {
     if (!app) {
       // The grant may be fine: what is missing is the operator's configuration, so nothing is marked expired.
       if (stillValid) return this.open(r, 'access_token');
-      throw new PublishError('auth_expired', `the ${r.platform} account @${r.handle} has an expired access token and it cannot be refreshed: set ${oauthAppSettings(r.platform)}`);
+      throw new PublishError('auth_expired', `the ${r.platform} account @${r.handle} has an expired access token and it cannot be refreshed: set ${oauthAppSettings(r.platform).join(' and ')}`);
     }
-    if (!this.opts.oauth) throw new Error('no OAuth refresher configured');
-    let tokens: TokenSet;
+    let tokens: TokenGrant;
     try {
-      tokens = await this.opts.oauth.refresh(r.platform, { ...app, refreshToken, accessToken: this.open(r, 'access_token') }, signal);
+      tokens = await refreshGrant(r.platform, app, { refreshToken, accessToken: this.open(r, 'access_token') }, { env: this.env, signal });
     } catch (e) {
       const now = this.row(r.id);
       // Another process refreshed meanwhile (and, on short_video_site, rotated the refresh token we just
       // spent): its token is the valid one, not a sign of a dead grant.
       if (now && now.status === 'active' && (now.refresh_token !== r.refresh_token || now.access_token !== r.access_token)) return this.open(now, 'access_token');
-      if (this.opts.oauth.isDeadGrant(e)) throw this.expire(r, `the platform refused to refresh its token (${(e as Error).message})`);
+      if (e instanceof OAuthError && e.permanent) throw this.expire(r, `the platform refused to refresh its token (${(e as Error).message})`);
       if (stillValid) return this.open(r, 'access_token');
       throw new PublishError('unknown', `refreshing the token of the ${r.platform} account @${r.handle} failed: ${(e as Error).message}`);
     }
@@ -366,7 +354,7 @@ export class ConnectedAccounts {
       access: box.seal(tokens.accessToken, `${r.id}/access_token`),
       refresh: tokens.refreshToken ? box.seal(tokens.refreshToken, `${r.id}/refresh_token`) : null,
       expiresAt: this.iso(tokens.expiresInSec), refreshExpiresAt: this.iso(tokens.refreshExpiresInSec),
-      scopes: tokens.scopes.length > 0 ? tokens.scopes.join(' ') : null, platformUserId: tokens.platformUserId,
+      scopes: tokens.scope ? scopeList(tokens.scope).join(' ') : null, platformUserId: tokens.platformUserId,
       now: new Date(this.now()).toISOString(),
     });
     return tokens.accessToken;
