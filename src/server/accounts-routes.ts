@@ -50,7 +50,7 @@ export function accountsRoutes(service: Service, opts: AccountsRoutesOptions = {
     { method: 'POST', pattern: api('/accounts/connect'), limiter: 'standard', handle: ({ auth, body }) => {
       const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
       const platform = platformOf(b.platform);
-      if (b.handle !== undefined && (typeof b.handle !== 'string' || normalizeHandle(b.handle) === '' || b.handle.length > 100)) {
+      if (b.handle !== undefined && (typeof b.handle !== 'string' || normalizeHandle(b.handle) === '' || normalizeHandle(b.handle).length > 100)) {
         throw new ShortsError('invalid_request', 'handle must be the account\'s name on the platform', { parameter: 'handle' });
       }
       const app = oauthApp(platform, opts.env);
