@@ -19,6 +19,8 @@ export const ERROR_CODES = {
   /** A re-render asked while the request is not completed or the clip is already re-rendering (issue 14; not a spec code). */
   short_not_editable: { http: 409, exit: 1 },
   request_not_cancellable: { http: 409, exit: 1 },
+  /** DELETE /posts/:id of a post that is being published or has ended (issue 16; not a spec code). */
+  post_not_cancelable: { http: 409, exit: 1 },
   rate_limit_exceeded: { http: 429, exit: 1 },
   internal_error: { http: 500, exit: 1 },
 } as const satisfies Record<string, { http: number; exit: number }>;

@@ -15,11 +15,20 @@ import { templateAssetFile } from '../catalog/template-previews.js';
 import { catalogAssetFile } from '../catalog/catalog-assets.js';
 import { matchRoute, type Route, type RouteResult } from './router.js';
 import { exportLocal } from '../service/export-service.js';
+import type { PostsService } from '../service/posts-service.js';
+import type { Automation } from '../posts/automation.js';
+import { accountsRoutes, handleOAuthCallback, OAUTH_CALLBACK_PATH } from './accounts-routes.js';
 
 export interface ReadinessReport { ready: boolean; checks: Record<string, { ok: boolean; detail: string }> }
 
 export interface ApiServerDeps {
   service: Service;
+  /** Scheduling and canceling posts (issue 16). */
+  posts: PostsService;
+  /** Automation rules of connected accounts (issue 16). */
+  automation: Automation;
+  /** The server's public base (SHORTS_PUBLIC_URL, else its address): the OAuth redirect base. */
+  publicUrl?: () => string;
   store: JobStore;
   accounts: AccountStore;
   limiter: RateLimiter;
@@ -39,7 +48,7 @@ const API = '/api/v1';
 const MAX_BODY_BYTES = 1024 * 1024;
 const ID = '([^/]+)';
 
-function routes(service: Service): Route[] {
+function routes(service: Service, posts: PostsService, automation: Automation, publicUrl: (() => string) | undefined): Route[] {
   const api = (suffix: string) => new RegExp(`^${API}${suffix}$`);
   const catalog = (kind: 'music' | 'memeHooks' | 'gameVideos') => (q: Record<string, string | undefined>) => {
     const { items, pagination } = service.catalog(kind, q);
@@ -59,6 +68,14 @@ function routes(service: Service): Route[] {
     { method: 'GET', pattern: api(`/shorts/${ID}/export`), limiter: 'statusCheck',
       handle: async ({ auth, params, query }) => ({ status: 200, file: await exportLocal(service.store, auth.account, params[0]!, null, query.format) }) },
     { method: 'GET', pattern: api('/posts'), limiter: 'posts', subscription: true, handle: ({ auth, query }) => ({ status: 200, body: service.posts(auth.account, query) }) },
+    // Issue 16: connected accounts, scheduling and canceling posts, and the automation rules of a connected account.
+    ...accountsRoutes(service, { publicUrl }),
+    { method: 'POST', pattern: api('/posts'), limiter: 'standard', subscription: true, handle: ({ auth, body }) => ({ status: 201, body: posts.schedule(auth.account, body) }) },
+    { method: 'GET', pattern: api(`/posts/${ID}`), limiter: 'posts', subscription: true, handle: ({ auth, params }) => ({ status: 200, body: posts.get(auth.account, params[0]!) }) },
+    { method: 'DELETE', pattern: api(`/posts/${ID}`), limiter: 'standard', handle: ({ auth, params }) => ({ status: 200, body: posts.cancel(auth.account, params[0]!) }) },
+    { method: 'GET', pattern: api(`/accounts/${ID}/automation`), limiter: 'standard', handle: ({ auth, params }) => ({ status: 200, body: { rules: automation.list(auth.account.id, params[0]!) } }) },
+    { method: 'POST', pattern: api(`/accounts/${ID}/automation`), limiter: 'standard', subscription: true, handle: ({ auth, params, body }) => ({ status: 201, body: automation.add(auth.account.id, params[0]!, body) }) },
+    { method: 'DELETE', pattern: api(`/accounts/${ID}/automation/${ID}`), limiter: 'standard', handle: ({ auth, params }) => ({ status: 200, body: automation.remove(auth.account.id, params[0]!, params[1]!) }) },
     { method: 'GET', pattern: api('/templates'), limiter: 'standard', handle: () => ({ status: 200, body: service.templates() }) },
     { method: 'GET', pattern: api('/music'), limiter: 'statusCheck', handle: ({ query }) => catalog('music')(query) },
     { method: 'GET', pattern: api('/meme-hooks'), limiter: 'statusCheck', handle: ({ query }) => catalog('memeHooks')(query) },
@@ -149,7 +166,7 @@ export async function servePublicAsset(req: http.IncomingMessage, res: http.Serv
 }
 
 export function createApiServer(deps: ApiServerDeps): http.Server {
-  const table = routes(deps.service);
+  const table = routes(deps.service, deps.posts, deps.automation, deps.publicUrl);
 
   async function handleMedia(req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void> {
     const m = parseMediaPath(url.pathname);
@@ -189,6 +206,8 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
     if (path.startsWith('/media/')) return handleMedia(req, res, url);
     // Catalog images (template and catalog-item previews) are public: no API key, no rate limit; static files only.
     if (url.pathname.startsWith('/assets/')) return servePublicAsset(req, res, url.pathname);
+    // The browser's consent redirect: no API key, the signed state names the API account.
+    if (path === OAUTH_CALLBACK_PATH) return handleOAuthCallback(req, res, url, deps.service, { publicUrl: deps.publicUrl });
     if (path === '/mcp' && deps.mcp) return handleMcp(req, res, deps.mcp);
 
     const match = matchRoute(table, req.method ?? 'GET', path);

@@ -24,6 +24,9 @@ import { RateLimiter } from './rate-limit.js';
 import { WebhookSender, type WebhookEvent } from './webhooks.js';
 import { mcpHttpHandler } from '../mcp/http-handler.js';
 import { setting } from '../settings.js';
+import { ConnectedAccounts } from '../posts/connected-accounts.js';
+import { PostsService } from '../service/posts-service.js';
+import { Automation } from '../posts/automation.js';
 
 export interface ServeOptions {
   host: string;
@@ -70,7 +73,21 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     checkUrl: guardUrlCheck('invalid_file_url'),
   });
 
+  // Posts (issue 16): scheduling, the automation rules that post clips as requests complete.
+  const connectedAccounts = ConnectedAccounts.forStore(store);
+  const posts = new PostsService(store, { accounts: connectedAccounts, onScheduled: () => scheduler.wake() });
+  const automation = new Automation(store, posts, opts.log);
+  const scheduler = { wake() {}, start() {}, async stop() {} };
+  const onCompleted = (r: RequestRecord) => {
+    try {
+      if (automation.onRequestCompleted(r.id).length > 0) scheduler.wake();
+    } catch (e) {
+      opts.log(`automation for ${r.id}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  };
+
   const notify = async (r: RequestRecord) => {
+    if (r.status === 'completed') onCompleted(r);
     const url = r.options.webhookUrl;
     const account = accounts.getAccount(r.accountId);
     if (!url || !account) return;
@@ -85,7 +102,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   });
 
   const server = createApiServer({
-    service, store, accounts, limiter,
+    service, posts, automation, store, accounts, limiter,
+    publicUrl: () => baseUrl,
     get mediaLinks() { return mediaLinks(); },
     openapi: () => openApiDocument({ serverUrl: `${baseUrl}/api/v1` }),
     readiness: () => readiness(store, opts.dataDir),
@@ -104,6 +122,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const baseUrl = (opts.publicUrl ?? setting('SHORTS_PUBLIC_URL') ?? `http://${host}:${address.port}`).replace(/\/+$/, '');
   links.current = new MediaLinks({ secret: loadOrCreateSecret(opts.dataDir), publicBaseUrl: baseUrl, ttlSec: parseMediaTtl(setting('SHORTS_MEDIA_TTL')) });
   worker.start();
+  // Posts due while the server was down go out now; ones a killed server left half-way are resumed.
+  scheduler.start();
 
   let closing: Promise<void> | null = null;
   return {
@@ -111,7 +131,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     server, worker, store,
     close: () => (closing ??= (async () => {
       await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
-      await worker!.stop();
+      await Promise.all([worker!.stop(), scheduler.stop()]);
       store.close();
     })()),
   };

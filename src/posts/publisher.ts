@@ -1,0 +1,131 @@
+// Publishes one claimed post (issue 16): the clip's file first (gone: video_missing), its media against the
+// platform's limits (media_rejected, nothing uploaded), a token valid for five more minutes, then the
+// connector, which saves its progress through us before every step that must not be repeated, so a crash
+// resumes instead of posting twice. A retryable failure (spec 7.3) is tried again later with backoff until
+// the attempts run out; then, like any other failure, the post is `failed` with the code and its retryable.
+import { existsSync } from 'node:fs';
+import type { JobStore } from '../engine/job-store.js';
+import { PublishError, RETRYABLE, type ClipMedia, type Connector, type Platform, type PostErrorCode } from '../publish/types.js';
+import type { ConnectedAccounts } from './connected-accounts.js';
+import type { PostRecord, PostStore } from './post-store.js';
+
+/** Attempts of one post before a retryable failure becomes final. */
+export const MAX_ATTEMPTS = 3;
+/** Waits after the 1st and 2nd failed attempt (a platform's Retry-After or quota reset, when longer, wins). */
+export const RETRY_DELAYS_MS = [60_000, 5 * 60_000] as const;
+/** A daily cap whose reset the platform did not say: its window is at most 24 hours. */
+export const DAILY_CAP_WAIT_MS = 24 * 3600_000;
+
+export interface PublisherOptions {
+  store: JobStore;
+  posts: PostStore;
+  accounts: ConnectedAccounts;
+  connector: (platform: Platform) => Connector;
+  /** ffprobe facts of the clip file (P1's media check). */
+  probe: (file: string) => Promise<ClipMedia>;
+  pid?: number;
+  maxAttempts?: number;
+  retryDelaysMs?: readonly number[];
+  dailyCapWaitMs?: number;
+  log?: (line: string) => void;
+  now?: () => number;
+}
+
+/** What became of one attempt. */
+export type AttemptOutcome = 'published' | 'failed' | 'retry' | 'released';
+
+export class Publisher {
+  readonly pid: number;
+  private readonly maxAttempts: number;
+  private readonly delays: readonly number[];
+  private readonly dailyCapWaitMs: number;
+  private readonly log: (line: string) => void;
+  private readonly now: () => number;
+
+  constructor(private readonly opts: PublisherOptions) {
+    this.pid = opts.pid ?? process.pid;
+    this.maxAttempts = opts.maxAttempts ?? MAX_ATTEMPTS;
+    this.delays = opts.retryDelaysMs ?? RETRY_DELAYS_MS;
+    this.dailyCapWaitMs = opts.dailyCapWaitMs ?? DAILY_CAP_WAIT_MS;
+    this.log = opts.log ?? (() => {});
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** Runs one attempt of a post this process has claimed (status processing, runner = this pid). */
+  async publish(post: PostRecord, signal?: AbortSignal): Promise<AttemptOutcome> {
+    const { posts } = this.opts;
+    try {
+      const result = await this.attempt(post, signal);
+      posts.published(post.id, result.url);
+      this.log(`post ${post.id} published on ${post.platform}${result.url ? `: ${result.url}` : ''}`);
+      return 'published';
+    } catch (e) {
+      if (signal?.aborted) {
+        // Shutdown, not a failure: the progress is saved, the next start resumes this attempt.
+        posts.release(post.id, this.pid);
+        return 'released';
+      }
+      const err = e instanceof PublishError ? e : new PublishError('unknown', `publishing failed: ${e instanceof Error ? e.message : String(e)}`);
+      return this.fail(post, err);
+    }
+  }
+
+  private async attempt(post: PostRecord, signal?: AbortSignal) {
+    const { store, posts, accounts } = this.opts;
+    const clip = store.getShort(post.requestId, post.shortId);
+    if (!clip || clip.error || !clip.filePath || !existsSync(clip.filePath))
+      throw new PublishError('video_missing', 'the clip\'s video file is no longer available; re-create or re-render the clip, then schedule it again');
+    let media: ClipMedia;
+    try {
+      media = await this.opts.probe(clip.filePath);
+    } catch (e) {
+      throw new PublishError('media_rejected', `the clip's video file could not be read: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    const connector = this.opts.connector(post.platform);
+    const refused = connector.checkMedia(media, { title: post.title, description: post.description });
+    if (refused) throw refused;
+    if (!post.connectedAccountId) throw new PublishError('auth_expired', 'the post has no connected account; connect one and schedule it again');
+    const account = await accounts.publishAccount(post.connectedAccountId, { signal });
+    const connectedAccountId = post.connectedAccountId;
+    return connector.publish({
+      postId: post.id, media, title: post.title, description: post.description, account, state: post.publishState,
+      saveState: (state) => posts.saveState(post.id, this.pid, state),
+      refreshAccessToken: () => accounts.freshAccessToken(connectedAccountId, { force: true, signal }),
+      signal,
+    });
+  }
+
+  private fail(post: PostRecord, err: PublishError): AttemptOutcome {
+    const { posts } = this.opts;
+    if (err.retryable && post.attempts < this.maxAttempts) {
+      const wait = this.delay(post.attempts, err);
+      const next = new Date(this.now() + wait).toISOString();
+      if (posts.retryLater(post.id, next)) {
+        this.log(`post ${post.id} on ${post.platform}: ${err.errorCode} (${err.message}); attempt ${post.attempts} of ${this.maxAttempts}, next at ${next}`);
+        return 'retry';
+      }
+      return 'failed';
+    }
+    // An account whose refresh was refused has had its posts failed (auth_expired) already: the guard leaves them.
+    posts.failed(post.id, err.errorCode, message(err), RETRYABLE[err.errorCode]);
+    this.log(`post ${post.id} on ${post.platform} failed: ${err.errorCode}: ${err.message}`);
+    return 'failed';
+  }
+
+  private delay(attempt: number, err: PublishError): number {
+    const asked = err.retryAfterSec !== undefined ? err.retryAfterSec * 1000 : null;
+    if (err.errorCode === 'daily_cap') return asked ?? this.dailyCapWaitMs;
+    const base = this.delays[Math.min(attempt - 1, this.delays.length - 1)] ?? 60_000;
+    return Math.max(base, asked ?? 0);
+  }
+}
+
+/** The failed post's `error`: the connector's plain-language message; for a retryable code, what happened to the retries. */
+function message(err: PublishError): string {
+  const tail: Partial<Record<PostErrorCode, string>> = {
+    daily_cap: ' (the platform\'s daily limit; schedule it again after it resets)',
+    rate_limited: ' (the platform kept limiting requests; schedule it again later)',
+    processing_timeout: ' (the platform did not finish processing in time; schedule it again later)',
+  };
+  return `${err.message}${tail[err.errorCode] ?? ''}`;
+}

@@ -1,0 +1,154 @@
+// The post scheduler (issue 16): inside `shorts serve` a tick every few seconds (and a wake when a post is
+// scheduled) refreshes tokens about to run out, claims the posts that are due and publishes them in the
+// background, a few at a time; `shorts posts run` uses runDue to publish what is due now and wait for it.
+// A post left `processing` by a process that died (kill -9, power loss) is claimed again and resumed from
+// its saved progress; on a clean stop the in-flight publishes are aborted and handed back the same way.
+import { isAlive } from '../media/process.js';
+import type { Automation } from './automation.js';
+import type { ConnectedAccounts } from './connected-accounts.js';
+import type { PostRecord, PostScope, PostStore } from './post-store.js';
+import type { AttemptOutcome, Publisher } from './publisher.js';
+
+export interface SchedulerOptions {
+  posts: PostStore;
+  publisher: Publisher;
+  accounts: ConnectedAccounts;
+  /** Serve: API accounts' posts; `shorts posts run`: the local account's. */
+  scope: PostScope;
+  /** Applied once at start: requests that completed while no process was there to post their clips. */
+  automation?: Automation;
+  /** Milliseconds between ticks (default 5 s). */
+  intervalMs?: number;
+  /** Posts published at once (default 2: uploads are network-bound, but each one holds a file open and a connection). */
+  concurrency?: number;
+  log?: (line: string) => void;
+}
+
+export class Scheduler {
+  private readonly active = new Map<string, { controller: AbortController; done: Promise<AttemptOutcome> }>();
+  private timer: NodeJS.Timeout | null = null;
+  private ticking: Promise<void> | null = null;
+  private again = false;
+  /** start() .. stop(): ticking on a timer. */
+  private looping = false;
+  /** stop() called: no new claims. */
+  private stopping = false;
+  private readonly intervalMs: number;
+  private readonly concurrency: number;
+  private readonly log: (line: string) => void;
+
+  constructor(private readonly opts: SchedulerOptions) {
+    this.intervalMs = opts.intervalMs ?? 5_000;
+    this.concurrency = opts.concurrency ?? 2;
+    this.log = opts.log ?? (() => {});
+  }
+
+  private get pid(): number { return this.opts.publisher.pid; }
+
+  /**
+   * A runner that is gone: another process that is not alive, or this very pid without the post in hand (a
+   * restarted container often gets the same pid as the process it replaces).
+   */
+  private orphan = (runnerPid: number, postId: string): boolean =>
+    runnerPid === this.pid ? !this.active.has(postId) : !isAlive(runnerPid);
+
+  start(): void {
+    if (this.looping) return;
+    this.looping = true;
+    this.stopping = false;
+    try {
+      const made = this.opts.automation?.sweep(this.opts.scope.kind) ?? [];
+      if (made.length) this.log(`automation: ${made.length} post(s) scheduled for requests completed while stopped`);
+    } catch (e) {
+      this.log(`automation sweep: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    this.schedule(0);
+  }
+
+  /** A post was scheduled (or a request completed): look now rather than at the next tick. */
+  wake(): void {
+    if (this.looping) this.schedule(0);
+  }
+
+  private schedule(ms: number): void {
+    if (!this.looping) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => { this.timer = null; void this.tick(); }, ms);
+    this.timer.unref?.();
+  }
+
+  /** One pass: refresh tokens about to run out, then start the due posts there is room for. */
+  tick(): Promise<void> {
+    if (this.ticking) {
+      this.again = true;
+      return this.ticking;
+    }
+    this.ticking = (async () => {
+      try {
+        do {
+          this.again = false;
+          await this.opts.accounts.refreshExpiring().catch((e: unknown) => this.log(`token refresh: ${e instanceof Error ? e.message : String(e)}`));
+          this.startDue();
+        } while (this.again && !this.stopping);
+      } catch (e) {
+        this.log(`scheduler: ${e instanceof Error ? e.message : String(e)}`);
+      } finally {
+        this.ticking = null;
+        this.schedule(this.nextWait());
+      }
+    })();
+    return this.ticking;
+  }
+
+  /** Claims what is due (up to the free slots) and publishes each in the background. */
+  private startDue(): PostRecord[] {
+    const room = this.concurrency - this.active.size;
+    if (room <= 0 || this.stopping) return [];
+    const claimed = this.opts.posts.claimDue(this.pid, this.opts.scope, this.orphan, room);
+    for (const post of claimed) {
+      const controller = new AbortController();
+      const done = this.opts.publisher.publish(post, controller.signal)
+        .catch((e: unknown) => { this.log(`post ${post.id}: ${e instanceof Error ? e.message : String(e)}`); return 'failed' as const; })
+        .finally(() => {
+          this.active.delete(post.id);
+          // A slot is free: more may be waiting.
+          this.wake();
+        });
+      this.active.set(post.id, { controller, done });
+    }
+    return claimed;
+  }
+
+  /** Until the next tick: the interval, or sooner when a post falls due before it. */
+  private nextWait(): number {
+    const next = this.opts.posts.nextDueAt(this.opts.scope);
+    if (!next) return this.intervalMs;
+    return Math.max(0, Math.min(this.intervalMs, Date.parse(next) - Date.now()));
+  }
+
+  /**
+   * `shorts posts run`: publishes every post due now (a few at a time) and waits for them. Posts that end
+   * this run waiting for a retry are left for a later run. Returns the posts this run worked on.
+   */
+  async runDue(): Promise<string[]> {
+    const seen = new Set<string>();
+    await this.opts.accounts.refreshExpiring().catch((e: unknown) => this.log(`token refresh: ${e instanceof Error ? e.message : String(e)}`));
+    for (;;) {
+      for (const p of this.startDue()) seen.add(p.id);
+      if (this.active.size === 0) break;
+      await Promise.race([...this.active.values()].map((a) => a.done));
+    }
+    return [...seen];
+  }
+
+  /** Stops ticking; in-flight publishes are aborted and handed back (resumed by the next start). */
+  async stop(): Promise<void> {
+    this.looping = false;
+    this.stopping = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    for (const a of this.active.values()) a.controller.abort();
+    await Promise.allSettled([...this.active.values()].map((a) => a.done));
+    await this.ticking;
+  }
+}
