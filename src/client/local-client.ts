@@ -153,7 +153,7 @@ export class LocalClient implements ShortsClient {
     if (opts.signal?.aborted) onAbort();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     const poll = setInterval(() => {
-      if (this.store.getRequest(id)?.status === 'cancelled') controller.abort();
+      if (this.store.requestStatus(id) === 'cancelled') controller.abort();
     }, CANCEL_POLL_MS);
     runningHere.add(id);
     const emit = () => opts.onStatus?.(this.service.status(this.account, id));

@@ -221,6 +221,11 @@ export class JobStore {
     return row && toRequest(row);
   }
 
+  /** Just the status (cheap: polled every second for each running job). */
+  requestStatus(id: string): RequestStatus | undefined {
+    return (this.db.prepare('SELECT status FROM requests WHERE id = ?').get(id) as { status: RequestStatus } | undefined)?.status;
+  }
+
   listRequests(q: ListQuery): { items: RequestRecord[]; total: number } {
     const where = ['account_id = @accountId'];
     if (q.origin) where.push('origin = @origin');

@@ -44,11 +44,25 @@ export class Worker {
   /** Resumes orphaned requests, then polls the queue (and wakes at once on `wake()`). */
   start(): void {
     this.stopped = false;
-    this.scanOrphans();
-    if (this.resume.length) this.opts.log?.(`resuming ${this.resume.length} interrupted request(s)`);
+    const found = this.scanOrphans();
+    if (found) this.opts.log?.(`resuming ${found} interrupted request(s)`);
     this.pump();
-    this.timer = setInterval(() => this.pump(), this.opts.pollMs ?? 1000);
+    this.timer = setInterval(() => {
+      this.stopCancelledElsewhere();
+      this.pump();
+    }, this.opts.pollMs ?? 1000);
     this.timer.unref();
+  }
+
+  /**
+   * A DELETE answered by another `serve` on the same data dir marks the request cancelled in the store only:
+   * the job running here learns it at its next step at the latest; this stops it within a poll instead.
+   */
+  private stopCancelledElsewhere(): void {
+    for (const [id, job] of this.active) {
+      if (id.startsWith('rerender:') || job.controller.signal.aborted) continue;
+      if (this.opts.store.requestStatus(id) === 'cancelled') job.controller.abort();
+    }
   }
 
   /**
@@ -56,14 +70,19 @@ export class Worker {
    * we do not run (a previous life of this process, same pid after a restart as in a container). A live
    * runner's request is left alone: a second `serve` on the same data dir must not run it a second time.
    */
-  private scanOrphans(): void {
+  private scanOrphans(): number {
     this.lastOrphanScan = Date.now();
+    let found = 0;
     const queued = new Set(this.resume.map((r) => r.id));
     for (const r of this.opts.store.listProcessing('api')) {
       if (this.isOurs(r.id) || queued.has(r.id)) continue;
       const gone = r.runnerPid === null || r.runnerPid === process.pid || !isAlive(r.runnerPid);
-      if (gone) this.resume.push({ id: r.id, from: r.runnerPid });
+      if (gone) {
+        this.resume.push({ id: r.id, from: r.runnerPid });
+        found++;
+      }
     }
+    return found;
   }
 
   wake(): void {
@@ -141,7 +160,10 @@ export class Worker {
   private next(): RequestRecord | undefined {
     const { store } = this.opts;
     // Another server on the same data dir may die while this one runs: its requests are picked up here.
-    if (Date.now() - this.lastOrphanScan >= ORPHAN_SCAN_MS) this.scanOrphans();
+    if (Date.now() - this.lastOrphanScan >= ORPHAN_SCAN_MS) {
+      const found = this.scanOrphans();
+      if (found) this.opts.log?.(`taking over ${found} request(s) left processing by a stopped process`);
+    }
     while (this.resume.length) {
       const { id, from } = this.resume.shift()!;
       const taken = store.reclaim(id, process.pid, from);

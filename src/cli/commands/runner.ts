@@ -1,6 +1,7 @@
 // `create --no-wait` in local mode: the request is created in this process and run by a detached `shorts`
 // child (the hidden `run-detached <id>` subcommand) that outlives it. The child's stdout and stderr go to
-// <data dir>/jobs/<id>/runner.log; it records itself as the request's runner (its pid), so `shorts wait`
+// <data dir>/runners/<id>.log (not inside jobs/<id>/: the engine removes that folder when a request fails or
+// is cancelled, just when the log is wanted); it records itself as the request's runner (its pid), so `shorts wait`
 // from anywhere follows it, `shorts cancel` stops it, and a runner that dies is told from a live one.
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
@@ -20,7 +21,7 @@ const RUNNER_START_MS = 30_000;
 export const RUNNER_COMMAND = 'run-detached';
 
 export function runnerLogPath(root: string, id: string): string {
-  return path.join(root, 'jobs', id, 'runner.log');
+  return path.join(root, 'runners', `${id}.log`);
 }
 
 /**
