@@ -33,7 +33,7 @@ export interface ConnectOptions {
   /** Local: the loopback catcher's port (0: any free one). */
   port?: number;
   timeoutMs?: number;
-  /** Remote: how often the account list is read while the consent is open (default 2 s). */
+  /** Remote: how often the account list is read while the consent is open (default 2 s, or the client's poll interval when shorter). */
   pollIntervalMs?: number;
   /** Receives the consent page's URL to show (and open); `redirectUri` is where it will come back. */
   onConsentUrl: (url: string, redirectUri: string) => void;
@@ -104,7 +104,7 @@ class RemoteAccounts implements AccountsClient {
     const started = Date.now();
     const deadline = Math.min(Date.parse(start.expiresAt), started + (opts.timeoutMs ?? CONSENT_TIMEOUT_MS));
     for (;;) {
-      await sleep(opts.pollIntervalMs ?? 2000, opts.signal);
+      await sleep(opts.pollIntervalMs ?? Math.min(this.client.pollIntervalMs, 2000), opts.signal);
       const changed = (await this.list(platform)).find((a) => before.get(a.id) !== a.updatedAt);
       if (changed) return changed;
       if (Date.now() > deadline) {

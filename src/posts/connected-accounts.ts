@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { ShortsError } from '../errors.js';
+import { sleep } from '../publish/http.js';
 import { PLATFORMS, PublishError, type Platform, type PublishAccount } from '../publish/types.js';
 import { OAuthError, oauthApp, oauthAppSettings, refreshGrant, type TokenGrant } from '../publish/oauth-endpoints.js';
 import { loadSecretKey } from './secret-key.js';
@@ -45,10 +46,14 @@ export interface ConnectedAccountsOptions {
   /** Settings read: SHORTS_SECRET_KEY, the OAuth apps, SHORTS_PLATFORM_URL_<P> (default process.env). */
   env?: NodeJS.ProcessEnv;
   now?: () => number;
+  /** How long a refused refresh waits for another process's concurrent refresh to land (default 1 s). */
+  refreshGraceMs?: number;
 }
 
 /** platforms.md: refresh when less than this is left, before each publish and in the scheduler's tick. */
 export const REFRESH_MARGIN_MS = 5 * 60_000;
+/** A refresh refused as invalid_grant looks again after this long: another process may have just rotated the token. */
+const REFRESH_GRACE_MS = 1000;
 const MAX_TOKEN_CHARS = 8192;
 const MAX_HANDLE_CHARS = 100;
 const MAX_LIFETIME_SEC = 10 * 365 * 86_400;
@@ -338,11 +343,13 @@ export class ConnectedAccounts {
     try {
       tokens = await refreshGrant(r.platform, app, { refreshToken, accessToken: this.open(r, 'access_token') }, { env: this.env, signal });
     } catch (e) {
-      const now = this.row(r.id);
+      const dead = e instanceof OAuthError && e.permanent;
       // Another process refreshed meanwhile (and, on short_video_site, rotated the refresh token we just
-      // spent): its token is the valid one, not a sign of a dead grant.
-      if (now && now.status === 'active' && (now.refresh_token !== r.refresh_token || now.access_token !== r.access_token)) return this.open(now, 'access_token');
-      if (e instanceof OAuthError && e.permanent) throw this.expire(r, `the platform refused to refresh its token (${(e as Error).message})`);
+      // spent): its token is the valid one, not a sign of a dead grant. Its answer may have come a moment
+      // after ours was refused, so a refusal looks again after a short grace before expiring anything.
+      const winner = await this.refreshedElsewhere(r, dead ? this.opts.refreshGraceMs ?? REFRESH_GRACE_MS : 0);
+      if (winner) return this.open(winner, 'access_token');
+      if (dead) throw this.expire(r, `the platform refused to refresh its token (${(e as Error).message})`);
       if (stillValid) return this.open(r, 'access_token');
       throw new PublishError('unknown', `refreshing the token of the ${r.platform} account @${r.handle} failed: ${(e as Error).message}`);
     }
@@ -358,6 +365,17 @@ export class ConnectedAccounts {
       now: new Date(this.now()).toISOString(),
     });
     return tokens.accessToken;
+  }
+
+  private async refreshedElsewhere(r: Row, graceMs: number): Promise<Row | null> {
+    const changed = () => {
+      const now = this.row(r.id);
+      return now && now.status === 'active' && (now.refresh_token !== r.refresh_token || now.access_token !== r.access_token) ? now : null;
+    };
+    const found = changed();
+    if (found || graceMs <= 0) return found;
+    await sleep(graceMs);
+    return changed();
   }
 
   /**

@@ -7,6 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Platform } from '../publish/types.js';
 import { consentUrl, exchangeCode, identifyAccount, type EndpointOptions, type OAuthApp, type TokenGrant } from '../publish/oauth-endpoints.js';
+import { normalizeHandle } from './connected-accounts.js';
 import type { TokenBox } from './token-box.js';
 
 /** The tokens of a completed consent and whose they are. */
@@ -52,7 +53,7 @@ export function callbackError(params: URLSearchParams): string | null {
 async function grantFor(platform: Platform, app: OAuthApp, code: string, redirectUri: string, handle: string | null | undefined, opts: EndpointOptions): Promise<ConnectedGrant> {
   const tokens = await exchangeCode(platform, app, { code, redirectUri }, opts);
   const who = await identifyAccount(platform, tokens, opts);
-  return { tokens, handle: handle || who.handle, platformUserId: who.platformUserId };
+  return { tokens, handle: normalizeHandle(handle || who.handle), platformUserId: who.platformUserId };
 }
 
 export interface LoopbackOptions {

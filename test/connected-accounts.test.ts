@@ -1,0 +1,342 @@
+// Connected accounts (issue 16): the secret key, tokens encrypted at rest, refresh before expiry against the
+// fake platforms' token endpoints, auth_expired when the platform refuses, and `shorts accounts` end to end
+// (the consent caught on a loopback port, add/list/remove locally and against a live `shorts serve`).
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JobStore } from '../src/engine/job-store.js';
+import { ConnectedAccounts } from '../src/posts/connected-accounts.js';
+import { loadSecretKey, SECRET_KEY_FILE } from '../src/posts/secret-key.js';
+import { PublishError } from '../src/publish/types.js';
+import { Service } from '../src/service/service.js';
+import { ROOT, cliEnv, runCli, startCli } from './helpers/cli.js';
+import { createKey, serveEnv, startServe, type ServeProcess } from './helpers/serve.js';
+import { fakePlatformEnv, startFakePlatform, type FakePhotoSite, type FakeShortVideoSite, type FakeVideoSite } from './helpers/fake-platforms/index.js';
+
+const run = promisify(execFile);
+const tmp = (name: string) => mkdtempSync(path.join(os.tmpdir(), `ca-${name}-`));
+const LOCAL = { id: 'local', email: 'me@localhost' };
+
+let video: FakeVideoSite;
+let tiktok: FakeShortVideoSite;
+let photo: FakePhotoSite;
+let fakeEnv: Record<string, string>;
+
+beforeAll(async () => {
+  [video, tiktok, photo] = await Promise.all([startFakePlatform('video_site'), startFakePlatform('short_video_site'), startFakePlatform('photo_site')]);
+  fakeEnv = fakePlatformEnv(video, tiktok, photo);
+});
+afterAll(async () => {
+  await Promise.all([video.close(), tiktok.close(), photo.close()]);
+});
+
+/** A store in a fresh data dir and the accounts over it, reading settings from `env` only. */
+function open(extra: Record<string, string> = {}, dir = tmp('store')) {
+  const store = new JobStore(path.join(dir, 'shorts.db'));
+  const env = { ...fakeEnv, ...extra };
+  return { dir, store, env, accounts: new ConnectedAccounts(store.db, { dataDir: dir, env }) };
+}
+
+/** A post row as the scheduler keeps it (P3's post store writes the same columns). */
+function insertPost(store: JobStore, id: string, connectedAccountId: string, status: string, platform = 'video_site'): void {
+  const now = new Date().toISOString();
+  store.db.prepare(`INSERT INTO posts (id, account_id, platform, status, scheduled_at, short_id, request_id, title, account_handle, source,
+    created_at, connected_account_id, updated_at) VALUES (?, 'local', ?, ?, ?, 'short-1', 'req-1', 'A clip', 'someone', 'manual', ?, ?, ?)`)
+    .run(id, platform, status, now, now, connectedAccountId, now);
+}
+
+function postsOf(store: JobStore) {
+  return Object.fromEntries(new Service(store).posts(LOCAL, {}).posts.map((p) => [p.id, p]));
+}
+
+describe('the secret key', () => {
+  it('is generated once into the data dir with mode 0600; processes starting at once all end with that one key', async () => {
+    const dir = tmp('key');
+    const script = `import(${JSON.stringify(path.join(ROOT, 'dist', 'posts', 'secret-key.js'))}).then((m) => process.stdout.write(m.loadSecretKey({ dataDir: process.argv[1] }).key.toString('hex')))`;
+    const env = { ...process.env, SHORTS_SECRET_KEY: '' };
+    const keys = await Promise.all(Array.from({ length: 6 }, () => run(process.execPath, ['-e', script, dir], { env }).then((r) => r.stdout)));
+    expect(new Set(keys).size).toBe(1);
+    const file = path.join(dir, SECRET_KEY_FILE);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(file, 'utf8').trim()).toBe(keys[0]);
+    expect(readdirSync(dir)).toEqual([SECRET_KEY_FILE]); // no temp file left behind
+    expect(loadSecretKey({ dataDir: dir, env: {} }).key.toString('hex')).toBe(keys[0]);
+  });
+
+  it('takes SHORTS_SECRET_KEY as 64 hex digits or base64, refuses anything else, and never replaces a damaged key file', () => {
+    const key = Buffer.alloc(32, 7);
+    expect(loadSecretKey({ dataDir: tmp('k'), env: { SHORTS_SECRET_KEY: key.toString('hex') } }).key).toEqual(key);
+    expect(loadSecretKey({ dataDir: tmp('k'), env: { SHORTS_SECRET_KEY: key.toString('base64') } }).key).toEqual(key);
+    expect(() => loadSecretKey({ dataDir: tmp('k'), env: { SHORTS_SECRET_KEY: 'correct horse battery staple' } })).toThrow(/SHORTS_SECRET_KEY must be 32 bytes/);
+    expect(() => loadSecretKey({ dataDir: tmp('k'), env: { SHORTS_SECRET_KEY: Buffer.alloc(16).toString('hex') } })).toThrow(/64 hex digits or as base64/);
+    const dir = tmp('k');
+    writeFileSync(path.join(dir, SECRET_KEY_FILE), 'not a key\n');
+    expect(() => loadSecretKey({ dataDir: dir, env: {} })).toThrow(/restore it from your backup/);
+    expect(readFileSync(path.join(dir, SECRET_KEY_FILE), 'utf8')).toBe('not a key\n');
+  });
+});
+
+describe('tokens at rest', () => {
+  it('are never in the database files; the account lists without them; another key cannot open them', async () => {
+    const { dir, store, accounts } = open();
+    const t = video.issueTokens();
+    const added = accounts.add('local', { platform: 'video_site', handle: '@fakechannel', accessToken: t.accessToken, refreshToken: t.refreshToken, expiresInSec: 3600 });
+    expect(added).toMatchObject({ platform: 'video_site', handle: 'fakechannel', status: 'active' });
+    expect(JSON.stringify(accounts.list('local'))).not.toContain(t.accessToken);
+    expect(await accounts.freshAccessToken(added.id)).toBe(t.accessToken);
+    store.db.pragma('wal_checkpoint(TRUNCATE)');
+    const bytes = readdirSync(dir).filter((f) => f.startsWith('shorts.db')).map((f) => readFileSync(path.join(dir, f)).toString('latin1')).join('');
+    expect(bytes).toContain('fakechannel');
+    expect(bytes).not.toContain(t.accessToken);
+    expect(bytes).not.toContain(t.refreshToken!);
+    // The same store read with another key: the token does not open, and that is retryable (fix the key), not an expiry.
+    const other = new ConnectedAccounts(store.db, { dataDir: dir, env: { ...fakeEnv, SHORTS_SECRET_KEY: 'ab'.repeat(32) } });
+    const e = await other.freshAccessToken(added.id).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(PublishError);
+    expect(e).toMatchObject({ errorCode: 'unknown', retryable: true, message: expect.stringMatching(/SHORTS_SECRET_KEY/) });
+    expect(accounts.get('local', added.id)!.status).toBe('active');
+    // Another API account does not see it.
+    expect(accounts.get('acct_other', added.id)).toBeUndefined();
+    expect(accounts.list('acct_other')).toEqual([]);
+    store.close();
+  });
+});
+
+describe('refresh', () => {
+  it('happens when less than five minutes are left, once, and the refreshed token is the one the platform accepts', async () => {
+    const { store, accounts } = open();
+    const soon = video.issueTokens({ ttlSec: 120 });
+    const a = accounts.add('local', { platform: 'video_site', handle: 'soon', accessToken: soon.accessToken, refreshToken: soon.refreshToken, expiresInSec: 120 });
+    const later = video.issueTokens();
+    const b = accounts.add('local', { platform: 'video_site', handle: 'later', accessToken: later.accessToken, refreshToken: later.refreshToken, expiresInSec: 3600 });
+    const before = video.count('token');
+    const [t1, t2] = await Promise.all([accounts.freshAccessToken(a.id), accounts.freshAccessToken(a.id)]);
+    expect(video.count('token') - before).toBe(1); // two callers, one refresh
+    expect(t1).toBe(t2);
+    expect(t1).not.toBe(soon.accessToken);
+    expect(video.tokens.get(t1)!.expiresAt).toBeGreaterThan(Date.now() + 3000_000);
+    expect(Date.parse(accounts.get('local', a.id)!.expiresAt!)).toBeGreaterThan(Date.now() + 3000_000);
+    expect(await accounts.freshAccessToken(a.id)).toBe(t1);
+    expect(await accounts.freshAccessToken(b.id)).toBe(later.accessToken);
+    expect(video.count('token') - before).toBe(1);
+    // The scheduler's tick refreshes what is about to end and leaves the rest.
+    const soon2 = video.issueTokens({ ttlSec: 60 });
+    const c = accounts.add('local', { platform: 'video_site', handle: 'soon2', accessToken: soon2.accessToken, refreshToken: soon2.refreshToken, expiresInSec: 60 });
+    expect(await accounts.refreshExpiring()).toEqual({ refreshed: 1, expired: 0, failed: 0 });
+    expect(await accounts.freshAccessToken(c.id)).not.toBe(soon2.accessToken);
+    store.close();
+  });
+
+  it('keeps short_video_site\'s rotated refresh token, even when two processes refresh at once', async () => {
+    const { dir, store, env, accounts } = open();
+    const t = tiktok.issueTokens({ ttlSec: 60 });
+    const a = accounts.add('local', { platform: 'short_video_site', handle: 'fake.shorts', accessToken: t.accessToken, refreshToken: t.refreshToken, expiresInSec: 60 });
+    const first = await accounts.freshAccessToken(a.id);
+    expect(first).not.toBe(t.accessToken);
+    // The old refresh token is dead at the platform now: a second refresh only works with the rotated one we saved.
+    const second = await accounts.freshAccessToken(a.id, { force: true });
+    expect(second).not.toBe(first);
+    // Two processes on one store (two instances): one spends the refresh token, the other's refresh is
+    // refused with invalid_grant, and it must take the winner's token instead of expiring the account.
+    const otherProcess = new ConnectedAccounts(store.db, { dataDir: dir, env });
+    const [x, y] = await Promise.all([accounts.freshAccessToken(a.id, { force: true }), otherProcess.freshAccessToken(a.id, { force: true })]);
+    expect(x).toBe(y);
+    expect(tiktok.tokens.get(x)!.revoked).toBe(false);
+    expect(accounts.get('local', a.id)!.status).toBe('active');
+    store.close();
+  });
+
+  it('refused by the platform: the account is expired and its scheduled and processing posts fail with auth_expired, not retryable', async () => {
+    const { store, accounts } = open();
+    const t = video.issueTokens({ ttlSec: 60 });
+    const a = accounts.add('local', { platform: 'video_site', handle: 'revoked', accessToken: t.accessToken, refreshToken: t.refreshToken, expiresInSec: 60 });
+    const other = video.issueTokens();
+    const b = accounts.add('local', { platform: 'video_site', handle: 'fine', accessToken: other.accessToken, refreshToken: other.refreshToken, expiresInSec: 3600 });
+    insertPost(store, 'p-scheduled', a.id, 'scheduled');
+    insertPost(store, 'p-processing', a.id, 'processing');
+    insertPost(store, 'p-published', a.id, 'published');
+    insertPost(store, 'p-other', b.id, 'scheduled');
+    video.revoke(t.refreshToken!);
+    const e = await accounts.freshAccessToken(a.id).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(PublishError);
+    expect(e).toMatchObject({ errorCode: 'auth_expired', retryable: false, message: expect.stringMatching(/invalid_grant.*connect it again/s) });
+    expect(accounts.get('local', a.id)!.status).toBe('expired');
+    const posts = postsOf(store);
+    for (const id of ['p-scheduled', 'p-processing']) {
+      expect(posts[id]).toMatchObject({ status: 'failed', errorCode: 'auth_expired', retryable: false, error: expect.stringMatching(/@revoked/) });
+    }
+    expect(posts['p-published']!.status).toBe('published');
+    expect(posts['p-other']!.status).toBe('scheduled');
+    // An expired account stays refused without asking the platform again, until it is connected again.
+    const calls = video.count('token');
+    await expect(accounts.publishAccount(a.id)).rejects.toMatchObject({ errorCode: 'auth_expired' });
+    expect(video.count('token')).toBe(calls);
+    const fresh = video.issueTokens();
+    expect(accounts.add('local', { platform: 'video_site', handle: 'revoked', accessToken: fresh.accessToken, refreshToken: fresh.refreshToken, expiresInSec: 3600 }))
+      .toMatchObject({ id: a.id, status: 'active' });
+    expect(await accounts.publishAccount(a.id)).toEqual({ handle: 'revoked', platformUserId: null, accessToken: fresh.accessToken });
+    store.close();
+  });
+
+  it('that cannot reach the platform leaves the account active: the current token while it lasts, then a retryable failure', async () => {
+    const { store, accounts } = open();
+    const t = video.issueTokens({ ttlSec: 120 });
+    const a = accounts.add('local', { platform: 'video_site', handle: 'flaky', accessToken: t.accessToken, refreshToken: t.refreshToken, expiresInSec: 120 });
+    insertPost(store, 'p-flaky', a.id, 'scheduled');
+    video.fail('token', { status: 503, body: { error: 'backend_error' } }, { times: 2 });
+    expect(await accounts.freshAccessToken(a.id)).toBe(t.accessToken); // 2 minutes left: still usable
+    const dead = video.issueTokens({ ttlSec: 1 });
+    const b = accounts.add('local', { platform: 'video_site', handle: 'flaky2', accessToken: dead.accessToken, refreshToken: dead.refreshToken, expiresInSec: 1 });
+    await new Promise((r) => setTimeout(r, 1100));
+    await expect(accounts.freshAccessToken(b.id)).rejects.toMatchObject({ errorCode: 'unknown', retryable: true });
+    expect(accounts.list('local').map((x) => x.status)).toEqual(['active', 'active']);
+    expect(postsOf(store)['p-flaky']!.status).toBe('scheduled');
+    // Without a refresh token, an access token that ran out is the end of the grant.
+    const norefresh = video.issueTokens({ ttlSec: 1, refresh: false });
+    const c = accounts.add('local', { platform: 'video_site', handle: 'bare', accessToken: norefresh.accessToken, expiresInSec: 1 });
+    await new Promise((r) => setTimeout(r, 1100));
+    await expect(accounts.freshAccessToken(c.id)).rejects.toMatchObject({ errorCode: 'auth_expired' });
+    expect(accounts.get('local', c.id)!.status).toBe('expired');
+    store.close();
+  });
+
+  it('renews photo_site\'s long-lived token by exchanging itself (it has no refresh token)', async () => {
+    const { store, accounts } = open();
+    const t = photo.issueTokens({ ttlSec: 200, refresh: false });
+    const a = accounts.add('local', { platform: 'photo_site', handle: 'fake.reels', accessToken: t.accessToken, expiresInSec: 200 });
+    const renewed = await accounts.freshAccessToken(a.id);
+    expect(renewed).not.toBe(t.accessToken);
+    expect(photo.tokens.get(renewed)!.expiresAt).toBeGreaterThan(Date.now() + 3000_000);
+    store.close();
+  });
+});
+
+/** Starts `shorts accounts connect`, plays the browser on the consent URL it prints, returns its result. */
+async function connectThroughBrowser(args: string[], env: NodeJS.ProcessEnv, consentHost: string) {
+  const cli = startCli(['accounts', 'connect', ...args], env);
+  let url = '';
+  for (let i = 0; i < 200 && !url; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    url = cli.stderrSoFar().split('\n').find((l) => l.startsWith(consentHost)) ?? '';
+  }
+  expect(url, cli.stderrSoFar()).not.toBe('');
+  const page = await fetch(url); // the fake consent page redirects to the catcher as if the user agreed
+  return { page: { status: page.status, text: await page.text() }, result: await cli.done, url };
+}
+
+describe('shorts accounts, locally', () => {
+  it('connect: the consent page, the loopback catcher, the code exchange; a forged redirect does not end it', async () => {
+    const env = cliEnv({ ...fakeEnv, SHORTS_SECRET_KEY: '' });
+    const cli = startCli(['accounts', 'connect', 'video_site', '--json'], env);
+    let url = '';
+    for (let i = 0; i < 200 && !url; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      url = cli.stderrSoFar().split('\n').find((l) => l.startsWith(video.url)) ?? '';
+    }
+    expect(url, cli.stderrSoFar()).not.toBe('');
+    const redirect = new URL(new URL(url).searchParams.get('redirect_uri')!);
+    expect(redirect.hostname).toBe('127.0.0.1');
+    const forged = await fetch(`${redirect.origin}/callback?code=stolen&state=guess`);
+    expect(forged.status).toBe(400);
+    const page = await fetch(url);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('@fakechannel is connected');
+    const r = await cli.done;
+    expect(r.code, r.stderr).toBe(0);
+    const account = JSON.parse(r.stdout);
+    expect(account).toMatchObject({ platform: 'video_site', handle: 'fakechannel', platformUserId: 'UCfakeChannel0000000000', status: 'active' });
+    const list = await runCli(['accounts', 'list', '--json'], env);
+    expect(JSON.parse(list.stdout).data.accounts.map((a: { id: string }) => a.id)).toEqual([account.id]);
+    // The key was generated beside the store.
+    expect(statSync(path.join(env.SHORTS_DATA_DIR!, SECRET_KEY_FILE)).mode & 0o777).toBe(0o600);
+  });
+
+  it('connect refused on the consent page, or without the OAuth app: a clear error', async () => {
+    const env = cliEnv({ ...fakeEnv });
+    tiktok.consentDenied = true;
+    try {
+      const { page, result } = await connectThroughBrowser(['short_video_site'], env, tiktok.url);
+      expect(page.status).toBe(400);
+      expect(page.text).toContain('access_denied');
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('access_denied');
+    } finally {
+      tiktok.consentDenied = false;
+    }
+    const bare = cliEnv({ SHORTS_OAUTH_PHOTO_SITE_CLIENT_ID: '', SHORTS_OAUTH_PHOTO_SITE_CLIENT_SECRET: '' });
+    const r = await runCli(['accounts', 'connect', 'photo_site'], bare);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('SHORTS_OAUTH_PHOTO_SITE_CLIENT_ID');
+  });
+
+  it('add, list, remove', async () => {
+    const env = cliEnv({ ...fakeEnv });
+    const t = tiktok.issueTokens();
+    const add = await runCli(['accounts', 'add', 'short_video_site', '--handle', '@fake.shorts', '--access-token', t.accessToken,
+      '--refresh-token', t.refreshToken!, '--expires-in', '7200', '--json'], env);
+    expect(add.code, add.stderr).toBe(0);
+    const account = JSON.parse(add.stdout);
+    expect(account).toMatchObject({ platform: 'short_video_site', handle: 'fake.shorts', status: 'active' });
+    expect(add.stdout).not.toContain(t.accessToken);
+    const table = await runCli(['accounts'], env);
+    expect(table.stdout).toContain('@fake.shorts');
+    expect(table.stdout).not.toContain(t.accessToken);
+    const bad = await runCli(['accounts', 'add', 'short_video_site', '--handle', 'x', '--access-token', t.accessToken, '--expires-in', 'soon'], env);
+    expect(bad.code).toBe(2);
+    const rm = await runCli(['accounts', 'remove', account.id], env);
+    expect(rm.code, rm.stderr).toBe(0);
+    expect(JSON.parse((await runCli(['accounts', 'list', '--json'], env)).stdout).data.accounts).toEqual([]);
+    const again = await runCli(['accounts', 'remove', account.id], env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('resource_not_found');
+  });
+});
+
+describe('shorts accounts against a live serve', () => {
+  let serve: ServeProcess;
+  let key: string;
+  let otherKey: string;
+  beforeAll(async () => {
+    serve = await startServe(serveEnv({ ...fakeEnv }));
+    key = (await createKey(serve.env)).key;
+    otherKey = (await createKey(serve.env)).key;
+  });
+  afterAll(async () => {
+    await serve?.kill();
+  });
+  const remote = (k: string) => ({ ...cliEnv({ ...fakeEnv }), SHORTS_REMOTE: serve.api, SHORTS_API_KEY: k });
+
+  it('add, list and remove are the API key\'s account\'s own', async () => {
+    const t = video.issueTokens();
+    const add = await runCli(['accounts', 'add', 'video_site', '--handle', 'fakechannel', '--access-token', t.accessToken, '--refresh-token', t.refreshToken!, '--json'], remote(key));
+    expect(add.code, add.stderr).toBe(0);
+    const account = JSON.parse(add.stdout);
+    expect(JSON.parse((await runCli(['accounts', 'list', '--json'], remote(key))).stdout).data.accounts.map((a: { id: string }) => a.id)).toEqual([account.id]);
+    expect(JSON.parse((await runCli(['accounts', 'list', '--json'], remote(otherKey))).stdout).data.accounts).toEqual([]);
+    const stolen = await runCli(['accounts', 'remove', account.id], remote(otherKey));
+    expect(stolen.code).toBe(1);
+    expect(stolen.stderr).toContain('resource_not_found');
+    const res = await fetch(`${serve.api}/accounts`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ platform: 'video_site', handle: 'x' }) });
+    expect(res.status).toBe(400);
+    expect((await res.json()).error).toMatchObject({ code: 'invalid_request', details: { parameter: 'accessToken' } });
+    expect((await runCli(['accounts', 'remove', account.id], remote(key))).code).toBe(0);
+    expect(JSON.parse((await runCli(['accounts', 'list', '--json'], remote(key))).stdout).data.accounts).toEqual([]);
+  });
+
+  it('connect: the server runs the consent and catches the redirect at /oauth/callback', async () => {
+    const { page, result } = await connectThroughBrowser(['short_video_site', '--json'], { ...remote(key), SHORTS_POLL_INTERVAL_MS: '100' }, tiktok.url);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('@fake.shorts is connected');
+    expect(result.code, result.stderr).toBe(0);
+    const account = JSON.parse(result.stdout);
+    expect(account).toMatchObject({ platform: 'short_video_site', handle: 'fake.shorts', platformUserId: tiktok.openId, status: 'active' });
+    expect(JSON.parse((await runCli(['accounts', 'list', '--json'], remote(otherKey))).stdout).data.accounts).toEqual([]);
+    // A state altered on its way through the browser is refused.
+    const forged = await fetch(`${serve.url}/oauth/callback?code=x&state=${encodeURIComponent('e30.AAAA')}`);
+    expect(forged.status).toBe(400);
+    expect(await forged.text()).toContain('invalid state');
+  });
+});
