@@ -55,6 +55,12 @@ export interface ClipMedia {
   audioCodec: string | null;
   /** The moov atom comes before mdat (faststart): photo_site requires it. */
   faststart: boolean;
+  /** ffprobe's format_name ("mov,mp4,m4a,3gp,3g2,mj2", "matroska,webm"). */
+  container?: string;
+  /** Video bit rate in bits per second, when the file says. */
+  videoBitrate?: number | null;
+  audioSampleRate?: number | null;
+  audioChannels?: number | null;
 }
 
 /**

@@ -13,7 +13,9 @@ export type Fault =
   /** Answer this status and JSON body (an error envelope: see each fake's helpers). */
   | { status: number; body?: unknown; headers?: Record<string, string> }
   /** Destroy the connection: at once, or once `afterBytes` of the request body came in (mid-upload). */
-  | { drop: true; afterBytes?: number };
+  | { drop: true; afterBytes?: number }
+  /** Do the work as usual but lose the answer (the connection drops instead): "did it go through?". */
+  | { lose: true };
 
 interface Scripted { fault: Fault; onCall: number | null; times: number }
 
@@ -98,6 +100,11 @@ export abstract class FakePlatform {
     list.push({ fault, onCall: opts.onCall ?? null, times: opts.times ?? 1 });
     this.scripts.set(route, list);
     return this;
+  }
+
+  /** Drops every scripted fault not used yet (between tests). */
+  clearFaults(): void {
+    this.scripts.clear();
   }
 
   /** How many requests `route` received. */
@@ -242,6 +249,15 @@ export abstract class FakePlatform {
       return;
     }
     const body = await readBody(req);
+    if (fault && 'lose' in fault) {
+      res.writeHead = (() => res) as typeof res.writeHead;
+      res.end = (() => {
+        req.socket.destroy();
+        return res;
+      }) as typeof res.end;
+      await this.handle(r, req, res, body, url);
+      return;
+    }
     if (fault) {
       this.json(res, fault.status, fault.body, fault.headers);
       return;

@@ -150,6 +150,7 @@ export class FakePhotoSite extends FakePlatform {
 
   private reply(res: http.ServerResponse, f: Fault): void {
     if ('status' in f) this.json(res, f.status, f.body, f.headers);
+    else throw new Error('reply() takes an answer fault');
   }
 
   private isUser(id: string): boolean {

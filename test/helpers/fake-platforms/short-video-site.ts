@@ -133,6 +133,7 @@ export class FakeShortVideoSite extends FakePlatform {
 
   private reply(res: http.ServerResponse, f: Fault): void {
     if ('status' in f) this.json(res, f.status, f.body, f.headers);
+    else throw new Error('reply() takes an answer fault');
   }
 
   private ok(res: http.ServerResponse, data: unknown): void {

@@ -137,6 +137,7 @@ export class FakeVideoSite extends FakePlatform {
 
   private reply(res: http.ServerResponse, f: Fault): void {
     if ('status' in f) this.json(res, f.status, f.body, f.headers);
+    else throw new Error('reply() takes an answer fault');
   }
 
   private token(res: http.ServerResponse, p: URLSearchParams): void {
