@@ -194,6 +194,10 @@ describe('refresh', () => {
     await expect(accounts.freshAccessToken(b.id)).rejects.toMatchObject({ errorCode: 'unknown', retryable: true });
     expect(accounts.list('local').map((x) => x.status)).toEqual(['active', 'active']);
     expect(postsOf(store)['p-flaky']!.status).toBe('scheduled');
+    // The scheduler's tick does not ask a failing token endpoint again at every tick.
+    const calls = video.count('token');
+    expect(await accounts.refreshExpiring()).toEqual({ refreshed: 0, expired: 0, failed: 0 });
+    expect(video.count('token')).toBe(calls);
     // Without a refresh token, an access token that ran out is the end of the grant.
     const norefresh = video.issueTokens({ ttlSec: 1, refresh: false });
     const c = accounts.add('local', { platform: 'video_site', handle: 'bare', accessToken: norefresh.accessToken, expiresInSec: 1 });

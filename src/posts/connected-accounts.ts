@@ -54,6 +54,8 @@ export interface ConnectedAccountsOptions {
 export const REFRESH_MARGIN_MS = 5 * 60_000;
 /** A refresh refused as invalid_grant looks again after this long: another process may have just rotated the token. */
 const REFRESH_GRACE_MS = 1000;
+/** refreshExpiring skips an account whose refresh failed (unreachable, 5xx) this recently. */
+const TICK_RETRY_MS = 60_000;
 const MAX_TOKEN_CHARS = 8192;
 const MAX_HANDLE_CHARS = 100;
 const MAX_LIFETIME_SEC = 10 * 365 * 86_400;
@@ -151,6 +153,8 @@ export class ConnectedAccounts {
   private readonly now: () => number;
   /** One refresh per account at a time in this process: a rotated refresh token must not be spent twice. */
   private readonly refreshing = new Map<string, Promise<string>>();
+  /** When a refresh of an account last failed for a reason other than a dead grant (unreachable, 5xx, 429). */
+  private readonly tickFailures = new Map<string, number>();
 
   constructor(private readonly db: Database.Database, private readonly opts: ConnectedAccountsOptions) {
     this.env = opts.env ?? process.env;
@@ -289,9 +293,12 @@ export class ConnectedAccounts {
       .all(limit) as { id: string }[]).map((x) => x.id);
     const result = { refreshed: 0, expired: 0, failed: 0 };
     for (const id of ids) {
+      // A token endpoint that is down is not asked again at every tick (a publish still tries it).
+      if (this.now() - (this.tickFailures.get(id) ?? -Infinity) < TICK_RETRY_MS) continue;
       try {
         await this.freshAccessToken(id, { signal });
-        result.refreshed++;
+        if (this.tickFailures.has(id)) result.failed++;
+        else result.refreshed++;
       } catch (e) {
         if (e instanceof PublishError && e.errorCode === 'auth_expired') result.expired++;
         else result.failed++;
@@ -350,9 +357,11 @@ export class ConnectedAccounts {
       const winner = await this.refreshedElsewhere(r, dead ? this.opts.refreshGraceMs ?? REFRESH_GRACE_MS : 0);
       if (winner) return this.open(winner, 'access_token');
       if (dead) throw this.expire(r, `the platform refused to refresh its token (${(e as Error).message})`);
+      this.tickFailures.set(r.id, this.now());
       if (stillValid) return this.open(r, 'access_token');
       throw new PublishError('unknown', `refreshing the token of the ${r.platform} account @${r.handle} failed: ${(e as Error).message}`);
     }
+    this.tickFailures.delete(r.id);
     const box = this.tokens();
     this.db.prepare(`UPDATE connected_accounts SET access_token = @access, refresh_token = COALESCE(@refresh, refresh_token),
       expires_at = @expiresAt, refresh_expires_at = COALESCE(@refreshExpiresAt, refresh_expires_at), scopes = COALESCE(@scopes, scopes),
