@@ -15,11 +15,17 @@ export type Fault =
   /** Destroy the connection: at once, or once `afterBytes` of the request body came in (mid-upload). */
   | { drop: true; afterBytes?: number }
   /** Do the work as usual but lose the answer (the connection drops instead): "did it go through?". */
-  | { lose: true };
+  | { lose: true }
+  /** Answer as usual, but only after `delayMs` (a slow platform: time to kill the process mid-publish). */
+  | { delayMs: number };
 
 interface Scripted { fault: Fault; onCall: number | null; times: number }
 
-export interface FakeCall { route: string; method: string; path: string; at: number }
+export interface FakeCall {
+  route: string; method: string; path: string; at: number;
+  /** The request's Content-Range (uploads), or its `offset` header (rupload). */
+  range?: string;
+}
 
 export interface TokenRecord {
   accessToken: string;
@@ -236,7 +242,8 @@ export abstract class FakePlatform {
     }
     const n = (this.counts.get(r.route) ?? 0) + 1;
     this.counts.set(r.route, n);
-    this.calls.push({ route: r.route, method, path: url.pathname + url.search, at: Date.now() });
+    const range = req.headers['content-range'] ?? (typeof req.headers.offset === 'string' ? `offset ${req.headers.offset}` : undefined);
+    this.calls.push({ route: r.route, method, path: url.pathname + url.search, at: Date.now(), ...(range ? { range } : {}) });
     const fault = this.takeFault(r.route, n);
     if (fault && 'drop' in fault) {
       if (!fault.afterBytes) {
@@ -249,6 +256,12 @@ export abstract class FakePlatform {
       return;
     }
     const body = await readBody(req);
+    if (fault && 'delayMs' in fault) {
+      await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
+      if (!this.server) return;
+      await this.handle(r, req, res, body, url);
+      return;
+    }
     if (fault && 'lose' in fault) {
       res.writeHead = (() => res) as typeof res.writeHead;
       res.end = (() => {
