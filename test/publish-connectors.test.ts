@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connectorFor, clipMedia, type ConnectorOptions } from '../src/publish/connectors.js';
-import { OAuthError, refreshGrant } from '../src/publish/oauth-endpoints.js';
+import { consentUrl, exchangeCode, identifyAccount, OAuthError, refreshGrant } from '../src/publish/oauth-endpoints.js';
 import { platformOverride, platformUrls } from '../src/publish/platform-urls.js';
 import { PublishError, type ClipMedia, type Platform, type PublishJob, type PublishState } from '../src/publish/types.js';
 import {
@@ -373,5 +373,52 @@ describe('base URL override', () => {
     expect(u.rebase('https://www.googleapis.com/upload/youtube/v3/videos?upload_id=x')).toBe('http://127.0.0.1:8123/upload/youtube/v3/videos?upload_id=x');
     expect(platformUrls('photo_site', { env }).at('api', '/v25.0/me')).toBe('https://graph.facebook.com/v25.0/me');
     expect(() => platformOverride('video_site', { SHORTS_PLATFORM_URL_VIDEO_SITE: 'http://proxy/yt' })).toThrow(/no path/);
+  });
+});
+
+describe('OAuth wire per platform', () => {
+  it.each(PLATFORMS)('%s: consent redirect with code and state, code exchange, who the token is, refresh', async (platform) => {
+    const fake = fakes[platform];
+    const app = { clientId: fake.clientId, clientSecret: fake.clientSecret };
+    const redirectUri = 'http://127.0.0.1:9/callback';
+    const page = consentUrl(platform, { clientId: app.clientId, redirectUri, state: 'st-1' }, { baseUrl: fake.url });
+    const back = new URL((await fetch(page, { redirect: 'manual' })).headers.get('location')!);
+    expect(back.origin + back.pathname).toBe(redirectUri);
+    expect(back.searchParams.get('state')).toBe('st-1');
+    const grant = await exchangeCode(platform, app, { code: back.searchParams.get('code')!, redirectUri }, { baseUrl: fake.url });
+    expect(grant.expiresInSec).toBeGreaterThan(0);
+    const who = await identifyAccount(platform, grant, { baseUrl: fake.url });
+    expect(who.platformUserId).toBe(userIdOf(platform));
+    // A code is good once.
+    await expect(exchangeCode(platform, app, { code: back.searchParams.get('code')!, redirectUri }, { baseUrl: fake.url })).rejects.toMatchObject({ permanent: true });
+    const renewed = await refreshGrant(platform, app, grant, { baseUrl: fake.url });
+    expect(renewed.accessToken).not.toBe(grant.accessToken);
+    if (platform === 'short_video_site') {
+      // Rotation: the new refresh token works, the old one is refused for good.
+      expect(renewed.refreshToken).not.toBe(grant.refreshToken);
+      await expect(refreshGrant(platform, app, grant, { baseUrl: fake.url })).rejects.toMatchObject({ code: 'invalid_grant', permanent: true });
+    }
+    if (platform === 'video_site') expect(renewed.refreshToken).toBe(grant.refreshToken);
+  });
+
+  it('an account that cannot publish is told apart from a refused token', async () => {
+    const yt = fakes.video_site;
+    const channel = yt.channel;
+    yt.channel = null;
+    const t = yt.issueTokens();
+    await expect(identifyAccount('video_site', { accessToken: t.accessToken, platformUserId: null }, { baseUrl: yt.url })).rejects.toMatchObject({ notEligible: true });
+    yt.channel = channel;
+    const ig = fakes.photo_site;
+    const igUser = ig.igUser;
+    ig.igUser = null;
+    const e = await identifyAccount('photo_site', { accessToken: ig.issueTokens().accessToken, platformUserId: null }, { baseUrl: ig.url }).catch((x: unknown) => x);
+    ig.igUser = igUser;
+    expect(e).toBeInstanceOf(OAuthError);
+    expect((e as OAuthError).toPublishError().errorCode).toBe('account_not_eligible');
+    const gone = await refreshGrant('video_site', { clientId: yt.clientId, clientSecret: yt.clientSecret }, { accessToken: 'x', refreshToken: 'rt-unknown' }, { baseUrl: yt.url }).catch((x: unknown) => x);
+    expect((gone as OAuthError).toPublishError().errorCode).toBe('auth_expired');
+    // No platform at all: not permanent (the account stays connected; try later).
+    const down = await refreshGrant('video_site', { clientId: 'a', clientSecret: 'b' }, { accessToken: 'x', refreshToken: 'y' }, { baseUrl: 'http://127.0.0.1:9' }).catch((x: unknown) => x);
+    expect((down as OAuthError).permanent).toBe(false);
   });
 });
