@@ -38,6 +38,7 @@ export class PhotoSiteConnector implements Connector {
       if (container) {
         const status = await this.containerStatus(get, container);
         if (status.code === 'PUBLISHED') mediaId = await this.recoverMedia(at, get, user, caption, container);
+        else if (status.code === 'ERROR' && !photoSiteContainerError(status.status).retryable) throw photoSiteContainerError(status.status);
         else if (status.code === 'EXPIRED' || status.code === 'ERROR') container = undefined; // start over with a new container
       }
       if (!mediaId) {
