@@ -10,23 +10,9 @@ import { ShortsError } from '../errors.js';
 import type { JobStore } from '../engine/job-store.js';
 import type { Platform } from '../publish/types.js';
 import { PostsService, TEXT_LIMITS } from '../service/posts-service.js';
-import type { PostObject } from '../service/api-types.js';
+import type { AutomationRule, PostObject } from '../service/api-types.js';
 
-/** A rule as the API shows it. */
-export interface AutomationRule {
-  id: string;
-  /** The connected account it posts to. */
-  accountId: string;
-  platform: Platform;
-  handle: string;
-  /** Clips with viral_score (0-100, as in the request detail) at or above this are posted. */
-  minViralScore: number;
-  /** Daily posting times, "HH:MM" (24 h) in `timezone`, earliest first. */
-  slots: string[];
-  /** IANA time zone of the slots. */
-  timezone: string;
-  createdAt: string;
-}
+export type { AutomationRule };
 
 interface RuleRow {
   id: string; account_id: string; connected_account_id: string; min_viral_score: number; slots: string; timezone: string;
@@ -175,9 +161,10 @@ export class Automation {
       if (qualifying.length === 0) continue;
       const times = slotTimes(JSON.parse(rule.slots) as string[], rule.timezone, now);
       for (const clip of qualifying) {
+        // next() by hand: leaving a for-of early would close the generator, and the next clip needs the slots after this one.
         let at: string | null = null;
-        for (const t of times) {
-          const iso = new Date(t).toISOString();
+        for (let t = times.next(); !t.done; t = times.next()) {
+          const iso = new Date(t.value).toISOString();
           if (!this.posts.posts.slotTaken(rule.connected_account_id, iso)) { at = iso; break; }
         }
         if (!at) {

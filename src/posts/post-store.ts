@@ -139,8 +139,11 @@ export class PostStore {
       if (left <= 0) return;
       const stale = this.db.prepare(`SELECT id, runner_pid AS pid, next_attempt_at AS next FROM posts WHERE status = 'processing' AND ${scopeClause(scope)}
           ORDER BY scheduled_at, id`).all(params) as { id: string; pid: number | null; next: string | null }[];
+      const taken = new Set(claimed.map((p) => p.id));
       for (const s of stale) {
         if (claimed.length >= limit) break;
+        // Just taken above: this process holds it now, it is no orphan.
+        if (taken.has(s.id)) continue;
         // A retry wait ends at next_attempt_at (a new attempt); a dead runner's publish is resumed (the same attempt).
         const waiting = s.pid === null;
         if (waiting ? s.next !== null && s.next > at : !orphan(s.pid!, s.id)) continue;

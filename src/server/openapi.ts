@@ -126,6 +126,32 @@ const renderRequest: Schema = {
   },
 };
 
+/** POST /posts (issue 16): which clip, where, when, with which text. */
+const schedulePostRequest: Schema = {
+  type: 'object', additionalProperties: false, required: ['shortId', 'platform'],
+  description: 'Unknown fields, a clip that is not the caller\'s or has no video, an account that is not connected on that platform or needs '
+    + 'reconnecting, a time in the past or without a zone, and text the platform refuses are 400 invalid_request naming the field.',
+  properties: {
+    shortId: { type: 'string', format: 'uuid', description: 'The clip (shorts[].id of one of the caller\'s requests)' },
+    platform: enumOf(PLATFORMS),
+    accountId: { ...str, description: 'The connected account (GET /accounts); or handle. Neither: the only account connected on that platform' },
+    handle: { ...str, description: 'The connected account\'s handle (@ optional), instead of accountId' },
+    scheduledAt: { ...dateTime, description: 'When to publish, with a time zone; default now. Up to 5 minutes in the past is taken as now' },
+    title: { type: 'string', minLength: 1, description: 'The video title (video_site: at most 100 characters, no < or >) or the caption (photo_site, short_video_site: at most 2200); default the clip\'s title' },
+    description: { ...str, description: 'The video description (video_site: at most 5000 bytes, no < or >) or text after the caption (at most 2200); default the clip\'s generated description' },
+  },
+};
+
+/** POST /accounts/{id}/automation. */
+const automationRuleRequest: Schema = {
+  type: 'object', additionalProperties: false, required: ['minViralScore', 'slots'],
+  properties: {
+    minViralScore: { type: 'integer', minimum: 0, maximum: 100, description: 'Post clips whose viral_score (0-100) is at least this' },
+    slots: { type: 'array', minItems: 1, maxItems: 24, items: { type: 'string', pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$' }, description: 'Daily posting times "HH:MM"' },
+    timezone: { type: 'string', default: 'UTC', description: 'IANA time zone of the slots, e.g. Europe/Paris' },
+  },
+};
+
 // ---------------------------------------------------------------------------------------------------
 // Response schemas (src/service/api-types.ts, field for field).
 
@@ -162,6 +188,16 @@ const schemas: Record<string, Schema> = {
     account: ref('PostAccount'), source: enumOf(['manual', 'automation']),
     error: nullable(str), errorCode: nullable(str), retryable: nullable(bool), createdAt: dateTime,
   }),
+  AutomationRule: obj({
+    id: { type: 'string', pattern: '^[0-9a-f]{24}$' },
+    accountId: { ...str, description: 'The connected account the rule posts to' },
+    platform: enumOf(PLATFORMS), handle: str,
+    minViralScore: { type: 'integer', minimum: 0, maximum: 100, description: 'Clips with viral_score (0-100) at or above this are posted' },
+    slots: { type: 'array', items: { type: 'string', pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$' }, description: 'Daily posting times "HH:MM" in timezone, earliest first' },
+    timezone: { ...str, description: 'IANA time zone of the slots' },
+    createdAt: dateTime,
+  }),
+  AutomationRuleList: obj({ rules: { type: 'array', items: ref('AutomationRule') } }),
   Short: obj({
     id: str, title: str, sentenceIndexes: { type: 'array', items: int }, reason: str, description: str,
     viral_score: { ...num, minimum: 0, maximum: 100 },
@@ -348,6 +384,10 @@ const idParam: Schema = {
   description: '24-character hex request id; anything else (a malformed percent-encoding included) is 400 invalid_request',
 };
 const isoFilter = { type: 'string', description: 'ISO 8601 date or date-time' };
+const postIdParam: Schema = {
+  name: 'postId', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9a-f]{24}$' }, description: '24-character hex post id',
+};
+const connectedAccountParam: Schema = { name: 'accountId', in: 'path', required: true, schema: str, description: 'The connected account\'s id (GET /accounts)' };
 
 // ---------------------------------------------------------------------------------------------------
 // Endpoints outside /api/v1 (health, readiness, media links) are served from the root.
@@ -447,6 +487,8 @@ export function openApiDocument(opts: { serverUrl: string }): object {
       requestBodies: {
         CreateShortsRequest: { required: true, content: { 'application/json': { schema: createRequest } } },
         RenderShortRequest: { required: false, content: { 'application/json': { schema: renderRequest } } },
+        SchedulePostRequest: { required: true, content: { 'application/json': { schema: schedulePostRequest } } },
+        AutomationRuleRequest: { required: true, content: { 'application/json': { schema: automationRuleRequest } } },
       },
       responses: {
         HeadersTooLarge: { description: 'Request headers larger than 16 KB: refused by the HTTP layer before any route, with no body' },
@@ -524,6 +566,15 @@ export function openApiDocument(opts: { serverUrl: string }): object {
       },
       ...exportOpenApiPaths(operation, idParam),
       '/posts': {
+        post: operation({
+          operationId: 'schedulePost', summary: 'Schedule a clip on a connected account (extension: the spec leaves it "not shown")', tag: 'posts', limiter: 'standard',
+          description: 'The post is `scheduled`; the server\'s scheduler publishes it at scheduledAt (`processing`, then `published` with url and '
+            + 'publishedAt, or `failed` with error, errorCode and retryable per spec 7.3). Retryable failures are tried 3 times in all, 1 and 5 minutes '
+            + 'apart (longer when the platform says so; a daily cap waits for its reset) before the post fails.',
+          ok: { status: 201, schema: 'Post', description: 'The post, scheduled' },
+          errors: ['invalid_request', 'subscription_required'],
+          requestBody: { $ref: '#/components/requestBodies/SchedulePostRequest' },
+        }),
         get: operation({
           operationId: 'listPosts', summary: 'Social posts made from clips, newest first', tag: 'posts', limiter: 'posts',
           ok: { status: 200, schema: 'PostList', description: 'A page of posts' },
@@ -540,6 +591,48 @@ export function openApiDocument(opts: { serverUrl: string }): object {
             query('date', { type: 'string', enum: ['scheduled', 'published'], default: 'scheduled' },
               'Timestamp used by since, until and the sort; published implies status=published'),
           ],
+        }),
+      },
+      '/posts/{postId}': {
+        get: operation({
+          operationId: 'getPost', summary: 'One post (extension)', tag: 'posts', limiter: 'posts',
+          ok: { status: 200, schema: 'Post', description: 'The post' },
+          errors: ['invalid_request', 'resource_not_found', 'subscription_required'],
+          parameters: [postIdParam],
+        }),
+        delete: operation({
+          operationId: 'cancelPost', summary: 'Cancel a scheduled post', tag: 'posts', limiter: 'standard',
+          description: 'A scheduled post becomes `canceled` and never goes out. Once it is being published (`processing`: uploading, or handed to the '
+            + 'platform and waiting for it) or has ended (published, failed, canceled) it is 409 `post_not_cancelable`, details.status saying which.',
+          ok: { status: 200, schema: 'Post', description: 'The post, canceled' },
+          errors: ['invalid_request', 'resource_not_found', 'post_not_cancelable'],
+          parameters: [postIdParam],
+        }),
+      },
+      '/accounts/{accountId}/automation': {
+        get: operation({
+          operationId: 'listAutomationRules', summary: 'Automation rules of a connected account (extension)', tag: 'posts', limiter: 'standard',
+          ok: { status: 200, schema: 'AutomationRuleList', description: 'The rules, oldest first' },
+          errors: ['resource_not_found'],
+          parameters: [connectedAccountParam],
+        }),
+        post: operation({
+          operationId: 'addAutomationRule', summary: 'Post new clips automatically at the free slots of a daily schedule (extension)', tag: 'posts', limiter: 'standard',
+          description: 'When one of the caller\'s requests completes after the rule was made, each of its clips with viral_score >= minViralScore, best '
+            + 'first, becomes a post with source "automation" at the next free slot (one post per slot per connected account; a slot is taken by '
+            + 'any post of the account at that time that is not canceled or failed). A clip is posted once per account by automation, even if that post was canceled.',
+          ok: { status: 201, schema: 'AutomationRule', description: 'The rule' },
+          errors: ['invalid_request', 'resource_not_found', 'subscription_required'],
+          parameters: [connectedAccountParam],
+          requestBody: { $ref: '#/components/requestBodies/AutomationRuleRequest' },
+        }),
+      },
+      '/accounts/{accountId}/automation/{ruleId}': {
+        delete: operation({
+          operationId: 'removeAutomationRule', summary: 'Remove an automation rule (the posts it made stay)', tag: 'posts', limiter: 'standard',
+          ok: { status: 200, schema: 'AutomationRule', description: 'The rule removed' },
+          errors: ['invalid_request', 'resource_not_found'],
+          parameters: [connectedAccountParam, { name: 'ruleId', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9a-f]{24}$' }, description: 'The rule\'s id' }],
         }),
       },
       '/templates': {

@@ -27,6 +27,7 @@ import { setting } from '../settings.js';
 import { ConnectedAccounts } from '../posts/connected-accounts.js';
 import { PostsService } from '../service/posts-service.js';
 import { Automation } from '../posts/automation.js';
+import { createPublishing } from '../posts/publishing.js';
 
 export interface ServeOptions {
   host: string;
@@ -77,7 +78,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const connectedAccounts = ConnectedAccounts.forStore(store);
   const posts = new PostsService(store, { accounts: connectedAccounts, onScheduled: () => scheduler.wake() });
   const automation = new Automation(store, posts, opts.log);
-  const scheduler = { wake() {}, start() {}, async stop() {} };
+  const { scheduler } = createPublishing({ store, accounts: connectedAccounts, scope: { kind: 'api' }, automation, log: opts.log });
   const onCompleted = (r: RequestRecord) => {
     try {
       if (automation.onRequestCompleted(r.id).length > 0) scheduler.wake();

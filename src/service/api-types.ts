@@ -45,6 +45,34 @@ export interface PostObject {
   createdAt: string;
 }
 
+/**
+ * POST /posts (issue 16; the spec leaves scheduling "not shown"). `accountId` or `handle` names the connected
+ * account (neither: the only one on that platform); `scheduledAt` defaults to now.
+ */
+export interface SchedulePostBody {
+  shortId: string;
+  platform: PostObject['platform'];
+  accountId?: string;
+  handle?: string;
+  scheduledAt?: string;
+  title?: string;
+  description?: string;
+}
+
+/** An automation rule of a connected account (issue 16): new clips scoring at least minViralScore go out at the next free slot. */
+export interface AutomationRule {
+  id: string;
+  /** The connected account it posts to. */
+  accountId: string;
+  platform: PostObject['platform'];
+  handle: string;
+  minViralScore: number;
+  /** Daily posting times "HH:MM" in `timezone`, earliest first. */
+  slots: string[];
+  timezone: string;
+  createdAt: string;
+}
+
 export interface ShortObject {
   id: string;
   title: string;

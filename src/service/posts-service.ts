@@ -4,26 +4,13 @@
 // creation), a post that is not the caller's is 404, and one that has gone out or is going out is 409.
 import { ShortsError } from '../errors.js';
 import type { JobStore } from '../engine/job-store.js';
-import type { PostObject } from './api-types.js';
+import type { PostObject, SchedulePostBody } from './api-types.js';
 import { PLATFORMS, type Platform } from '../publish/types.js';
 import { POST_ID_PATTERN, PostStore, postObject } from '../posts/post-store.js';
 import type { Account } from './service.js';
 import { ConnectedAccounts, normalizeHandle, type ConnectedAccount } from '../posts/connected-accounts.js';
 
-/** POST /api/v1/posts. */
-export interface ScheduleBody {
-  shortId: string;
-  platform: Platform;
-  /** The connected account's id; or `handle`; neither: the only account connected on that platform. */
-  accountId?: string;
-  handle?: string;
-  /** ISO 8601 with a time zone; default now. */
-  scheduledAt?: string;
-  /** The video title (video_site) or the caption (photo_site, short_video_site); default the clip's title. */
-  title?: string;
-  /** The video description (video_site) or the text after the caption; default the clip's generated description. */
-  description?: string;
-}
+export type ScheduleBody = SchedulePostBody;
 
 const FIELDS = ['shortId', 'platform', 'accountId', 'handle', 'scheduledAt', 'title', 'description'] as const;
 

@@ -1,5 +1,5 @@
 // What the posts tests share (issue 16): a live `shorts serve` pointed at the fake platforms, an API key,
-// one small completed request (two clips of the sample talk, rendered at 360x640 so every platform's
+// one small completed request (a clip of the sample talk, rendered at 360x640 so every platform's
 // minimum size holds), and connected accounts holding tokens the fakes issued.
 import type { ConnectedAccount } from '../../src/posts/connected-accounts.js';
 import type { Platform } from '../../src/publish/types.js';
@@ -20,10 +20,10 @@ export function postsEnv(fakes: Partial<Record<Platform, FakePlatform>>, extra: 
   return serveEnv({ SHORTS_RENDER_SIZE: '360x640', ...urls, ...extra });
 }
 
-/** A request of the sample talk with two clips, completed through the serve's API. */
-export async function completedRequest(serve: ServeProcess, key: string, cdn: Loopback): Promise<RequestDetail> {
+/** A request of the sample talk's first minute (one clip unless asked), completed through the serve's API. */
+export async function completedRequest(serve: ServeProcess, key: string, cdn: Loopback, maxShorts = 1): Promise<RequestDetail> {
   const created = await api(serve.api, key, 'POST', '/shorts/create',
-    { fileUrl: `${cdn.url}/talk.mp4`, start: 0, end: 60, maxShorts: 2, preferredLength: 'under30sec' });
+    { fileUrl: `${cdn.url}/talk.mp4`, start: 0, end: 60, maxShorts, preferredLength: 'under30sec' });
   if (created.status !== 202) throw new Error(`create: ${created.status} ${created.text}`);
   const id = created.json.data.requestId as string;
   const status = await until(() => api(serve.api, key, 'GET', `/shorts/${id}/status`), (r) => ['completed', 'failed'].includes(r.json?.data?.status), 240_000, 250);

@@ -1,0 +1,35 @@
+// The publisher and scheduler wired for one process: `shorts serve` (API accounts' posts, a tick) or
+// `shorts posts run` (the local account's, once or --watch). The connectors come from src/publish with
+// the platform base URLs of the environment (SHORTS_PLATFORM_URL_*).
+import type { JobStore } from '../engine/job-store.js';
+import { connectorFor } from '../publish/connectors.js';
+import { clipMedia } from '../publish/media-check.js';
+import type { Automation } from './automation.js';
+import type { ConnectedAccounts } from './connected-accounts.js';
+import { PostStore, type PostScope } from './post-store.js';
+import { Publisher, type PublisherOptions } from './publisher.js';
+import { Scheduler } from './scheduler.js';
+
+export interface PublishingOptions {
+  store: JobStore;
+  accounts: ConnectedAccounts;
+  scope: PostScope;
+  automation?: Automation;
+  log?: (line: string) => void;
+  env?: NodeJS.ProcessEnv;
+  /** Tests: retries and platform polling in milliseconds instead of minutes. */
+  tuning?: Pick<PublisherOptions, 'maxAttempts' | 'retryDelaysMs' | 'dailyCapWaitMs'> & { intervalMs?: number; pollIntervalMs?: number; processingDeadlineMs?: number };
+}
+
+export function createPublishing(o: PublishingOptions): { publisher: Publisher; scheduler: Scheduler; posts: PostStore } {
+  const posts = new PostStore(o.store.db);
+  const t = o.tuning ?? {};
+  const publisher = new Publisher({
+    store: o.store, posts, accounts: o.accounts, log: o.log,
+    connector: (platform) => connectorFor(platform, { env: o.env, pollIntervalMs: t.pollIntervalMs, processingDeadlineMs: t.processingDeadlineMs }),
+    probe: clipMedia,
+    maxAttempts: t.maxAttempts, retryDelaysMs: t.retryDelaysMs, dailyCapWaitMs: t.dailyCapWaitMs,
+  });
+  const scheduler = new Scheduler({ posts, publisher, accounts: o.accounts, scope: o.scope, automation: o.automation, intervalMs: t.intervalMs, log: o.log });
+  return { publisher, scheduler, posts };
+}
