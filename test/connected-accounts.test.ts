@@ -218,6 +218,14 @@ describe('refresh', () => {
   });
 });
 
+function runCliWithInput(args: string[], env: NodeJS.ProcessEnv, input: string) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = execFile(process.execPath, [path.join(ROOT, 'bin', 'shorts'), ...args], { env }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }));
+    child.stdin!.end(input);
+  });
+}
+
 /** Starts `shorts accounts connect`, plays the browser on the consent URL it prints, returns its result. */
 async function connectThroughBrowser(args: string[], env: NodeJS.ProcessEnv, consentHost: string) {
   const cli = startCli(['accounts', 'connect', ...args], env);
@@ -288,6 +296,15 @@ describe('shorts accounts, locally', () => {
     const table = await runCli(['accounts'], env);
     expect(table.stdout).toContain('@fake.shorts');
     expect(table.stdout).not.toContain(t.accessToken);
+    // Tokens from standard input stay out of the process list.
+    const t2 = tiktok.issueTokens();
+    const piped = await runCliWithInput(['accounts', 'add', 'short_video_site', '--handle', 'second', '--access-token', '-', '--refresh-token', '-', '--json'], env, `${t2.accessToken}\n${t2.refreshToken}\n`);
+    expect(piped.code, piped.stderr).toBe(0);
+    const second = JSON.parse(piped.stdout);
+    const local = open({ SHORTS_SECRET_KEY: '' }, env.SHORTS_DATA_DIR!);
+    expect(await local.accounts.freshAccessToken(second.id, { force: true })).not.toBe(t2.accessToken); // the refresh token read from stdin works
+    local.store.close();
+    expect((await runCli(['accounts', 'remove', second.id], env)).code).toBe(0);
     const bad = await runCli(['accounts', 'add', 'short_video_site', '--handle', 'x', '--access-token', t.accessToken, '--expires-in', 'soon'], env);
     expect(bad.code).toBe(2);
     const rm = await runCli(['accounts', 'remove', account.id], env);

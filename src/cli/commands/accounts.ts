@@ -42,9 +42,22 @@ export async function accountsListCommand(client: ShortsClient, flags: JsonFlag 
   return EXIT.ok;
 }
 
+/** Reads the tokens given as `-` from standard input, one a line (access token first), so they stay out of `ps` and shell history. */
+async function tokensFromStdin(flags: AddFlags): Promise<{ accessToken: string; refreshToken?: string }> {
+  const wanted = [flags.accessToken === '-', flags.refreshToken === '-'];
+  if (!wanted.includes(true)) return { accessToken: flags.accessToken, refreshToken: flags.refreshToken };
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const lines = Buffer.concat(chunks).toString('utf8').split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+  const need = wanted.filter(Boolean).length;
+  if (lines.length < need) throw new CliError(`expected ${need} token line${need === 1 ? '' : 's'} on standard input, got ${lines.length}`, EXIT.usage);
+  return { accessToken: wanted[0] ? lines.shift()! : flags.accessToken, refreshToken: wanted[1] ? lines.shift()! : flags.refreshToken };
+}
+
 export async function accountsAddCommand(client: ShortsClient, platform: string, flags: AddFlags): Promise<number> {
+  const tokens = await tokensFromStdin(flags);
   const account = await accountsClient(client).add({
-    platform: platformArg(platform), handle: flags.handle, accessToken: flags.accessToken, refreshToken: flags.refreshToken,
+    platform: platformArg(platform), handle: flags.handle, accessToken: tokens.accessToken, refreshToken: tokens.refreshToken,
     expiresIn: seconds('--expires-in', flags.expiresIn), refreshExpiresIn: seconds('--refresh-expires-in', flags.refreshExpiresIn),
     platformUserId: flags.platformUserId, scopes: flags.scopes?.split(/[\s,]+/).filter(Boolean),
   });
@@ -126,8 +139,8 @@ export function registerAccountsCommand(program: Command, withClient: (fn: (c: S
   accounts.command('add <platform>')
     .description('add an account with tokens obtained elsewhere (they are stored encrypted with SHORTS_SECRET_KEY)')
     .requiredOption('--handle <handle>', 'the account\'s name on the platform')
-    .requiredOption('--access-token <token>', 'its access token')
-    .option('--refresh-token <token>', 'its refresh token (without one, the account stops working when the access token expires)')
+    .requiredOption('--access-token <token>', 'its access token; `-` reads it from standard input (keeps it out of the process list)')
+    .option('--refresh-token <token>', 'its refresh token (without one, the account stops working when the access token expires); `-`: the next line of standard input')
     .option('--expires-in <seconds>', 'seconds the access token has left (refreshed 5 minutes before)')
     .option('--refresh-expires-in <seconds>', 'seconds the refresh token has left')
     .option('--platform-user-id <id>', 'the platform\'s id of the account (channel id, IG user id, open_id)')
