@@ -1,7 +1,10 @@
 // Stages 3 and 4 behind one call: measure the range's audio, pick the moments worth a short, put their
 // edges in pauses, and write their copy. The orchestrator and `npm run eval` both go through here, so the
 // evaluation scores exactly what users get (minus the optional LLM polish, which the orchestrator adds).
-import { findHighlights } from './highlights.js';
+// A range longer than one detection window (whole recordings in local mode, issue 15) is scored window by
+// window over the one transcript and the picks ranked together (windows.ts).
+import { findHighlights, type HighlightRequest } from './highlights.js';
+import { mergeWindowPicks, picksPerWindow, planWindows } from './windows.js';
 import { writeCopies } from './copywriter.js';
 import { analyseAudio } from './audio-features.js';
 import { placeClipEdges } from './clip-edges.js';
@@ -25,11 +28,7 @@ export interface Moment { highlight: Highlight; copy: ClipCopy }
 
 /** Ranked moments, best first; [] when no segment of the range can stand alone as a clip. */
 export async function pickMoments(req: MomentsRequest): Promise<Moment[]> {
-  const audio = await analyseAudio(req.mediaPath, req.range, req.signal);
-  const picked = findHighlights({
-    transcript: req.transcript, audio, heatmap: req.heatmap, preferredLength: req.preferredLength,
-    maxShorts: req.maxShorts, noClipping: req.noClipping, range: req.range, lexical: req.lexical,
-  });
+  const picked = await detect(req);
   // Edges out of the recognised word times into the pauses really there (clip-edges.ts).
   const highlights = await placeClipEdges(picked, {
     mediaPath: req.mediaPath, transcript: req.transcript, range: req.range, noClipping: req.noClipping, signal: req.signal,
@@ -37,4 +36,29 @@ export async function pickMoments(req: MomentsRequest): Promise<Moment[]> {
   // Copy for the whole request at once, so no two clips share a title or a description.
   const copies = writeCopies(highlights, req.transcript);
   return highlights.map((highlight, k) => ({ highlight, copy: copies[k]! }));
+}
+
+/**
+ * The highlights of the range: one pass when it fits one window (exactly as before windows existed),
+ * else one pass per window, each with that window's audio only (read, scored, dropped: memory stays that
+ * of one window), merged and ranked together. noClipping makes the whole range the clip, whatever its length.
+ */
+async function detect(req: MomentsRequest): Promise<Highlight[]> {
+  const common: Omit<HighlightRequest, 'audio' | 'range' | 'maxShorts'> = {
+    transcript: req.transcript, heatmap: req.heatmap, preferredLength: req.preferredLength, noClipping: req.noClipping, lexical: req.lexical,
+  };
+  const windows = req.noClipping ? [req.range] : planWindows(req.range, req.preferredLength);
+  if (windows.length === 1) {
+    const audio = await analyseAudio(req.mediaPath, req.range, req.signal);
+    return findHighlights({ ...common, audio, range: req.range, maxShorts: req.maxShorts });
+  }
+  const perWindow: Highlight[][] = [];
+  for (const window of windows) {
+    const audio = await analyseAudio(req.mediaPath, window, req.signal);
+    perWindow.push(findHighlights({ ...common, audio, range: window, maxShorts: picksPerWindow(req.maxShorts) }));
+  }
+  return mergeWindowPicks(perWindow, {
+    range: req.range, maxShorts: req.maxShorts, preferredLength: req.preferredLength, sentences: req.transcript.sentences,
+    language: req.transcript.language, lexical: req.lexical,
+  });
 }
