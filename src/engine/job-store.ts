@@ -315,10 +315,15 @@ export class JobStore {
     })();
   }
 
-  /** Takes a pending re-render for this process; returns how many times one has been started (this one included). */
-  claimRerender(shortId: string, pid: number): number | null {
-    const row = this.db.prepare(`UPDATE shorts SET rerender_pid = ?, rerender_attempts = rerender_attempts + 1
-      WHERE id = ? AND recompiling = 1 RETURNING rerender_attempts AS n`).get(pid, shortId) as { n: number } | undefined;
+  /**
+   * Takes a pending re-render for this process; returns how many times one has been started (this one
+   * included), or null when it is not pending any more. With `from` (the runner the caller saw: none, or a
+   * dead one) it is taken only if that is still the runner, so of two servers taking it exactly one does.
+   */
+  claimRerender(shortId: string, pid: number, from?: number | null): number | null {
+    const guard = from === undefined ? '' : ' AND rerender_pid IS @from';
+    const row = this.db.prepare(`UPDATE shorts SET rerender_pid = @pid, rerender_attempts = rerender_attempts + 1
+      WHERE id = @shortId AND recompiling = 1${guard} RETURNING rerender_attempts AS n`).get({ pid, shortId, from: from ?? null }) as { n: number } | undefined;
     return row?.n ?? null;
   }
 

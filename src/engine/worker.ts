@@ -10,7 +10,7 @@ import { Orchestrator, ShutdownSignal } from './orchestrator.js';
 import { isAlive } from '../media/process.js';
 
 /** How often a running worker looks for requests another process left behind when it died. */
-const ORPHAN_SCAN_MS = 10_000;
+const ORPHAN_SCAN_MS = 5_000;
 
 export interface WorkerOptions {
   store: JobStore;
@@ -118,7 +118,7 @@ export class Worker {
       }
       const short = this.nextRerender();
       if (!short) return;
-      this.runRerender(short.requestId, short.id);
+      this.runRerender(short.requestId, short.id, short.rerenderPid ?? null);
     }
   }
 
@@ -127,22 +127,23 @@ export class Worker {
    * process that is gone. Our own pid on a clip we do not run is a previous life of this process (same pid
    * after a restart, as in a container).
    */
-  private nextRerender(): { id: string; requestId: string } | undefined {
+  private nextRerender(): { id: string; requestId: string; rerenderPid?: number | null } | undefined {
     return this.opts.store.listRerendering().find((s) => s.origin === 'api' && !this.active.has(Worker.rerenderKey(s.id))
       && (s.rerenderPid == null || s.rerenderPid === process.pid || !isAlive(s.rerenderPid)));
   }
 
-  private runRerender(requestId: string, shortId: string): void {
+  private runRerender(requestId: string, shortId: string, from: number | null): void {
     const { store, orchestrator } = this.opts;
     const key = Worker.rerenderKey(shortId);
-    const attempts = store.claimRerender(shortId, process.pid);
+    // Swapped only from the runner seen (none, or a dead one): another server taking it at once gets null.
+    const attempts = store.claimRerender(shortId, process.pid, from);
     const controller = new AbortController();
     const entry = { controller, done: Promise.resolve() };
     this.active.set(key, entry);
     entry.done = (async () => {
       await Promise.resolve();
       try {
-        if (attempts === null) return; // finished or given up meanwhile
+        if (attempts === null) return; // finished, given up or taken by another server meanwhile
         if (attempts > (this.opts.maxAttempts ?? 3)) {
           store.abandonRerender(shortId, `internal error: the re-render stopped unexpectedly ${attempts - 1} times; the clip is as it was`);
           return;

@@ -1,0 +1,127 @@
+// Script-friendly CLI (issue 15), as a CI script uses it: `create --no-wait` prints the request id (or the
+// create response with --json) and exits; `shorts wait ID…` waits for several, one line each, exit 0 only
+// when all completed; Ctrl-C in `wait` stops waiting without cancelling what others run; --quiet silences
+// progress; output piped or under NO_COLOR carries no ANSI escape. Remote mode against a live `shorts
+// serve`, local mode with its detached runner.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, cliEnv, runCli, startCli } from './helpers/cli.js';
+import { createKey, fileHandler, loopback, serveEnv, startServe, type Loopback, type ServeProcess } from './helpers/serve.js';
+import { SEEDED_CREATE, SEEDED_RANGE, seed, warmCache } from './helpers/seeded-cache.js';
+import { SAMPLE } from './helpers/cli.js';
+
+const ID_LINE = /^[0-9a-f]{24}\n$/;
+const ESC = '\x1b';
+
+interface Final { _id: string; status: string; failureReason?: string }
+
+let warm: string;
+beforeAll(async () => { warm = await warmCache(); }, 240_000);
+
+function seededEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'shorts-wait-'));
+  seed(dir, warm);
+  return cliEnv({ SHORTS_DATA_DIR: dir, ...extra });
+}
+
+/** Starts `shorts wait` in its own process group, Ctrl-Cs it once it has shown progress, returns its result. */
+async function interruptedWait(ids: string[], env: NodeJS.ProcessEnv) {
+  const run = startCli(['wait', ...ids], env, true);
+  const end = Date.now() + 60_000;
+  while (!/\(\d+%\)/.test(run.stderrSoFar()) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+  process.kill(-run.child.pid!, 'SIGINT');
+  return run.done;
+}
+
+describe('remote: create --no-wait, then wait', () => {
+  let serve: ServeProcess;
+  let files: Loopback;
+  let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    files = await loopback(fileHandler(SAMPLE));
+    const senv = serveEnv({ SHORTS_WORKERS: '2' });
+    seed(senv.SHORTS_DATA_DIR!, warm);
+    serve = await startServe(senv);
+    const { key } = await createKey(senv);
+    env = cliEnv({ SHORTS_REMOTE: serve.api, SHORTS_API_KEY: key, SHORTS_POLL_INTERVAL_MS: '300' });
+  });
+  afterAll(async () => {
+    await serve?.kill();
+    await files?.close();
+  });
+
+  it('prints the id (or the create response), exits 0, and wait follows both to the end', async () => {
+    const args = ['create', '--file-url', `${files.url}/talk.mp4`, ...SEEDED_RANGE, '--max-shorts', '1', '--no-wait'];
+    const plain = await runCli(args, env);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout).toMatch(ID_LINE);
+    const json = await runCli([...args, '--json'], env);
+    expect(json.code, json.stderr).toBe(0);
+    const created = JSON.parse(json.stdout) as { requestId: string; status: string; creditsUsed: number };
+    expect(created).toMatchObject({ creditsUsed: 1 });
+    const ids = [plain.stdout.trim(), created.requestId];
+
+    // Ctrl-C stops waiting; the server's request is not cancelled.
+    const stopped = await interruptedWait([ids[0]!], env);
+    expect(stopped.code).toBe(130);
+    expect(stopped.stdout).toMatch(new RegExp(`^${ids[0]} (queued|processing): still running, no longer waited for\\n$`));
+
+    const waited = await runCli(['wait', ...ids, '--json'], env);
+    expect(waited.code, waited.stderr).toBe(0);
+    expect((JSON.parse(waited.stdout) as Final[]).map((s) => [s._id, s.status])).toEqual(ids.map((id) => [id, 'completed']));
+    // Lines as each ends, and an unknown request makes the exit code 1.
+    const unknown = 'f'.repeat(24);
+    const lines = await runCli(['wait', ids[0]!, unknown], env);
+    expect(lines.code).toBe(1);
+    expect(lines.stdout.split('\n').filter(Boolean).sort()).toEqual([`${ids[0]} completed`, `${unknown} error: ${lines.stdout.match(/error: (.*)/)![1]}`].sort());
+    expect(lines.stdout).toMatch(new RegExp(`${unknown} error: .*not found`, 'i'));
+  });
+});
+
+describe('local: create --no-wait runs in a detached runner, wait follows it', () => {
+  it('id on stdout, nothing on stderr with --quiet; Ctrl-C in wait leaves the runner going; exit 1 when one failed', async () => {
+    const env = seededEnv();
+    const ok = await runCli(['--quiet', 'create', ...SEEDED_CREATE, '--no-wait'], env);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toMatch(ID_LINE);
+    expect(ok.stderr).toBe('');
+    const okId = ok.stdout.trim();
+    // A source without an audio track fails in its runner (create accepts it: it is a valid video).
+    const silent = path.join(env.SHORTS_DATA_DIR!, 'no-audio.mp4');
+    execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'color=c=black:s=64x64:r=5', '-t', '61', '-c:v', 'libx264', '-preset', 'ultrafast', silent]);
+    const bad = await runCli(['create', '--file', silent, ...SEEDED_RANGE, '--language', 'en', '--no-wait', '--json'], env);
+    expect(bad.code, bad.stderr).toBe(0);
+    const badId = (JSON.parse(bad.stdout) as { requestId: string }).requestId;
+    expect(bad.stderr).toMatch(/runs in the background \(process \d+, log .*runners/);
+
+    const stopped = await interruptedWait([okId], env);
+    expect(stopped.code).toBe(130);
+
+    const waited = await runCli(['wait', okId, badId], env);
+    expect(waited.code).toBe(1);
+    const lines = waited.stdout.split('\n').filter(Boolean);
+    expect(lines).toContain(`${okId} completed`);
+    expect(lines).toContain(`${badId} failed: the video has no audio track, so there is no speech to find clips in`);
+    expect(lines).toHaveLength(2);
+
+    // Quiet: the outcome lines still come (stdout), no progress on stderr.
+    const quiet = await runCli(['wait', okId, '--quiet'], env);
+    expect(quiet).toMatchObject({ code: 0, stdout: `${okId} completed\n`, stderr: '' });
+
+    // Tables into a pipe: no colour codes (cli-table3's grey border and cyan head used to come through).
+    for (const args of [['list'], ['get', okId], ['status', okId], ['templates']]) {
+      const r = await runCli(args, env);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout.length).toBeGreaterThan(0);
+      expect(r.stdout.includes(ESC), args.join(' ')).toBe(false);
+    }
+    // On a terminal (a pty through script(1)): coloured by default, plain with NO_COLOR.
+    const onTerminal = (extra: Record<string, string>) =>
+      execFileSync('script', ['-qec', `${process.execPath} ${BIN} list`, '/dev/null'], { env: { ...env, ...extra }, encoding: 'utf8' });
+    expect(onTerminal({}).includes(ESC)).toBe(true);
+    expect(onTerminal({ NO_COLOR: '1' }).includes(ESC)).toBe(false);
+  });
+});
