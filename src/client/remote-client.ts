@@ -170,7 +170,7 @@ export class RemoteClient implements ShortsClient {
    * Polls until the request ends. Aborting the signal cancels it on the server (Ctrl-C in `create`), unless
    * `cancelOnAbort` is false (`shorts wait`: Ctrl-C only stops waiting): then it resolves with the last status.
    */
-  async wait(id: string, opts: WaitOptions & { cancelOnAbort?: boolean } = {}): Promise<StatusResponse> {
+  async wait(id: string, opts: WaitOptions = {}): Promise<StatusResponse> {
     const { signal } = opts;
     const stop = (last: StatusResponse | undefined): Promise<StatusResponse> =>
       opts.cancelOnAbort === false ? (last ? Promise.resolve(last) : this.status(id)) : this.cancelForWait(id, last);

@@ -6,7 +6,7 @@
 // (locally, those it took because nobody ran them), never a runner's or a server's.
 import type { Command } from 'commander';
 import ora from 'ora';
-import type { ShortsClient, WaitOptions } from '../../client/shorts-client.js';
+import type { ShortsClient } from '../../client/shorts-client.js';
 import type { StatusResponse } from '../../service/api-types.js';
 import { TERMINAL } from '../../engine/job-store.js';
 import { ShortsError } from '../../errors.js';
@@ -36,11 +36,7 @@ export async function waitCommand(client: ShortsClient, ids: string[], flags: { 
     const outcomes = await Promise.all(unique.map(async (id): Promise<WaitOutcome> => {
       let outcome: WaitOutcome;
       try {
-        // Built apart from the call: `cancelOnAbort` is read by RemoteClient.wait (see its comment).
-        const opts: WaitOptions & { cancelOnAbort?: boolean } = {
-          signal: interrupt.signal, cancelOnAbort: false, onStatus: (s) => board.update(id, s),
-        };
-        outcome = await client.wait(id, opts);
+        outcome = await client.wait(id, { signal: interrupt.signal, cancelOnAbort: false, onStatus: (s) => board.update(id, s) });
       } catch (e) {
         if (!(e instanceof Error)) throw e;
         outcome = { _id: id, error: { code: e instanceof ShortsError ? e.code : 'error', message: e.message } };
