@@ -318,7 +318,8 @@ export class Orchestrator {
     const { info } = await probeMedia(source.path, signal);
     if (!info.hasVideo) throw new PipelineError('fetching_video', 'the file has no video stream (audio only)');
     if (!info.hasAudio) throw new PipelineError('fetching_video', 'the video has no audio track, so there is no speech to find clips in');
-    const { range, adjustment } = clampRange({ start: req.options.start, end: req.options.end }, info.durationSec);
+    // A whole recording (no end given, local mode) ends where the source does, with nothing to report.
+    const { range, adjustment } = clampRange({ start: req.options.start, end: req.options.end, toSourceEnd: req.options.toSourceEnd }, info.durationSec);
     this.deps.store.saveSourceFacts(req.id, { title: source.title, heatmap: source.heatmap, start: range.start, end: range.end, timeAdjustment: adjustment });
     const checkpoint: SourceCheckpoint = { source, info, range };
     art.write('source', checkpoint);

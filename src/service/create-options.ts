@@ -33,8 +33,8 @@ export interface OptionDef {
 const OPTION_TABLE = [
   { field: 'url', flag: 'url', type: { kind: 'string' }, group: 'source', description: 'video-platform page URL (exactly one of url / fileUrl)' },
   { field: 'fileUrl', flag: 'file-url', type: { kind: 'string' }, group: 'source', description: 'direct http(s) URL of a video file' },
-  { field: 'start', flag: 'start', type: { kind: 'number', min: 0 }, group: 'range', description: 'start of the range, seconds (>= 0)' },
-  { field: 'end', flag: 'end', type: { kind: 'number', min: 0 }, group: 'range', description: 'end of the range, seconds (window 60-1200 s)' },
+  { field: 'start', flag: 'start', type: { kind: 'number', min: 0 }, group: 'range', description: 'start of the range, seconds (>= 0; local mode: optional, default 0)' },
+  { field: 'end', flag: 'end', type: { kind: 'number', min: 0 }, group: 'range', description: 'end of the range, seconds (window 60-1200 s; local mode: optional, default the video\'s end, and any length: scored in 1200 s windows ranked together)' },
   { field: 'preferredLength', flag: 'preferred-length', type: { kind: 'enum', values: PREFERRED_LENGTHS }, defaultValue: 'under60sec', group: 'content', description: 'preferred clip length (a guideline)' },
   { field: 'maxShorts', flag: 'max-shorts', type: { kind: 'number', min: 1, max: 12, integer: true }, defaultValue: null, group: 'content', description: 'at most this many clips, 1-12 (default automatic, up to 12)' },
   { field: 'language', flag: 'language', type: { kind: 'enum', values: LANGUAGES }, defaultValue: 'en', group: 'content', description: 'spoken language (ISO 639-1)' },

@@ -4,13 +4,20 @@
 import { ShortsError } from '../errors.js';
 import { CLIP_EDIT_OPTIONS, CLIP_TITLE_MAX, CREATE_OPTIONS, type OptionDef, type LAYOUTS, type PREFERRED_LENGTHS } from './create-options.js';
 import type { Language } from '../languages.js';
+import { MAX_SOURCE_SECONDS } from '../media/probe.js';
 
 import type { SourceInput } from '../pipeline/fetch.js';
 
 export interface CreateRequest {
   source: SourceInput;
   start: number;
+  /** With `toSourceEnd`, only an upper bound (MAX_SOURCE_SECONDS) until the source is probed. */
   end: number;
+  /**
+   * Local mode only (issue 15, whole recordings): no end was given, so the range runs to the source's end,
+   * resolved when the source is probed and not reported as a time adjustment (nothing asked for changed).
+   */
+  toSourceEnd: boolean;
   preferredLength: (typeof PREFERRED_LENGTHS)[number];
   maxShorts: number | null;
   /** "auto" (local mode only): whisper.cpp detects the spoken language; the request then records the detected one. */
@@ -57,8 +64,9 @@ export interface ValidationContext {
   supportedFeatures: ReadonlySet<'hookTitle' | 'memeHook' | 'gameVideo' | 'ctaEnabled' | 'music' | 'outroEnabled' | 'captionTranslation' | 'speechToEnglish'>;
 }
 
-const WINDOW_MIN = 60;
-const WINDOW_MAX = 1200;
+/** The spec's request window (4.2), seconds: the API's rule; local mode allows longer ranges (issue 15). */
+export const WINDOW_MIN = 60;
+export const WINDOW_MAX = 1200;
 
 function bad(message: string, field?: string): ShortsError {
   return new ShortsError('invalid_request', message, field ? { field } : undefined);
@@ -127,13 +135,7 @@ export function validateCreateRequest(body: unknown, ctx: ValidationContext): Cr
 
   const source = readSource(input, ctx);
 
-  if (v.start === undefined) throw bad('start is required (seconds, >= 0)', 'start');
-  if (v.end === undefined) throw bad('end is required (seconds, > start)', 'end');
-  const start = v.start as number, end = v.end as number;
-  if (start >= end) throw bad(`start (${start}) must be less than end (${end})`, 'end');
-  const window = end - start;
-  if (window < WINDOW_MIN || window > WINDOW_MAX)
-    throw bad(`the window end - start must be from ${WINDOW_MIN} to ${WINDOW_MAX} seconds, got ${round(window)}`, 'end');
+  const { start, end, toSourceEnd } = readRange(v.start as number | undefined, v.end as number | undefined, ctx.allowLocalFile);
 
   const language = v.language as Language | 'auto';
   const captionLanguage = (v.captionLanguage as string | undefined) ?? language;
@@ -157,6 +159,7 @@ export function validateCreateRequest(body: unknown, ctx: ValidationContext): Cr
     source,
     start,
     end,
+    toSourceEnd,
     preferredLength: v.preferredLength as CreateRequest['preferredLength'],
     maxShorts: (v.maxShorts as number | undefined) ?? null,
     language,
@@ -186,6 +189,30 @@ export function validateCreateRequest(body: unknown, ctx: ValidationContext): Cr
   };
   refuseUnsupported(req, ctx);
   return req;
+}
+
+/**
+ * The API keeps the spec's range (4.2): start and end required, a window of WINDOW_MIN to WINDOW_MAX s.
+ * Local mode covers whole recordings (issue 15): start defaults to 0, a missing end means the source's
+ * end, and a range may be as long as a source may be (MAX_SOURCE_SECONDS); it is scored in windows.
+ */
+function readRange(start: number | undefined, end: number | undefined, local: boolean): { start: number; end: number; toSourceEnd: boolean } {
+  if (!local) {
+    if (start === undefined) throw bad('start is required (seconds, >= 0)', 'start');
+    if (end === undefined) throw bad('end is required (seconds, > start)', 'end');
+  }
+  const from = start ?? 0;
+  if (end === undefined) {
+    if (from >= MAX_SOURCE_SECONDS) throw bad(`start (${from}) must be less than the longest source accepted (${MAX_SOURCE_SECONDS} s)`, 'start');
+    return { start: from, end: MAX_SOURCE_SECONDS, toSourceEnd: true };
+  }
+  if (from >= end) throw bad(`start (${from}) must be less than end (${end})`, 'end');
+  const window = end - from;
+  if (!local && (window < WINDOW_MIN || window > WINDOW_MAX))
+    throw bad(`the window end - start must be from ${WINDOW_MIN} to ${WINDOW_MAX} seconds, got ${round(window)}`, 'end');
+  if (local && (window < WINDOW_MIN || window > MAX_SOURCE_SECONDS))
+    throw bad(`the window end - start must be from ${WINDOW_MIN} to ${MAX_SOURCE_SECONDS} seconds in local mode (leave out end for the whole recording), got ${round(window)}`, 'end');
+  return { start: from, end, toSourceEnd: false };
 }
 
 function readSource(input: Record<string, unknown>, ctx: ValidationContext): SourceInput {
