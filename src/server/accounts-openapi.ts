@@ -52,7 +52,7 @@ export function accountsOpenApiSchemas(): Record<string, Schema> {
 }
 
 export function accountsOpenApiPaths(operation: (d: AccountsOperationDef) => Schema, rootUrl: string): Record<string, Schema> {
-  const idParam: Schema = { name: 'id', in: 'path', required: true, schema: str, description: 'The connected account\'s id (ca_…)' };
+  const idParam: Schema = { name: 'accountId', in: 'path', required: true, schema: str, description: 'The connected account\'s id (ca_…)' };
   const json = (schema: Schema): Schema => ({ required: true, content: { 'application/json': { schema } } });
   const html = (description: string): Schema => ({ description, content: { 'text/html': { schema: str } } });
   return {
@@ -89,7 +89,7 @@ export function accountsOpenApiPaths(operation: (d: AccountsOperationDef) => Sch
         requestBody: json(obj({ platform, handle: { type: 'string', minLength: 1, maxLength: 101, description: 'Save the account under this name instead of the platform\'s' } }, ['handle'])),
       }),
     },
-    '/accounts/{id}': {
+    '/accounts/{accountId}': {
       get: operation({
         operationId: 'getConnectedAccount', summary: 'One connected account (extension)', tag: 'accounts', limiter: 'standard',
         ok: { status: 200, schema: 'ConnectedAccount', description: 'The account' }, errors: ['resource_not_found'], parameters: [idParam],
