@@ -12,6 +12,7 @@ import { BIN, cliEnv, runCli, startCli } from './helpers/cli.js';
 import { createKey, fileHandler, loopback, serveEnv, startServe, type Loopback, type ServeProcess } from './helpers/serve.js';
 import { SEEDED_CREATE, SEEDED_RANGE, seed, warmCache } from './helpers/seeded-cache.js';
 import { SAMPLE } from './helpers/cli.js';
+import { LocalClient } from '../src/client/local-client.js';
 
 const ID_LINE = /^[0-9a-f]{24}\n$/;
 const ESC = '\x1b';
@@ -82,7 +83,7 @@ describe('remote: create --no-wait, then wait', () => {
 });
 
 describe('local: create --no-wait runs in a detached runner, wait follows it', () => {
-  it('id on stdout, nothing on stderr with --quiet; Ctrl-C in wait leaves the runner going; exit 1 when one failed', async () => {
+  it('id on stdout, nothing on stderr with --quiet; Ctrl-C in wait leaves the runner going; exit 1 when one failed; a killed runner\'s request is interrupted, an unclaimed one run', async () => {
     const env = seededEnv();
     const ok = await runCli(['--quiet', 'create', ...SEEDED_CREATE, '--no-wait'], env);
     expect(ok.code, ok.stderr).toBe(0);
@@ -106,6 +107,21 @@ describe('local: create --no-wait runs in a detached runner, wait follows it', (
     expect(lines).toContain(`${okId} completed`);
     expect(lines).toContain(`${badId} failed: the video has no audio track, so there is no speech to find clips in`);
     expect(lines).toHaveLength(2);
+
+    // A runner killed -9 leaves its request to the next `wait`, which reports it interrupted (not run again).
+    const doomed = await runCli(['create', ...SEEDED_CREATE, '--no-wait'], env);
+    const doomedId = doomed.stdout.trim();
+    process.kill(Number(/process (\d+)/.exec(doomed.stderr)![1]), 'SIGKILL');
+    const killed = await runCli(['wait', doomedId], env);
+    expect(killed).toMatchObject({ code: 1, stdout: `${doomedId} failed: interrupted: the shorts process running this request stopped before it finished\n` });
+    // A request nobody ever took (as when a --no-wait runner dies before it starts) is run by `wait` itself.
+    const library = new LocalClient(env.SHORTS_DATA_DIR!);
+    const unclaimed = await library.create({ file: SAMPLE, start: 0, end: 60, maxShorts: 1, language: 'en' }, { claim: false });
+    library.close();
+    const ran = await runCli(['wait', unclaimed.requestId], env);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout).toBe(`${unclaimed.requestId} completed\n`);
+    expect(ran.stderr).toMatch(/Finding interesting segments/);
 
     // Quiet: the outcome lines still come (stdout), no progress on stderr.
     const quiet = await runCli(['wait', okId, '--quiet'], env);

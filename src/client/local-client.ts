@@ -68,11 +68,8 @@ export class LocalClient implements ShortsClient {
     for (const r of this.store.listLive()) {
       if (r.origin !== 'local') continue;
       const pid = this.store.runnerPid(r.id);
-      if (pid !== null && pid !== process.pid && !isAlive(pid)) {
-        // A queued request never started: whoever waits on it next runs it (a --no-wait runner that died
-        // before it began loses nothing). One that was processing lost its work in progress.
-        if (r.status === 'processing') this.store.finish(r.id, 'failed', INTERRUPTED);
-      }
+      // One never claimed (a --no-wait runner that died before it took it) stays queued: `wait` runs it.
+      if (pid !== null && pid !== process.pid && !isAlive(pid)) this.store.finish(r.id, 'failed', INTERRUPTED);
     }
     // A local re-render runs in its `shorts edit` process: when that died, the clip is the one before (its
     // MP4 was never replaced), and says so.

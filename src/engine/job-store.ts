@@ -18,7 +18,7 @@ const BUSY_TIMEOUT_MS = 15_000;
 
 /**
  * What takeRunner found: `taken` (this process runs it now), `held` (its runner is still at it: follow it),
- * `orphaned` (it was processing and its runner is gone), `finished` (terminal already), `missing`.
+ * `orphaned` (the process recorded as its runner is gone), `finished` (terminal already), `missing`.
  */
 export type TakeOutcome = 'taken' | 'held' | 'orphaned' | 'finished' | 'missing';
 
@@ -430,9 +430,9 @@ export class JobStore {
   /**
    * Makes `pid` the runner of a live request unless its recorded runner still runs it (`runs(holder)`, asked
    * inside the transaction): the read and the write are one IMMEDIATE transaction, so of several processes
-   * taking the same request at once exactly one gets `taken` and the others see it `held`. A queued request
-   * whose runner is gone (a `create --no-wait` runner that died before starting) is simply taken; a
-   * processing one is `orphaned` and left for the caller to settle.
+   * taking the same request at once exactly one gets `taken` and the others see it `held`. Only a queued
+   * request nobody claimed (or claimed by `pid` itself, as a creating process does) is taken; one whose
+   * runner is gone is `orphaned`, left for the caller to settle.
    */
   takeRunner(id: string, pid: number, runs: (holder: number) => boolean): TakeOutcome {
     return this.db.transaction((): TakeOutcome => {
@@ -440,8 +440,7 @@ export class JobStore {
       if (!row) return 'missing';
       if (TERMINAL.has(row.status)) return 'finished';
       if (row.holder !== null && runs(row.holder)) return 'held';
-      // Processing with nobody at it: its runner died part-way (or this pid in a previous life).
-      if (row.status === 'processing') return 'orphaned';
+      if (row.status !== 'queued' || (row.holder !== null && row.holder !== pid)) return 'orphaned';
       this.db.prepare('UPDATE requests SET runner_pid = ?, updated_at = ? WHERE id = ?').run(pid, now(), id);
       return 'taken';
     }).immediate();
