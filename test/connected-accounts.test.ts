@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobStore } from '../src/engine/job-store.js';
 import { ConnectedAccounts } from '../src/posts/connected-accounts.js';
-import { loadSecretKey, SECRET_KEY_FILE } from '../src/posts/secret-key.js';
+import { checkSecretKeySetting, loadSecretKey, SECRET_KEY_FILE } from '../src/posts/secret-key.js';
 import { PublishError } from '../src/publish/types.js';
 import { Service } from '../src/service/service.js';
 import { ROOT, cliEnv, runCli, startCli } from './helpers/cli.js';
@@ -73,6 +73,8 @@ describe('the secret key', () => {
     expect(loadSecretKey({ dataDir: tmp('k'), env: { SHORTS_SECRET_KEY: key.toString('base64') } }).key).toEqual(key);
     expect(() => loadSecretKey({ dataDir: tmp('k'), env: { SHORTS_SECRET_KEY: 'correct horse battery staple' } })).toThrow(/SHORTS_SECRET_KEY must be 32 bytes/);
     expect(() => loadSecretKey({ dataDir: tmp('k'), env: { SHORTS_SECRET_KEY: Buffer.alloc(16).toString('hex') } })).toThrow(/64 hex digits or as base64/);
+    expect(() => checkSecretKeySetting({ SHORTS_SECRET_KEY: 'short' })).toThrow(/SHORTS_SECRET_KEY must be 32 bytes/);
+    expect(() => checkSecretKeySetting({})).not.toThrow();
     const dir = tmp('k');
     writeFileSync(path.join(dir, SECRET_KEY_FILE), 'not a key\n');
     expect(() => loadSecretKey({ dataDir: dir, env: {} })).toThrow(/restore it from your backup/);

@@ -32,6 +32,15 @@ export function parseSecretKey(text: string, from: string): Buffer {
     + `got ${v.length} characters that are neither`);
 }
 
+/**
+ * Refuses a malformed SHORTS_SECRET_KEY at once (for `serve`'s start), without reading or creating the key
+ * file: an operator's typo should stop the server, not surface at the first connected account.
+ */
+export function checkSecretKeySetting(env: NodeJS.ProcessEnv = process.env): void {
+  const v = setting('SHORTS_SECRET_KEY', env);
+  if (v !== undefined) parseSecretKey(v, 'SHORTS_SECRET_KEY');
+}
+
 export interface SecretKeyOptions {
   dataDir: string;
   env?: NodeJS.ProcessEnv;
