@@ -14,6 +14,7 @@ import { askForCreateOptions } from '../prompts.js';
 import { writeOutFolder } from '../out-folder.js';
 import { LocalClient } from '../../client/local-client.js';
 import { runnerLogPath, startDetachedRunner } from './runner.js';
+import { refuseRemoteRange } from '../remote-range.js';
 
 export function parseNumber(value: string): number {
   const n = Number(value);
@@ -77,10 +78,12 @@ export interface CreateFlags { json?: boolean; out?: string; wait?: boolean; [k:
 
 export async function createCommand(client: ShortsClient, body: Record<string, unknown>, flags: CreateFlags): Promise<number> {
   if (Object.keys(body).length === 0) {
-    if (!process.stdin.isTTY || !process.stderr.isTTY) throw new CliError('give a source (--file, --file-url or --url) with --start and --end; see `shorts create --help`', EXIT.usage);
+    if (!process.stdin.isTTY || !process.stderr.isTTY) throw new CliError('give a source (--file, --file-url or --url; remote mode also needs --start and --end); see `shorts create --help`', EXIT.usage);
     Object.assign(body, await askForCreateOptions(client));
     if (body.file !== undefined && body.language === undefined) body.language = 'auto';
   }
+  // The API keeps the spec's range rule; local mode covers whole recordings (issue 15, remote-range.ts).
+  if (!(client instanceof LocalClient)) refuseRemoteRange(body);
   if (flags.wait === false && flags.out) {
     throw new CliError('--out needs the finished clips, so it cannot go with --no-wait; run `shorts wait ID` and then `shorts get ID`', EXIT.usage);
   }
