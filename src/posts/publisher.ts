@@ -27,6 +27,8 @@ export interface PublisherOptions {
   maxAttempts?: number;
   retryDelaysMs?: readonly number[];
   dailyCapWaitMs?: number;
+  /** Tests: the longest wait between attempts, whatever the platform asked for (a daily cap asks for hours). */
+  maxWaitMs?: number;
   log?: (line: string) => void;
   now?: () => number;
 }
@@ -98,7 +100,7 @@ export class Publisher {
   private fail(post: PostRecord, err: PublishError): AttemptOutcome {
     const { posts } = this.opts;
     if (err.retryable && post.attempts < this.maxAttempts) {
-      const wait = this.delay(post.attempts, err);
+      const wait = Math.min(this.delay(post.attempts, err), this.opts.maxWaitMs ?? Infinity);
       const next = new Date(this.now() + wait).toISOString();
       if (posts.retryLater(post.id, next)) {
         this.log(`post ${post.id} on ${post.platform}: ${err.errorCode} (${err.message}); attempt ${post.attempts} of ${this.maxAttempts}, next at ${next}`);

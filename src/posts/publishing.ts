@@ -18,7 +18,7 @@ export interface PublishingOptions {
   log?: (line: string) => void;
   env?: NodeJS.ProcessEnv;
   /** Tests: retries and platform polling in milliseconds instead of minutes. */
-  tuning?: Pick<PublisherOptions, 'maxAttempts' | 'retryDelaysMs' | 'dailyCapWaitMs'> & { intervalMs?: number; pollIntervalMs?: number; processingDeadlineMs?: number };
+  tuning?: Pick<PublisherOptions, 'maxAttempts' | 'retryDelaysMs' | 'dailyCapWaitMs' | 'maxWaitMs'> & { intervalMs?: number; pollIntervalMs?: number; processingDeadlineMs?: number };
 }
 
 export function createPublishing(o: PublishingOptions): { publisher: Publisher; scheduler: Scheduler; posts: PostStore } {
@@ -28,7 +28,7 @@ export function createPublishing(o: PublishingOptions): { publisher: Publisher; 
     store: o.store, posts, accounts: o.accounts, log: o.log,
     connector: (platform) => connectorFor(platform, { env: o.env, pollIntervalMs: t.pollIntervalMs, processingDeadlineMs: t.processingDeadlineMs }),
     probe: clipMedia,
-    maxAttempts: t.maxAttempts, retryDelaysMs: t.retryDelaysMs, dailyCapWaitMs: t.dailyCapWaitMs,
+    maxAttempts: t.maxAttempts, retryDelaysMs: t.retryDelaysMs, dailyCapWaitMs: t.dailyCapWaitMs, maxWaitMs: t.maxWaitMs,
   });
   const scheduler = new Scheduler({ posts, publisher, accounts: o.accounts, scope: o.scope, automation: o.automation, intervalMs: t.intervalMs, log: o.log });
   return { publisher, scheduler, posts };

@@ -60,5 +60,7 @@ export async function startPostsServe(fakes: Partial<Record<Platform, FakePlatfo
   const { key } = await createKey(env, ['--hourly-limit', '2000', '--daily-limit', '20000']);
   const cdn = await loopback(fileHandler(SAMPLE));
   const serve = await startServe(env);
-  return { serve, key, cdn, env, close: async () => { await serve.kill(); await cdn.close(); } };
+  // close() stops the serve running then (a test may have replaced a killed one).
+  const ps: PostsServe = { serve, key, cdn, env, close: async () => { await ps.serve.kill(); await cdn.close(); } };
+  return ps;
 }

@@ -1,0 +1,186 @@
+// Publishing (issue 16): a live `shorts serve` publishes due posts on each platform's fake (the platform
+// holds exactly the clip's bytes), not before their time; kill -9 of serve in the middle of a publish and a
+// restart leave exactly one post on the platform. Retries with backoff and the daily cap run the real
+// scheduler in this process with waits in milliseconds, on the same rendered clip.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JobStore } from '../src/engine/job-store.js';
+import { ConnectedAccounts } from '../src/posts/connected-accounts.js';
+import type { PostRecord } from '../src/posts/post-store.js';
+import { createPublishing } from '../src/posts/publishing.js';
+import type { Platform } from '../src/publish/types.js';
+import type { PostObject, RequestDetail } from '../src/service/api-types.js';
+import { PostsService } from '../src/service/posts-service.js';
+import {
+  SHORT_VIDEO_SITE_FAULTS, startFakePlatform, VIDEO_SITE_FAULTS, type FakePhotoSite, type FakeShortVideoSite, type FakeVideoSite,
+} from './helpers/fake-platforms/index.js';
+import { addAccount, completedRequest, PLATFORM_URL_SETTING, postOf, settledPost, startPostsServe, type PostsServe } from './helpers/posts-fixture.js';
+import { api, startServe, until } from './helpers/serve.js';
+
+let video: FakeVideoSite;
+let photo: FakePhotoSite;
+let tiktok: FakeShortVideoSite;
+let s: PostsServe;
+let request: RequestDetail;
+/** The rendered clip as the serve hands it out. */
+let clipBytes: Buffer;
+
+beforeAll(async () => {
+  [video, photo, tiktok] = await Promise.all([startFakePlatform('video_site'), startFakePlatform('photo_site'), startFakePlatform('short_video_site')]);
+  s = await startPostsServe({ video_site: video, photo_site: photo, short_video_site: tiktok });
+  request = await completedRequest(s.serve, s.key, s.cdn);
+  clipBytes = Buffer.from(await (await fetch(request.shorts[0]!.video_url)).arrayBuffer());
+  expect(clipBytes.length).toBeGreaterThan(10_000);
+  await addAccount(s.serve, s.key, video, 'video_site', 'fakechannel');
+  await addAccount(s.serve, s.key, photo, 'photo_site', 'insta', { platformUserId: photo.igUser!.id });
+  await addAccount(s.serve, s.key, tiktok, 'short_video_site', 'tok');
+}, 240_000);
+
+afterAll(async () => {
+  await s?.close();
+  await Promise.all([video?.close(), photo?.close(), tiktok?.close()]);
+});
+
+const schedule = async (platform: Platform, extra: Record<string, unknown> = {}): Promise<PostObject> => {
+  const r = await api(s.serve.api, s.key, 'POST', '/posts', { shortId: request.shorts[0]!.id, platform, ...extra });
+  expect(r.status, r.text).toBe(201);
+  return r.json.data as PostObject;
+};
+
+describe('the scheduler in serve', () => {
+  it('publishes on each platform: published with publishedAt and the public URL, the platform holding the clip\'s bytes', async () => {
+    const posts = await Promise.all((['video_site', 'photo_site', 'short_video_site'] as const).map((p) => schedule(p)));
+    const done = await Promise.all(posts.map((p) => settledPost(s.serve, s.key, p.id)));
+    for (const d of done) {
+      expect(d, JSON.stringify(d)).toMatchObject({ status: 'published', error: null, errorCode: null, retryable: null });
+      expect(Date.parse(d.publishedAt!)).toBeGreaterThanOrEqual(Date.parse(d.scheduledAt));
+    }
+    expect(done[0]!.url).toMatch(/^https:\/\//);
+    expect(done[1]!.url).toMatch(/^https:\/\//);
+    expect([video.publishCount, photo.publishCount, tiktok.publishCount]).toEqual([1, 1, 1]);
+    expect([...video.videos.values()][0]!.bytes.equals(clipBytes)).toBe(true);
+    expect([...photo.media.values()][0]!.bytes.equals(clipBytes)).toBe(true);
+    expect([...tiktok.tasks.values()][0]!.bytes.equals(clipBytes)).toBe(true);
+    expect([...video.videos.values()][0]!.title).toBe(request.shorts[0]!.title);
+  });
+
+  it('waits for scheduledAt: scheduled until then, published after', async () => {
+    const at = new Date(Date.now() + 2500).toISOString();
+    const p = await schedule('video_site', { scheduledAt: at });
+    expect((await postOf(s.serve, s.key, p.id)).status).toBe('scheduled');
+    const done = await settledPost(s.serve, s.key, p.id);
+    expect(done.status).toBe('published');
+    expect(Date.parse(done.publishedAt!)).toBeGreaterThanOrEqual(Date.parse(at));
+    expect(video.publishCount).toBe(2);
+  });
+
+  it('kill -9 of serve while the platform publishes, then a restart: the post is published once', async () => {
+    // media_publish answers slowly: the serve dies after sending it, the platform goes on and publishes.
+    photo.fail('publish', { delayMs: 1500 });
+    const before = photo.publishCount;
+    const publishCalls = photo.count('publish');
+    const p = await schedule('photo_site');
+    await until(async () => photo.count('publish'), (n) => n > publishCalls, 20_000, 20);
+    await s.serve.kill('SIGKILL');
+    await until(async () => photo.publishCount, (n) => n > before, 10_000, 50);
+    s.serve = await startServe(s.env);
+    const done = await settledPost(s.serve, s.key, p.id);
+    expect(done.status, JSON.stringify(done)).toBe('published');
+    expect(done.url).toMatch(/^https:\/\//);
+    expect(photo.publishCount).toBe(before + 1);
+    expect(photo.count('publish')).toBe(publishCalls + 1);
+  });
+});
+
+describe('retries and the daily cap (the scheduler in this process, waits in milliseconds)', () => {
+  let store: JobStore;
+  let service: PostsService;
+  const local = { id: 'local', email: 'me@localhost' };
+  const accountIds: Partial<Record<Platform, string>> = {};
+
+  beforeAll(() => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'posts-retry-'));
+    const file = path.join(dir, 'clip.mp4');
+    writeFileSync(file, clipBytes);
+    store = new JobStore(path.join(dir, 'shorts.db'));
+    const req = store.insertRequest({ id: request._id, accountId: 'local', origin: 'local', userEmail: local.email, options: {} as never, url: '/talk.mp4', start: 0, end: 60 });
+    const c = request.shorts[0]!;
+    store.replaceShorts(req.id, [{
+      id: c.id, requestId: req.id, rank: 1, title: c.title, sentenceIndexes: c.sentenceIndexes, reason: c.reason, description: c.description, viralScore: c.viral_score,
+      startTimestamp: c.startTimestamp, endTimestamp: c.endTimestamp, duration: c.duration, width: c.width, height: c.height, recompiling: false, error: false, errorMessage: null, filePath: file,
+    }]);
+    store.finish(req.id, 'completed');
+    const accounts = ConnectedAccounts.forStore(store);
+    for (const [platform, fake] of [['video_site', video], ['short_video_site', tiktok]] as const) {
+      const t = fake.issueTokens();
+      accountIds[platform] = accounts.add('local', { platform, handle: `${platform}_acct`, accessToken: t.accessToken, refreshToken: t.refreshToken, expiresInSec: 3600 }).id;
+    }
+    service = new PostsService(store, { accounts });
+  });
+
+  afterAll(() => store?.close());
+
+  async function publishWith(platform: Platform, tuning: Parameters<typeof createPublishing>[0]['tuning']): Promise<{ post: PostRecord; states: string[] }> {
+    const env = { ...process.env, [PLATFORM_URL_SETTING.video_site]: video.url, [PLATFORM_URL_SETTING.short_video_site]: tiktok.url };
+    const { scheduler, posts } = createPublishing({ store, accounts: ConnectedAccounts.forStore(store), scope: { kind: 'local' }, env, tuning: { intervalMs: 20, ...tuning } });
+    const p = service.schedule(local, { shortId: request.shorts[0]!.id, platform, accountId: accountIds[platform] });
+    const states: string[] = [];
+    scheduler.start();
+    try {
+      const post = await until(async () => {
+        const r = posts.get(p.id)!;
+        const seen = `${r.status}:${r.attempts}`;
+        if (states.at(-1) !== seen) states.push(seen);
+        return r;
+      }, (r) => r.status === 'published' || r.status === 'failed', 20_000, 5);
+      return { post, states };
+    } finally {
+      await scheduler.stop();
+    }
+  }
+
+  it('a rate-limited attempt is retried after the backoff and then published', async () => {
+    const inserts = video.count('insert');
+    const published = video.publishCount;
+    video.fail('insert', VIDEO_SITE_FAULTS.rateLimitExceeded);
+    const { post, states } = await publishWith('video_site', { retryDelaysMs: [300, 600] });
+    expect(post).toMatchObject({ status: 'published', attempts: 2, errorCode: null });
+    expect(video.count('insert')).toBe(inserts + 2);
+    expect(video.publishCount).toBe(published + 1);
+    // Between the attempts it waited (back to scheduled: nothing had reached the platform), at least the backoff.
+    expect(states).toContain('scheduled:1');
+    const calls = video.calls.filter((c) => c.route === 'insert').slice(-2);
+    expect(calls[1]!.at - calls[0]!.at).toBeGreaterThanOrEqual(300);
+  });
+
+  it('retryable failures until the attempts run out: failed with the spec code and retryable true', async () => {
+    const inserts = video.count('insert');
+    video.fail('insert', VIDEO_SITE_FAULTS.rateLimitExceeded, { times: 3 });
+    const { post } = await publishWith('video_site', { retryDelaysMs: [100, 250] });
+    expect(post).toMatchObject({ status: 'failed', attempts: 3, errorCode: 'rate_limited', retryable: true, publishedAt: null, url: null });
+    expect(video.count('insert')).toBe(inserts + 3);
+    const calls = video.calls.filter((c) => c.route === 'insert').slice(-3);
+    expect(calls[1]!.at - calls[0]!.at).toBeGreaterThanOrEqual(100);
+    expect(calls[2]!.at - calls[1]!.at).toBeGreaterThanOrEqual(250);
+  });
+
+  it('the daily cap waits for the platform\'s reset (here cut to 200 ms) and fails daily_cap (retryable) when it stays reached; nothing is posted', async () => {
+    const published = tiktok.publishCount;
+    tiktok.fail('init', SHORT_VIDEO_SITE_FAULTS.tooManyPosts, { times: 2 });
+    const started = Date.now();
+    const { post, states } = await publishWith('short_video_site', { maxAttempts: 2, maxWaitMs: 200 });
+    expect(post).toMatchObject({ status: 'failed', attempts: 2, errorCode: 'daily_cap', retryable: true });
+    expect(post.error).toMatch(/daily/);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(200);
+    expect(states).toContain('scheduled:1');
+    expect(tiktok.publishCount).toBe(published);
+  });
+
+  it('a non-retryable refusal fails at once (account_restricted, false), one attempt', async () => {
+    video.fail('insert', VIDEO_SITE_FAULTS.channelSuspended);
+    const { post } = await publishWith('video_site', { retryDelaysMs: [100] });
+    expect(post).toMatchObject({ status: 'failed', attempts: 1, errorCode: 'account_restricted', retryable: false });
+  });
+});
