@@ -104,12 +104,13 @@ async function runItem(item: ItemRecord, ctx: ItemContext): Promise<void> {
   item.failureReason = null;
   item.warnings = [];
   item.timings = { startedAt: new Date(startedMs).toISOString(), finishedAt: null, seconds: null };
-  ctx.save();
   throughput.started(item);
   progress.itemStarted(item);
   try {
     if (item.sourceSeconds === null) await sizeFromSource(item, signal).then(() => throughput.sized(item));
     let id = await earlierRequest(item, client);
+    // Saved once the earlier request is judged: `running` with a requestId always names the live try.
+    ctx.save();
     if (id === null) {
       const created = await ctx.gate.create(client, bodyOf(item), signal);
       id = created.requestId;
@@ -172,9 +173,12 @@ async function settle(item: ItemRecord, final: StatusResponse, ctx: ItemContext)
     const detail = await ctx.client.get(final._id);
     await collect(item, detail, ctx);
     item.status = 'completed';
+  } else if (ctx.signal.aborted) {
+    // Ctrl-C: cancelled by us, or failed because the terminal's SIGINT reached its ffmpeg/whisper.cpp first.
+    item.status = 'interrupted';
   } else if (final.status === 'cancelled') {
-    item.status = ctx.signal.aborted ? 'interrupted' : 'cancelled';
-    if (item.status === 'cancelled') item.failureReason = 'the request was cancelled';
+    item.status = 'cancelled';
+    item.failureReason = 'the request was cancelled';
   } else {
     item.status = 'failed';
     item.failureReason = final.failureReason ?? 'the request failed without a reason';

@@ -44,11 +44,16 @@ export async function batchCommand(client: ShortsClient, sources: string[], flag
   const interrupt = new AbortController();
   // First Ctrl-C: cancel what runs and save the state (those items become `interrupted`). A second one
   // leaves at once; the state on disk is whole (every write is atomic) and a re-run still continues.
+  // "Second" means a second later: when-exit (loaded by the settings file's writer) answers the first
+  // SIGINT by sending the process another one at once, which must not count as the user's second.
+  let firstSignalMs = 0;
   const onSignal = () => {
     if (interrupt.signal.aborted) {
+      if (Date.now() - firstSignalMs < 1000) return;
       release();
       process.exit(EXIT.interrupted);
     }
+    firstSignalMs = Date.now();
     note('stopping: cancelling the running items (Ctrl-C again to leave at once); run the same command again to continue');
     interrupt.abort();
   };

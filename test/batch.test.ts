@@ -1,0 +1,203 @@
+// `shorts batch` end to end: the real CLI (dist/), real whisper.cpp (tiny model), real ffmpeg, one data dir
+// for the whole file so each source is transcribed once (later batches hit the transcript cache). Sources:
+// one-minute cuts of the shipped sample's real speech at different offsets, small and at 10 fps.
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { XMLParser } from 'fast-xml-parser';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { SAMPLE, cliEnv, runCli, startCli } from './helpers/cli.js';
+import { FIXTURES } from './helpers/media.js';
+import type { BatchState } from '../src/batch/state.js';
+import type { RequestDetail } from '../src/service/api-types.js';
+
+/** A minute of the sample from `offset` s, 320x240 at 10 fps: real speech, cheap pictures; cached by its recipe. */
+function sampleCut(offset: number): string {
+  mkdirSync(FIXTURES, { recursive: true });
+  const out = path.join(FIXTURES, `batch-talk-${offset}s-v1.mp4`);
+  if (!existsSync(out)) {
+    const tmp = `${out}.tmp.mp4`;
+    execFileSync('ffmpeg', ['-v', 'error', '-y', '-ss', String(offset), '-t', '60', '-i', SAMPLE, '-vf', 'scale=320:240,fps=10',
+      '-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'aac', '-b:a', '64k', tmp]);
+    execFileSync('mv', [tmp, out]);
+  }
+  return out;
+}
+
+const readState = (dir: string) => JSON.parse(readFileSync(path.join(dir, 'batch.json'), 'utf8')) as BatchState;
+const readDetail = (dir: string) => JSON.parse(readFileSync(path.join(dir, 'request.json'), 'utf8')) as RequestDetail;
+const overlaps = (a: BatchState['items'][number], b: BatchState['items'][number]) =>
+  Date.parse(a.timings.startedAt!) < Date.parse(b.timings.finishedAt!) && Date.parse(b.timings.startedAt!) < Date.parse(a.timings.finishedAt!);
+
+// What every item shares: the cheapest real request (one short clip, English named so no detection runs).
+const COMMON = ['--start', '0', '--end', '60', '--max-shorts', '1', '--preferred-length', 'under30sec', '--language', 'en'];
+
+describe('shorts batch (local mode)', () => {
+  const env = cliEnv();
+  const work = mkdtempSync(path.join(os.tmpdir(), 'shorts-batch-'));
+  const videos = path.join(work, 'videos');
+  const CORRUPT = 'talk4';
+
+  beforeAll(() => {
+    mkdirSync(videos);
+    for (const [i, offset] of [0, 3, 6, 9, 12, 15].entries()) {
+      const name = `talk${i + 1}`;
+      if (name === CORRUPT) writeFileSync(path.join(videos, `${name}.mp4`), Buffer.from('this is not a video file\n'.repeat(4000)));
+      else copyFileSync(sampleCut(offset), path.join(videos, `${name}.mp4`));
+    }
+  }, 120_000);
+
+  const out1 = path.join(work, 'run1');
+  const junit = path.join(work, 'junit.xml');
+  let first: BatchState;
+
+  it('runs six sources two at a time: the corrupt one fails, the report, the JUnit file and the exit code say so', async () => {
+    const r = await runCli(['batch', videos, ...COMMON, '-j', '2', '--out', out1, '--junit', junit, '--json'], env);
+    expect(r.code, r.stderr).toBe(1);
+    first = JSON.parse(r.stdout) as BatchState;
+    expect(first).toEqual(readState(out1));
+    expect(first.items.map((i) => i.out)).toEqual(['talk1', 'talk2', 'talk3', 'talk4', 'talk5', 'talk6']);
+    expect(first.totals).toMatchObject({ items: 6, completed: 5, failed: 1, pending: 0, running: 0, interrupted: 0 });
+    for (const item of first.items) {
+      expect(item.source).toEqual({ kind: 'file', value: path.join(videos, `${item.out}.mp4`) });
+      expect(item).toMatchObject({ start: 0, end: 60, options: { maxShorts: 1, preferredLength: 'under30sec', language: 'en' }, attempts: 1 });
+      expect(item.timings.seconds).toBeGreaterThan(0);
+      if (item.out === CORRUPT) {
+        expect(item.status).toBe('failed');
+        expect(item.failureReason).toMatch(/not a readable video file/);
+        expect(existsSync(path.join(out1, item.out))).toBe(false);
+        continue;
+      }
+      expect(item.status, item.failureReason ?? '').toBe('completed');
+      expect(item.requestId).toMatch(/^[0-9a-f]{24}$/);
+      // The item's folder is what `create --out` writes: the clip, its cover, request.json pointing at them.
+      const folder = path.join(out1, item.out);
+      const detail = readDetail(folder);
+      expect(detail._id).toBe(item.requestId);
+      expect(detail.shorts).toHaveLength(1);
+      expect(item.clips).toHaveLength(1);
+      const clip = item.clips[0]!;
+      expect(clip).toMatchObject({ rank: 1, id: detail.shorts[0]!.id, title: detail.shorts[0]!.title, viralScore: detail.shorts[0]!.viral_score });
+      expect(detail.shorts[0]!.video_url).toBe(pathToFileURL(path.join(out1, clip.file!)).href);
+      expect(readFileSync(path.join(out1, clip.cover!)).subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
+      expect(readdirSync(folder).sort()).toEqual([path.basename(clip.cover!), path.basename(clip.file!), 'request.json'].sort());
+    }
+    // Two at a time: some items ran side by side.
+    const done = first.items.filter((i) => i.status === 'completed');
+    expect(done.some((a, i) => done.slice(i + 1).some((b) => overlaps(a, b)))).toBe(true);
+
+    const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(readFileSync(junit, 'utf8'));
+    const suite = xml.testsuites.testsuite;
+    expect(xml.testsuites).toMatchObject({ tests: '6', failures: '1', skipped: '0' });
+    expect(suite).toMatchObject({ name: 'shorts batch', tests: '6', failures: '1', errors: '0', skipped: '0' });
+    const cases = suite.testcase as { name: string; failure?: { message: string }; skipped?: unknown }[];
+    expect(cases.map((c) => c.name)).toEqual(first.items.map((i) => i.out));
+    const failed = cases.filter((c) => c.failure);
+    expect(failed.map((c) => c.name)).toEqual([CORRUPT]);
+    expect(failed[0]!.failure!.message).toBe(first.items[3]!.failureReason);
+    expect(cases.filter((c) => 'skipped' in c)).toEqual([]);
+  });
+
+  it('a re-run skips what completed, keeps a failure without --retry-failed, and with it processes only the fixed source', async () => {
+    copyFileSync(sampleCut(0), path.join(videos, `${CORRUPT}.mp4`));
+    const args = ['batch', videos, ...COMMON, '-j', '2', '--out', out1];
+    const again = await runCli(args, env);
+    expect(again.code, again.stderr).toBe(1);
+    expect(again.stderr).not.toMatch(/started/);
+    expect(readState(out1).items.map((i) => [i.status, i.requestId, i.attempts])).toEqual(first.items.map((i) => [i.status, i.requestId, i.attempts]));
+
+    const retry = await runCli([...args, '--retry-failed'], env);
+    expect(retry.code, retry.stderr).toBe(0);
+    expect(retry.stderr.match(/: started/g)).toHaveLength(1);
+    const after = readState(out1);
+    expect(after.totals).toMatchObject({ items: 6, completed: 6, failed: 0 });
+    for (const [i, item] of after.items.entries()) {
+      if (item.out === CORRUPT) {
+        expect(item).toMatchObject({ status: 'completed', attempts: 2, failureReason: null });
+        expect(readDetail(path.join(out1, item.out))._id).toBe(item.requestId);
+      } else {
+        // Untouched: the same request, the same run.
+        expect([item.requestId, item.timings]).toEqual([first.items[i]!.requestId, first.items[i]!.timings]);
+      }
+    }
+  });
+
+  it('a manifest row\'s options override the command line\'s, and a bad cell is refused naming its line', async () => {
+    const out = path.join(work, 'manifest-run');
+    const bad = path.join(work, 'bad.csv');
+    writeFileSync(bad, 'file,maxShorts\nvideos/talk1.mp4,2\nvideos/talk2.mp4,20\n');
+    const refused = await runCli(['batch', '--manifest', bad, ...COMMON, '--out', out], env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('bad.csv line 3: maxShorts must be a whole number from 1 to 12, got 20');
+    expect(existsSync(out)).toBe(false);
+
+    const manifest = path.join(work, 'talks.csv');
+    writeFileSync(manifest, [
+      'file,maxShorts,templateId,layout,out',
+      'videos/talk1.mp4,2,5599b3c40d926deb77e807b4,fit,first',
+      '"videos/talk2.mp4",,7c5a12121c05330cc35885b7,square,',
+    ].join('\r\n'));
+    const r = await runCli(['batch', '--manifest', manifest, ...COMMON, '--out', out], env);
+    expect(r.code, r.stderr).toBe(0);
+    const state = readState(out);
+    expect(state.items.map((i) => [i.out, i.origin, i.options.maxShorts, i.options.layout])).toEqual([
+      ['first', 'talks.csv line 2', 2, 'fit'], ['talk2', 'talks.csv line 3', 1, 'square']]);
+    const firstDetail = readDetail(path.join(out, 'first'));
+    const secondDetail = readDetail(path.join(out, 'talk2'));
+    expect(firstDetail.template).toBe('bold-pop');
+    expect(secondDetail.template).toBe('minimal');
+    expect(firstDetail.shorts.map((s) => s.layout)).toEqual(firstDetail.shorts.map(() => 'fit'));
+    expect(secondDetail.shorts.map((s) => s.layout)).toEqual(['square']);
+    // maxShorts 2 from the row, 1 from the command line: as many MP4s in each folder.
+    expect(firstDetail.shorts).toHaveLength(2);
+    expect(readdirSync(path.join(out, 'first')).filter((f) => f.endsWith('.mp4'))).toHaveLength(2);
+    expect(readdirSync(path.join(out, 'talk2')).filter((f) => f.endsWith('.mp4'))).toHaveLength(1);
+  });
+
+  it('Ctrl-C leaves the state resumable; after a kill -9 a re-run completes without redoing finished items', async () => {
+    const out = path.join(work, 'killed');
+    const args = ['batch', path.join(videos, 'talk[123].mp4'), ...COMMON, '--layout', 'fit', '-j', '1', '--out', out];
+    const waitFor = async (ready: (s: BatchState) => boolean) => {
+      for (let i = 0; i < 1200; i++) {
+        try {
+          const s = readState(out);
+          if (ready(s)) return s;
+        } catch { /* not written yet */ }
+        await sleep(100);
+      }
+      throw new Error('the batch did not get there');
+    };
+    const secondRunning = (attempt: number) => (s: BatchState) => s.items[0]!.status === 'completed' && s.items[1]!.status === 'running'
+      && s.items[1]!.attempts === attempt && s.items[1]!.requestId !== null && !s.items[1]!.previousRequestIds.includes(s.items[1]!.requestId);
+
+    // Ctrl-C (SIGINT to the process group, as a terminal sends it): the running item is cancelled and left interrupted.
+    const run1 = startCli(args, env, true);
+    const before = await waitFor(secondRunning(1));
+    process.kill(-run1.child.pid!, 'SIGINT');
+    const stopped = await run1.done;
+    expect(stopped.code, stopped.stderr).toBe(130);
+    const interrupted = readState(out);
+    expect(interrupted.items.map((i) => i.status)).toEqual(['completed', 'interrupted', 'pending']);
+
+    // kill -9 while the interrupted item runs again: batch.json still says running, its request is orphaned.
+    const run2 = startCli(args, env, true);
+    const running = await waitFor(secondRunning(2));
+    const killedRequest = running.items[1]!.requestId!;
+    // The whole group, as a power loss would: no ffmpeg or whisper.cpp of the dead batch lingers.
+    process.kill(-run2.child.pid!, 'SIGKILL');
+    expect((await run2.done).signal).toBe('SIGKILL');
+
+    const last = await runCli(args, env);
+    expect(last.code, last.stderr).toBe(0);
+    const after = readState(out);
+    expect(after.items.map((i) => i.status)).toEqual(['completed', 'completed', 'completed']);
+    expect([after.items[0]!.requestId, after.items[0]!.timings]).toEqual([before.items[0]!.requestId, before.items[0]!.timings]);
+    // The Ctrl-C'd request, then the orphaned one (taken over if the engine resumes it, else replaced).
+    expect([...after.items[1]!.previousRequestIds, after.items[1]!.requestId].slice(0, 2)).toEqual([before.items[1]!.requestId, killedRequest]);
+    expect(after.items[1]!.attempts).toBe(3);
+    expect(readDetail(path.join(out, 'talk2'))._id).toBe(after.items[1]!.requestId);
+  });
+});
