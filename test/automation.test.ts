@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobStore } from '../src/engine/job-store.js';
 import { ConnectedAccounts, type ConnectedAccount } from '../src/posts/connected-accounts.js';
-import { Automation, slotTimes } from '../src/posts/automation.js';
+import { Automation, slotTimes, zonedTime } from '../src/posts/automation.js';
 import { PostsService } from '../src/service/posts-service.js';
 import type { AutomationRule, PostObject, RequestDetail } from '../src/service/api-types.js';
 import { startFakePlatform, type FakeShortVideoSite } from './helpers/fake-platforms/index.js';
@@ -152,6 +152,8 @@ describe('slot assignment', () => {
         [clip(1, 0).id, '2027-03-15T13:00:00.000Z', 'automation'],
       ]);
       expect(held.status).toBe('scheduled');
+      // A slot a DST change skips is the first valid time after it: 02:30 on the 14th is 03:30 EDT.
+      expect(new Date(zonedTime(2027, 3, 14, 2, 30, TZ)).toISOString()).toBe('2027-03-14T07:30:00.000Z');
       // Applied again (the start-up sweep): nothing new.
       expect(automation.onRequestCompleted(req.id, now)).toEqual([]);
       expect(automation.sweep('local', now)).toEqual([]);

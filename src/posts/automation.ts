@@ -59,11 +59,18 @@ function offsetMs(instant: number, tz: string): number {
   return Date.UTC(w.y, w.m - 1, w.d, w.hh, w.mm, w.ss) - Math.floor(instant / 1000) * 1000;
 }
 
-/** The instant a wall-clock time of a day happens in a zone (the later offset on a DST change: 02:30 on a spring-forward day is 03:30). */
+/**
+ * The instant a wall-clock time of a day happens in a zone. A time a DST change skips (02:30 on a
+ * spring-forward night) becomes the first valid one after it (03:30); a repeated one, its first occurrence.
+ */
 export function zonedTime(y: number, m: number, d: number, hh: number, mm: number, tz: string): number {
   const guess = Date.UTC(y, m - 1, d, hh, mm);
   const first = guess - offsetMs(guess, tz);
-  return guess - offsetMs(first, tz);
+  const second = guess - offsetMs(first, tz);
+  const shows = (t: number) => { const w = wallClock(t, tz); return w.hh === hh && w.mm === mm; };
+  if (shows(second)) return second;
+  if (shows(first)) return first;
+  return Math.max(first, second);
 }
 
 /** The slot instants of a rule after `after`, in order, for up to HORIZON_DAYS days. */
