@@ -69,6 +69,8 @@ async function runCommand(client: ShortsClient, flags: RunFlags): Promise<number
 }
 
 export function registerPostsCommand(program: Command, withClient: WithClient): void {
+  // The list's flags belong to `posts` itself, and commander gives an option the parent knows (--platform,
+  // --json) to the parent even when it comes after a subcommand: subcommands read theirs with optsWithGlobals().
   const posts = program.command('posts').description('social posts made from clips: list them (default), schedule, cancel, publish (local), automate')
     .option('--page <n>').option('--limit <n>')
     .addOption(new Option('--status <s>').choices(['scheduled', 'processing', 'published', 'failed', 'canceled']))
@@ -80,22 +82,26 @@ export function registerPostsCommand(program: Command, withClient: WithClient): 
     .action((f: Query & JsonFlag) => withClient((c) => postsListCommand(c, f))());
 
   posts.command('schedule <shortId>').description('schedule a clip on a connected account (now, or --at a time)')
-    .addOption(new Option('--platform <p>').choices(PLATFORM_CHOICES).makeOptionMandatory())
+    .addOption(new Option('--platform <p>', 'video_site, photo_site or short_video_site (required)').choices(PLATFORM_CHOICES))
     .option('--account <id>', 'the connected account\'s id (`shorts accounts list`)')
     .option('--handle <handle>', 'or its handle; neither: the only account connected on that platform')
     .option('--at <iso>', 'when, ISO 8601 with a time zone (e.g. 2026-12-01T18:00:00Z); default now')
     .option('--title <text>', 'video title (video_site) or caption; default the clip\'s title')
     .option('--description <text>', 'description; default the clip\'s generated description')
     .option('--json', 'JSON output')
-    .action((shortId: string, f: ScheduleFlags) => withClient((c) => scheduleCommand(c, shortId, f))());
+    .action((shortId: string, _f: unknown, cmd: Command) => {
+      const f = cmd.optsWithGlobals<ScheduleFlags>();
+      if (!f.platform) throw new CliError('posts schedule: --platform is required (video_site, photo_site or short_video_site)', EXIT.usage);
+      return withClient((c) => scheduleCommand(c, shortId, f))();
+    });
 
   posts.command('cancel <postId>').description('cancel a scheduled post (not once it is being published)').option('--json', 'JSON output')
-    .action((id: string, f: JsonFlag) => withClient(async (c) => { printPost(await postsClient(c).cancel(id), f); return EXIT.ok; })());
+    .action((id: string, _f: unknown, cmd: Command) => withClient(async (c) => { printPost(await postsClient(c).cancel(id), cmd.optsWithGlobals<JsonFlag>()); return EXIT.ok; })());
 
   posts.command('run').description('local mode: publish the posts that are due now and wait for them (--watch: keep publishing as posts fall due)')
     .option('--watch', 'keep running, publishing posts as they fall due (Ctrl-C stops; an interrupted upload resumes on the next run)')
     .option('--json', 'JSON output: the posts this run worked on')
-    .action((f: RunFlags) => withClient((c) => runCommand(c, f))());
+    .action((_f: unknown, cmd: Command) => withClient((c) => runCommand(c, cmd.optsWithGlobals<RunFlags>()))());
 
   const automation = posts.command('automation').description('rules that post new clips automatically at the free slots of a daily schedule');
   automation.command('add <accountId>').description('post every new clip with viral_score >= --min-score at the next free slot')
@@ -103,7 +109,8 @@ export function registerPostsCommand(program: Command, withClient: WithClient): 
     .requiredOption('--slots <times>', 'daily posting times, comma-separated HH:MM (e.g. 09:00,18:00)')
     .option('--timezone <tz>', 'IANA time zone of the slots', 'UTC')
     .option('--json', 'JSON output')
-    .action((accountId: string, f: JsonFlag & { minScore: string; slots: string; timezone: string }) => withClient(async (c) => {
+    .action((accountId: string, _f: unknown, cmd: Command) => withClient(async (c) => {
+      const f = cmd.optsWithGlobals<JsonFlag & { minScore: string; slots: string; timezone: string }>();
       const min = Number(f.minScore);
       if (!/^\d+$/.test(f.minScore.trim())) throw new CliError(`--min-score must be a whole number 0-100, got "${f.minScore}"`, EXIT.usage);
       const rule = await postsClient(c).automationAdd(accountId, { minViralScore: min, slots: f.slots.split(',').map((s) => s.trim()).filter(Boolean), timezone: f.timezone });
@@ -111,10 +118,13 @@ export function registerPostsCommand(program: Command, withClient: WithClient): 
       return EXIT.ok;
     })());
   automation.command('list <accountId>').description('the automation rules of a connected account').option('--json', 'JSON output')
-    .action((accountId: string, f: JsonFlag) => withClient(async (c) => { printRules(await postsClient(c).automationList(accountId), f); return EXIT.ok; })());
+    .action((accountId: string, _f: unknown, cmd: Command) => withClient(async (c) => {
+      printRules(await postsClient(c).automationList(accountId), cmd.optsWithGlobals<JsonFlag>());
+      return EXIT.ok;
+    })());
   automation.command('remove <accountId> <ruleId>').description('remove an automation rule (posts it made stay as they are)').option('--json', 'JSON output')
-    .action((accountId: string, ruleId: string, f: JsonFlag) => withClient(async (c) => {
-      printRules([await postsClient(c).automationRemove(accountId, ruleId)], f, true);
+    .action((accountId: string, ruleId: string, _f: unknown, cmd: Command) => withClient(async (c) => {
+      printRules([await postsClient(c).automationRemove(accountId, ruleId)], cmd.optsWithGlobals<JsonFlag>(), true);
       return EXIT.ok;
     })());
 }
