@@ -312,7 +312,10 @@ describe('shorts accounts, locally', () => {
     expect(table.stdout).not.toContain(t.accessToken);
     const rm = await runCli(['accounts', 'remove', account.id], env);
     expect(rm.code, rm.stderr).toBe(0);
-    expect(JSON.parse((await runCli(['accounts', 'list', '--json'], env)).stdout).data.accounts.map((a: { id: string }) => a.id)).toEqual([secondId]);
+    expect(rm.stdout).toContain(`account ${account.id} removed`);
+    const after = open({ SHORTS_SECRET_KEY: '' }, env.SHORTS_DATA_DIR!);
+    expect(after.accounts.list('local').map((a) => a.id)).toEqual([secondId]);
+    after.store.close();
   });
 });
 
