@@ -119,11 +119,16 @@ export class Scheduler {
     return claimed;
   }
 
-  /** Until the next tick: the interval, or sooner when a post falls due before it. */
+  /**
+   * Until the next tick: the interval, or sooner when a post falls due before it. With every slot busy, a
+   * finishing publish wakes the scheduler; and never less than 100 ms, so a due post that cannot be taken
+   * (another process holds it) does not spin the loop.
+   */
   private nextWait(): number {
+    if (this.active.size >= this.concurrency) return this.intervalMs;
     const next = this.opts.posts.nextDueAt(this.opts.scope);
     if (!next) return this.intervalMs;
-    return Math.max(0, Math.min(this.intervalMs, Date.parse(next) - Date.now()));
+    return Math.max(100, Math.min(this.intervalMs, Date.parse(next) - Date.now()));
   }
 
   /**
