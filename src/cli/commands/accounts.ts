@@ -106,6 +106,10 @@ export async function accountsConnectCommand(client: ShortsClient, platform: str
       },
     });
     return shown(account, flags, 'connected');
+  } catch (e) {
+    // Ctrl-C while the consent page is open: nothing was saved.
+    if (controller.signal.aborted) throw new CliError('interrupted: no account was connected', EXIT.interrupted);
+    throw e;
   } finally {
     process.off('SIGINT', onSigint);
   }
