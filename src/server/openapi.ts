@@ -11,6 +11,7 @@ import { ERROR_CODES, type ErrorCode } from '../errors.js';
 import { PLATFORMS, POST_STATUSES } from '../service/list-query.js';
 import { ENDPOINT_LIMITERS, type LimiterName } from './rate-limit.js';
 import { exportOpenApiPaths } from '../export/export-openapi.js';
+import { accountsOpenApiPaths, accountsOpenApiSchemas } from './accounts-openapi.js';
 
 type Schema = Record<string, unknown>;
 
@@ -265,7 +266,7 @@ const schemas: Record<string, Schema> = {
 
 /** `{ <key>: [...], pagination }`: a page of a list (inside the `data` envelope like every other success). */
 const listOf = (key: string, item: string): Schema => obj({ [key]: { type: 'array', items: ref(item) }, pagination: ref('Pagination') });
-Object.assign(schemas, {
+Object.assign(schemas, accountsOpenApiSchemas(), {
   RequestList: listOf('requests', 'RequestListItem'),
   PostList: listOf('posts', 'Post'),
   MusicList: listOf('music', 'MusicTrack'),
@@ -478,6 +479,7 @@ export function openApiDocument(opts: { serverUrl: string }): object {
     tags: [
       { name: 'shorts', description: 'Creation requests and their clips' },
       { name: 'posts', description: 'Social posts made from clips' },
+      { name: 'accounts', description: 'Connected platform accounts that posts go out as (extension)' },
       { name: 'catalogs', description: 'Caption templates, music, meme hooks, game videos' },
       { name: 'service', description: 'Health, readiness and this document' },
       { name: 'media', description: 'Signed, temporary clip links' },
@@ -593,6 +595,7 @@ export function openApiDocument(opts: { serverUrl: string }): object {
           ],
         }),
       },
+      ...accountsOpenApiPaths(operation, root),
       '/posts/{postId}': {
         get: operation({
           operationId: 'getPost', summary: 'One post (extension)', tag: 'posts', limiter: 'posts',

@@ -35,7 +35,7 @@ export async function addAccount(serve: ServeProcess, key: string, fake: FakePla
   opts: { ttlSec?: number; platformUserId?: string } = {}): Promise<ConnectedAccount> {
   const t = fake.issueTokens({ ttlSec: opts.ttlSec });
   const r = await api(serve.api, key, 'POST', '/accounts', {
-    platform, handle, accessToken: t.accessToken, refreshToken: t.refreshToken, expiresInSec: opts.ttlSec ?? 3600,
+    platform, handle, accessToken: t.accessToken, refreshToken: t.refreshToken, expiresIn: opts.ttlSec ?? 3600,
     ...(opts.platformUserId ? { platformUserId: opts.platformUserId } : {}),
   });
   if (r.status !== 201) throw new Error(`accounts add: ${r.status} ${r.text}`);
