@@ -21,9 +21,13 @@ export function useColor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = pr
   return Boolean(stream.isTTY) && !(env.NO_COLOR !== undefined && env.NO_COLOR !== '');
 }
 
-/** Whether a live display (spinner, redrawn lines) fits stderr: a terminal, and progress not silenced. */
+/**
+ * Whether a live display (spinner, redrawn lines) fits stderr: a terminal with a width, and progress not
+ * silenced. A pseudo-terminal without a size (script(1) in CI, `docker run -t`) reports 0 columns, and ora
+ * then counts its line as taking infinitely many rows and clears upwards forever: plain lines there.
+ */
 export function liveProgress(): boolean {
-  return !quiet && Boolean(process.stderr.isTTY);
+  return !quiet && Boolean(process.stderr.isTTY) && (process.stderr.columns ?? 0) > 0;
 }
 
 /** The global output options: --quiet, applied before any command runs. */

@@ -94,7 +94,8 @@ class Board {
     if (this.spinner) {
       // The outcome line goes to stdout: clear the spinner first so the two do not interleave on a terminal.
       this.spinner.clear();
-      this.spinner.text = this.text();
+      if (this.finished.size === this.ids.length) this.spinner.stop();
+      else this.spinner.text = this.text();
     }
   }
 
