@@ -139,5 +139,9 @@ describe('local: create --no-wait runs in a detached runner, wait follows it', (
       execFileSync('script', ['-qec', `${process.execPath} ${BIN} list`, '/dev/null'], { env: { ...env, ...extra }, encoding: 'utf8' });
     expect(onTerminal({}).includes(ESC)).toBe(true);
     expect(onTerminal({ NO_COLOR: '1' }).includes(ESC)).toBe(false);
+    // A pty without a size (as script(1) gives in CI): plain progress, and wait ends (a spinner there used to
+    // clear upwards forever).
+    const sizeless = execFileSync('script', ['-qec', `${process.execPath} ${BIN} wait ${okId}`, '/dev/null'], { env, encoding: 'utf8', timeout: 30_000 });
+    expect(sizeless).toContain(`${okId} completed`);
   });
 });
