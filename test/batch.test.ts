@@ -4,6 +4,8 @@
 // offsets, small and at 10 fps, copied under six names (transcription is what costs here).
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -206,4 +208,80 @@ describe('shorts batch (local mode)', () => {
     expect(after.items[1]!.attempts).toBe(3);
     expect(readDetail(path.join(out, 'talk2'))._id).toBe(after.items[1]!.requestId);
   }, 300_000);
+});
+
+// Remote mode against a local server speaking the Shorts API's wire contract (spec 4): what batch must do
+// is client-side (how many requests it keeps in flight, how it takes a 429), so no engine runs here.
+describe('shorts batch (remote mode)', () => {
+  it('keeps at most -j requests in flight, waits out a 429 retryAfter on create, and downloads each item\'s clips', async () => {
+    const polls = new Map<string, number>();
+    const creates: number[] = [];
+    let live = 0, mostLive = 0, refusedAt = 0;
+    const server = http.createServer((req, res) => {
+      const send = (status: number, body: unknown, type = 'application/json') => {
+        res.writeHead(status, { 'content-type': type });
+        res.end(typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body));
+      };
+      const url = new URL(req.url!, 'http://x');
+      if (req.headers['x-api-key'] !== 'sk_test' && !url.pathname.startsWith('/media/')) return send(401, { error: { code: 'invalid_api_key', message: 'bad key' } });
+      if (req.method === 'POST' && url.pathname === '/api/v1/shorts/create') {
+        req.resume();
+        // The second create is refused once: the spec's 429 with details.retryAfter (seconds).
+        if (creates.length === 1 && refusedAt === 0) {
+          refusedAt = Date.now();
+          return send(429, { error: { code: 'rate_limit_exceeded', message: 'Video creation limit reached', details: { retryAfter: 1 } } });
+        }
+        creates.push(Date.now());
+        const id = `${String(creates.length).padStart(24, '0')}`;
+        polls.set(id, 0);
+        mostLive = Math.max(mostLive, ++live);
+        return send(200, { data: { requestId: id, status: 'processing', creditsUsed: 1, estimatedCompletionTime: new Date().toISOString(), queuePosition: null } });
+      }
+      const status = /^\/api\/v1\/shorts\/(\w+)\/status$/.exec(url.pathname);
+      if (status) {
+        const id = status[1]!;
+        const n = polls.get(id)! + 1;
+        polls.set(id, n);
+        const done = n >= 3;
+        if (done && n === 3) live--;
+        return send(200, { data: { _id: id, status: done ? 'completed' : 'processing', step: done ? 'completed' : 'transcribing_audio',
+          stepMessage: done ? 'Task complete!' : 'Analyzing video...', progress: done ? 100 : 40, userEmail: 'ci@example.com', isDemo: false } });
+      }
+      const detail = /^\/api\/v1\/shorts\/(\w+)$/.exec(url.pathname);
+      if (detail) {
+        const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+        return send(200, { data: { _id: detail[1], status: 'completed', progress: 100, start: 0, end: 90, title: 'talk', url: 'https://cdn.example.com/x.mp4',
+          shorts: [{ id: `clip-${detail[1]}`, title: 'The best minute', viral_score: 77, startTimestamp: 10, endTimestamp: 40, duration: 30, error: false,
+            video_url: `${base}/media/${detail[1]}.mp4`, thumbnail_url: `${base}/media/${detail[1]}.jpg` }] } });
+      }
+      if (url.pathname.startsWith('/media/')) return send(200, Buffer.from(`bytes of ${url.pathname}`), 'application/octet-stream');
+      send(404, { error: { code: 'resource_not_found', message: url.pathname } });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const work = mkdtempSync(path.join(os.tmpdir(), 'shorts-batch-remote-'));
+      const manifest = path.join(work, 'talks.jsonl');
+      writeFileSync(manifest, [1, 2, 3, 4, 5].map((n) => JSON.stringify({ fileUrl: `https://cdn.example.com/talk${n}.mp4`, start: 0, end: 90 })).join('\n'));
+      const out = path.join(work, 'out');
+      const r = await runCli(['--remote', `http://127.0.0.1:${port}`, '--api-key', 'sk_test', 'batch', '--manifest', manifest, '-j', '2', '--out', out, '--json'],
+        cliEnv({ SHORTS_POLL_INTERVAL_MS: '50' }));
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/rate limited by the server \(Video creation limit reached\); the next create in 1 s/);
+      expect(mostLive).toBe(2);
+      expect(creates).toHaveLength(5);
+      // Nothing was sent again before retryAfter had passed.
+      expect(creates[1]! - refusedAt).toBeGreaterThanOrEqual(950);
+      const state = JSON.parse(r.stdout) as BatchState;
+      expect(state.mode).toBe('remote');
+      expect(state.items.map((i) => [i.out, i.status, i.source.kind])).toEqual([1, 2, 3, 4, 5].map((n) => [`talk${n}`, 'completed', 'fileUrl']));
+      for (const item of state.items) {
+        expect(item.clips).toMatchObject([{ rank: 1, title: 'The best minute', viralScore: 77, file: `${item.out}/01-the-best-minute.mp4` }]);
+        expect(readFileSync(path.join(out, item.clips[0]!.file!), 'utf8')).toBe(`bytes of /media/${item.requestId}.mp4`);
+        expect(readDetail(path.join(out, item.out))._id).toBe(item.requestId);
+      }
+    } finally {
+      server.close();
+    }
+  });
 });
