@@ -105,7 +105,8 @@ export function mergeWindowPicks(perWindow: readonly (readonly Highlight[])[], o
     if (kept.length >= limit) break;
     // As one window does: once there is a pick, automatic mode does not go below the floor.
     if (automatic && kept.length > 0 && e.h.viralScore < AUTOMATIC_FLOOR) break;
-    if (enforceMinimum && e.h.end - e.h.start < minimum - 1e-6) continue;
+    // (Less a neighbour's nudge: a pick's start may move up to the edge tolerance past another's end.)
+    if (enforceMinimum && e.h.end - e.h.start < minimum - EDGE_TOLERANCE_SEC - 1e-6) continue;
     if (kept.some((k) => overlap(k.h, e.h))) continue;
     const stems = stemsOf(e.h);
     if (kept.some((k) => nearDuplicate(k.stems, stems))) continue;
