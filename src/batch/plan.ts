@@ -5,6 +5,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { CreateBody } from '../client/shorts-client.js';
 import { CliError, EXIT } from '../cli/cli-error.js';
+import { refuseRemoteRange } from '../cli/remote-range.js';
 import { expandGlob, isGlob, naturalCompare } from './glob.js';
 import { folderNameFor, itemKey, sourceOf, uniqueName, type PlannedItem } from './items.js';
 import { readManifest } from './manifest.js';
@@ -55,6 +56,15 @@ export function planBatch(input: PlanInput): PlannedItem[] {
   const add = (body: Record<string, unknown>, origin: string, out: string | undefined) => {
     // A file on this machine is transcribed in the language its speech is in unless told otherwise (as create).
     if (body.file !== undefined && body.language === undefined) body.language = 'auto';
+    // The API's range rule, with the same words as a remote `create` (local mode covers whole recordings).
+    if (input.mode === 'remote') {
+      try {
+        refuseRemoteRange(body);
+      } catch (e) {
+        if (e instanceof CliError) throw new CliError(`${origin}: ${e.message}`, e.exitCode);
+        throw e;
+      }
+    }
     checkItemBody(body, ctx, origin);
     const key = itemKey(body as CreateBody);
     const twin = items.find((i) => i.key === key);
