@@ -15,6 +15,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE, cliEnv, runCli, startCli } from './helpers/cli.js';
 import { FIXTURES } from './helpers/media.js';
 import type { BatchState } from '../src/batch/state.js';
+import { parseCsv } from '../src/batch/manifest.js';
+import { expandGlob } from '../src/batch/glob.js';
+import { expandSources } from '../src/batch/plan.js';
+import { xmlEscape } from '../src/batch/junit.js';
 import type { RequestDetail } from '../src/service/api-types.js';
 
 /** A minute of the sample from `offset` s, 320x240 at 10 fps: real speech, cheap pictures; cached by its recipe. */
@@ -283,5 +287,31 @@ describe('shorts batch (remote mode)', () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe('batch inputs', () => {
+  it('reads CSV as RFC 4180 writes it: quoted commas, doubled quotes, line breaks in a cell, CRLF; each record with its line', () => {
+    expect(parseCsv('file,ctaText\r\n"a, b.mp4","say ""hi""\nnow"\r\nc.mp4,\n')).toEqual([
+      { line: 1, cells: ['file', 'ctaText'] }, { line: 2, cells: ['a, b.mp4', 'say "hi"\nnow'] }, { line: 4, cells: ['c.mp4', ''] }]);
+  });
+
+  it('expands folders (video files, natural order) and globs (*, ?, [..], {a,b}, **), each file once', () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'shorts-batch-glob-'));
+    for (const f of ['a/talk2.mp4', 'a/talk10.mp4', 'a/notes.txt', 'a/.hidden.mp4', 'a/deep/er/talk3.MOV', 'b/x.mkv']) {
+      mkdirSync(path.dirname(path.join(root, f)), { recursive: true });
+      writeFileSync(path.join(root, f), '');
+    }
+    const rel = (files: string[]) => files.map((f) => path.relative(root, f));
+    expect(rel(expandSources(['a'], root))).toEqual(['a/talk2.mp4', 'a/talk10.mp4']);
+    expect(rel(expandGlob('a/**/*.{mp4,MOV}', root))).toEqual(['a/deep/er/talk3.MOV', 'a/talk2.mp4', 'a/talk10.mp4']);
+    expect(rel(expandGlob('?/*[!4].mkv', root))).toEqual(['b/x.mkv']);
+    expect(rel(expandSources(['a/talk2.mp4', 'a/talk*.mp4'], root))).toEqual(['a/talk2.mp4', 'a/talk10.mp4']);
+    expect(() => expandSources(['a/*.webm'], root)).toThrow(/no file matches a\/\*\.webm/);
+    expect(() => expandSources(['missing.mp4'], root)).toThrow(/missing.mp4: no such file or folder/);
+  });
+
+  it('escapes what a failure reason may hold for JUnit XML', () => {
+    expect(xmlEscape('ffmpeg said <"bad" & \'worse\'>\u0007')).toBe('ffmpeg said &lt;&quot;bad&quot; &amp; &apos;worse&apos;&gt;');
   });
 });
