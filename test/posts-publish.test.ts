@@ -18,6 +18,7 @@ import {
 } from './helpers/fake-platforms/index.js';
 import { addAccount, completedRequest, PLATFORM_URL_SETTING, postOf, settledPost, startPostsServe, type PostsServe } from './helpers/posts-fixture.js';
 import { api, startServe, until } from './helpers/serve.js';
+import { cliEnv, runCli } from './helpers/cli.js';
 
 let video: FakeVideoSite;
 let photo: FakePhotoSite;
@@ -94,6 +95,70 @@ describe('the scheduler in serve', () => {
   });
 });
 
+/** A local data directory holding the served clip as a completed request of the local account. */
+function localStore(prefix: string): { store: JobStore; dir: string } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  const file = path.join(dir, 'clip.mp4');
+  writeFileSync(file, clipBytes);
+  const store = new JobStore(path.join(dir, 'shorts.db'));
+  const req = store.insertRequest({ id: request._id, accountId: 'local', origin: 'local', userEmail: 'me@localhost', options: {} as never, url: '/talk.mp4', start: 0, end: 60 });
+  const c = request.shorts[0]!;
+  store.replaceShorts(req.id, [{
+    id: c.id, requestId: req.id, rank: 1, title: c.title, sentenceIndexes: c.sentenceIndexes, reason: c.reason, description: c.description, viralScore: c.viral_score,
+    startTimestamp: c.startTimestamp, endTimestamp: c.endTimestamp, duration: c.duration, width: c.width, height: c.height, recompiling: false, error: false, errorMessage: null, filePath: file,
+  }]);
+  store.finish(req.id, 'completed');
+  return { store, dir };
+}
+
+describe('the shorts posts CLI', () => {
+  it('locally: schedule, `posts run` publishes what is due and waits, list, cancel refused once published', async () => {
+    const { store, dir } = localStore('posts-cli-');
+    const t = video.issueTokens();
+    ConnectedAccounts.forStore(store).add('local', { platform: 'video_site', handle: 'mychannel', accessToken: t.accessToken, refreshToken: t.refreshToken, expiresInSec: 3600 });
+    store.close();
+    const env = cliEnv({ SHORTS_DATA_DIR: dir, [PLATFORM_URL_SETTING.video_site]: video.url });
+    const published = video.publishCount;
+    const scheduled = await runCli(['posts', 'schedule', request.shorts[0]!.id, '--platform', 'video_site', '--title', 'From the CLI', '--json'], env);
+    expect(scheduled.code, scheduled.stderr).toBe(0);
+    const post = JSON.parse(scheduled.stdout) as PostObject;
+    expect(post).toMatchObject({ status: 'scheduled', account: { handle: 'mychannel' }, title: 'From the CLI' });
+    const run = await runCli(['posts', 'run', '--json'], env);
+    expect(run.code, run.stderr).toBe(0);
+    const ran = JSON.parse(run.stdout) as { posts: PostObject[] };
+    expect(ran.posts.map((p) => [p.id, p.status])).toEqual([[post.id, 'published']]);
+    expect(video.publishCount).toBe(published + 1);
+    const listed = await runCli(['posts', '--status', 'published', '--json'], env);
+    expect((JSON.parse(listed.stdout) as { data: { posts: PostObject[] } }).data.posts.map((p) => p.id)).toEqual([post.id]);
+    const cancel = await runCli(['posts', 'cancel', post.id], env);
+    expect(cancel.code).toBe(1);
+    expect(cancel.stderr).toContain('post_not_cancelable');
+    expect((await runCli(['posts', 'run'], env)).stderr).toContain('no posts are due');
+  });
+
+  it('remotely: schedule and cancel through the serve; automation rules listed', async () => {
+    const env = cliEnv({ SHORTS_REMOTE: s.serve.url, SHORTS_API_KEY: s.key });
+    const at = new Date(Date.now() + 86_400_000).toISOString();
+    const scheduled = await runCli(['posts', 'schedule', request.shorts[0]!.id, '--platform', 'short_video_site', '--at', at, '--json'], env);
+    expect(scheduled.code, scheduled.stderr).toBe(0);
+    const post = JSON.parse(scheduled.stdout) as PostObject;
+    expect(post).toMatchObject({ status: 'scheduled', platform: 'short_video_site', account: { handle: 'tok' }, scheduledAt: at });
+    const canceled = await runCli(['posts', 'cancel', post.id, '--json'], env);
+    expect(canceled.code, canceled.stderr).toBe(0);
+    expect((JSON.parse(canceled.stdout) as PostObject).status).toBe('canceled');
+    const bad = await runCli(['posts', 'schedule', request.shorts[0]!.id, '--platform', 'video_site', '--at', 'soon'], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('scheduledAt');
+    const accounts = (await api(s.serve.api, s.key, 'GET', '/accounts')).json.data.accounts as { id: string; platform: string }[];
+    const tok = accounts.find((a) => a.platform === 'short_video_site')!;
+    const added = await runCli(['posts', 'automation', 'add', tok.id, '--min-score', '70', '--slots', '18:00,09:00', '--timezone', 'Europe/Paris', '--json'], env);
+    expect(added.code, added.stderr).toBe(0);
+    const listed = await runCli(['posts', 'automation', 'list', tok.id, '--json'], env);
+    expect(JSON.parse(listed.stdout)).toEqual([JSON.parse(added.stdout)]);
+    expect((await runCli(['posts', 'run'], env)).code).toBe(2);
+  });
+});
+
 describe('retries and the daily cap (the scheduler in this process, waits in milliseconds)', () => {
   let store: JobStore;
   let service: PostsService;
@@ -101,17 +166,7 @@ describe('retries and the daily cap (the scheduler in this process, waits in mil
   const accountIds: Partial<Record<Platform, string>> = {};
 
   beforeAll(() => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'posts-retry-'));
-    const file = path.join(dir, 'clip.mp4');
-    writeFileSync(file, clipBytes);
-    store = new JobStore(path.join(dir, 'shorts.db'));
-    const req = store.insertRequest({ id: request._id, accountId: 'local', origin: 'local', userEmail: local.email, options: {} as never, url: '/talk.mp4', start: 0, end: 60 });
-    const c = request.shorts[0]!;
-    store.replaceShorts(req.id, [{
-      id: c.id, requestId: req.id, rank: 1, title: c.title, sentenceIndexes: c.sentenceIndexes, reason: c.reason, description: c.description, viralScore: c.viral_score,
-      startTimestamp: c.startTimestamp, endTimestamp: c.endTimestamp, duration: c.duration, width: c.width, height: c.height, recompiling: false, error: false, errorMessage: null, filePath: file,
-    }]);
-    store.finish(req.id, 'completed');
+    ({ store } = localStore('posts-retry-'));
     const accounts = ConnectedAccounts.forStore(store);
     for (const [platform, fake] of [['video_site', video], ['short_video_site', tiktok]] as const) {
       const t = fake.issueTokens();
