@@ -18,8 +18,10 @@ export async function runLocalPosts(client: LocalClient, flags: { watch?: boolea
   if (flags.watch) {
     scheduler.start();
     note('publishing posts as they fall due; Ctrl-C stops (an upload in progress resumes on the next run)');
+    // The scheduler's timers do not hold the process open (serve has its server for that): this does.
+    const keepAlive = setInterval(() => {}, 3_600_000);
     await new Promise<void>((resolve) => {
-      const stop = () => { void scheduler.stop().then(resolve); };
+      const stop = () => { clearInterval(keepAlive); void scheduler.stop().then(resolve); };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
     });
