@@ -4,12 +4,13 @@
 // progress; output piped or under NO_COLOR carries no ANSI escape. Remote mode against a live `shorts
 // serve`, local mode with its detached runner.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { createReadStream, mkdtempSync, statSync } from 'node:fs';
+import type http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cliEnv, runCli, startCli } from './helpers/cli.js';
-import { createKey, fileHandler, loopback, serveEnv, startServe, type Loopback, type ServeProcess } from './helpers/serve.js';
+import { createKey, loopback, serveEnv, startServe, type Loopback, type ServeProcess } from './helpers/serve.js';
 import { SEEDED_CREATE, SEEDED_RANGE, seed, warmCache } from './helpers/seeded-cache.js';
 import { SAMPLE } from './helpers/cli.js';
 import { LocalClient } from '../src/client/local-client.js';
@@ -19,8 +20,36 @@ const ESC = '\x1b';
 
 interface Final { _id: string; status: string; failureReason?: string }
 
+/** Generous: this machine may be shared; what is checked never depends on speed. */
+const SLOW_MACHINE_MS = 400_000;
+
 let warm: string;
-beforeAll(async () => { warm = await warmCache(); }, 240_000);
+/** Serves the sample under any name; a name put in `held` gets no body until released (its request stays fetching). */
+let files: Loopback;
+const held = new Map<string, http.ServerResponse[]>();
+beforeAll(async () => {
+  warm = await warmCache();
+  files = await loopback((req, res) => {
+    const name = (req.url ?? '').slice(1);
+    res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': statSync(SAMPLE).size });
+    if (req.method === 'HEAD') return res.end();
+    const waiting = held.get(name);
+    if (waiting) waiting.push(res);
+    else createReadStream(SAMPLE).pipe(res);
+  });
+}, 240_000);
+afterAll(async () => { await files?.close(); });
+
+function hold(name: string): string {
+  held.set(name, []);
+  return `${files.url}/${name}`;
+}
+
+function release(name: string): void {
+  const waiting = held.get(name) ?? [];
+  held.delete(name);
+  for (const res of waiting) createReadStream(SAMPLE).pipe(res);
+}
 
 function seededEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'shorts-wait-'));
@@ -31,35 +60,34 @@ function seededEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 /** Starts `shorts wait` in its own process group, Ctrl-Cs it once it has shown progress, returns its result. */
 async function interruptedWait(ids: string[], env: NodeJS.ProcessEnv) {
   const run = startCli(['wait', ...ids], env, true);
-  const end = Date.now() + 60_000;
+  const end = Date.now() + 120_000;
   while (!/\(\d+%\)/.test(run.stderrSoFar()) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
-  process.kill(-run.child.pid!, 'SIGINT');
+  try { process.kill(-run.child.pid!, 'SIGINT'); } catch { /* already ended: the assertions say how */ }
   return run.done;
 }
 
 describe('remote: create --no-wait, then wait', () => {
   let serve: ServeProcess;
-  let files: Loopback;
   let env: NodeJS.ProcessEnv;
   beforeAll(async () => {
-    files = await loopback(fileHandler(SAMPLE));
     const senv = serveEnv({ SHORTS_WORKERS: '2' });
     seed(senv.SHORTS_DATA_DIR!, warm);
     serve = await startServe(senv);
-    const { key } = await createKey(senv);
-    env = cliEnv({ SHORTS_REMOTE: serve.api, SHORTS_API_KEY: key, SHORTS_POLL_INTERVAL_MS: '300' });
+    // Every status poll counts against the account's hourly limit (spec 8.2): a 429 would park wait for minutes.
+    const { key } = await createKey(senv, ['--hourly-limit', '2000', '--daily-limit', '20000']);
+    env = cliEnv({ SHORTS_REMOTE: serve.api, SHORTS_API_KEY: key, SHORTS_POLL_INTERVAL_MS: '500' });
   });
   afterAll(async () => {
     await serve?.kill();
-    await files?.close();
   });
 
   it('prints the id (or the create response), exits 0, and wait follows both to the end', async () => {
-    const args = ['create', '--file-url', `${files.url}/talk.mp4`, ...SEEDED_RANGE, '--max-shorts', '1', '--no-wait'];
-    const plain = await runCli(args, env);
+    const args = (url: string) => ['create', '--file-url', url, ...SEEDED_RANGE, '--max-shorts', '1', '--no-wait'];
+    // The first one's download is held: it is surely still running when its wait is interrupted.
+    const plain = await runCli(args(hold('remote-held.mp4')), env);
     expect(plain.code, plain.stderr).toBe(0);
     expect(plain.stdout).toMatch(ID_LINE);
-    const json = await runCli([...args, '--json'], env);
+    const json = await runCli([...args(`${files.url}/talk.mp4`), '--json'], env);
     expect(json.code, json.stderr).toBe(0);
     const created = JSON.parse(json.stdout) as { requestId: string; status: string; creditsUsed: number };
     expect(created).toMatchObject({ creditsUsed: 1 });
@@ -69,6 +97,7 @@ describe('remote: create --no-wait, then wait', () => {
     const stopped = await interruptedWait([ids[0]!], env);
     expect(stopped.code).toBe(130);
     expect(stopped.stdout).toMatch(new RegExp(`^${ids[0]} (queued|processing): still running, no longer waited for\\n$`));
+    release('remote-held.mp4');
 
     const waited = await runCli(['wait', ...ids, '--json'], env);
     expect(waited.code, waited.stderr).toBe(0);
@@ -79,12 +108,12 @@ describe('remote: create --no-wait, then wait', () => {
     expect(lines.code).toBe(1);
     expect(lines.stdout.split('\n').filter(Boolean).sort()).toEqual([`${ids[0]} completed`, `${unknown} error: ${lines.stdout.match(/error: (.*)/)![1]}`].sort());
     expect(lines.stdout).toMatch(new RegExp(`${unknown} error: .*not found`, 'i'));
-  });
+  }, SLOW_MACHINE_MS);
 });
 
 describe('local: create --no-wait runs in a detached runner, wait follows it', () => {
   it('id on stdout, nothing on stderr with --quiet; Ctrl-C in wait leaves the runner going; exit 1 when one failed; a killed runner\'s request is interrupted, an unclaimed one run', async () => {
-    const env = seededEnv();
+    const env = seededEnv({ SHORTS_ALLOW_PRIVATE_URLS: '1' });
     const ok = await runCli(['--quiet', 'create', ...SEEDED_CREATE, '--no-wait'], env);
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toMatch(ID_LINE);
@@ -98,15 +127,21 @@ describe('local: create --no-wait runs in a detached runner, wait follows it', (
     const badId = (JSON.parse(bad.stdout) as { requestId: string }).requestId;
     expect(bad.stderr).toMatch(/runs in the background \(process \d+, log .*runners/);
 
-    const stopped = await interruptedWait([okId], env);
+    // Ctrl-C in a wait that follows a runner (its download held, so surely still running) stops the wait only.
+    const slow = await runCli(['create', '--file-url', hold('local-held.mp4'), ...SEEDED_RANGE, '--max-shorts', '1', '--language', 'en', '--no-wait'], env);
+    const slowId = slow.stdout.trim();
+    const stopped = await interruptedWait([slowId], env);
     expect(stopped.code).toBe(130);
+    expect(stopped.stdout).toBe(`${slowId} processing: still running, no longer waited for\n`);
+    release('local-held.mp4');
 
-    const waited = await runCli(['wait', okId, badId], env);
+    const waited = await runCli(['wait', okId, badId, slowId], env);
     expect(waited.code).toBe(1);
     const lines = waited.stdout.split('\n').filter(Boolean);
     expect(lines).toContain(`${okId} completed`);
+    expect(lines).toContain(`${slowId} completed`);
     expect(lines).toContain(`${badId} failed: the video has no audio track, so there is no speech to find clips in`);
-    expect(lines).toHaveLength(2);
+    expect(lines).toHaveLength(3);
 
     // A runner killed -9 leaves its request to the next `wait`, which reports it interrupted (not run again).
     const doomed = await runCli(['create', ...SEEDED_CREATE, '--no-wait'], env);
@@ -143,5 +178,5 @@ describe('local: create --no-wait runs in a detached runner, wait follows it', (
     // clear upwards forever).
     const sizeless = execFileSync('script', ['-qec', `${process.execPath} ${BIN} wait ${okId}`, '/dev/null'], { env, encoding: 'utf8', timeout: 30_000 });
     expect(sizeless).toContain(`${okId} completed`);
-  });
+  }, SLOW_MACHINE_MS);
 });
