@@ -54,11 +54,12 @@ describe('planWindows', () => {
     }
   });
 
-  it('how many picks a window offers, and the automatic cap: 12 per started 20 minutes', () => {
+  it('how many picks a window offers, and the automatic cap: 12 per 20 minutes', () => {
     expect(picksPerWindow(null)).toBeNull();
     expect(picksPerWindow(5)).toBe(10);
     expect(automaticCap({ start: 0, end: 1200 })).toBe(MAX_AUTOMATIC_SHORTS);
-    expect(automaticCap({ start: 0, end: 1500 })).toBe(2 * MAX_AUTOMATIC_SHORTS);
+    expect(automaticCap({ start: 0, end: 1500 })).toBe(15);
+    expect(automaticCap({ start: 0, end: 1201 })).toBe(MAX_AUTOMATIC_SHORTS + 1);
     expect(automaticCap({ start: 0, end: 3600 })).toBe(3 * MAX_AUTOMATIC_SHORTS);
   });
 });
@@ -128,9 +129,9 @@ describe('mergeWindowPicks', () => {
     const merged = mergeWindowPicks([win(0, [70, 40, 20]), win(200, [22, 60])], opts(all, null));
     expect(merged.map((h) => h.viralScore)).toEqual([70, 60, 40]);
     expect(Math.min(...merged.map((h) => h.viralScore))).toBeGreaterThanOrEqual(AUTOMATIC_FLOOR);
-    // Many good picks: at most 12 per started 20 minutes of range (2000 s: 24).
+    // Many good picks: at most 12 per 20 minutes of range (1999.8 s: 20).
     const many = Array.from({ length: 3 }, (_, w) => win(w * 130, Array.from({ length: 12 }, () => 80)));
-    expect(mergeWindowPicks(many, opts(all, null))).toHaveLength(24);
+    expect(mergeWindowPicks(many, opts(all, null))).toHaveLength(20);
   });
 
   it('a window whose whole talk is shorter than the band does not put a stub beside full-length clips', () => {

@@ -52,11 +52,12 @@ export function picksPerWindow(maxShorts: number | null): number | null {
 }
 
 /**
- * Automatic mode over a long range: MAX_AUTOMATIC_SHORTS per started WINDOW_SECONDS (12 per 20 minutes),
- * the same density a request within the spec's window gets.
+ * Automatic mode over a long range: the density a request within the spec's window may get,
+ * MAX_AUTOMATIC_SHORTS per WINDOW_SECONDS (12 per 20 minutes: 15 for 25 minutes, 36 for an hour), never
+ * fewer than one window's. Proportional, not per started window: 1201 s is not worth twice 1200 s.
  */
 export function automaticCap(range: TimeRange): number {
-  return MAX_AUTOMATIC_SHORTS * Math.max(1, Math.ceil((range.end - range.start) / WINDOW_SECONDS - 1e-9));
+  return Math.max(MAX_AUTOMATIC_SHORTS, Math.ceil(MAX_AUTOMATIC_SHORTS * (range.end - range.start) / WINDOW_SECONDS - 1e-9));
 }
 
 export interface MergeOptions {
