@@ -2,13 +2,15 @@
 import os from 'node:os';
 
 /**
- * Local mode: each job already spreads whisper.cpp and ffmpeg over every core, so running several only
- * pays where one job leaves cores idle (probing, Node-side scoring and planning, the serial ends of each
- * stage). Measured with scripts/bench-batch.mjs (docs/benchmarks.md): see the figure there for the
- * chosen value. One job per two cores, at least one.
+ * Local mode: each job already spreads whisper.cpp and ffmpeg over every core, but one job alone leaves
+ * them idle part of the time (probing, Node-side scoring and planning, the serial ends of each stage).
+ * Measured with scripts/bench-batch.mjs on 2 cores (four 5-minute sources, 540x960, --max-shorts 2,
+ * docs/benchmarks.md): -j 1 65.5 items/hour (CPU 91 % busy), -j 2 93.4 items/hour (97 %): 1.43x the
+ * throughput, each item 33 % slower (55 -> 73 s). Two at once is the default; a single core gets one.
+ * More than two was not measured.
  */
 export function defaultLocalJobs(cores: number = os.availableParallelism()): number {
-  return Math.max(1, Math.floor(cores / 2));
+  return cores >= 2 ? 2 : 1;
 }
 
 /**

