@@ -74,7 +74,7 @@ describe('shorts create rejects bad input clearly', () => {
     [['--max-shorts', 'abc'], /"abc" is not a number/],
     [['--max-shorts', '13'], /maxShorts must be a whole number from 1 to 12/],
     [['--layout', 'stretch'], /Allowed choices are auto, fill, fit, square, split, screen\./],
-    [['--end', '30'], /window end - start must be from 60 to 1200 seconds/],
+    [['--end', '30'], /window end - start must be from 60 to 18000 seconds in local mode/],
     [['--bogus-flag'], /unknown option '--bogus-flag'/],
     [['--template-id', 'nope'], /templateId must be a 24-character hex id/],
     [['--meme-hook', '--meme-hook-name', 'No Such Meme'], /memeHookName "No Such Meme" is not in the meme-hook catalog/],

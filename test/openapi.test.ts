@@ -10,7 +10,7 @@ import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { JobStore, type ShortRecord } from '../src/engine/job-store.js';
 import { JobArtifacts } from '../src/engine/artifacts.js';
 import { createApiServer } from '../src/server/http-server.js';
@@ -22,6 +22,10 @@ import { CREATE_OPTIONS } from '../src/service/create-options.js';
 import { ERROR_CODES } from '../src/errors.js';
 import { Service } from '../src/service/service.js';
 import { video } from './helpers/media.js';
+import { fakePlatformEnv, startFakePlatform } from './helpers/fake-platforms/index.js';
+import { PostsService } from '../src/service/posts-service.js';
+import { Automation } from '../src/posts/automation.js';
+import { ConnectedAccounts } from '../src/posts/connected-accounts.js';
 
 type Json = unknown;
 type Obj = Record<string, Json>;
@@ -212,8 +216,11 @@ describe('the OpenAPI document is structurally valid OpenAPI 3.1', () => {
       'DELETE /shorts/{id}', 'GET /game-videos', 'GET /healthz', 'GET /media/{requestId}/{shortId}.jpg', 'GET /media/{requestId}/{shortId}.mp4', 'GET /meme-hooks', 'GET /music',
       'GET /openapi.json', 'GET /posts', 'GET /readyz', 'GET /shorts', 'GET /shorts/{id}', 'GET /shorts/{id}/export', 'GET /shorts/{id}/shorts/{shortId}/export',
       'GET /shorts/{id}/status', 'GET /templates', 'HEAD /media/{requestId}/{shortId}.jpg', 'HEAD /media/{requestId}/{shortId}.mp4', 'POST /shorts/create', 'POST /shorts/{id}/shorts/{shortId}/render',
-    ]);
-    for (const p of ['/healthz', '/readyz', '/media/{requestId}/{shortId}.mp4', '/media/{requestId}/{shortId}.jpg']) expect(paths[p]!.servers, p).toEqual([{ url: 'http://127.0.0.1:8080' }]);
+      // Issue 16: connected accounts, their automation rules, scheduling and cancelling posts, the OAuth redirect.
+      'DELETE /accounts/{accountId}', 'DELETE /accounts/{accountId}/automation/{ruleId}', 'DELETE /posts/{postId}', 'GET /accounts', 'GET /accounts/{accountId}',
+      'GET /accounts/{accountId}/automation', 'GET /oauth/callback', 'GET /posts/{postId}', 'POST /accounts', 'POST /accounts/connect', 'POST /accounts/{accountId}/automation', 'POST /posts',
+    ].sort());
+    for (const p of ['/healthz', '/readyz', '/media/{requestId}/{shortId}.mp4', '/media/{requestId}/{shortId}.jpg', '/oauth/callback']) expect(paths[p]!.servers, p).toEqual([{ url: 'http://127.0.0.1:8080' }]);
     expect(Object.keys(doc.webhooks as Obj).sort()).toEqual(['shorts.completed', 'shorts.failed']);
   });
 
@@ -375,8 +382,10 @@ describe('real responses of the server validate against the served document', ()
     accounts = new AccountStore(store.db);
     // No URL checks and no workers: requests stay queued and nothing leaves this machine.
     service = new Service(store, { mediaUrl: (s) => links!.url(s.requestId, s.id), thumbnailUrl: (s) => links!.thumbnailUrl(s.requestId, s.id), credits: accounts });
+    const posts = new PostsService(store);
+    const automation = new Automation(store, posts);
     server = createApiServer({
-      service, store, accounts, limiter: new RateLimiter(store.db),
+      service, store, accounts, limiter: new RateLimiter(store.db), posts, automation, publicUrl: () => base,
       get mediaLinks() { return links!; },
       openapi: () => openApiDocument({ serverUrl: `${base}/api/v1` }),
       readiness: async () => ({ ready: true, checks: { store: { ok: true, detail: 'sqlite ok' } } }),
@@ -524,6 +533,17 @@ describe('real responses of the server validate against the served document', ()
 
     for (const q of ['', '?limit=2&sortOrder=asc', '?status=completed&sortBy=updatedAt']) expect((await call('GET', '/shorts', `/shorts${q}`)).status).toBe(200);
     for (const q of ['', '?platform=video_site&date=published', `?requestId=${doneId}&source=manual&since=2026-01-01`]) expect((await call('GET', '/posts', `/posts${q}`)).status).toBe(200);
+    const ca = ConnectedAccounts.forStore(store).add(main.id, { platform: 'video_site', handle: 'chan', accessToken: 'at-x' });
+    const sp = await call('POST', '/posts', '/posts', { body: { shortId: okShort, platform: 'video_site', scheduledAt: '2030-01-01T09:00:00Z' } });
+    expect(sp.status).toBe(201);
+    const postId = data(sp).id as string;
+    expect((await call('GET', '/posts/{postId}', `/posts/${postId}`)).status).toBe(200);
+    expect((await call('DELETE', '/posts/{postId}', `/posts/${postId}`)).status).toBe(200);
+    expect((await call('DELETE', '/posts/{postId}', `/posts/${postId}`)).status).toBe(409);
+    const rule = await call('POST', '/accounts/{accountId}/automation', `/accounts/${ca.id}/automation`, { body: { minViralScore: 60, slots: ['09:00'], timezone: 'Europe/Paris' } });
+    expect(rule.status).toBe(201);
+    expect((await call('GET', '/accounts/{accountId}/automation', `/accounts/${ca.id}/automation`)).status).toBe(200);
+    expect((await call('DELETE', '/accounts/{accountId}/automation/{ruleId}', `/accounts/${ca.id}/automation/${data(rule).id}`)).status).toBe(200);
     expect((await call('GET', '/templates', '/templates')).status).toBe(200);
     for (const p of ['/music', '/meme-hooks', '/game-videos']) expect((await call('GET', p, `${p}?page=1&limit=5`)).status).toBe(200);
 
@@ -586,6 +606,30 @@ describe('real responses of the server validate against the served document', ()
     expect(details).toMatchObject({ retryAfter: expect.any(Number), reset: expect.any(String) });
     // One Retry-After header, equal to details.retryAfter (a duplicated header reads "313, 313").
     expect(limited.headers.get('retry-after')).toBe(String(details.retryAfter));
+  });
+
+  it('connected accounts: add, list, get, the consent start and its callback, remove', async () => {
+    const fake = await startFakePlatform('video_site');
+    for (const [k, v] of Object.entries(fakePlatformEnv(fake))) vi.stubEnv(k, v);
+    try {
+      const t = fake.issueTokens();
+      const added = await call('POST', '/accounts', '/accounts', { body: { platform: 'video_site', handle: '@someone', accessToken: t.accessToken, refreshToken: t.refreshToken, expiresIn: 3600 } });
+      expect(added.status).toBe(201);
+      const id = data(added).id as string;
+      expect((await call('GET', '/accounts', '/accounts?platform=video_site')).status).toBe(200);
+      expect((await call('GET', '/accounts/{accountId}', `/accounts/${id}`)).status).toBe(200);
+      expect((await call('GET', '/accounts/{accountId}', '/accounts/ca_nope')).status).toBe(404);
+      expect((await call('POST', '/accounts', '/accounts', { body: { platform: 'video_site', handle: 'x' } })).status).toBe(400);
+      const consent = data(await call('POST', '/accounts/connect', '/accounts/connect', { body: { platform: 'video_site' } }));
+      // The fake consent page answers 302 to the redirect URI with code and state, as if the user agreed.
+      const back = (await fetch(consent.authorizationUrl as string, { redirect: 'manual' })).headers.get('location')!;
+      expect((await call('GET', '/oauth/callback', back, { key: null })).status).toBe(200);
+      expect((await call('GET', '/oauth/callback', `${base}/oauth/callback?state=e30.AAAA&code=x`, { key: null })).status).toBe(400);
+      expect((await call('DELETE', '/accounts/{accountId}', `/accounts/${id}`)).status).toBe(200);
+    } finally {
+      vi.unstubAllEnvs();
+      await fake.close();
+    }
   });
 
   it('every operation of the document was answered with its success status above', () => {

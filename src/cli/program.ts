@@ -7,7 +7,10 @@ import { addCreateOptions, bodyFromFlags, createCommand } from './commands/creat
 import { cancelCommand, getCommand, listCommand, statusCommand } from './commands/requests.js';
 import { addEditOptions, editBodyFromFlags, editCommand } from './commands/edit.js';
 import { registerExportCommand } from './commands/export.js';
-import { catalogCommand, postsCommand, templatesCommand } from './commands/catalogs.js';
+import { catalogCommand, templatesCommand } from './commands/catalogs.js';
+import { registerPostsCommand } from './commands/posts.js';
+import { registerAccountsCommand } from './commands/accounts.js';
+import { registerBatchCommand } from './commands/batch.js';
 import { serveCommand, type ServeFlags } from './commands/serve.js';
 import { registerKeysCommand } from './commands/keys.js';
 import { registerConfigCommand } from './commands/config.js';
@@ -70,15 +73,13 @@ export function buildProgram(makeClient: ClientFactory, setExit: (code: number) 
     program.command(name).description(`list ${what}`).option('--page <n>', 'page number').option('--limit <n>', 'items per page (1-100)').option('--json', 'JSON output')
       .action((f: { json?: boolean; page?: string; limit?: string }) => withClient((c) => catalogCommand(c, kind, f))());
   }
-  program.command('posts').description('list social posts made from clips')
-    .option('--page <n>').option('--limit <n>').option('--status <s>').option('--platform <p>').option('--source <s>')
-    .option('--request-id <id>').option('--short-id <id>').option('--since <iso>').option('--until <iso>').option('--date <which>')
-    .option('--json', 'JSON output')
-    .action((f: Record<string, string | undefined> & { json?: boolean }) => withClient((c) => postsCommand(c, f))());
+  registerPostsCommand(program, withClient);
   program.command('mcp').description('serve every command above as tools of the Model Context Protocol over stdio, for AI agents (local or --remote)')
     // Loaded on use: the SDK (zod, ajv) would otherwise slow the start of every other command.
     .action(() => withClient(async (c) => (await import('./commands/mcp.js')).mcpCommand(c))());
   registerExportCommand(program, withClient);
+  registerAccountsCommand(program, withClient);
+  registerBatchCommand(program, withClient);
   registerWaitCommand(program, withClient);
   registerRunnerCommand(program, setExit);
   registerConfigCommand(program, setExit);

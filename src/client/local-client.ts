@@ -21,6 +21,8 @@ import type { ShortObject, StatusResponse } from '../service/api-types.js';
 import { exportLocal } from '../service/export-service.js';
 import type { ExportFormat } from '../export/formats.js';
 import { isAlive } from '../media/process.js';
+import { Automation } from '../posts/automation.js';
+import { PostsService } from '../service/posts-service.js';
 
 /** How often a foreground job looks for a cancel made by another `shorts` process. */
 const CANCEL_POLL_MS = 500;
@@ -164,6 +166,8 @@ export class LocalClient implements ShortsClient {
       await this.orchestrator(onModelDownload).run(id, controller.signal, {
         onStep: emit, onProgress: emit, onClipRendered: opts.onClipRendered,
       });
+      // Automation rules (issue 16) post a completed request's clips; idempotent, and `shorts posts run` sweeps too.
+      if (this.store.getRequest(id)?.status === 'completed') new Automation(this.store, new PostsService(this.store)).onRequestCompleted(id);
     } finally {
       runningHere.delete(id);
       clearInterval(poll);

@@ -363,7 +363,10 @@ async function checkLocalFile(req: CreateRequest, abs: string): Promise<TimeAdju
     throw e;
   }
   if (!info.hasVideo) throw new ShortsError('invalid_request', `${path.basename(abs)} has no video stream`);
-  return clampRange({ start: req.start, end: req.end }, info.durationSec).adjustment;
+  const { range, adjustment } = clampRange(req, info.durationSec);
+  // A whole recording: the stored range (and the queue estimate) is the file's, known now.
+  if (req.toSourceEnd) req.end = range.end;
+  return adjustment;
 }
 
 /** Before any job has finished here: 600 s of range took ~130-210 s on a 2-core machine (docs/benchmarks.md). */

@@ -1,4 +1,4 @@
-// templates, music, meme-hooks, game-videos, posts.
+// templates, music, meme-hooks, game-videos.
 import type { GameVideoItem, MemeHookItem, MusicTrackItem, Query, ShortsClient } from '../../client/shorts-client.js';
 import { EXIT } from '../cli-error.js';
 import { note, printJson, printPagination, printTable } from '../output.js';
@@ -30,21 +30,6 @@ export async function catalogCommand(client: ShortsClient, kind: 'music' | 'meme
   // image stays in --json, one wide column per row is as much as a terminal table holds.
   else if (kind === 'music') printTable(['name', 'duration (s)', 'url'], (r.items as MusicTrackItem[]).map((i) => [i.name, i.duration, i.url]));
   else printTable(['name', 'length (s)', 'video'], (r.items as (MemeHookItem | GameVideoItem)[]).map((i) => [i.name, i.video_duration, i.video]));
-  printPagination(r.pagination);
-  return EXIT.ok;
-}
-
-export async function postsCommand(client: ShortsClient, flags: PageFlags & Query): Promise<number> {
-  const q: Query = {};
-  for (const k of ['page', 'limit', 'status', 'platform', 'source', 'requestId', 'shortId', 'since', 'until', 'date'] as const) q[k] = flags[k];
-  const r = await client.posts(q);
-  if (flags.json) {
-    printJson({ data: r });
-    return EXIT.ok;
-  }
-  printTable(['id', 'platform', 'status', 'scheduled', 'published', 'url', 'title'], r.posts.map((p) => [
-    p.id, p.platform, p.status, p.scheduledAt, p.publishedAt, p.url, p.title,
-  ]));
   printPagination(r.pagination);
   return EXIT.ok;
 }
