@@ -9,7 +9,7 @@ import type { ShortsClient } from './shorts-client.js';
 import { dataDir } from './data-dir.js';
 import { Settings, type SavedSettings } from '../cli/config.js';
 import { CliError, EXIT } from '../cli/cli-error.js';
-import { note } from '../cli/output.js';
+import { note, progress } from '../cli/output.js';
 import { setting } from '../settings.js';
 import { ShortsError } from '../errors.js';
 
@@ -101,6 +101,6 @@ export function makeClient(flags: ConnectionFlags, env: NodeJS.ProcessEnv = proc
   const settled = (nonEmpty(flags.remote) ?? setting('SHORTS_REMOTE', env)) && (nonEmpty(flags.apiKey) ?? setting('SHORTS_API_KEY', env));
   const saved = settled ? {} : new Settings(env).all();
   const connection = resolveConnection(flags, env, saved);
-  if (connection.mode === 'local') return createClient({ dataDir: dataDir(env), log: note });
+  if (connection.mode === 'local') return createClient({ dataDir: dataDir(env), log: progress });
   return createClient({ baseUrl: connection.baseUrl, apiKey: connection.apiKey, pollIntervalMs: pollIntervalFromEnv(env), log: note });
 }

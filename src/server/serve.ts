@@ -24,6 +24,7 @@ import { RateLimiter } from './rate-limit.js';
 import { WebhookSender, type WebhookEvent } from './webhooks.js';
 import { mcpHttpHandler } from '../mcp/http-handler.js';
 import { setting } from '../settings.js';
+import { checkSecretKeySetting } from '../posts/secret-key.js';
 import { ConnectedAccounts } from '../posts/connected-accounts.js';
 import { PostsService } from '../service/posts-service.js';
 import { Automation } from '../posts/automation.js';
@@ -43,6 +44,8 @@ export interface ServeOptions {
 export interface RunningServer { url: string; server: http.Server; worker: Worker; store: JobStore; close(): Promise<void> }
 
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
+  // A malformed SHORTS_SECRET_KEY stops serve at start with the rule, not at the first account connected.
+  checkSecretKeySetting();
   const store = new JobStore(path.join(opts.dataDir, 'shorts.db'));
   const accounts = new AccountStore(store.db);
   const limiter = new RateLimiter(store.db);

@@ -9,7 +9,7 @@ import type { EditBody, ShortsClient } from '../../client/shorts-client.js';
 import type { ShortObject } from '../../service/api-types.js';
 import { captionEditsFromFlags } from '../../pipeline/caption-edits.js';
 import { CliError, EXIT } from '../cli-error.js';
-import { note, printJson } from '../output.js';
+import { note, printJson, progress } from '../output.js';
 import { attr, parseNumber } from './create.js';
 
 /**
@@ -84,7 +84,7 @@ export async function editCommand(client: ShortsClient, requestId: string, short
       signal: interrupt.signal,
       onProgress: (f) => {
         const pct = Math.floor(f * 10) * 10;
-        if (pct > shown) note(`rendering clip ${shortId}: ${(shown = pct)}%`);
+        if (pct > shown) progress(`rendering clip ${shortId}: ${(shown = pct)}%`);
       },
     });
   } finally {
