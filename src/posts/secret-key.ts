@@ -3,7 +3,7 @@
 // saved token (the accounts must be connected again), so a generated one is never silently replaced: a
 // file that does not hold a valid key is an error, not a reason to write a new one.
 import { randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createPrivateFileOnce, readTextIfExists } from '../private-file.js';
 import path from 'node:path';
 import { setting } from '../settings.js';
 
@@ -50,9 +50,8 @@ export interface SecretKeyOptions {
 export interface SecretKey { key: Buffer; source: 'env' | 'file'; file: string | null; generated: boolean }
 
 /**
- * SHORTS_SECRET_KEY, else `<dataDir>/secret.key`, created when missing. Creation writes a private temp file
- * (mode 0600 from the start, never a moment world-readable) and hard-links it into place: link fails when
- * the name exists, so of two processes starting at once exactly one key wins and both use it.
+ * SHORTS_SECRET_KEY, else `<dataDir>/secret.key`, created when missing. Created through
+ * createPrivateFileOnce: of two processes starting at once exactly one key wins and both use it.
  */
 export function loadSecretKey(opts: SecretKeyOptions): SecretKey {
   const fromEnv = setting('SHORTS_SECRET_KEY', opts.env);
@@ -60,30 +59,15 @@ export function loadSecretKey(opts: SecretKeyOptions): SecretKey {
   const file = path.join(opts.dataDir, SECRET_KEY_FILE);
   const existing = readKeyFile(file);
   if (existing) return { key: existing, source: 'file', file, generated: false };
-  mkdirSync(opts.dataDir, { recursive: true });
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  writeFileSync(tmp, `${randomBytes(KEY_BYTES).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
-  let generated = true;
-  try {
-    linkSync(tmp, file);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    generated = false; // another process won the race: its key is the key
-  } finally {
-    rmSync(tmp, { force: true });
-  }
+  // Another process may win the race: its key is the key.
+  const generated = createPrivateFileOnce(file, `${randomBytes(KEY_BYTES).toString('hex')}\n`);
   const key = readKeyFile(file);
   if (!key) throw new SecretKeyError(`${file} could not be read back`);
   return { key, source: 'file', file, generated };
 }
 
 function readKeyFile(file: string): Buffer | null {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw e;
-  }
+  const text = readTextIfExists(file);
+  if (text === null) return null;
   return parseSecretKey(text, `${file} (the generated SHORTS_SECRET_KEY; restore it from your backup, or set SHORTS_SECRET_KEY)`);
 }

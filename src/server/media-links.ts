@@ -4,7 +4,8 @@
 // so a link can be neither extended nor pointed at another clip, nor a clip's link turned into its
 // cover's. The secret lives in the data dir, so links handed out before a restart still work after it.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync } from 'node:fs';
+import { createPrivateFileOnce, readTextIfExists } from '../private-file.js';
 import path from 'node:path';
 
 export interface MediaLinksOptions {
@@ -110,30 +111,15 @@ export function loadOrCreateSecret(dataDir: string): Buffer {
   const file = path.join(dataDir, SECRET_FILE);
   const existing = readSecret(file);
   if (existing) return existing;
-  mkdirSync(dataDir, { recursive: true });
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  writeFileSync(tmp, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
-  try {
-    linkSync(tmp, file);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    // Another process won the race: use its secret.
-  } finally {
-    rmSync(tmp, { force: true });
-  }
+  createPrivateFileOnce(file, `${randomBytes(32).toString('base64')}\n`); // or another process's, if it won the race
   const secret = readSecret(file);
   if (!secret) throw new Error(`${file} could not be read back`);
   return secret;
 }
 
 function readSecret(file: string): Buffer | null {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw e;
-  }
+  const text = readTextIfExists(file);
+  if (text === null) return null;
   const secret = Buffer.from(text.trim(), 'base64');
   // A damaged file must not silently become a weak (or empty) key: say so and let the operator decide.
   if (secret.length < MIN_SECRET_BYTES)
