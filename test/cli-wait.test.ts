@@ -169,9 +169,12 @@ describe('local: create --no-wait runs in a detached runner, wait follows it', (
       expect(r.stdout.length).toBeGreaterThan(0);
       expect(r.stdout.includes(ESC), args.join(' ')).toBe(false);
     }
-    // On a terminal (a pty through script(1)): coloured by default, plain with NO_COLOR.
+    // On a terminal (a pty through script(1)): coloured by default, plain with NO_COLOR. The terminal is named
+    // and CI unset: cli-table3's colour library stays plain under CI=true or without TERM, as a CI runner has.
     const onTerminal = (extra: Record<string, string>) =>
-      execFileSync('script', ['-qec', `${process.execPath} ${BIN} list`, '/dev/null'], { env: { ...env, ...extra }, encoding: 'utf8' });
+      execFileSync('script', ['-qec', `${process.execPath} ${BIN} list`, '/dev/null'], {
+        env: { ...env, TERM: 'xterm-256color', CI: undefined, ...extra }, encoding: 'utf8',
+      });
     expect(onTerminal({}).includes(ESC)).toBe(true);
     expect(onTerminal({ NO_COLOR: '1' }).includes(ESC)).toBe(false);
     // A pty without a size (as script(1) gives in CI): plain progress, and wait ends (a spinner there used to
