@@ -8,6 +8,7 @@ import type { ClipEdit, CreateRequest } from '../service/create-request.js';
 import type { HeatmapPoint, ResolvedLayout, TimeAdjustment } from '../pipeline/types.js';
 import type { PostObject } from '../service/api-types.js';
 import type { PostsQuery } from '../service/list-query.js';
+import { postOfRow } from '../posts/post-store.js';
 
 export type RequestStatus = 'queued' | 'processing' | 'completed' | 'failed' | 'cancelled';
 export type Step = 'queued' | 'fetching_video' | 'transcribing_audio' | 'finding_highlights' | 'finalizing' | 'completed' | 'failed' | 'cancelled';
@@ -125,20 +126,6 @@ interface ShortRow {
   viral_score: number; start_ts: number; end_ts: number; duration: number; width: number; height: number;
   recompiling: number; error: number; error_message: string | null; file_path: string | null; layout: ResolvedLayout | null;
   edit: string | null; pending_edit: string | null; rerender_pid: number | null; edit_error: string | null;
-}
-
-interface PostRow {
-  id: string; platform: PostObject['platform']; status: PostObject['status']; scheduled_at: string; published_at: string | null;
-  url: string | null; short_id: string; request_id: string; title: string; account_handle: string; source: PostObject['source'];
-  error: string | null; error_code: string | null; retryable: number | null; created_at: string;
-}
-
-function toPost(r: PostRow): PostObject {
-  return {
-    id: r.id, platform: r.platform, status: r.status, scheduledAt: r.scheduled_at, publishedAt: r.published_at, url: r.url,
-    shortId: r.short_id, requestId: r.request_id, title: r.title, account: { handle: r.account_handle }, source: r.source,
-    error: r.error, errorCode: r.error_code, retryable: r.retryable === null ? null : r.retryable === 1, createdAt: r.created_at,
-  };
 }
 
 const now = () => new Date().toISOString();
@@ -376,13 +363,13 @@ export class JobStore {
     const params = { accountId, status: q.status, platform: q.platform, source: q.source, requestId: q.requestId, shortId: q.shortId, since: q.since, until: q.until };
     const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM posts WHERE ${clause}`).get(params) as { n: number }).n;
     const rows = this.db.prepare(`SELECT * FROM posts WHERE ${clause} ORDER BY ${column} DESC, id DESC LIMIT @limit OFFSET @offset`)
-      .all({ ...params, limit: q.limit, offset: (q.page - 1) * q.limit }) as PostRow[];
-    return { items: rows.map(toPost), total };
+      .all({ ...params, limit: q.limit, offset: (q.page - 1) * q.limit }) as unknown[];
+    return { items: rows.map(postOfRow), total };
   }
 
   /** Posts made from one clip (for the `posts` array of a Short object). */
   postsForShort(shortId: string): PostObject[] {
-    return (this.db.prepare('SELECT * FROM posts WHERE short_id = ? ORDER BY scheduled_at DESC, id DESC').all(shortId) as PostRow[]).map(toPost);
+    return (this.db.prepare('SELECT * FROM posts WHERE short_id = ? ORDER BY scheduled_at DESC, id DESC').all(shortId) as unknown[]).map(postOfRow);
   }
 
   /** Takes the oldest queued API request for this process (atomic: two workers never take the same one). */

@@ -54,6 +54,11 @@ function toRecord(r: Row): PostRecord {
   };
 }
 
+/** The API's Post object (spec 2.4) of a row of the posts table (JobStore's lists read through this too). */
+export function postOfRow(row: unknown): PostObject {
+  return postObject(toRecord(row as Row));
+}
+
 /** The API's Post object (spec 2.4) of a record. */
 export function postObject(p: PostRecord): PostObject {
   return {
