@@ -64,6 +64,19 @@ describe('shorts create, interactive', () => {
     await client.cancel(created.requestId);
   });
 
+  it('locally, a file\'s range may be left empty: the whole recording, which the service accepts', async () => {
+    const ask = scripted({ 'Video': SAMPLE, 'Start': undefined, 'End': undefined, 'Burn in captions': false });
+    const body = await askForCreateOptions(client, ask, { wholeFile: true });
+    expect(body).toEqual({ file: SAMPLE, preferredLength: 'under60sec', layout: 'auto', captionsEnabled: false });
+    const created = await client.create(body);
+    const detail = await client.get(created.requestId);
+    expect([detail.start, Math.round(detail.end!)]).toEqual([0, 80]);
+    await client.cancel(created.requestId);
+    // A URL keeps the window questions of the spec (its source's length is not known before fetching).
+    const url = await askForCreateOptions(client, scripted({ 'Video': 'https://cdn.example.com/talk.mp4', 'What kind': 'fileUrl' }), { wholeFile: true });
+    expect(url).toMatchObject({ start: 0, end: 600 });
+  });
+
   it('asks nothing about styles or extras that were not chosen', async () => {
     const ask = scripted({ 'Video': 'https://cdn.example.com/talk.mp4', 'What kind': 'fileUrl', 'Burn in captions': false });
     const body = await askForCreateOptions(client, ask);

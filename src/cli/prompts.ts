@@ -31,7 +31,11 @@ type Extra = (typeof EXTRAS)[number]['value'];
 /** Sentinel of the "random" choice; never sent (an omitted name means random in the spec). */
 const RANDOM = '\u0000random';
 
-export async function askForCreateOptions(catalogs: Catalogs, ask: Prompter = TERMINAL): Promise<Record<string, unknown>> {
+/**
+ * `wholeFile`: the engine here takes a file without a range as the whole recording (local mode, issue 15),
+ * so the range questions may be left empty; a remote instance keeps the spec's 60-1200 s window rule.
+ */
+export async function askForCreateOptions(catalogs: Catalogs, ask: Prompter = TERMINAL, opts: { wholeFile?: boolean } = {}): Promise<Record<string, unknown>> {
   const source = await ask.input({ message: 'Video (a file path, a video file URL, or a video page URL):', required: true });
   const body: Record<string, unknown> = {};
   if (/^https?:\/\//i.test(source)) {
@@ -43,8 +47,15 @@ export async function askForCreateOptions(catalogs: Catalogs, ask: Prompter = TE
   } else {
     body.file = source;
   }
-  body.start = await ask.number({ message: 'Start (seconds):', default: 0, min: 0, required: true });
-  body.end = await ask.number({ message: 'End (seconds, 60-1200 after the start):', default: Number(body.start) + 600, min: 1, required: true });
+  if (opts.wholeFile && body.file !== undefined) {
+    const start = await ask.number({ message: 'Start (seconds, empty = the beginning):', min: 0, required: false });
+    const end = await ask.number({ message: 'End (seconds, empty = the end of the video):', min: 1, required: false });
+    if (start !== undefined) body.start = start;
+    if (end !== undefined) body.end = end;
+  } else {
+    body.start = await ask.number({ message: 'Start (seconds):', default: 0, min: 0, required: true });
+    body.end = await ask.number({ message: 'End (seconds, 60-1200 after the start):', default: Number(body.start) + 600, min: 1, required: true });
+  }
   body.preferredLength = await ask.select({ message: 'Preferred clip length:', default: 'under60sec', choices: PREFERRED_LENGTHS.map((v) => ({ value: v })) });
   const max = await ask.number({ message: 'Maximum number of clips (1-12, empty = automatic):', min: 1, max: 12, required: false });
   if (max !== undefined) body.maxShorts = max;

@@ -79,7 +79,7 @@ export interface CreateFlags { json?: boolean; out?: string; wait?: boolean; [k:
 export async function createCommand(client: ShortsClient, body: Record<string, unknown>, flags: CreateFlags): Promise<number> {
   if (Object.keys(body).length === 0) {
     if (!process.stdin.isTTY || !process.stderr.isTTY) throw new CliError('give a source (--file, --file-url or --url; remote mode also needs --start and --end); see `shorts create --help`', EXIT.usage);
-    Object.assign(body, await askForCreateOptions(client));
+    Object.assign(body, await askForCreateOptions(client, undefined, { wholeFile: client instanceof LocalClient }));
     if (body.file !== undefined && body.language === undefined) body.language = 'auto';
   }
   // The API keeps the spec's range rule; local mode covers whole recordings (issue 15, remote-range.ts).
