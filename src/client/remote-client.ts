@@ -18,6 +18,7 @@ import type {
 import type { RequestStatus } from '../engine/job-store.js';
 import { ERROR_CODES, ShortsError, type ErrorCode } from '../errors.js';
 import { exportRemote } from './export-remote.js';
+import { PollPacer } from './poll-pacer.js';
 import type { ExportFormat } from '../export/formats.js';
 
 /** Spec 4.3: poll every 10 seconds, give up after about 45 minutes. */
@@ -80,6 +81,8 @@ export class RemoteClient implements ShortsClient {
   readonly pollIntervalMs: number;
   private readonly timeoutMs: number;
   private readonly log: (line: string) => void;
+  /** Shared by every wait of this client: their polls together stay within the account's hourly budget. */
+  private readonly pacer = new PollPacer();
 
   constructor(private readonly opts: RemoteClientOptions) {
     this.baseUrl = apiBaseUrl(opts.baseUrl);
@@ -124,7 +127,9 @@ export class RemoteClient implements ShortsClient {
         ...(method === 'POST' ? { timeout: { connect: 15_000, response: 180_000 } } : {}),
       });
       body = response.body;
+      this.pacer.observe(response.headers);
     } catch (e) {
+      if (e instanceof HTTPError) this.pacer.observe(e.response.headers);
       throw this.describe(e);
     }
     const data = (body as { data?: unknown } | null)?.data;
@@ -176,30 +181,51 @@ export class RemoteClient implements ShortsClient {
       opts.cancelOnAbort === false ? (last ? Promise.resolve(last) : this.status(id)) : this.cancelForWait(id, last);
     const deadline = Date.now() + this.timeoutMs;
     let last: StatusResponse | undefined;
-    for (;;) {
-      if (signal?.aborted) return stop(last);
-      let delayMs = this.pollIntervalMs;
-      try {
-        last = await this.status(id, signal);
-        opts.onStatus?.(last);
-        if (TERMINAL.has(last.status)) return last;
-      } catch (e) {
-        if (signal?.aborted) return stop(last);
-        if (!(e instanceof ShortsError && e.code === 'rate_limit_exceeded')) throw e;
-        const retryAfter = Number(e.details?.retryAfter);
-        delayMs = Math.max(1, Number.isFinite(retryAfter) ? Math.ceil(retryAfter) : 1) * 1000;
-        this.log(`rate limited by the server; checking request ${id} again in ${delayMs / 1000} s`);
+    const leave = this.pacer.enter();
+    try {
+      for (;;) {
+        if (signal?.aborted) return await stop(last);
+        let next;
+        try {
+          next = await this.poll(id, signal, opts, deadline, last);
+        } catch (e) {
+          if (signal?.aborted) return await stop(last);
+          throw e;
+        }
+        if ('done' in next) return next.done;
+        last = next.last;
+        try {
+          await sleep(next.delayMs, undefined, { signal });
+        } catch {
+          return await stop(last);
+        }
       }
-      if (Date.now() + delayMs > deadline) {
-        throw new Error(`gave up waiting for request ${id} after ${Math.round(this.timeoutMs / 60_000)} minutes; `
-          + `it is still ${last?.status ?? 'unknown'} on the server (check later with \`shorts status ${id}\`)`);
-      }
-      try {
-        await sleep(delayMs, undefined, { signal });
-      } catch {
-        return stop(last);
-      }
+    } finally {
+      leave();
     }
+  }
+
+  /** One status check of `wait`: the final status, or the latest one and how long to sleep before the next. */
+  private async poll(id: string, signal: AbortSignal | undefined, opts: WaitOptions, deadline: number, previous: StatusResponse | undefined):
+    Promise<{ done: StatusResponse } | { last: StatusResponse | undefined; delayMs: number }> {
+    let last = previous;
+    let delayMs: number;
+    try {
+      last = await this.status(id, signal);
+      opts.onStatus?.(last);
+      if (TERMINAL.has(last.status)) return { done: last };
+      delayMs = this.pacer.delayMs(this.pollIntervalMs);
+    } catch (e) {
+      if (signal?.aborted || !(e instanceof ShortsError && e.code === 'rate_limit_exceeded')) throw e;
+      const retryAfter = Number(e.details?.retryAfter);
+      delayMs = Math.max(1, Number.isFinite(retryAfter) ? Math.ceil(retryAfter) : 1) * 1000;
+      this.log(`rate limited by the server; checking request ${id} again in ${delayMs / 1000} s`);
+    }
+    if (Date.now() + delayMs > deadline) {
+      throw new Error(`gave up waiting for request ${id} after ${Math.round(this.timeoutMs / 60_000)} minutes; `
+        + `it is still ${last?.status ?? 'unknown'} on the server (check later with \`shorts status ${id}\`)`);
+    }
+    return { last, delayMs };
   }
 
   /** Ctrl-C while waiting cancels the request on the server, as it does locally. */
@@ -242,13 +268,23 @@ export class RemoteClient implements ShortsClient {
   /** Polls the request (at the status interval) until the clip's `recompiling` is false. */
   async waitRerender(id: string, shortId: string, opts: RerenderWaitOptions = {}): Promise<ShortObject> {
     const deadline = Date.now() + this.timeoutMs;
+    const leave = this.pacer.enter();
+    try {
+      return await this.pollRerender(id, shortId, opts, deadline);
+    } finally {
+      leave();
+    }
+  }
+
+  private async pollRerender(id: string, shortId: string, opts: RerenderWaitOptions, deadline: number): Promise<ShortObject> {
     for (;;) {
-      let delayMs = this.pollIntervalMs;
+      let delayMs: number;
       try {
         const detail = await this.call<RequestDetail>('GET', `shorts/${encodeURIComponent(id)}`, { signal: opts.signal });
         const short = detail.shorts.find((s) => s.id === shortId);
         if (!short) throw new ShortsError('resource_not_found', `request ${id} has no clip ${shortId}`);
         if (!short.recompiling) return short;
+        delayMs = this.pacer.delayMs(this.pollIntervalMs);
       } catch (e) {
         if (!(e instanceof ShortsError && e.code === 'rate_limit_exceeded')) throw e;
         const retryAfter = Number(e.details?.retryAfter);
