@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobStore } from '../src/engine/job-store.js';
 import { AccountStore } from '../src/service/accounts.js';
 import { Service } from '../src/service/service.js';
+import { PostsService } from '../src/service/posts-service.js';
 import { RateLimiter } from '../src/server/rate-limit.js';
 import { serviceBackend } from '../src/mcp/http-handler.js';
 import { createMcpServer } from '../src/mcp/server.js';
@@ -27,7 +28,7 @@ beforeAll(async () => {
   const limiter = new RateLimiter(store.db, { limiters: { videoCreation: { limit: 2, windowSec: 60 }, statusCheck: { limit: 2, windowSec: 60 } } });
   const account = accounts.createAccount({ email: 'agent@example.com', credits: 5 });
   const auth = accounts.authenticate(accounts.createKey(account.id).key);
-  const backend = serviceBackend(new Service(store, { credits: accounts }), auth, (a, name) => {
+  const backend = serviceBackend(new Service(store, { credits: accounts }), new PostsService(store), auth, (a, name) => {
     const r = limiter.check(a.keyId, a.account, name);
     if (r.error) throw r.error;
   });

@@ -12,6 +12,8 @@ import type { LimiterName } from '../server/rate-limit.js';
 import { createMcpServer } from './server.js';
 import type { McpBackend } from './tools.js';
 import { exportLocal } from '../service/export-service.js';
+import type { PostsService } from '../service/posts-service.js';
+import { ConnectedAccounts } from '../posts/connected-accounts.js';
 
 /** As the API's JSON bodies. */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -19,7 +21,7 @@ const MAX_BODY_BYTES = 1024 * 1024;
 const POLL_MS = 1000;
 
 /** The ShortsClient operations for one account over the Service, as the HTTP routes call them. */
-export function serviceBackend(service: Service, auth: AuthContext, limit: RateLimit = () => {}): McpBackend {
+export function serviceBackend(service: Service, posts: PostsService, auth: AuthContext, limit: RateLimit = () => {}): McpBackend {
   const { account } = auth;
   const subscribed = () => {
     if (!account.subscriptionActive) throw new ShortsError('subscription_required', 'this account has no active subscription');
@@ -51,13 +53,20 @@ export function serviceBackend(service: Service, auth: AuthContext, limit: RateL
       subscribed();
       return service.posts(account, q);
     }),
+    // As GET /accounts, POST /posts and DELETE /posts/:id.
+    connectedAccounts: limited('standard', async (platform) => ConnectedAccounts.forStore(service.store).list(account.id, platform)),
+    schedulePost: limited('standard', async (body) => {
+      subscribed();
+      return posts.schedule(account, body);
+    }),
+    cancelPost: limited('standard', async (id) => posts.cancel(account, id)),
   };
 }
 
 /** Counts one call against a limiter; throws the 429 error (rate_limit_exceeded, retryAfter) when it is spent. */
 export type RateLimit = (auth: AuthContext, limiter: LimiterName) => void;
 
-export interface McpHttpDeps { service: Service; limit: RateLimit; log: (line: string) => void }
+export interface McpHttpDeps { service: Service; posts: PostsService; limit: RateLimit; log: (line: string) => void }
 
 export function mcpHttpHandler(deps: McpHttpDeps): (req: http.IncomingMessage, res: http.ServerResponse, auth: AuthContext) => Promise<void> {
   return async (req, res, auth) => {
@@ -68,7 +77,7 @@ export function mcpHttpHandler(deps: McpHttpDeps): (req: http.IncomingMessage, r
       res.end(body);
       return;
     }
-    const server = createMcpServer(serviceBackend(deps.service, auth, deps.limit), { mode: 'serve', pollMs: POLL_MS, exposeInternalErrors: false, log: deps.log });
+    const server = createMcpServer(serviceBackend(deps.service, deps.posts, auth, deps.limit), { mode: 'serve', pollMs: POLL_MS, exposeInternalErrors: false, log: deps.log });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, maxRequestBodySize: MAX_BODY_BYTES });
     // When the client goes away (or the answer is sent), stop a wait_for_request still polling.
     res.on('close', () => {

@@ -6,6 +6,8 @@
 import type { LocalClient } from '../client/local-client.js';
 import type { CreateResponse } from '../service/api-types.js';
 import type { McpBackend } from './tools.js';
+import { postsClient } from '../client/posts-client.js';
+import { postsBackend } from './client-backend.js';
 
 export const INTERRUPTED = 'interrupted: the MCP server (`shorts mcp`) running this request stopped before it finished';
 
@@ -21,6 +23,7 @@ export class LocalJobRunner {
   /** The ShortsClient operations, with create starting the job in the background. */
   backend(): McpBackend {
     const c = this.client;
+    const posts = postsClient(c);
     return {
       create: async (body: Record<string, unknown>): Promise<CreateResponse> => {
         const created = await c.create(body);
@@ -43,6 +46,7 @@ export class LocalJobRunner {
         return accepted;
       },
       exportShort: (id, shortId, format) => c.exportShort(id, shortId, format),
+      ...postsBackend(c, posts),
     };
   }
 

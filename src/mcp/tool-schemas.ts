@@ -98,7 +98,8 @@ export function createInputSchema(localFiles: boolean): ObjectSchema {
     type: 'object',
     additionalProperties: false,
     properties,
-    required: ['start', 'end'],
+    // Locally a file without a range is the whole recording (issue 15); the API keeps the spec's required range.
+    ...(localFiles ? {} : { required: ['start', 'end'] }),
   };
 }
 
@@ -112,9 +113,15 @@ export const SHORT_ID_INPUT: ObjectSchema = {
   required: ['requestId', 'shortId'],
 };
 
+/** A tool input made of an OpenAPI request body (same fields, types, limits and required ones). */
+export function requestBodyInputSchema(name: string): ObjectSchema {
+  const body = openApi().components.requestBodies[name]?.content['application/json']?.schema;
+  if (!body) throw new Error(`MCP tool schemas: no OpenAPI request body named ${name}`);
+  return { ...asObjectSchema(inline(body), name), type: 'object', additionalProperties: false };
+}
+
 /** The re-render tool's input: the two ids and the body of POST /shorts/{id}/shorts/{shortId}/render, from the OpenAPI document. */
 export function renderInputSchema(): ObjectSchema {
-  const body = openApi().components.requestBodies.RenderShortRequest?.content['application/json']?.schema;
-  const s = asObjectSchema(inline(body), 'RenderShortRequest');
-  return { ...s, type: 'object', additionalProperties: false, properties: { ...SHORT_ID_INPUT.properties, ...s.properties }, required: ['requestId', 'shortId'] };
+  const s = requestBodyInputSchema('RenderShortRequest');
+  return { ...s, properties: { ...SHORT_ID_INPUT.properties, ...s.properties }, required: ['requestId', 'shortId'] };
 }

@@ -4,15 +4,23 @@
 // that read text only.
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { ShortsClient, Query } from '../client/shorts-client.js';
-import type { RequestDetail, StatusResponse } from '../service/api-types.js';
+import type { PostObject, RequestDetail, StatusResponse } from '../service/api-types.js';
+import type { ConnectedAccount } from '../posts/connected-accounts.js';
+import { PLATFORMS, type Platform } from '../publish/types.js';
 import { TERMINAL } from '../engine/job-store.js';
 import { ShortsError } from '../errors.js';
-import { REQUEST_ID_INPUT, createInputSchema, outputSchema, queryInputSchema, renderInputSchema, type ObjectSchema } from './tool-schemas.js';
+import { REQUEST_ID_INPUT, createInputSchema, outputSchema, queryInputSchema, renderInputSchema, requestBodyInputSchema, type ObjectSchema } from './tool-schemas.js';
 import { EXPORT_FORMATS } from '../export/formats.js';
 
 /** What the tools call: the ShortsClient operations, whoever implements them. */
 export type McpBackend = Pick<ShortsClient, 'create' | 'status' | 'get' | 'list' | 'cancel' | 'templates' | 'music' | 'memeHooks' | 'gameVideos' | 'posts'
   | 'rerender' | 'exportShort'> & {
+  /** Connected platform accounts, oldest first (issue 16). */
+  connectedAccounts(platform?: Platform): Promise<ConnectedAccount[]>;
+  /** POST /posts: a clip scheduled on a connected account. */
+  schedulePost(body: Record<string, unknown>): Promise<PostObject>;
+  /** DELETE /posts/:id. */
+  cancelPost(id: string): Promise<PostObject>;
   /**
    * The status reads of wait_for_request after its first: in-process on serve they are not API calls, so
    * they do not count against the caller's limits (the tool call was counted once). Absent: `status`.
@@ -147,6 +155,20 @@ export function buildTools(mode: McpMode): ToolDef[] {
     },
   };
   const source = mode === 'local' ? 'exactly one of file, url or fileUrl' : 'exactly one of url or fileUrl';
+  const scheduleInput = requestBodyInputSchema('SchedulePostRequest');
+  const accountsInput: ObjectSchema = {
+    type: 'object', additionalProperties: false,
+    properties: { platform: { type: 'string', enum: [...PLATFORMS], description: 'only accounts of this platform' } },
+  };
+  const postIdInput: ObjectSchema = {
+    type: 'object', additionalProperties: false,
+    properties: { postId: { type: 'string', minLength: 1, description: 'the id schedule_post or list_posts gave' } },
+    required: ['postId'],
+  };
+  // Who publishes a scheduled post when its time comes.
+  const publisher = mode === 'local'
+    ? 'In local mode nothing publishes by itself: `shorts posts run --watch` (or `shorts serve` on the same data folder) does.'
+    : 'The server publishes it at its time.';
   const renderInput = renderInputSchema();
   const exportInput: ObjectSchema = {
     type: 'object',
@@ -164,7 +186,10 @@ export function buildTools(mode: McpMode): ToolDef[] {
       name: 'create_shorts',
       title: 'Create short clips from a video',
       description: `Creates vertical, captioned short clips from a range of a long video: ${source}, plus start and end in seconds `
-        + '(end - start between 60 and 1200). Every other field is an option with the default shown in the schema. '
+        + (mode === 'local'
+          ? '(end - start between 60 and 18000; with file, leave both out for the whole recording, ranked as one). '
+          : '(end - start between 60 and 1200). ')
+        + 'Every other field is an option with the default shown in the schema. '
         + `${CREATE_DESCRIPTIONS[mode]} Then call wait_for_request or get_status, and get_request for the clips.`,
       inputSchema: createInput,
       outputSchema: outputSchema('CreateResponse'),
@@ -286,6 +311,51 @@ export function buildTools(mode: McpMode): ToolDef[] {
         const r = await backend.posts(toQuery(args));
         const lines = r.posts.map((p) => `${p.id} ${p.platform} ${p.status} ${p.scheduledAt} ${p.url ?? ''} ${p.title}`);
         return { structured: { ...r }, summary: [...lines, pageLine(r.pagination)].join('\n') };
+      },
+    },
+    {
+      name: 'list_connected_accounts',
+      title: 'Connected platform accounts',
+      description: 'The platform accounts clips can be posted to (connected with `shorts accounts connect` or the API), with their id for '
+        + 'schedule_post and whether their token still works (status expired: connect it again).',
+      inputSchema: accountsInput,
+      outputSchema: outputSchema('ConnectedAccountList'),
+      annotations: { readOnlyHint: true, openWorldHint: false },
+      async run(args, { backend }) {
+        checkKnown(args, accountsInput);
+        if (args.platform !== undefined && !PLATFORMS.includes(args.platform as Platform))
+          throw new ShortsError('invalid_request', `platform must be one of ${PLATFORMS.join(', ')}`, { field: 'platform' });
+        const accounts = await backend.connectedAccounts(args.platform as Platform | undefined);
+        const lines = accounts.map((a) => `${a.id} ${a.platform} @${a.handle} ${a.status}`);
+        return { structured: { accounts }, summary: lines.length ? lines.join('\n') : 'no connected accounts' };
+      },
+    },
+    {
+      name: 'schedule_post',
+      title: 'Post a clip to a platform',
+      description: 'Schedules one finished clip (shortId from get_request) on a connected account (accountId from list_connected_accounts, '
+        + 'or platform and handle) at scheduledAt (ISO 8601; now when left out), with a title and description within the platform\'s limits. '
+        + `${publisher} Follow it with list_posts; cancel_post while it is still scheduled.`,
+      inputSchema: scheduleInput,
+      outputSchema: outputSchema('Post'),
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+      async run(args, { backend }) {
+        checkKnown(args, scheduleInput);
+        const p = await backend.schedulePost(args);
+        return { structured: { ...p }, summary: `post ${p.id}: ${p.platform} @${p.account.handle} ${p.status} at ${p.scheduledAt}` };
+      },
+    },
+    {
+      name: 'cancel_post',
+      title: 'Cancel a scheduled post',
+      description: 'Cancels a post that has not started publishing (a post being uploaded or already published cannot be: post_not_cancelable).',
+      inputSchema: postIdInput,
+      outputSchema: outputSchema('Post'),
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+      async run(args, { backend }) {
+        checkKnown(args, postIdInput);
+        const p = await backend.cancelPost(str(args, 'postId'));
+        return { structured: { ...p }, summary: `post ${p.id} ${p.status}` };
       },
     },
     {

@@ -113,7 +113,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     readiness: () => readiness(store, opts.dataDir),
     log: opts.log,
     mcp: mcpHttpHandler({
-      service, log: opts.log,
+      service, posts, log: opts.log,
       limit: (auth, name) => { const r = limiter.check(auth.keyId, auth.account, name); if (r.error) throw r.error; },
     }),
   });

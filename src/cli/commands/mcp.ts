@@ -6,6 +6,7 @@ import type { ShortsClient } from '../../client/shorts-client.js';
 import { LocalClient } from '../../client/local-client.js';
 import { createMcpServer } from '../../mcp/server.js';
 import { LocalJobRunner } from '../../mcp/local-runner.js';
+import { clientBackend } from '../../mcp/client-backend.js';
 import { DEFAULT_POLL_INTERVAL_MS, RemoteClient } from '../../client/remote-client.js';
 import { EXIT } from '../cli-error.js';
 import { note } from '../output.js';
@@ -19,7 +20,7 @@ const LOCAL_POLL_MS = 1000;
 export async function mcpCommand(client: ShortsClient): Promise<number> {
   const local = client instanceof LocalClient ? client : null;
   const runner = local ? new LocalJobRunner(local, note) : null;
-  const server = createMcpServer(runner ? runner.backend() : client, {
+  const server = createMcpServer(runner ? runner.backend() : clientBackend(client), {
     mode: runner ? 'local' : 'remote',
     pollMs: runner ? LOCAL_POLL_MS : client instanceof RemoteClient ? client.pollIntervalMs : DEFAULT_POLL_INTERVAL_MS,
     exposeInternalErrors: true,
