@@ -1,12 +1,17 @@
 // What the posts tests share (issue 16): a live `shorts serve` pointed at the fake platforms, an API key,
 // one small completed request (a clip of the sample talk, rendered at 360x640 so every platform's
 // minimum size holds), and connected accounts holding tokens the fakes issued.
+// These tests are about posting a clip, not about making it: the serve's data dir starts with the sample's
+// 0-60 s transcript (seeded-cache.ts, made once per machine), and the clip is the cheapest render that is
+// still a real one (fit layout: no face detection; no captions; a solid background).
 import type { ConnectedAccount } from '../../src/posts/connected-accounts.js';
 import type { Platform } from '../../src/publish/types.js';
 import type { PostObject, RequestDetail } from '../../src/service/api-types.js';
 import type { FakePlatform } from './fake-platforms/fake-server.js';
 import { SAMPLE } from './cli.js';
-import { api, createKey, fileHandler, loopback, serveEnv, startServe, until, type Loopback, type ServeProcess } from './serve.js';
+import { issueKey } from './issue-key.js';
+import { seed, warmCache } from './seeded-cache.js';
+import { api, fileHandler, loopback, serveEnv, startServe, until, type Loopback, type ServeProcess } from './serve.js';
 
 export const PLATFORM_URL_SETTING: Record<Platform, string> = {
   video_site: 'SHORTS_PLATFORM_URL_VIDEO_SITE',
@@ -23,7 +28,7 @@ export function postsEnv(fakes: Partial<Record<Platform, FakePlatform>>, extra: 
 /** A request of the sample talk's first minute (one clip unless asked), completed through the serve's API. */
 export async function completedRequest(serve: ServeProcess, key: string, cdn: Loopback, maxShorts = 1): Promise<RequestDetail> {
   const created = await api(serve.api, key, 'POST', '/shorts/create',
-    { fileUrl: `${cdn.url}/talk.mp4`, start: 0, end: 60, maxShorts, preferredLength: 'under30sec' });
+    { fileUrl: `${cdn.url}/talk.mp4`, start: 0, end: 60, maxShorts, preferredLength: 'under30sec', layout: 'fit', captionsEnabled: false, blurBackground: false });
   if (created.status !== 202) throw new Error(`create: ${created.status} ${created.text}`);
   const id = created.json.data.requestId as string;
   const status = await until(() => api(serve.api, key, 'GET', `/shorts/${id}/status`), (r) => ['completed', 'failed'].includes(r.json?.data?.status), 240_000, 250);
@@ -57,7 +62,8 @@ export interface PostsServe { serve: ServeProcess; key: string; cdn: Loopback; e
 
 export async function startPostsServe(fakes: Partial<Record<Platform, FakePlatform>>, extra: Record<string, string> = {}): Promise<PostsServe> {
   const env = postsEnv(fakes, extra);
-  const { key } = await createKey(env, ['--hourly-limit', '2000', '--daily-limit', '20000']);
+  seed(env.SHORTS_DATA_DIR!, await warmCache());
+  const { key } = issueKey(env, { hourlyLimit: 2000, dailyLimit: 20000 });
   const cdn = await loopback(fileHandler(SAMPLE));
   const serve = await startServe(env);
   // close() stops the serve running then (a test may have replaced a killed one).
