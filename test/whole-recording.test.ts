@@ -1,13 +1,14 @@
 // Whole recordings (issue 15): `shorts create --file` with no range covers the whole file, longer than
-// the spec's 1200 s window. A 25-minute source with real speech near its start and near its end (so the
-// two detection windows each hold one talk): one whisper.cpp run (a wrapper logs every run, as in
+// the spec's 1200 s window. A 20.5-minute source (just past one window: whisper.cpp hears all of it, so its
+// length is what this file costs) with real speech before and after the middle (so the two detection
+// windows each hold one talk): one whisper.cpp run (a wrapper logs every run, as in
 // edit.test.ts), clips from both windows ranked together under one --max-shorts, and the detail's range
 // is 0 to the file's end with no time adjustment (nothing asked for was changed). The API keeps the spec's
 // rule: remote mode refuses a create without a range, or with a longer one, before sending anything.
 //
 // Speech: the sample talk's narration (assets/sample, Festival's SLT voice, CC0 text) and the podcast
 // monologue of test/helpers/talk.ts (Festival's SLT voice). The picture is a flat colour at 5 fps and
-// 160x90: 25 minutes of it cost next to nothing to make or to decode.
+// 160x90: 20 minutes of it cost next to nothing to make or to decode.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -24,14 +25,14 @@ import { DEFAULT_TEMPLATE, TEMPLATES } from '../src/catalog/templates.js';
 import type { RequestDetail } from '../src/service/api-types.js';
 
 const REAL_WHISPER = path.join(ROOT, 'node_modules', 'nodejs-whisper', 'cpp', 'whisper.cpp', 'build', 'bin', 'whisper-cli');
-const DURATION = 1500;
+const DURATION = 1230;
 /**
- * Where the two talks are laid: one inside the first window only (0-767.5 s for under30sec), one inside the
- * last only (732.5-1500 s). Silence comes first: whisper.cpp hears silence with no speech before it as
+ * Where the two talks are laid: one inside the first window only (0-632.5 s for under30sec), one inside the
+ * last only (597.5-1230 s). Silence comes first: whisper.cpp hears silence with no speech before it as
  * silence, quickly, where silence after speech can make it repeat the last words it heard.
  */
-const FIRST_TALK_AT = 645;
-const SECOND_TALK_AT = 775;
+const FIRST_TALK_AT = 510;
+const SECOND_TALK_AT = 640;
 
 /** whisper-cli behind a shell wrapper that logs each run: the size of the WAV it was given. */
 function countingWhisper(): { bin: string; runs: () => number[] } {
@@ -49,7 +50,7 @@ exec '${REAL_WHISPER}' "$@"
   return { bin, runs: () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').filter(Boolean) : []).map((s) => (Number(s) - 44) / 32_000) };
 }
 
-/** 25 minutes: silence, the sample narration (80 s), a pause, the podcast monologue (127 s), silence to the end. */
+/** 20.5 minutes: silence, the sample narration (80 s), a pause, the podcast monologue (127 s), silence to the end. */
 function longSource(): string {
   const narration = path.join(FIXTURES, 'whole-recording-narration.wav');
   if (!existsSync(narration)) {
@@ -57,7 +58,8 @@ function longSource(): string {
     execFileSync('mv', [`${narration}.tmp.wav`, narration]);
   }
   const monologue = speech(TALK.join(' '));
-  const audio = path.join(FIXTURES, 'whole-recording-audio.wav');
+  // Named by its layout: a changed layout makes a new file, never reuses an old one.
+  const audio = path.join(FIXTURES, `whole-recording-audio-${FIRST_TALK_AT}-${SECOND_TALK_AT}-${DURATION}.wav`);
   if (!existsSync(audio)) {
     execFileSync('ffmpeg', ['-v', 'error', '-y', '-i', narration, '-i', monologue, '-filter_complex',
       `[0:a]adelay=${FIRST_TALK_AT * 1000}[a];[1:a]adelay=${SECOND_TALK_AT * 1000}[b];[a][b]amix=inputs=2:normalize=0,apad=whole_dur=${DURATION}[out]`,
@@ -67,7 +69,7 @@ function longSource(): string {
   return video({ duration: DURATION, width: 160, height: 90, fps: 5, audio, picture: 'color=c=0x30506a:size=160x90:rate=5' });
 }
 
-describe('a whole 25-minute recording in local mode', () => {
+describe('a whole 20.5-minute recording in local mode', () => {
   const whisper = countingWhisper();
   let detail: RequestDetail;
   let stderr = '';
@@ -76,7 +78,9 @@ describe('a whole 25-minute recording in local mode', () => {
   beforeAll(async () => {
     const source = longSource();
     const started = Date.now();
-    const r = await runCli(['create', '--file', source, '--language', 'en', '--preferred-length', 'under30sec', '--max-shorts', '4', '--json'],
+    // The whole picture on a solid background: a crop's face sampling and a blur are not what is checked here.
+    const r = await runCli(['create', '--file', source, '--language', 'en', '--preferred-length', 'under30sec', '--max-shorts', '4',
+      '--layout', 'fit', '--no-blur-background', '--json'],
       // No multilingual model: the language is named, so no advisory detection run (a second whisper.cpp run, and time).
       cliEnv({ SHORTS_WHISPER_CLI: whisper.bin, SHORTS_WHISPER_MULTILINGUAL_MODEL: 'off' }));
     seconds = (Date.now() - started) / 1000;
@@ -93,7 +97,7 @@ describe('a whole 25-minute recording in local mode', () => {
     expect(stderr).not.toMatch(/range adjusted/);
   });
 
-  it('transcribes the whole file once: one whisper.cpp run over all 25 minutes', () => {
+  it('transcribes the whole file once: one whisper.cpp run over all of it', () => {
     const runs = whisper.runs();
     expect(runs).toHaveLength(1);
     expect(runs[0]).toBeCloseTo(DURATION, 0);
