@@ -158,7 +158,10 @@ describe('advisory detection on English speech', () => {
 describe('Spanish speech end to end (shorts create, local mode)', () => {
   const env = cliEnv();
   let media: string;
-  const args = () => ['create', '--file', media, '--start', '0', '--end', '60', '--max-shorts', '1', '--preferred-length', 'under30sec', '--json'];
+  // What these check is the language the request is transcribed and recorded in, and its warnings: the
+  // clip is made as cheaply as a request can make one (fitted, solid background: no face sampling; no captions).
+  const args = () => ['create', '--file', media, '--start', '0', '--end', '60', '--max-shorts', '1', '--preferred-length', 'under30sec',
+    '--layout', 'fit', '--no-blur-background', '--no-captions', '--json'];
   beforeAll(() => {
     const talk = concatSpeech(ES_PARTS.map(([name]) => path.join(ES, `${name}.wav`)), 0.8);
     media = video({ duration: 22, width: 160, height: 120, fps: 10, audio: talk });
