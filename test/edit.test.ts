@@ -4,7 +4,7 @@
 // transcription, a range past the request's transcribes only the missing part, the new durations hold
 // within a frame, and a kill -9 mid-re-render resumes on the next start.
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -251,6 +251,10 @@ describe('re-render one clip (API)', () => {
 describe('re-render one clip (local CLI)', () => {
   it('shorts edit runs in the foreground on the cached transcript, moves the range and fixes a caption word', async () => {
     const local = cliEnv({ SHORTS_WHISPER_CLI: whisper.bin });
+    // The API request above transcribed this very range of this very file (the cache is keyed by content,
+    // not path): its cache spares whisper.cpp here. What this test counts is the edit's runs, not the create's.
+    const served = path.join(env.SHORTS_DATA_DIR!, 'cache');
+    if (existsSync(served)) cpSync(served, path.join(local.SHORTS_DATA_DIR!, 'cache'), { recursive: true });
     const created = await runCli(['create', '--file', SAMPLE, '--start', '15', '--end', '80', '--language', 'en', '--max-shorts', '1', '--preferred-length', 'under30sec', '--json'], local);
     expect(created.code, created.stderr).toBe(0);
     const d = JSON.parse(created.stdout);
