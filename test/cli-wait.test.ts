@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cliEnv, runCli, startCli } from './helpers/cli.js';
 import { createKey, loopback, serveEnv, startServe, type Loopback, type ServeProcess } from './helpers/serve.js';
-import { SEEDED_CREATE, SEEDED_RANGE, seed, warmCache } from './helpers/seeded-cache.js';
+import { CHEAP_RENDER, SEEDED_CREATE, SEEDED_RANGE, seed, warmCache } from './helpers/seeded-cache.js';
 import { SAMPLE } from './helpers/cli.js';
 import { LocalClient } from '../src/client/local-client.js';
 
@@ -82,7 +82,7 @@ describe('remote: create --no-wait, then wait', () => {
   });
 
   it('prints the id (or the create response), exits 0, and wait follows both to the end', async () => {
-    const args = (url: string) => ['create', '--file-url', url, ...SEEDED_RANGE, '--max-shorts', '1', '--no-wait'];
+    const args = (url: string) => ['create', '--file-url', url, ...SEEDED_RANGE, ...CHEAP_RENDER, '--no-wait'];
     // The first one's download is held: it is surely still running when its wait is interrupted.
     const plain = await runCli(args(hold('remote-held.mp4')), env);
     expect(plain.code, plain.stderr).toBe(0);
@@ -128,7 +128,7 @@ describe('local: create --no-wait runs in a detached runner, wait follows it', (
     expect(bad.stderr).toMatch(/runs in the background \(process \d+, log .*runners/);
 
     // Ctrl-C in a wait that follows a runner (its download held, so surely still running) stops the wait only.
-    const slow = await runCli(['create', '--file-url', hold('local-held.mp4'), ...SEEDED_RANGE, '--max-shorts', '1', '--language', 'en', '--no-wait'], env);
+    const slow = await runCli(['create', '--file-url', hold('local-held.mp4'), ...SEEDED_RANGE, ...CHEAP_RENDER, '--language', 'en', '--no-wait'], env);
     const slowId = slow.stdout.trim();
     const stopped = await interruptedWait([slowId], env);
     expect(stopped.code).toBe(130);
@@ -151,7 +151,7 @@ describe('local: create --no-wait runs in a detached runner, wait follows it', (
     expect(killed).toMatchObject({ code: 1, stdout: `${doomedId} failed: interrupted: the shorts process running this request stopped before it finished\n` });
     // A request nobody ever took (as when a --no-wait runner dies before it starts) is run by `wait` itself.
     const library = new LocalClient(env.SHORTS_DATA_DIR!);
-    const unclaimed = await library.create({ file: SAMPLE, start: 0, end: 60, maxShorts: 1, language: 'en' }, { claim: false });
+    const unclaimed = await library.create({ file: SAMPLE, start: 0, end: 60, maxShorts: 1, language: 'en', preferredLength: 'under30sec', layout: 'fit', blurBackground: false }, { claim: false });
     library.close();
     const ran = await runCli(['wait', unclaimed.requestId], env);
     expect(ran.code, ran.stderr).toBe(0);
