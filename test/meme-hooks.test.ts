@@ -3,7 +3,7 @@
 // first frames are the meme's (compared pixel by pixel with the catalog file), later frames the
 // content's, and before a split screen the meme fills the whole frame, the split following it.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +23,7 @@ import { Service } from '../src/service/service.js';
 import type { RequestDetail } from '../src/service/api-types.js';
 import { SAMPLE, cliEnv, runCli } from './helpers/cli.js';
 import { SEEDED_RANGE, seed, warmCache } from './helpers/seeded-cache.js';
+import { framesAtSeeks, type Shot } from './helpers/seek-frames.js';
 
 const W = 180, H = 320;
 let dir: string;
@@ -35,11 +36,21 @@ function probe(file: string, entries: string, select?: string): string {
 }
 const duration = (file: string) => Number(probe(file, 'format=duration'));
 
+const COVER = `scale=${W}:${H}:force_original_aspect_ratio=increase,crop=${W}:${H}`;
+const prefetched = new Map<string, Buffer>();
+/**
+ * Decodes these frames in one ffmpeg run (seek-frames.ts: the same bytes as one run each) for the frame()
+ * calls that follow: a run per frame cost ffmpeg's start-up each time.
+ */
+function prefetch(shots: Shot[]): void {
+  const todo = [...new Map(shots.filter((s) => !prefetched.has(`${s.t}@${s.file}`)).map((s) => [`${s.t}@${s.file}`, s])).values()];
+  framesAtSeeks(todo, { vf: COVER }).forEach((b, i) => prefetched.set(`${todo[i]!.t}@${todo[i]!.file}`, b));
+}
 /** The frame at `t` seconds as W x H RGB (scaled to cover and cropped, as the render places a meme). */
 function frame(file: string, t: number): Buffer {
-  return ffmpeg(['-ss', String(t), '-i', file, '-frames:v', '1', '-vf', `scale=${W}:${H}:force_original_aspect_ratio=increase,crop=${W}:${H}`,
-    '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-']);
+  return prefetched.get(`${t}@${file}`) ?? ffmpeg(['-ss', String(t), '-i', file, '-frames:v', '1', '-vf', COVER, '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-']);
 }
+const shotsOf = (file: string, times: number[]): Shot[] => times.map((t) => ({ file, t }));
 /** Mean absolute difference (0-255) between two frames over rows [y0, y1). */
 function diff(a: Buffer, b: Buffer, y0 = 0, y1 = H): number {
   let sum = 0;
@@ -81,8 +92,11 @@ describe('meme-hook catalog manifest', () => {
       const materials = (m as unknown as { materials: { role: string; package?: string; version?: string; path?: string; licence: string }[] }).materials;
       expect(materials.some((x) => x.role === 'sound' && x.package && x.version && x.path?.startsWith('/usr/share/') && x.licence)).toBe(true);
       const preview = memeHookPreviewPath(m);
-      expect(readFileSync(preview).subarray(1, 4).toString('latin1')).toBe('PNG');
-      expect(probe(preview, 'stream=width,height')).toBe('270,480');
+      const png = readFileSync(preview);
+      expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
+      // Its size from the header (IHDR, the first chunk: width and height at bytes 16 and 20).
+      expect(png.subarray(12, 16).toString('latin1')).toBe('IHDR');
+      expect(`${png.readUInt32BE(16)},${png.readUInt32BE(20)}`).toBe('270,480');
       const file = memeHookFilePath(m);
       // One ffprobe for the file's streams (a run per fact cost a quarter second each, times every item).
       const streams = (JSON.parse(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_type,width,height,duration', '-of', 'json', file]).toString()) as
@@ -165,8 +179,15 @@ describe('operator-added meme hooks', () => {
     const root = mkdtempSync(path.join(dir, 'catalog-'));
     const memes = path.join(root, 'meme-hooks');
     mkdirSync(path.join(memes, 'previews'), { recursive: true });
-    ffmpeg(['-f', 'lavfi', '-i', 'color=c=0xFF00FF:s=400x400:r=25:d=1', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', path.join(memes, 'mine.mp4')]);
-    ffmpeg(['-f', 'lavfi', '-i', 'color=c=0xFF00FF:s=270x480', '-frames:v', '1', path.join(memes, 'previews', 'mine.png')]);
+    // The operator's two files, made once and copied into each catalog.
+    const made = path.join(dir, 'operator-files');
+    if (!existsSync(made)) {
+      mkdirSync(made);
+      ffmpeg(['-f', 'lavfi', '-i', 'color=c=0xFF00FF:s=400x400:r=25:d=1', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', path.join(made, 'mine.mp4')]);
+      ffmpeg(['-f', 'lavfi', '-i', 'color=c=0xFF00FF:s=270x480', '-frames:v', '1', path.join(made, 'mine.png')]);
+    }
+    copyFileSync(path.join(made, 'mine.mp4'), path.join(memes, 'mine.mp4'));
+    copyFileSync(path.join(made, 'mine.png'), path.join(memes, 'previews', 'mine.png'));
     writeFileSync(path.join(memes, 'manifest.json'), JSON.stringify({ version: 1, kind: 'memeHooks', items }));
     return root;
   }
@@ -237,6 +258,7 @@ describe('meme intro in a rendered clip (real ffmpeg, 180x320)', () => {
     // The first frames are the meme's: pixel-close to the catalog file's own frames at the same times,
     // and far from another meme's and from the content.
     const other = memeHookFilePath(findMemeHook('Nobody')!);
+    prefetch([...shotsOf(out, [0.5, 1.5, 2.3, m.duration + 0.3, m.duration + 1.7]), ...shotsOf(memeHookFilePath(m), [0.5, 1.5, 2.3]), ...shotsOf(other, [0.5, 1.5, 2.3])]);
     for (const t of [0.5, 1.5, 2.3]) {
       const got = frame(out, t);
       expect(diff(got, frame(memeHookFilePath(m), t)), `meme frame at ${t}s`).toBeLessThan(12);
@@ -257,6 +279,7 @@ describe('meme intro in a rendered clip (real ffmpeg, 180x320)', () => {
     await renderClip(p);
     const out = p.output.path, m = meme();
     expect(Math.abs(duration(out) - (m.duration + 2 + 1))).toBeLessThanOrEqual(0.1);
+    prefetch([...shotsOf(out, [1, m.duration + 1, m.duration + 2.5]), ...shotsOf(memeHookFilePath(m), [1])]);
     expect(diff(frame(out, 1), frame(memeHookFilePath(m), 1))).toBeLessThan(12);
     expect(near(mean(frame(out, m.duration + 1)), [0, 255, 0])).toBe(true);
     expect(near(mean(frame(out, m.duration + 2.5)), [0x20, 0x20, 0x20], 12)).toBe(true);
@@ -270,6 +293,7 @@ describe('meme intro in a rendered clip (real ffmpeg, 180x320)', () => {
     await renderClip(p);
     const out = p.output.path, m = meme();
     expect(Math.abs(duration(out) - (m.duration + 2))).toBeLessThanOrEqual(0.1);
+    prefetch([...shotsOf(out, [0.5, 1.5, 2.5, m.duration + 0.3, m.duration + 1.6]), ...shotsOf(memeHookFilePath(m), [0.5, 1.5, 2.5])]);
     for (const t of [0.5, 1.5, 2.5]) {
       const got = frame(out, t), want = frame(memeHookFilePath(m), t);
       // Both halves are the meme's picture: no seam, no gameplay.
@@ -293,6 +317,7 @@ describe('meme intro in a rendered clip (real ffmpeg, 180x320)', () => {
     const out = p.output.path;
     expect(Math.abs(duration(out) - 3.5)).toBeLessThanOrEqual(0.1);
     expect(Number(probe(out, 'stream=avg_frame_rate', 'v:0').split('/').reduce((a, b) => String(Number(a) / Number(b))))).toBeCloseTo(30, 0);
+    prefetch(shotsOf(out, [0.3, 1.3, 2.2]));
     for (const t of [0.3, 1.3]) expect(near(mean(frame(out, t)), [255, 0, 255]), `magenta at ${t}s`).toBe(true);
     expect(near(mean(frame(out, 2.2)), [0, 255, 0])).toBe(true);
     expect(peakDb(out, 0, 1.4)).toBeLessThan(-70);
@@ -318,6 +343,7 @@ describe('shorts create --meme-hook (end to end)', () => {
     expect(s.duration).toBeCloseTo(m.duration + content, 2);
     const file = new URL(s.video_url).pathname;
     expect(Math.abs(duration(file) - s.duration)).toBeLessThanOrEqual(0.15);
+    prefetch([...shotsOf(file, [0.4, 2.2, m.duration + 1]), ...shotsOf(memeHookFilePath(m), [0.4, 2.2, 2.9])]);
     for (const t of [0.4, 2.2]) expect(diff(frame(file, t), frame(memeHookFilePath(m), t)), `meme frame at ${t}s`).toBeLessThan(14);
     expect(diff(frame(file, m.duration + 1), frame(memeHookFilePath(m), 2.9))).toBeGreaterThan(20);
   }, 300_000);
