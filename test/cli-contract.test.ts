@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE, cliEnv, runCli } from './helpers/cli.js';
 import { createKey, fileHandler, loopback, serveEnv, startServe, type Loopback, type ServeProcess } from './helpers/serve.js';
+import { keepTranscripts, shareTranscripts } from './helpers/transcript-pool.js';
 import type { RequestDetail } from '../src/service/api-types.js';
 import { CLIP_LAYOUTS } from '../src/service/create-options.js';
 
@@ -33,9 +34,14 @@ describe.each(['local', 'remote'] as const)('the CLI in %s mode', (mode) => {
   const out = mkdtempSync(path.join(os.tmpdir(), `contract-${mode}-`));
 
   it('create --file-url ... --out --json finishes and writes the clips', async () => {
+    // What runs the request is under test here, not transcription: the sample's 0-80 s transcript is made
+    // once per machine (transcript-pool.ts) and handed to whichever data dir transcribes (the server's, remotely).
+    const dataDir = mode === 'local' ? envs.local.SHORTS_DATA_DIR! : serve.env.SHORTS_DATA_DIR!;
+    shareTranscripts(dataDir);
     const r = await runCli(['create', '--file-url', `${cdn.url}/talk.mp4`, '--start', '0', '--end', '80', '--max-shorts', '1',
       '--preferred-length', 'under30sec', '--out', out, '--json'], envs[mode]);
     expect(r.code, r.stderr).toBe(0);
+    keepTranscripts(dataDir);
     detail = JSON.parse(r.stdout) as RequestDetail;
     expect(detail).toMatchObject({ status: 'completed', start: 0, end: 80, url: `${cdn.url}/talk.mp4` });
     expect(detail.shorts).toHaveLength(1);
@@ -81,12 +87,16 @@ describe.each(['local', 'remote'] as const)('the CLI in %s mode', (mode) => {
     expect(posts.data.pagination).toMatchObject({ page: 1, limit: 50 });
   });
 
-  it('validation errors exit 2 with the rule, unknown ids exit 1', async () => {
+  it('validation errors exit 2 with the rule, unknown ids exit 1 (status and export)', async () => {
     const bad = await runCli(['create', '--file-url', `${cdn.url}/talk.mp4`, '--start', '0', '--end', '30'], envs[mode]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/invalid_request.*window end - start must be from 60 to/);
     const unknown = await runCli(['status', 'b'.repeat(24)], envs[mode]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/resource_not_found/);
+    // `shorts export` of an unknown request: resource_not_found (exit 1), as the API says (issue 14).
+    const exported = await runCli(['export', 'c'.repeat(24), '--format', 'mlt'], envs[mode]);
+    expect(exported.code).toBe(1);
+    expect(exported.stderr).toMatch(/resource_not_found|not found/);
   });
 });

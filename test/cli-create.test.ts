@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE, cliEnv, runCli } from './helpers/cli.js';
+import { keepTranscripts, shareTranscripts } from './helpers/transcript-pool.js';
 import type { RequestDetail } from '../src/service/api-types.js';
 
 function probe(file: string) {
@@ -22,8 +23,12 @@ describe('shorts create on the shipped sample (local mode)', () => {
   let result: Awaited<ReturnType<typeof runCli>>;
 
   beforeAll(async () => {
+    // The sample's 0-80 s transcript is made once per machine (transcript-pool.ts): these tests check the
+    // clips, files and commands built on it; test/transcribe.test.ts judges transcription itself.
+    shareTranscripts(env.SHORTS_DATA_DIR!);
     result = await runCli(['create', '--file', SAMPLE, '--start', '0', '--end', '80', '--max-shorts', '2',
       '--preferred-length', 'under30sec', '--out', out, '--json'], env);
+    keepTranscripts(env.SHORTS_DATA_DIR!);
     detail = JSON.parse(result.stdout) as RequestDetail;
   }, 300_000);
 
@@ -130,9 +135,11 @@ describe('shorts create on the shipped sample (local mode)', () => {
 describe('shorts create --no-clipping', () => {
   it('makes the whole range one clip (here with background music mixed in)', async () => {
     const env = cliEnv();
+    shareTranscripts(env.SHORTS_DATA_DIR!);
     const r = await runCli(['create', '--file', SAMPLE, '--start', '5', '--end', '70', '--no-clipping', '--no-captions', '--layout', 'fit',
       '--music', '--music-volume', '30', '--json'], env);
     expect(r.code, r.stderr).toBe(0);
+    keepTranscripts(env.SHORTS_DATA_DIR!);
     const d = JSON.parse(r.stdout) as RequestDetail;
     expect(d.shorts).toHaveLength(1);
     const only = d.shorts[0]!;
@@ -145,6 +152,7 @@ describe('shorts create --no-clipping', () => {
 describe('shorts create with overlays and a gameplay split screen', () => {
   it('renders captions, hook title and CTA over the top half with gameplay below', async () => {
     const env = cliEnv();
+    shareTranscripts(env.SHORTS_DATA_DIR!);
     const r = await runCli(['create', '--file', SAMPLE, '--start', '0', '--end', '80', '--max-shorts', '1', '--preferred-length', 'under30sec',
       '--game-video', '--game-video-name', 'Neon Life', '--hook-title', '--cta', '--cta-text', 'Follow for part 2', '--json'], env);
     expect(r.code, r.stderr).toBe(0);

@@ -1,15 +1,16 @@
-// `shorts export` (issue 14) the way users run it: locally, where the files are the user's own (the plan
-// as kept, byte for byte, naming the source by its path), and against a remote `shorts serve`.
+// `shorts export` (issue 14) the way users run it locally, where the files are the user's own (the plan
+// as kept, byte for byte, naming the source by its path). Against a remote `shorts serve`, an unknown
+// request's export is checked in test/cli-contract.test.ts, which runs one server for the whole CLI.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildRenderArgs } from '../src/media/ffmpeg-args.js';
 import type { RenderPlan } from '../src/media/render-plan.js';
 import type { RequestDetail } from '../src/service/api-types.js';
 import { SAMPLE, cliEnv, runCli } from './helpers/cli.js';
-import { createKey, serveEnv, startServe, type ServeProcess } from './helpers/serve.js';
+import { keepTranscripts, shareTranscripts } from './helpers/transcript-pool.js';
 
 describe('shorts export, local', () => {
   const env = cliEnv();
@@ -17,8 +18,12 @@ describe('shorts export, local', () => {
   const out = mkdtempSync(path.join(os.tmpdir(), 'export-cli-'));
 
   beforeAll(async () => {
-    const r = await runCli(['create', '--file', SAMPLE, '--start', '0', '--end', '60', '--max-shorts', '1', '--preferred-length', 'under30sec', '--json'], env);
+    // Exports are under test, not transcription: the sample's 0-80 s transcript is the one the other CLI
+    // tests share, made once per machine (transcript-pool.ts).
+    shareTranscripts(env.SHORTS_DATA_DIR!);
+    const r = await runCli(['create', '--file', SAMPLE, '--start', '0', '--end', '80', '--max-shorts', '1', '--preferred-length', 'under30sec', '--json'], env);
     expect(r.code, r.stderr).toBe(0);
+    keepTranscripts(env.SHORTS_DATA_DIR!);
     detail = JSON.parse(r.stdout) as RequestDetail;
     expect(detail.status).toBe('completed');
   }, 300_000);
@@ -62,23 +67,5 @@ describe('shorts export, local', () => {
     const ass = await runCli(['export', detail._id, '--format', 'ass'], env);
     expect(ass.code).toBe(2);
     expect(ass.stderr).toMatch(/invalid_request|short id/);
-  });
-});
-
-describe('shorts export, remote', () => {
-  let serve: ServeProcess;
-  let env: NodeJS.ProcessEnv;
-  beforeAll(async () => {
-    const serverEnv = serveEnv();
-    const { key } = await createKey(serverEnv);
-    serve = await startServe(serverEnv);
-    env = cliEnv({ SHORTS_REMOTE: serve.api, SHORTS_API_KEY: key });
-  }, 60_000);
-  afterAll(async () => { await serve?.kill(); });
-
-  it('an unknown request is resource_not_found (exit 1), as the API says', async () => {
-    const r = await runCli(['export', 'c'.repeat(24), '--format', 'mlt'], env);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/resource_not_found|not found/);
   });
 });
