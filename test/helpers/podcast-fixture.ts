@@ -13,6 +13,10 @@
 // on contact sheets: their mouth moves), so the mouth keypoint has something to see.
 // twoCameraEdit: the same people as hard-cut close-ups (a two-camera podcast): each shot one person at the
 // frame's full height, with that person's speech.
+// Tests ask for the same frames at half size (`height: 540`, 960x540): the webcam footage is only 288-300
+// px tall, so a 1080p frame adds no picture, only 4x the pixels to encode and decode, and the pipeline
+// decides on normalised geometry and 256 px detector thumbnails. 1080p stays the default for
+// scripts/bench-speaker.mjs, which measures what a 1080p podcast costs.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -92,10 +96,13 @@ export interface Turn {
   otherSourceStart?: number;
 }
 
+/** Frame heights a fixture can be made at (16:9 frames). */
+export type FixtureHeight = 1080 | 540;
+
 export interface PodcastFixture {
   path: string;
-  width: 1920;
-  height: 1080;
+  width: number;
+  height: FixtureHeight;
   duration: number;
   left: PersonName;
   right: PersonName;
@@ -239,6 +246,13 @@ export interface SideBySideSpec {
   left: PersonName;
   right: PersonName;
   turns?: TurnSpec[];
+  /** Frame height, 16:9 (default 1080: 1920x1080). */
+  height?: FixtureHeight;
+}
+
+/** 16:9 frame size of a fixture height, and the cache-key part for it (none for 1080: existing keys stay). */
+function frameOf(height: FixtureHeight = 1080): { width: number; height: FixtureHeight; key: { height?: number } } {
+  return { width: (height * 16) / 9, height, key: height === 1080 ? {} : { height } };
 }
 
 /** The turns' timing (fixture seconds) and footage, without building anything. */
@@ -260,8 +274,9 @@ function layOut(left: PersonName, right: PersonName, specs: TurnSpec[]): Turn[] 
 }
 
 /**
- * Two real people side by side in one 1920x1080 frame, taking turns: in each turn only the speaker
- * moves (the other is held on a still frame of itself) and real speech is aligned to the turn.
+ * Two real people side by side in one 16:9 frame (1920x1080 unless `height` says less), taking turns:
+ * in each turn only the speaker moves (the other is held on a still frame of itself) and real speech is
+ * aligned to the turn.
  */
 export function sideBySide(spec: SideBySideSpec): PodcastFixture {
   if (PEOPLE[spec.left].media === PEOPLE[spec.right].media || new Set([spec.left, spec.right]).size < 2) throw new Error('podcast-fixture: two different people');
@@ -269,7 +284,9 @@ export function sideBySide(spec: SideBySideSpec): PodcastFixture {
   const specs = spec.turns ?? DEFAULT_TURNS;
   const turns = layOut(spec.left, spec.right, specs);
   const duration = turns[turns.length - 1]!.end;
-  const file = cached('podcast-pair.mp4', JSON.stringify({ v: 1, left: spec.left, right: spec.right, turns }), (out, work) => {
+  const frame = frameOf(spec.height);
+  const panel = fill(frame.width / 2, frame.height);
+  const file = cached('podcast-pair.mp4', JSON.stringify({ v: 1, left: spec.left, right: spec.right, turns, ...frame.key }), (out, work) => {
     const src = { left: clmtrackrMedia(PEOPLE[spec.left].media), right: clmtrackrMedia(PEOPLE[spec.right].media) };
     // The source time each side last showed (its still frame): before its first turn, its first turn's first frame.
     const shown: Record<Side, number> = {
@@ -287,7 +304,7 @@ export function sideBySide(spec: SideBySideSpec): PodcastFixture {
       };
       const part = path.join(work, `part${i}.mp4`);
       execFileSync('ffmpeg', ['-v', 'error', '-y', ...input('left'), ...input('right'),
-        '-filter_complex', `[0:v]${fill(960, 1080)}[l];[1:v]${fill(960, 1080)}[r];[l][r]hstack,trim=duration=${dur},setpts=PTS-STARTPTS[v]`,
+        '-filter_complex', `[0:v]${panel}[l];[1:v]${panel}[r];[l][r]hstack,trim=duration=${dur},setpts=PTS-STARTPTS[v]`,
         '-map', '[v]', '-an', ...X264, part]);
       shown[t.side] = t.sourceStart + dur - 1 / FPS;
       if (t.crossTalk) shown[t.side === 'left' ? 'right' : 'left'] = t.otherSourceStart! + dur - 1 / FPS;
@@ -297,7 +314,7 @@ export function sideBySide(spec: SideBySideSpec): PodcastFixture {
     soundtrack(turns.map((t, i) => ({ speech: specs[i]!.speech, over: specs[i]!.over, lead: t.speechStart - t.start, dur: t.end - t.start })), wav);
     join(parts, wav, out, work);
   });
-  return { path: file, width: 1920, height: 1080, duration, left: spec.left, right: spec.right, turns };
+  return { path: file, width: frame.width, height: frame.height, duration, left: spec.left, right: spec.right, turns };
 }
 
 /** A close-up shot of the two-camera edit: who is in it, when, and where their speech and footage are. */
@@ -305,8 +322,8 @@ export type Shot = Pick<Turn, 'person' | 'start' | 'end' | 'speechStart' | 'spee
 
 export interface TwoCameraFixture {
   path: string;
-  width: 1920;
-  height: 1080;
+  width: number;
+  height: FixtureHeight;
   duration: number;
   shots: Shot[];
   /** Fixture times of the hard cuts. */
@@ -318,10 +335,12 @@ export interface TwoCameraSpec {
   b: PersonName;
   /** Each shot: who is on camera and what they say. Default: LONG_TURNS (left = a, right = b), 63.5 s. */
   shots?: { who: 'a' | 'b'; speech: string; lead?: number; tail?: number }[];
+  /** Frame height, 16:9 (default 1080: 1920x1080). */
+  height?: FixtureHeight;
 }
 
 /**
- * The same two people as a two-camera edit: hard cuts between close-ups (1920x1080, each camera's 4:3
+ * The same two people as a two-camera edit: hard cuts between close-ups (16:9, each camera's 4:3
  * picture at full height), each shot one person talking with their own speech.
  */
 export function twoCameraEdit(spec: TwoCameraSpec): TwoCameraFixture {
@@ -334,8 +353,9 @@ export function twoCameraEdit(spec: TwoCameraSpec): TwoCameraFixture {
   // Each camera's 4:3 picture at the frame's full height, pillarboxed: faces ~320-380 px tall, as in a
   // podcast's close-up (filling the width instead would blow franck's face up to 600 px, wider than a
   // 9:16 crop of the frame).
-  const closeUp = `fps=${FPS},scale=-2:1080,pad=1920:1080:(ow-iw)/2:0:color=0x202020,setsar=1`;
-  const file = cached('podcast-cams.mp4', JSON.stringify({ v: 2, shots }), (out, work) => {
+  const frame = frameOf(spec.height);
+  const closeUp = `fps=${FPS},scale=-2:${frame.height},pad=${frame.width}:${frame.height}:(ow-iw)/2:0:color=0x202020,setsar=1`;
+  const file = cached('podcast-cams.mp4', JSON.stringify({ v: 2, shots, ...frame.key }), (out, work) => {
     const parts = shots.map((s, i) => {
       const part = path.join(work, `shot${i}.mp4`);
       execFileSync('ffmpeg', ['-v', 'error', '-y', '-ss', s.sourceStart.toFixed(3), '-t', (s.end - s.start + 0.2).toFixed(3), '-i', clmtrackrMedia(PEOPLE[s.person].media),
@@ -346,7 +366,7 @@ export function twoCameraEdit(spec: TwoCameraSpec): TwoCameraFixture {
     soundtrack(shots.map((s, i) => ({ speech: shotSpecs[i]!.speech, lead: s.speechStart - s.start, dur: s.end - s.start })), wav);
     join(parts, wav, out, work);
   });
-  return { path: file, width: 1920, height: 1080, duration, shots, cuts: shots.slice(1).map((s) => s.start) };
+  return { path: file, width: frame.width, height: frame.height, duration, shots, cuts: shots.slice(1).map((s) => s.start) };
 }
 
 /** Which turn (or shot) is on at fixture time t. */
