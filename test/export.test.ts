@@ -14,6 +14,7 @@ import type { RenderPlan } from '../src/media/render-plan.js';
 import type { CaptionCue } from '../src/pipeline/types.js';
 import { exportRemote, filenameOf } from '../src/client/export-remote.js';
 import { ROOT, SAMPLE } from './helpers/cli.js';
+import { seed, warmCache } from './helpers/seeded-cache.js';
 import { api, createKey, fileHandler, loopback, serveEnv, startServe, until, type Loopback, type ServeProcess } from './helpers/serve.js';
 
 let serve: ServeProcess;
@@ -27,14 +28,17 @@ const FPS = 25; // the sample's rate: the timelines' rate
 beforeAll(async () => {
   const env = serveEnv();
   dataDir = env.SHORTS_DATA_DIR!;
+  // The exports are checked, not the words: the sample's 0-60 s transcript, made once per machine
+  // (seeded-cache.ts, shared with other files), spares whisper.cpp for the request below.
+  seed(dataDir, await warmCache());
   ({ key } = await createKey(env, ['--hourly-limit', '2000', '--daily-limit', '20000']));
   serve = await startServe(env);
   cdn = await loopback(fileHandler(SAMPLE));
-  const created = await api(serve.api, key, 'POST', '/shorts/create', { fileUrl: `${cdn.url}/talk.mp4`, start: 0, end: 80, maxShorts: 2, preferredLength: 'under30sec' });
+  const created = await api(serve.api, key, 'POST', '/shorts/create', { fileUrl: `${cdn.url}/talk.mp4`, start: 0, end: 60, language: 'en', maxShorts: 2, preferredLength: 'under30sec' });
   expect(created.status, created.text).toBe(202);
   requestId = created.json.data.requestId;
   // A poll that loses its keep-alive socket to a busy machine is asked again, not failed.
-  await until(() => api(serve.api, key, 'GET', `/shorts/${requestId}/status`).catch(() => ({ json: null })), (r) => ['completed', 'failed'].includes(r.json?.data?.status), 400_000, 1000);
+  await until(() => api(serve.api, key, 'GET', `/shorts/${requestId}/status`).catch(() => ({ json: null })), (r) => ['completed', 'failed'].includes(r.json?.data?.status), 400_000, 250);
   const detail = await api(serve.api, key, 'GET', `/shorts/${requestId}`);
   expect(detail.json.data.status).toBe('completed');
   shorts = detail.json.data.shorts;
@@ -283,7 +287,7 @@ describe('errors keep the API\'s envelope', () => {
     const noKey = await fetch(`${serve.api}/shorts/${requestId}/export?format=edl`);
     expect(noKey.status).toBe(401);
     // A request still running has nothing to export yet: 409, like a re-render of it.
-    const other = await api(serve.api, key, 'POST', '/shorts/create', { fileUrl: `${cdn.url}/talk.mp4`, start: 0, end: 80, maxShorts: 1 });
+    const other = await api(serve.api, key, 'POST', '/shorts/create', { fileUrl: `${cdn.url}/talk.mp4`, start: 0, end: 60, maxShorts: 1 });
     const running = await fetch(`${serve.api}/shorts/${other.json.data.requestId}/export?format=edl`, { headers: { 'x-api-key': key } });
     expect(running.status).toBe(409);
     expect((await running.json() as any).error).toMatchObject({ code: 'short_not_editable', message: expect.stringMatching(/once it is completed/) });
