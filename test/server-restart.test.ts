@@ -1,13 +1,18 @@
 // kill -9 `shorts serve` mid-request and start it again: the request resumes from its last finished
-// stage and completes; nothing accepted is lost, and its credit is spent once.
+// stage and completes; nothing accepted is lost, and its credit is spent once. The transcript of the range
+// comes from the seeded cache (what is checked is the restart, not transcription), so the crash lands in the
+// later stages, which a restart resumes from the checkpoints they left.
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE } from './helpers/cli.js';
 import { api, createKey, fileHandler, loopback, serveEnv, startServe, until, type Loopback, type ServeProcess } from './helpers/serve.js';
+import { seed, warmCache } from './helpers/seeded-cache.js';
 
 let serve: ServeProcess | undefined;
 let cdn: Loopback | undefined;
+let warm: string;
+beforeAll(async () => { warm = await warmCache(); }, 240_000);
 afterAll(async () => {
   await serve?.kill('SIGKILL');
   await cdn?.close();
@@ -16,10 +21,12 @@ afterAll(async () => {
 describe('restart safety', () => {
   it('a request interrupted by kill -9 resumes on the next start and completes', async () => {
     const env = serveEnv();
+    seed(env.SHORTS_DATA_DIR!, warm);
     const { key } = await createKey(env, ['--hourly-limit', '2000', '--daily-limit', '20000']);
     cdn = await loopback(fileHandler(SAMPLE));
     serve = await startServe(env);
-    const created = await api(serve.api, key, 'POST', '/shorts/create', { fileUrl: `${cdn.url}/talk.mp4`, start: 0, end: 80, maxShorts: 2 });
+    const created = await api(serve.api, key, 'POST', '/shorts/create', { fileUrl: `${cdn.url}/talk.mp4`, start: 0, end: 60, language: 'en', maxShorts: 2,
+      preferredLength: 'under30sec', layout: 'fit', blurBackground: false });
     const id = created.json.data.requestId as string;
     const mid = await until(() => api(serve!.api, key, 'GET', `/shorts/${id}/status`),
       (r) => ['transcribing_audio', 'finding_highlights', 'finalizing'].includes(r.json.data.step), 120_000, 100);
