@@ -99,7 +99,8 @@ describe('on real footage: franck (left) and cap13 (right) taking turns (tuning 
   let info: MediaInfo;
 
   beforeAll(async () => {
-    fx = sideBySide({ left: 'franck', right: 'cap13' });
+    // Half-size frames (960x540): the pipeline decides on normalised geometry and 256 px thumbnails (podcast-fixture.ts).
+    fx = sideBySide({ left: 'franck', right: 'cap13', height: 540 });
     // The transcriber's own cache (keyed by the fixture's content hash in its name) makes reruns cheap.
     const transcriber = createTranscriber({ dataDir: path.join(FIXTURES, 'active-speaker-transcripts'), threads: 2 });
     const tr = await transcriber.transcribe({ mediaPath: fx.path, range: { start: 0, end: fx.duration }, language: 'en', cacheKey: path.basename(fx.path) });
@@ -128,7 +129,7 @@ describe('on real footage: franck (left) and cap13 (right) taking turns (tuning 
   it('fill follows the speaker with jump cuts: the crop is on the speaker, never in between', async () => {
     const plan = await planReframe({ mediaPath: fx.path, info, range: { start: 0, end: fx.duration }, layout: 'fill', output: { width: 1080, height: 1920 }, speech });
     expect(plan.layout).toBe('fill');
-    const cropW = plan.cropWidth / 1920;
+    const cropW = plan.cropWidth / fx.width;
     // Left face ~0.25-0.3 of the width, right ~0.75: a crop centred past the middle is on the right person.
     const share = agreement(fx, (t) => (cropAt(plan.keyframes, t).cx < 0.5 ? 'left' : 'right'));
     console.log(`active-speaker: fill crop on the speaker ${(share * 100).toFixed(1)} % of the time (${plan.keyframes.length} keyframes)`);
