@@ -1,12 +1,12 @@
 // Bad input through the real CLI: each gives a clear message and the right exit code, never a stack
 // trace, and leaves no temporary files behind.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT, SAMPLE, cliEnv, runCli, startCli } from './helpers/cli.js';
-import { speech, video } from './helpers/media.js';
+import { SAMPLE, cliEnv, runCli, startCli } from './helpers/cli.js';
+import { video } from './helpers/media.js';
 
 const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'shorts-bad-'));
 
@@ -49,9 +49,10 @@ describe('shorts create rejects bad input clearly', () => {
   }, 120_000);
 
   it('a video with no audio stream: the request fails with a reason, exit 1', async () => {
-    const f = video({ duration: 61, width: 320, height: 240, fps: 5 });
+    // 20 s: the 0-60 s window is clamped to it, then the request fails on the missing audio.
+    const f = video({ duration: 20, width: 320, height: 240, fps: 5 });
     const env = cliEnv();
-    const r = await runCli(['create', '--file', f, '--start', '0', '--end', '61'], env);
+    const r = await runCli(['create', '--file', f, '--start', '0', '--end', '60'], env);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/no audio track/);
     expectClean(r);
@@ -60,10 +61,10 @@ describe('shorts create rejects bad input clearly', () => {
 
   it('audio with no speech: the request fails with "no speech", exit 1', async () => {
     const tone = path.join(tmp(), 'tone.wav');
-    execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'anoisesrc=color=brown:amplitude=0.02:duration=62', '-ar', '16000', tone]);
-    const f = video({ duration: 62, width: 320, height: 240, fps: 5, audio: tone });
+    execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'anoisesrc=color=brown:amplitude=0.02:duration=20', '-ar', '16000', tone]);
+    const f = video({ duration: 20, width: 320, height: 240, fps: 5, audio: tone });
     const env = cliEnv();
-    const r = await runCli(['create', '--file', f, '--start', '0', '--end', '62', '--json'], env);
+    const r = await runCli(['create', '--file', f, '--start', '0', '--end', '60', '--json'], env);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/no speech was found/);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 'failed', failureReason: expect.stringMatching(/no speech/) });
@@ -105,14 +106,6 @@ describe('shorts create rejects bad input clearly', () => {
 });
 
 describe('ranges and unusual sources', () => {
-  it('a range beyond the end is clamped and reported', async () => {
-    const env = cliEnv();
-    const r = await runCli(['create', '--file', SAMPLE, '--start', '0', '--end', '300', '--max-shorts', '1', '--no-captions', '--json'], env);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/range adjusted to the video's length: 0-300 s -> 0-80 s/);
-    expect(JSON.parse(r.stdout)).toMatchObject({ start: 0, end: 80 });
-  }, 300_000);
-
   it('a start beyond the end of the video: exit 2', async () => {
     const r = await runCli(['create', '--file', SAMPLE, '--start', '100', '--end', '200'], cliEnv());
     expect(r.code).toBe(2);
@@ -120,21 +113,28 @@ describe('ranges and unusual sources', () => {
   });
 });
 
-describe('4K, portrait and variable-frame-rate sources', () => {
-  // 62 s of Festival narration (the sample's script) under generated pictures; few frames per second
-  // keep the fixtures cheap, the decoder still sees the real sizes and timing.
-  const narration = () => speech(readFileSync(path.join(ROOT, 'assets', 'sample', 'talk.txt'), 'utf8').split('\n').slice(0, 4).join(' '));
+describe('4K, portrait and variable-frame-rate sources, and a range beyond their end', () => {
+  // 20 s of the sample talk's speech under generated pictures; few frames per second keep the fixtures
+  // cheap, the decoder still sees the real sizes and timing. The request asks for the spec's shortest
+  // local window, 0-60 s: past the end of these sources, so each run also shows the range clamped and
+  // reported (a user's short phone clip is the common case of that).
   const cases = [
     ['4K landscape', { width: 3840, height: 2160, fps: 2 }, []],
     ['portrait phone video', { width: 1080, height: 1920, fps: 5 }, []],
     ['variable frame rate', { width: 640, height: 360, fps: 30 }, ['-vf', "select='lt(mod(n,10),4)+eq(mod(n,3),0)'", '-fps_mode', 'vfr']],
   ] as const;
-  it.each(cases)('%s renders to constant-rate 270x480 clips', async (_name, size, extra) => {
-    const f = video({ duration: 62, ...size, audio: narration(), extraArgs: [...extra] });
-    const env = cliEnv();
-    const r = await runCli(['create', '--file', f, '--start', '0', '--end', '62', '--max-shorts', '1', '--json'], env);
+  it.each(cases)('%s renders to constant-rate 270x480 clips; the range is clamped and reported', async (_name, size, extra) => {
+    const f = video({ duration: 20, ...size, audio: SAMPLE, extraArgs: [...extra] });
+    // The language is named and no multilingual model is configured: no language detection, which these
+    // sources do not exercise (test/languages.test.ts and test/language-choice.test.ts do).
+    const env = cliEnv({ SHORTS_WHISPER_MULTILINGUAL_MODEL: 'off' });
+    const r = await runCli(['create', '--file', f, '--start', '0', '--end', '60', '--language', 'en', '--max-shorts', '1', '--preferred-length', 'under30sec', '--json'], env);
     expect(r.code, r.stderr).toBe(0);
-    const d = JSON.parse(r.stdout) as { shorts: { video_url: string; duration: number; error: boolean }[] };
+    const adjusted = /range adjusted to the video's length: 0-60 s -> 0-([\d.]+) s/.exec(r.stderr);
+    expect(adjusted, r.stderr).not.toBeNull();
+    expect(Number(adjusted![1])).toBeCloseTo(20, 0);
+    const d = JSON.parse(r.stdout) as { start: number; end: number; shorts: { video_url: string; duration: number; error: boolean }[] };
+    expect(d).toMatchObject({ start: 0, end: Number(adjusted![1]) });
     expect(d.shorts).toHaveLength(1);
     const file = new URL(d.shorts[0]!.video_url).pathname;
     const p = JSON.parse(execFileSync('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height,r_frame_rate,avg_frame_rate', '-of', 'json', file]).toString()) as { streams: { width: number; height: number; r_frame_rate: string; avg_frame_rate: string }[] };
