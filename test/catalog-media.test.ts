@@ -14,7 +14,8 @@ import { gameVideoCatalog, gameVideoFilePath } from '../src/catalog/game-videos.
 import { memeHookCatalog, memeHookFilePath } from '../src/catalog/meme-hooks.js';
 import { musicCatalog, musicFilePath } from '../src/catalog/music.js';
 import { cliEnv, runCli } from './helpers/cli.js';
-import { api, createKey, serveEnv, startServe, type ServeProcess } from './helpers/serve.js';
+import { issueKey } from './helpers/issue-key.js';
+import { api, serveEnv, startServe, type ServeProcess } from './helpers/serve.js';
 
 interface Probed { streams: { codec_type: string; codec_name: string; duration?: string }[]; format: { duration?: string } }
 
@@ -58,15 +59,21 @@ const CATALOGS = [
   { endpoint: 'game-videos', key: 'gameVideos', folder: 'game-videos', link: 'video', type: 'video/mp4', items: () => gameVideoCatalog().items, file: gameVideoFilePath },
 ] as const;
 
+/** One serve of the shipped catalog for the file (started on first use): each start costs a Node process. */
+let shipped: Promise<{ serve: ServeProcess; key: string }> | undefined;
+function shippedServe(): Promise<{ serve: ServeProcess; key: string }> {
+  shipped ??= startServe(serveEnv()).then((serve) => ({ serve, key: issueKey(serve.env).key }));
+  return shipped;
+}
+afterAll(async () => { await (await shipped)?.serve.kill(); });
+
 describe('catalog media on serve (loopback)', () => {
   let serve: ServeProcess;
   let key: string;
 
   beforeAll(async () => {
-    serve = await startServe(serveEnv());
-    key = (await createKey(serve.env)).key;
+    ({ serve, key } = await shippedServe());
   }, 60_000);
-  afterAll(async () => { await serve?.kill(); });
 
   for (const c of CATALOGS) {
     it(`GET /${c.endpoint}: every item's ${c.link} is a public ${c.type} link that plays for its stated length`, async () => {
@@ -187,7 +194,7 @@ describe("an operator's own items get working media links", () => {
       name: NAME, file: 'mine.mp3', preview: 'mine.png', duration: seconds, loudnessLufs: -20, licence: 'CC0-1.0', attribution: 'Me', source: { kind: 'operator' },
     }] }));
     serve = await startServe(serveEnv({ SHORTS_CATALOG_DIR: root }));
-    key = (await createKey(serve.env)).key;
+    key = issueKey(serve.env).key;
   }, 60_000);
   afterAll(async () => { await serve?.kill(); });
 
@@ -246,17 +253,12 @@ describe('catalog media in the CLI', () => {
     expect(g.stdout).toMatch(/length \(s\)/);
     expect(g.stdout).toContain(new URL(`file://${gameVideoFilePath(gameVideoCatalog().items[0]!)}`).href);
 
-    const serve = await startServe(serveEnv());
-    try {
-      const { key } = await createKey(serve.env);
-      const remote = cliEnv({ SHORTS_REMOTE: serve.api, SHORTS_API_KEY: key });
-      const h = await runCli(['meme-hooks', '--limit', '2'], remote);
-      expect(h.code, h.stderr).toBe(0);
-      const first = memeHookCatalog().items[0]!;
-      expect(h.stdout).toContain(`${serve.url}/assets/catalog/meme-hooks/${encodeURIComponent(first.name)}/media`);
-      expect(h.stdout).toContain(String(first.duration));
-    } finally {
-      await serve.kill();
-    }
+    const { serve, key } = await shippedServe();
+    const remote = cliEnv({ SHORTS_REMOTE: serve.api, SHORTS_API_KEY: key });
+    const h = await runCli(['meme-hooks', '--limit', '2'], remote);
+    expect(h.code, h.stderr).toBe(0);
+    const first = memeHookCatalog().items[0]!;
+    expect(h.stdout).toContain(`${serve.url}/assets/catalog/meme-hooks/${encodeURIComponent(first.name)}/media`);
+    expect(h.stdout).toContain(String(first.duration));
   }, 120_000);
 });
