@@ -15,6 +15,7 @@ import { buildAss, buildCues } from '../src/pipeline/captions.js';
 import { loadFaceDetector, type DetectedFace } from '../src/pipeline/faces.js';
 import { planReframe } from '../src/pipeline/reframe.js';
 import type { ReframePlan } from '../src/pipeline/types.js';
+import { framesAt } from './helpers/frame-times.js';
 import { frameAt } from './helpers/frames.js';
 import { clmtrackrMedia, FIXTURES, video } from './helpers/media.js';
 
@@ -84,8 +85,9 @@ describe('split layout', () => {
     };
     const p = plan('split.mp4', { path: twoPeople() }, reframe);
     await renderClip(p);
-    const top = (t: number) => rows(frameAt(p.output.path, t), 0, H / 2);
-    const bottom = (t: number) => rows(frameAt(p.output.path, t), H / 2, H);
+    const at = framesAt(p.output.path, [0.7, 2.3]);
+    const top = (t: number) => rows(at.get(t)!, 0, H / 2);
+    const bottom = (t: number) => rows(at.get(t)!, H / 2, H);
     for (const t of [0.7, 2.3]) {
       const [a, b] = [top(t), bottom(t)];
       // One face in each half, the right person in each, big enough to read (a half is 320 px tall).
@@ -153,8 +155,9 @@ describe('screen layout', () => {
     await renderClip(p);
     const g = screenGeometry({ width: W, height: H }, { width: 1280, height: 720 }, TERMINAL);
     expect(g.band.height).toBe(288);
+    const at = framesAt(p.output.path, [0.5, 2.5]);
     for (const t of [0.5, 2.5]) {
-      const frame = frameAt(p.output.path, t);
+      const frame = at.get(t)!;
       // The face: one, at least 100 px tall in 640 (300 px in a 1080x1920 output), in the face panel.
       const panel = await faces(rows(frame, g.face.y, H), W, g.face.height);
       expect(panel.length).toBe(1);
