@@ -1,9 +1,12 @@
 // Issue 13, "explainable": each clip keeps the layout it really got, the detail shows it (`layout` on
 // every short) and `shorts get` prints it; a clip's reason can end with what its layout shows.
-// The end-to-end part runs the real CLI, whisper.cpp, ffmpeg and SQLite on the shipped sample.
+// The end-to-end part runs the real CLI, whisper.cpp, ffmpeg and SQLite on the shipped sample; what it
+// checks is the layout, not transcription, so its requests use the sample's 0-60 s transcript made once per
+// machine (test/helpers/seeded-cache.ts) instead of transcribing the talk once per request.
 import { stripVTControlCharacters } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE, cliEnv, runCli } from './helpers/cli.js';
+import { SEEDED_RANGE, seed, warmCache } from './helpers/seeded-cache.js';
 import { layoutReason, withLayoutReason } from '../src/pipeline/reason.js';
 import type { RequestDetail } from '../src/service/api-types.js';
 
@@ -12,14 +15,25 @@ function tableCells(text: string): string[][] {
   return stripVTControlCharacters(text).split('\n').filter((l) => l.startsWith('│')).map((l) => l.slice(1, -1).split('│').map((c) => c.trim()));
 }
 
-describe('shorts get shows the layout each clip was rendered with', () => {
+/** The source, range and language whose transcript the seed holds (the rest of a create is free to differ). */
+const SEEDED_SOURCE = ['--file', SAMPLE, ...SEEDED_RANGE, '--language', 'en'];
+
+/** A fresh data dir whose cache holds the seeded transcript. */
+async function seededEnv(): Promise<NodeJS.ProcessEnv> {
   const env = cliEnv();
+  seed(env.SHORTS_DATA_DIR!, await warmCache());
+  return env;
+}
+
+describe('shorts get shows the layout each clip was rendered with', () => {
+  let env: NodeJS.ProcessEnv;
   let created: Awaited<ReturnType<typeof runCli>>;
   let detail: RequestDetail;
 
   beforeAll(async () => {
-    created = await runCli(['create', '--file', SAMPLE, '--start', '0', '--end', '80', '--max-shorts', '2',
-      '--preferred-length', 'under30sec', '--layout', 'fit', '--json'], env);
+    env = await seededEnv();
+    // Two clips, so "every clip" means something.
+    created = await runCli(['create', ...SEEDED_SOURCE, '--max-shorts', '2', '--preferred-length', 'under30sec', '--layout', 'fit', '--json'], env);
     detail = JSON.parse(created.stdout) as RequestDetail;
   }, 300_000);
 
@@ -49,9 +63,8 @@ describe('shorts get shows the layout each clip was rendered with', () => {
 
 describe('the layout shown is the one the clip got, not the one asked for', () => {
   it('split asked on a one-person talk: the clip falls back to what auto picks and says so', async () => {
-    const env = cliEnv();
-    const r = await runCli(['create', '--file', SAMPLE, '--start', '0', '--end', '80', '--max-shorts', '1',
-      '--preferred-length', 'under30sec', '--layout', 'split', '--json'], env);
+    const env = await seededEnv();
+    const r = await runCli(['create', ...SEEDED_SOURCE, '--max-shorts', '1', '--preferred-length', 'under30sec', '--layout', 'split', '--json'], env);
     expect(r.code, r.stderr).toBe(0);
     const d = JSON.parse(r.stdout) as RequestDetail;
     expect(d.shorts).toHaveLength(1);
