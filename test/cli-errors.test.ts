@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync, existsSync } fro
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SAMPLE, cliEnv, runCli, startCli } from './helpers/cli.js';
+import { ROOT, SAMPLE, cliEnv, runCli, startCli } from './helpers/cli.js';
 import { video } from './helpers/media.js';
 
 const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'shorts-bad-'));
@@ -92,6 +92,11 @@ describe('shorts create rejects bad input clearly', () => {
     const r = await runCli(['create'], cliEnv());
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/give a source/);
+  });
+
+  it('--version prints the package version, exit 0', async () => {
+    const r = await runCli(['--version'], cliEnv());
+    expect(r).toMatchObject({ code: 0, stdout: `${JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version}\n` });
   });
 
   it('status of an unknown or malformed id: exit 1 / 2', async () => {

@@ -11,12 +11,13 @@ import { catalogCommand, templatesCommand } from './commands/catalogs.js';
 import { registerPostsCommand } from './commands/posts.js';
 import { registerAccountsCommand } from './commands/accounts.js';
 import { registerBatchCommand } from './commands/batch.js';
-import { serveCommand, type ServeFlags } from './commands/serve.js';
+import type { ServeFlags } from './commands/serve.js';
 import { registerKeysCommand } from './commands/keys.js';
 import { registerConfigCommand } from './commands/config.js';
 import { registerWaitCommand } from './commands/wait.js';
 import { registerRunnerCommand } from './commands/runner.js';
 import { registerOutputOptions } from './output.js';
+import { packageVersion } from '../package-version.js';
 import { dataDir } from '../client/data-dir.js';
 import { JobStore } from '../engine/job-store.js';
 import { AccountStore } from '../service/accounts.js';
@@ -30,6 +31,7 @@ export function buildProgram(makeClient: ClientFactory, setExit: (code: number) 
     .description('Turn long videos into ranked, captioned, vertical short clips.')
     .option('--remote <url>', 'use the Shorts API at this base URL (…/api/v1) instead of running locally')
     .option('--api-key <key>', 'API key for --remote')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .showHelpAfterError()
     .exitOverride();
   registerOutputOptions(program);
@@ -91,6 +93,7 @@ export function buildProgram(makeClient: ClientFactory, setExit: (code: number) 
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port (0 picks a free one)', '8080')
     .option('--workers <n>', 'requests processed at once (default 1)')
-    .action(async (f: ServeFlags) => setExit(await serveCommand(f)));
+    // Loaded on use, like mcp: the HTTP server, its MCP endpoint and the publishers slow every other command's start.
+    .action(async (f: ServeFlags) => setExit(await (await import('./commands/serve.js')).serveCommand(f)));
   return program;
 }

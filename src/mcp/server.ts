@@ -1,9 +1,9 @@
 // The MCP server over any backend: the low-level SDK Server with ListTools/CallTool handlers, because
 // the tool schemas are JSON Schema derived from the option table and the OpenAPI document (one source of
 // truth, no zod copy). Failures are tool results with isError that name the spec's error code.
-import { readFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { packageVersion } from '../package-version.js';
 import { ShortsError } from '../errors.js';
 import { buildTools, type McpBackend, type McpMode, type ToolDef } from './tools.js';
 
@@ -22,18 +22,6 @@ export interface McpServerOptions {
 const INSTRUCTIONS = 'Turns long videos into ranked, captioned, vertical short clips. Typical use: create_shorts (a video URL, or a file in '
   + 'local mode, and a 60-1200 s range) returns a requestId at once; wait_for_request (or get_status) until it is completed; get_request '
   + 'lists the clips with their video_url. list_templates, list_music, list_meme_hooks and list_game_videos give the names create_shorts accepts.';
-
-let version: string | undefined;
-/** The package's version, read once (`/mcp` builds a server per HTTP request). */
-function packageVersion(): string {
-  if (version !== undefined) return version;
-  try {
-    version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-  } catch {
-    version = '0.0.0';
-  }
-  return version;
-}
 
 export function errorResult(e: unknown, opts: Pick<McpServerOptions, 'exposeInternalErrors' | 'log'>): CallToolResult {
   let error: { code: string; message: string; details?: Record<string, unknown> };

@@ -10,7 +10,6 @@ import type { ShortsClient } from '../../client/shorts-client.js';
 import type { RequestDetail, StatusResponse } from '../../service/api-types.js';
 import { CliError, EXIT } from '../cli-error.js';
 import { liveProgress, note, printJson, printWarnings, progress, useColor } from '../output.js';
-import { askForCreateOptions } from '../prompts.js';
 import { writeOutFolder } from '../out-folder.js';
 import { LocalClient } from '../../client/local-client.js';
 import { runnerLogPath, startDetachedRunner } from './runner.js';
@@ -79,6 +78,8 @@ export interface CreateFlags { json?: boolean; out?: string; wait?: boolean; [k:
 export async function createCommand(client: ShortsClient, body: Record<string, unknown>, flags: CreateFlags): Promise<number> {
   if (Object.keys(body).length === 0) {
     if (!process.stdin.isTTY || !process.stderr.isTTY) throw new CliError('give a source (--file, --file-url or --url; remote mode also needs --start and --end); see `shorts create --help`', EXIT.usage);
+    // Loaded only for a person at a terminal: the prompt library slows the start of every scripted create.
+    const { askForCreateOptions } = await import('../prompts.js');
     Object.assign(body, await askForCreateOptions(client, undefined, { wholeFile: client instanceof LocalClient }));
     if (body.file !== undefined && body.language === undefined) body.language = 'auto';
   }
