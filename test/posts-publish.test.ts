@@ -5,6 +5,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobStore } from '../src/engine/job-store.js';
 import { ConnectedAccounts } from '../src/posts/connected-accounts.js';
@@ -156,6 +159,36 @@ describe('the shorts posts CLI', () => {
     const listed = await runCli(['posts', 'automation', 'list', tok.id, '--json'], env);
     expect(JSON.parse(listed.stdout)).toEqual([JSON.parse(added.stdout)]);
     expect((await runCli(['posts', 'run'], env)).code).toBe(2);
+  });
+});
+
+describe('the MCP tools on /mcp', () => {
+  it('an agent lists the connected accounts, schedules a clip (published by the scheduler), and cancels a later one', async () => {
+    const client = new Client({ name: 'posts-agent', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${s.serve.url}/mcp`), { requestInit: { headers: { 'x-api-key': s.key } } }));
+    try {
+      const call = async <T>(name: string, args: Record<string, unknown> = {}): Promise<T> => {
+        const r = await client.callTool({ name, arguments: args }) as CallToolResult;
+        expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
+        return r.structuredContent as T;
+      };
+      const { accounts } = await call<{ accounts: { id: string; handle: string; status: string }[] }>('list_connected_accounts', { platform: 'video_site' });
+      expect(accounts.map((a) => [a.handle, a.status])).toEqual([['fakechannel', 'active']]);
+      const published = video.publishCount;
+      const now = await call<PostObject>('schedule_post', { shortId: request.shorts[0]!.id, accountId: accounts[0]!.id, title: 'By an agent' });
+      expect(now).toMatchObject({ status: 'scheduled', platform: 'video_site', title: 'By an agent', account: { handle: 'fakechannel' } });
+      expect(await settledPost(s.serve, s.key, now.id)).toMatchObject({ status: 'published' });
+      expect(video.publishCount).toBe(published + 1);
+      const later = await call<PostObject>('schedule_post', { shortId: request.shorts[0]!.id, platform: 'short_video_site', handle: 'tok',
+        scheduledAt: new Date(Date.now() + 86_400_000).toISOString() });
+      expect((await call<PostObject>('cancel_post', { postId: later.id })).status).toBe('canceled');
+      // A published post cannot be canceled: the API's code, as a tool error.
+      const refused = await client.callTool({ name: 'cancel_post', arguments: { postId: now.id } }) as CallToolResult;
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused.content)).toContain('post_not_cancelable');
+    } finally {
+      await client.close();
+    }
   });
 });
 

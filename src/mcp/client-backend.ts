@@ -1,13 +1,14 @@
 // The MCP backend over a ShortsClient (local or remote): its own operations, plus posts and connected
 // accounts through the clients of those resources (which speak to the same store or server).
 import { accountsClient } from '../client/accounts-client.js';
-import { postsClient, type PostsClient, type ScheduleBody } from '../client/posts-client.js';
+import { postsClient, type ScheduleBody } from '../client/posts-client.js';
 import type { ShortsClient } from '../client/shorts-client.js';
 import type { McpBackend } from './tools.js';
 
 /** schedule_post, cancel_post and list_connected_accounts over a client. */
-export function postsBackend(client: ShortsClient, posts: PostsClient = postsClient(client)): Pick<McpBackend, 'connectedAccounts' | 'schedulePost' | 'cancelPost'> {
+function postsBackend(client: ShortsClient): Pick<McpBackend, 'connectedAccounts' | 'schedulePost' | 'cancelPost'> {
   const accounts = accountsClient(client);
+  const posts = postsClient(client);
   return {
     connectedAccounts: (platform) => accounts.list(platform),
     // The tool has checked the fields against the schema; the service checks the values, as for the API.
@@ -16,7 +17,7 @@ export function postsBackend(client: ShortsClient, posts: PostsClient = postsCli
   };
 }
 
-/** Every tool's operation over a client (remote mode of `shorts mcp`). */
+/** Every tool's operation over a client (remote mode of `shorts mcp`; local mode starts jobs in the background on top). */
 export function clientBackend(c: ShortsClient): McpBackend {
   return {
     create: (body) => c.create(body),

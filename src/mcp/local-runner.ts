@@ -6,8 +6,7 @@
 import type { LocalClient } from '../client/local-client.js';
 import type { CreateResponse } from '../service/api-types.js';
 import type { McpBackend } from './tools.js';
-import { postsClient } from '../client/posts-client.js';
-import { postsBackend } from './client-backend.js';
+import { clientBackend } from './client-backend.js';
 
 export const INTERRUPTED = 'interrupted: the MCP server (`shorts mcp`) running this request stopped before it finished';
 
@@ -20,33 +19,22 @@ export class LocalJobRunner {
 
   constructor(private readonly client: LocalClient, private readonly log: (line: string) => void = () => {}) {}
 
-  /** The ShortsClient operations, with create starting the job in the background. */
+  /** The client's operations, with create and re-render starting their job in the background of this process. */
   backend(): McpBackend {
     const c = this.client;
-    const posts = postsClient(c);
     return {
+      ...clientBackend(c),
       create: async (body: Record<string, unknown>): Promise<CreateResponse> => {
         const created = await c.create(body);
         this.start(created.requestId);
         return created;
       },
-      status: (id) => c.status(id),
-      get: (id) => c.get(id),
-      list: (q) => c.list(q),
-      cancel: (id) => c.cancel(id),
-      templates: () => c.templates(),
-      music: (q) => c.music(q),
-      memeHooks: (q) => c.memeHooks(q),
-      gameVideos: (q) => c.gameVideos(q),
-      posts: (q) => c.posts(q),
       // Like a create: accepted at once, rendered in the background of this process, after the jobs before it.
       rerender: async (id, shortId, body) => {
         const accepted = await c.rerender(id, shortId, body);
         this.startRerender(id, shortId);
         return accepted;
       },
-      exportShort: (id, shortId, format) => c.exportShort(id, shortId, format),
-      ...postsBackend(c, posts),
     };
   }
 
