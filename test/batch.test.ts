@@ -1,7 +1,7 @@
 // `shorts batch` end to end: the real CLI (dist/), real whisper.cpp (tiny model), real ffmpeg, one data dir
 // for the whole file so each content is transcribed once (the transcript cache is keyed by content, so the
 // copies and later batches hit it). Sources: one-minute cuts of the shipped sample's real speech at two
-// offsets, small and at 5 fps, copied under four names, one of them corrupt (each item is a whole request).
+// offsets, small and at 5 fps, copied under six names (transcription is what costs here).
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -50,11 +50,11 @@ describe('shorts batch (local mode)', () => {
   const env = cliEnv({ SHORTS_WHISPER_MULTILINGUAL_MODEL: 'off' });
   const work = mkdtempSync(path.join(os.tmpdir(), 'shorts-batch-'));
   const videos = path.join(work, 'videos');
-  const CORRUPT = 'talk3';
+  const CORRUPT = 'talk4';
 
   beforeAll(() => {
     mkdirSync(videos);
-    for (const [i, offset] of [0, 10, null, 0].entries()) {
+    for (const [i, offset] of [0, 10, 0, null, 10, 0].entries()) {
       const file = path.join(videos, `talk${i + 1}.mp4`);
       if (offset === null) writeFileSync(file, Buffer.from('this is not a video file\n'.repeat(4000)));
       else copyFileSync(sampleCut(offset), file);
@@ -65,13 +65,13 @@ describe('shorts batch (local mode)', () => {
   const junit = path.join(work, 'junit.xml');
   let first: BatchState;
 
-  it('runs four sources two at a time: the corrupt one fails, the report, the JUnit file and the exit code say so', async () => {
+  it('runs six sources two at a time: the corrupt one fails, the report, the JUnit file and the exit code say so', async () => {
     const r = await runCli(['batch', videos, ...COMMON, '-j', '2', '--out', out1, '--junit', junit, '--json'], env);
     expect(r.code, r.stderr).toBe(1);
     first = JSON.parse(r.stdout) as BatchState;
     expect(first).toEqual(readState(out1));
-    expect(first.items.map((i) => i.out)).toEqual(['talk1', 'talk2', 'talk3', 'talk4']);
-    expect(first.totals).toMatchObject({ items: 4, completed: 3, failed: 1, pending: 0, running: 0, interrupted: 0 });
+    expect(first.items.map((i) => i.out)).toEqual(['talk1', 'talk2', 'talk3', 'talk4', 'talk5', 'talk6']);
+    expect(first.totals).toMatchObject({ items: 6, completed: 5, failed: 1, pending: 0, running: 0, interrupted: 0 });
     for (const item of first.items) {
       expect(item.source).toEqual({ kind: 'file', value: path.join(videos, `${item.out}.mp4`) });
       expect(item).toMatchObject({ start: 0, end: 60, options: { maxShorts: 1, preferredLength: 'under30sec', language: 'en' }, attempts: 1 });
@@ -96,23 +96,24 @@ describe('shorts batch (local mode)', () => {
       expect(readFileSync(path.join(out1, clip.cover!)).subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
       expect(readdirSync(folder).sort()).toEqual([path.basename(clip.cover!), path.basename(clip.file!), 'request.json'].sort());
     }
-    // Each item its own request and folder; the same video (under another name) gives the same clip.
-    expect(new Set(first.items.filter((i) => i.requestId !== null).map((i) => i.requestId)).size).toBe(3);
+    // Six items, each its own request and folder; the same video gives the same clip.
+    expect(new Set(first.items.filter((i) => i.requestId !== null).map((i) => i.requestId)).size).toBe(5);
     const title = (n: number) => first.items[n - 1]!.clips[0]!.title;
-    expect(title(4)).toBe(title(1));
+    expect([title(3), title(6)]).toEqual([title(1), title(1)]);
+    expect(title(5)).toBe(title(2));
     // Two at a time: some items ran side by side.
     const done = first.items.filter((i) => i.status === 'completed');
     expect(done.some((a, i) => done.slice(i + 1).some((b) => overlaps(a, b)))).toBe(true);
 
     const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(readFileSync(junit, 'utf8'));
     const suite = xml.testsuites.testsuite;
-    expect(xml.testsuites).toMatchObject({ tests: '4', failures: '1', skipped: '0' });
-    expect(suite).toMatchObject({ name: 'shorts batch', tests: '4', failures: '1', errors: '0', skipped: '0' });
+    expect(xml.testsuites).toMatchObject({ tests: '6', failures: '1', skipped: '0' });
+    expect(suite).toMatchObject({ name: 'shorts batch', tests: '6', failures: '1', errors: '0', skipped: '0' });
     const cases = suite.testcase as { name: string; failure?: { message: string }; skipped?: unknown }[];
     expect(cases.map((c) => c.name)).toEqual(first.items.map((i) => i.out));
     const failed = cases.filter((c) => c.failure);
     expect(failed.map((c) => c.name)).toEqual([CORRUPT]);
-    expect(failed[0]!.failure!.message).toBe(first.items[2]!.failureReason);
+    expect(failed[0]!.failure!.message).toBe(first.items[3]!.failureReason);
     expect(cases.filter((c) => 'skipped' in c)).toEqual([]);
   }, 600_000);
 
@@ -128,7 +129,7 @@ describe('shorts batch (local mode)', () => {
     expect(retry.code, retry.stderr).toBe(0);
     expect(retry.stderr.match(/: started/g)).toHaveLength(1);
     const after = readState(out1);
-    expect(after.totals).toMatchObject({ items: 4, completed: 4, failed: 0 });
+    expect(after.totals).toMatchObject({ items: 6, completed: 6, failed: 0 });
     for (const [i, item] of after.items.entries()) {
       if (item.out === CORRUPT) {
         expect(item).toMatchObject({ status: 'completed', attempts: 2, failureReason: null });
