@@ -175,7 +175,7 @@ describe('the MCP tools on /mcp', () => {
       const { accounts } = await call<{ accounts: { id: string; handle: string; status: string }[] }>('list_connected_accounts', { platform: 'video_site' });
       expect(accounts.map((a) => [a.handle, a.status])).toEqual([['fakechannel', 'active']]);
       const published = video.publishCount;
-      const now = await call<PostObject>('schedule_post', { shortId: request.shorts[0]!.id, accountId: accounts[0]!.id, title: 'By an agent' });
+      const now = await call<PostObject>('schedule_post', { shortId: request.shorts[0]!.id, platform: 'video_site', accountId: accounts[0]!.id, title: 'By an agent' });
       expect(now).toMatchObject({ status: 'scheduled', platform: 'video_site', title: 'By an agent', account: { handle: 'fakechannel' } });
       expect(await settledPost(s.serve, s.key, now.id)).toMatchObject({ status: 'published' });
       expect(video.publishCount).toBe(published + 1);

@@ -333,8 +333,9 @@ export function buildTools(mode: McpMode): ToolDef[] {
     {
       name: 'schedule_post',
       title: 'Post a clip to a platform',
-      description: 'Schedules one finished clip (shortId from get_request) on a connected account (accountId from list_connected_accounts, '
-        + 'or platform and handle) at scheduledAt (ISO 8601; now when left out), with a title and description within the platform\'s limits. '
+      description: 'Schedules one finished clip (shortId from get_request) on a platform\'s connected account (accountId from '
+        + 'list_connected_accounts, or handle; neither when the platform has only one) at scheduledAt (ISO 8601; now when left out), '
+        + 'with a title and description within the platform\'s limits. '
         + `${publisher} Follow it with list_posts; cancel_post while it is still scheduled.`,
       inputSchema: scheduleInput,
       outputSchema: outputSchema('Post'),
