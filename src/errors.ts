@@ -37,6 +37,16 @@ export class ShortsError extends Error {
 }
 
 /**
+ * Whole seconds a client should wait after `e` when it is the API's 429 (`rate_limit_exceeded`): its
+ * `details.retryAfter`, at least 1 (1 when the server gave none); null for any other error.
+ */
+export function rateLimitWaitSec(e: unknown): number | null {
+  if (!(e instanceof ShortsError && e.code === 'rate_limit_exceeded')) return null;
+  const retryAfter = Number(e.details?.retryAfter);
+  return Math.max(1, Number.isFinite(retryAfter) ? Math.ceil(retryAfter) : 1);
+}
+
+/**
  * A processing failure with a reason a user understands (becomes `failureReason`). `stage` says where
  * it happened; the message never contains a stack trace or a raw command line.
  */

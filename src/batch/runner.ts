@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CreateBody, ShortsClient } from '../client/shorts-client.js';
 import type { CreateResponse, RequestDetail, StatusResponse } from '../service/api-types.js';
-import { ShortsError } from '../errors.js';
+import { ShortsError, rateLimitWaitSec } from '../errors.js';
 import { writeOutFolder } from '../cli/out-folder.js';
 import { probeMedia } from '../media/probe.js';
 import { uniqueName, type PlannedItem } from './items.js';
@@ -261,13 +261,12 @@ class CreateGate {
       try {
         return await client.create(body);
       } catch (e) {
-        if (!(e instanceof ShortsError && e.code === 'rate_limit_exceeded')) throw e;
-        const retryAfter = Number(e.details?.retryAfter);
-        const seconds = Math.max(1, Number.isFinite(retryAfter) ? Math.ceil(retryAfter) : 1);
+        const seconds = rateLimitWaitSec(e);
+        if (seconds === null) throw e;
         const until = Date.now() + seconds * 1000;
         if (until > this.notBefore) {
           this.notBefore = until;
-          this.progress.note(`rate limited by the server (${e.message}); the next create in ${seconds} s`);
+          this.progress.note(`rate limited by the server (${(e as ShortsError).message}); the next create in ${seconds} s`);
         }
       }
     }

@@ -16,7 +16,7 @@ import type {
   CancelResponse, CreateResponse, Pagination, PostObject, RequestDetail, RequestListItem, ShortObject, StatusResponse, TemplateList,
 } from '../service/api-types.js';
 import type { RequestStatus } from '../engine/job-store.js';
-import { ERROR_CODES, ShortsError, type ErrorCode } from '../errors.js';
+import { ERROR_CODES, ShortsError, rateLimitWaitSec, type ErrorCode } from '../errors.js';
 import { exportRemote } from './export-remote.js';
 import { PollPacer } from './poll-pacer.js';
 import type { ExportFormat } from '../export/formats.js';
@@ -216,9 +216,9 @@ export class RemoteClient implements ShortsClient {
       if (TERMINAL.has(last.status)) return { done: last };
       delayMs = this.pacer.delayMs(this.pollIntervalMs);
     } catch (e) {
-      if (signal?.aborted || !(e instanceof ShortsError && e.code === 'rate_limit_exceeded')) throw e;
-      const retryAfter = Number(e.details?.retryAfter);
-      delayMs = Math.max(1, Number.isFinite(retryAfter) ? Math.ceil(retryAfter) : 1) * 1000;
+      const waitSec = rateLimitWaitSec(e);
+      if (signal?.aborted || waitSec === null) throw e;
+      delayMs = waitSec * 1000;
       this.log(`rate limited by the server; checking request ${id} again in ${delayMs / 1000} s`);
     }
     if (Date.now() + delayMs > deadline) {
@@ -286,9 +286,9 @@ export class RemoteClient implements ShortsClient {
         if (!short.recompiling) return short;
         delayMs = this.pacer.delayMs(this.pollIntervalMs);
       } catch (e) {
-        if (!(e instanceof ShortsError && e.code === 'rate_limit_exceeded')) throw e;
-        const retryAfter = Number(e.details?.retryAfter);
-        delayMs = Math.max(1, Number.isFinite(retryAfter) ? Math.ceil(retryAfter) : 1) * 1000;
+        const waitSec = rateLimitWaitSec(e);
+        if (waitSec === null) throw e;
+        delayMs = waitSec * 1000;
       }
       if (Date.now() + delayMs > deadline) {
         throw new Error(`gave up waiting for the re-render of clip ${shortId} after ${Math.round(this.timeoutMs / 60_000)} minutes; it is still running on the server`);
