@@ -2,28 +2,18 @@
 // build shipped by @ffmpeg-installer / @ffprobe-installer (old, 2018, but always installable from npm).
 // Found by looking at the file system as a shell does, not by running `-version`: loading ffmpeg's
 // libraries twice cost every process that touched media about 0.5 s of CPU before its real work.
-import { accessSync, constants, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { setting } from '../settings.js';
+import { findOnPath, isExecutableFile } from './process.js';
 
 const require = createRequire(import.meta.url);
 
 export interface MediaBinaries { ffmpeg: string; ffprobe: string }
 
-function executable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return statSync(file).isFile();
-  } catch {
-    return false;
-  }
-}
-
 /** A path is taken as it is; a bare name is looked up in PATH. */
 function works(bin: string): boolean {
-  if (bin.includes(path.sep)) return executable(bin);
-  return (process.env.PATH ?? '').split(path.delimiter).some((dir) => dir !== '' && executable(path.join(dir, bin)));
+  return bin.includes(path.sep) ? isExecutableFile(bin) : findOnPath(bin) !== null;
 }
 
 function packaged(pkg: string): string | null {

@@ -2,7 +2,7 @@
 // an AbortSignal so Ctrl-C and DELETE kill the child at once instead of waiting for it to finish, and
 // on Linux every child dies with this process even when it is killed with SIGKILL (see withParentDeath).
 import { spawn, spawnSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 
 export interface RunOptions {
@@ -48,6 +48,26 @@ export function lastLines(text: string, n: number): string {
   return text.trim().split('\n').slice(-n).join(' | ');
 }
 
+/** Whether `file` is a regular file this process may execute. */
+export function isExecutableFile(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The first executable `name` in `dirsFirst` then PATH, as a shell would find it; null when there is none. */
+export function findOnPath(name: string, dirsFirst: readonly string[] = []): string | null {
+  for (const dir of [...dirsFirst, ...(process.env.PATH ?? '').split(path.delimiter)]) {
+    if (!dir) continue;
+    const candidate = path.join(dir, name);
+    if (isExecutableFile(candidate)) return candidate;
+  }
+  return null;
+}
+
 let setprivPath: string | null | undefined;
 
 /**
@@ -58,17 +78,9 @@ function setpriv(): string | null {
   if (setprivPath !== undefined) return setprivPath;
   setprivPath = null;
   if (process.platform !== 'linux') return null;
-  for (const dir of ['/usr/bin', '/bin', ...(process.env.PATH ?? '').split(path.delimiter)].filter(Boolean)) {
-    const candidate = path.join(dir, 'setpriv');
-    try {
-      accessSync(candidate, constants.X_OK);
-    } catch {
-      continue;
-    }
-    // --pdeathsig needs util-linux 2.33 (2019); an older one refuses the option and is not used.
-    if (spawnSync(candidate, ['--pdeathsig', 'KILL', '--', 'true'], { stdio: 'ignore', timeout: 10_000 }).status === 0) setprivPath = candidate;
-    break;
-  }
+  const candidate = findOnPath('setpriv', ['/usr/bin', '/bin']);
+  // --pdeathsig needs util-linux 2.33 (2019); an older one refuses the option and is not used.
+  if (candidate && spawnSync(candidate, ['--pdeathsig', 'KILL', '--', 'true'], { stdio: 'ignore', timeout: 10_000 }).status === 0) setprivPath = candidate;
   return setprivPath;
 }
 

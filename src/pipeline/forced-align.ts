@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { ProcessError, runProcess } from '../media/process.js';
+import { ProcessError, findOnPath, runProcess } from '../media/process.js';
 import { setting } from '../settings.js';
 import type { TimeRange, Word } from './types.js';
 
@@ -37,15 +37,6 @@ const MOVED_SEGMENT_SEC = 1.5;
 /** A segment's audio longer than this is not aligned: the grammar search grows slow and fragile. */
 const MAX_CHUNK_SEC = 30;
 
-function onPath(name: string): string | null {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (!dir) continue;
-    const p = path.join(dir, name);
-    if (existsSync(p)) return p;
-  }
-  return null;
-}
-
 /**
  * pocketsphinx_batch and its en-us model (SHORTS_POCKETSPHINX, else on PATH), or null when either is
  * missing or the setting is `off`: transcription then keeps the energy-based word times.
@@ -53,7 +44,7 @@ function onPath(name: string): string | null {
 export function findForcedAligner(env: NodeJS.ProcessEnv = process.env): ForcedAligner | null {
   const configured = setting('SHORTS_POCKETSPHINX', env)?.trim();
   if (configured?.toLowerCase() === 'off') return null;
-  const bin = configured ?? onPath('pocketsphinx_batch');
+  const bin = configured ?? findOnPath('pocketsphinx_batch');
   if (!bin || !existsSync(bin)) return null;
   const model = path.resolve(path.dirname(bin), '..', 'share', 'pocketsphinx', 'model', 'en-us');
   const hmm = path.join(model, 'en-us');
