@@ -21,6 +21,7 @@ import { packageVersion } from '../package-version.js';
 import { dataDir } from '../client/data-dir.js';
 import { JobStore } from '../engine/job-store.js';
 import { AccountStore } from '../service/accounts.js';
+import { SqliteAccounts } from '../adapters/sqlite/accounts.js';
 
 /** Global connection options: a remote `shorts serve` and its key (else env, saved config, local). */
 export interface ConnectionOptions { remote?: string; apiKey?: string }
@@ -87,7 +88,7 @@ export function buildProgram(makeClient: ClientFactory, setExit: (code: number) 
   registerConfigCommand(program, setExit);
   registerKeysCommand(program, () => {
     const store = new JobStore(path.join(dataDir(), 'shorts.db'));
-    return { accounts: new AccountStore(store.db), close: () => store.close() };
+    return { accounts: new AccountStore(new SqliteAccounts(store.db)), close: () => store.close() };
   }, setExit);
   program.command('serve').description('serve the Shorts API over HTTP, with workers that process requests')
     .option('--host <host>', 'address to listen on', '127.0.0.1')

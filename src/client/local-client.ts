@@ -146,7 +146,8 @@ export class LocalClient implements ShortsClient {
     const controller = new AbortController();
     const untrack = this.service.track(id, controller);
     const onAbort = () => {
-      try { this.service.cancel(this.account, id); } catch { /* already terminal */ }
+      // Marks the request cancelled before returning (the refund, if any, follows); a terminal one refuses.
+      this.service.cancel(this.account, id).catch(() => { /* already terminal */ });
       controller.abort();
     };
     if (opts.signal?.aborted) onAbort();

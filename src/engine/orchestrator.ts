@@ -84,7 +84,7 @@ export interface OrchestratorDeps {
   dataDir: string;
   render: RenderSettings;
   /** The account's saved background preference, used when blurBackground is omitted. */
-  blurPreference?: (accountId: string) => boolean;
+  blurPreference?: (accountId: string) => Promise<boolean> | boolean;
   /** The URL guard for downloads of API requests (every address and redirect checked). */
   checkUrl?: UrlCheck;
 }
@@ -427,7 +427,7 @@ export class Orchestrator {
     const o = c.options;
     const asked = { ...req, options: o };
     const template = findTemplate(o.templateId) ?? DEFAULT_TEMPLATE;
-    const blur = o.blurBackground ?? this.deps.blurPreference?.(req.accountId) ?? true;
+    const blur = o.blurBackground ?? await this.deps.blurPreference?.(req.accountId) ?? true;
     // Split screen: the content, its layout and its captions live in the top half only.
     const gameVideo = c.reuse?.gameVideo !== undefined ? c.reuse.gameVideo : gameVideoFor(asked);
     const picture = gameVideo ? { width, height: height / 2 } : { width, height };

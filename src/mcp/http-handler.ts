@@ -29,7 +29,7 @@ export function serviceBackend(service: Service, posts: PostsService, auth: Auth
   // The limiter of the endpoint each tool stands for: a create over MCP is a creation like POST /shorts/create,
   // so an agent cannot get round the Video creation limit by calling the tool instead of the endpoint.
   const limited = <A extends unknown[], R>(name: LimiterName, fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
-    limit(auth, name);
+    await limit(auth, name);
     return fn(...args);
   };
   return {
@@ -64,7 +64,7 @@ export function serviceBackend(service: Service, posts: PostsService, auth: Auth
 }
 
 /** Counts one call against a limiter; throws the 429 error (rate_limit_exceeded, retryAfter) when it is spent. */
-export type RateLimit = (auth: AuthContext, limiter: LimiterName) => void;
+export type RateLimit = (auth: AuthContext, limiter: LimiterName) => Promise<void> | void;
 
 export interface McpHttpDeps { service: Service; posts: PostsService; limit: RateLimit; log: (line: string) => void }
 

@@ -60,7 +60,7 @@ function routes(service: Service, posts: PostsService, automation: Automation, p
       handle: async ({ auth, body }) => ({ status: 202, body: await service.create(auth.account, body, 'api') }) },
     { method: 'GET', pattern: api(`/shorts/${ID}/status`), limiter: 'statusCheck', handle: ({ auth, params }) => ({ status: 200, body: service.status(auth.account, params[0]!) }) },
     { method: 'GET', pattern: api(`/shorts/${ID}`), limiter: 'statusCheck', handle: ({ auth, params }) => ({ status: 200, body: service.detail(auth.account, params[0]!) }) },
-    { method: 'DELETE', pattern: api(`/shorts/${ID}`), limiter: 'standard', handle: ({ auth, params }) => ({ status: 200, body: service.cancel(auth.account, params[0]!) }) },
+    { method: 'DELETE', pattern: api(`/shorts/${ID}`), limiter: 'standard', handle: async ({ auth, params }) => ({ status: 200, body: await service.cancel(auth.account, params[0]!) }) },
     { method: 'POST', pattern: api(`/shorts/${ID}/shorts/${ID}/render`), limiter: 'standard', handle: async ({ auth, params, body }) => ({ status: 202, body: await service.rerender(auth.account, params[0]!, params[1]!, body) }) },
     // Exports (issue 14): the file itself, not an envelope; one clip, or the whole request in rank order.
     { method: 'GET', pattern: api(`/shorts/${ID}/shorts/${ID}/export`), limiter: 'statusCheck',
@@ -181,8 +181,8 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
 
   /** `/mcp`: authenticated like the API, counted by the 'standard' limiter once per HTTP request. */
   async function handleMcp(req: http.IncomingMessage, res: http.ServerResponse, mcp: NonNullable<ApiServerDeps['mcp']>): Promise<void> {
-    const auth = deps.accounts.authenticate(presentedKey(req.headers));
-    const rate = deps.limiter.check(auth.keyId, auth.account, 'standard');
+    const auth = await deps.accounts.authenticate(presentedKey(req.headers));
+    const rate = await deps.limiter.check(auth.keyId, auth.account, 'standard');
     try {
       if (rate.error) throw rate.error;
       for (const [name, value] of Object.entries(rate.headers)) res.setHeader(name, value);
@@ -214,9 +214,9 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
     if (match === null) throw new ShortsError('resource_not_found', `no endpoint ${req.method} ${path}`);
     // Which methods a path has is public (the OpenAPI document lists them), so 405 needs no key.
     if ('allow' in match) throw methodNotAllowed(req.method, path, match.allow);
-    const auth = deps.accounts.authenticate(presentedKey(req.headers));
+    const auth = await deps.accounts.authenticate(presentedKey(req.headers));
     const { route, params } = match;
-    const rate = deps.limiter.check(auth.keyId, auth.account, route.limiter);
+    const rate = await deps.limiter.check(auth.keyId, auth.account, route.limiter);
     try {
       if (rate.error) throw rate.error;
       if (route.subscription && !auth.account.subscriptionActive)

@@ -4,14 +4,15 @@
 // Windows are fixed and aligned to the clock: a window of W seconds starts at a multiple of W since
 // the Unix epoch, so the minute limiters reset on the UTC minute, the 15-minute limiter on the quarter
 // hour, the hourly limit on the UTC hour and the daily limit at UTC midnight. Fixed windows make
-// `X-RateLimit-Reset` and `retryAfter` exact, and cost one row per scope and window in rate_counters
-// (so counts survive a restart of `shorts serve`).
+// `X-RateLimit-Reset` and `retryAfter` exact, and cost one counter per scope and window in the
+// rate-limits port (src/ports/rate-limits.ts; today rows of the job store's SQLite file, so counts
+// survive a restart of `shorts serve`).
 //
-// A request passes only if every layer has room; the counters are read and, only then, all
-// incremented in one IMMEDIATE transaction, so a request refused by one layer consumes nothing from
-// the others and two processes on one database cannot both take the last slot.
-import type Database from 'better-sqlite3';
+// A request passes only if every layer has room; the port counts it against all of them or none, so a
+// request refused by one layer consumes nothing from the others and two processes sharing the counters
+// cannot both take the last slot.
 import { ShortsError } from '../errors.js';
+import type { RateLimitsPort } from '../ports/rate-limits.js';
 import type { AccountRecord } from '../service/accounts.js';
 
 export type LimiterName = 'videoCreation' | 'statusCheck' | 'listRequests' | 'standard' | 'posts';
@@ -71,7 +72,7 @@ export class RateLimiter {
   private readonly oldestWindowSec: number;
   private lastPrune = Number.NEGATIVE_INFINITY;
 
-  constructor(private readonly db: Database.Database, opts: RateLimiterOptions = {}) {
+  constructor(private readonly counters: RateLimitsPort, opts: RateLimiterOptions = {}) {
     this.now = opts.now ?? Date.now;
     this.limiters = { ...ENDPOINT_LIMITERS, ...opts.limiters };
     this.oldestWindowSec = Math.max(DAY, ...Object.values(this.limiters).map((l) => l.windowSec));
@@ -81,7 +82,7 @@ export class RateLimiter {
    * Counts one request of `keyId` on `limiter` against both layers. Returns the 8.3 headers (after
    * counting this request) and, when a limit is exhausted, the 429 error to send instead.
    */
-  check(keyId: string, account: AccountRecord, limiter: LimiterName): RateCheck {
+  async check(keyId: string, account: AccountRecord, limiter: LimiterName): Promise<RateCheck> {
     const nowMs = this.now();
     const nowSec = Math.floor(nowMs / 1000);
     const endpoint = this.limiters[limiter];
@@ -90,21 +91,9 @@ export class RateLimiter {
       this.counter(`acct:${account.id}:hour`, 'hourly', account.hourlyLimit, HOUR, nowSec),
       this.counter(`acct:${account.id}:day`, 'daily', account.dailyLimit, DAY, nowSec),
     ];
-    const read = this.db.prepare('SELECT count FROM rate_counters WHERE scope = ? AND window_start = ?').pluck();
-    const bump = this.db.prepare(`INSERT INTO rate_counters (scope, window_start, count) VALUES (?, ?, 1)
-      ON CONFLICT (scope, window_start) DO UPDATE SET count = count + 1`);
-    const exhausted = this.db.transaction((): Counter[] => {
-      for (const c of counters) c.count = (read.get(c.scope, c.windowStart) as number | undefined) ?? 0;
-      const full = counters.filter((c) => c.count >= c.limit);
-      if (full.length === 0) {
-        for (const c of counters) {
-          bump.run(c.scope, c.windowStart);
-          c.count += 1;
-        }
-      }
-      return full;
-    }).immediate();
-    this.maybePrune(nowMs, nowSec);
+    const { taken, counts } = await this.counters.take(counters);
+    counters.forEach((c, i) => { c.count = counts[i]!; });
+    await this.maybePrune(nowMs, nowSec);
 
     const [, hour, day] = counters as [Counter, Counter, Counter];
     const hourReset = new Date((hour.windowStart + HOUR) * 1000).toISOString();
@@ -115,8 +104,10 @@ export class RateLimiter {
       'X-RateLimit-Remaining-Day': String(Math.max(0, day.limit - day.count)),
       'X-RateLimit-Reset': hourReset,
     };
-    if (exhausted.length === 0) return { headers, error: null };
+    if (taken) return { headers, error: null };
 
+    // Refused, the counts are those before this request: the layers at their limit are the full ones.
+    const exhausted = counters.filter((c) => c.count >= c.limit);
     // With several limits exhausted, the request can succeed only after the last of them resets.
     const blocking = exhausted.reduce((a, b) => (b.windowStart + b.windowSec > a.windowStart + a.windowSec ? b : a));
     const resetSec = blocking.windowStart + blocking.windowSec;
@@ -134,9 +125,9 @@ export class RateLimiter {
   }
 
   /** Deletes windows that ended before the longest window now open; nothing still counting is touched. */
-  private maybePrune(nowMs: number, nowSec: number): void {
+  private async maybePrune(nowMs: number, nowSec: number): Promise<void> {
     if (nowMs - this.lastPrune < PRUNE_EVERY_MS) return;
     this.lastPrune = nowMs;
-    this.db.prepare('DELETE FROM rate_counters WHERE window_start < ?').run(nowSec - this.oldestWindowSec);
+    await this.counters.prune(nowSec - this.oldestWindowSec);
   }
 }

@@ -16,6 +16,9 @@ import { checkImageUrl } from '../net/image-url-check.js';
 import { createTranscriber } from '../pipeline/transcribe.js';
 import { whisperCliPath } from '../pipeline/whisper-cli.js';
 import { AccountStore } from '../service/accounts.js';
+import { SqliteAccounts } from '../adapters/sqlite/accounts.js';
+import { SqliteRateLimits } from '../adapters/sqlite/rate-limits.js';
+import { SqliteWebhookDeliveries } from '../adapters/sqlite/webhook-deliveries.js';
 import { Service } from '../service/service.js';
 import { createApiServer, type ReadinessReport } from './http-server.js';
 import { MediaLinks, loadOrCreateSecret, parseMediaTtl } from './media-links.js';
@@ -47,9 +50,10 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   // A malformed SHORTS_SECRET_KEY stops serve at start with the rule, not at the first account connected.
   checkSecretKeySetting();
   const store = new JobStore(path.join(opts.dataDir, 'shorts.db'));
-  const accounts = new AccountStore(store.db);
-  const limiter = new RateLimiter(store.db);
-  const webhooks = new WebhookSender(store.db);
+  // One SQLite connection for the store and these ports: a creation's insert and its charge share a transaction.
+  const accounts = new AccountStore(new SqliteAccounts(store.db));
+  const limiter = new RateLimiter(new SqliteRateLimits(store.db));
+  const webhooks = new WebhookSender(new SqliteWebhookDeliveries(store.db));
   const links: { current: MediaLinks | null } = { current: null };
   const mediaLinks = () => links.current!;
   let worker: Worker | null = null;
@@ -73,7 +77,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const transcriber = createTranscriber({ dataDir: opts.dataDir });
   const orchestrator = new Orchestrator({
     store, transcriber, dataDir: opts.dataDir, render: renderSettingsFromEnv(),
-    blurPreference: (id) => accounts.getAccount(id)?.blurBackground ?? true,
+    blurPreference: async (id) => (await accounts.getAccount(id))?.blurBackground ?? true,
     checkUrl: guardUrlCheck('invalid_file_url'),
   });
 
@@ -93,13 +97,13 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const notify = async (r: RequestRecord) => {
     if (r.status === 'completed') onCompleted(r);
     const url = r.options.webhookUrl;
-    const account = accounts.getAccount(r.accountId);
+    const account = await accounts.getAccount(r.accountId);
     if (!url || !account) return;
     await webhooks.deliver(url, account.webhookSecret, webhookEvent(r, service, account));
   };
   worker = new Worker({
     store, orchestrator, concurrency: opts.workers ?? Number(setting('SHORTS_WORKERS') ?? 1),
-    refund: (id) => { accounts.refundCredit(id); },
+    refund: (id) => { accounts.refundCredit(id).catch((e: unknown) => opts.log(`refund of ${id}: ${e instanceof Error ? e.message : String(e)}`)); },
     onFinished: notify,
     track: (id, c) => service.track(id, c),
     log: opts.log,
@@ -114,7 +118,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     log: opts.log,
     mcp: mcpHttpHandler({
       service, posts, log: opts.log,
-      limit: (auth, name) => { const r = limiter.check(auth.keyId, auth.account, name); if (r.error) throw r.error; },
+      limit: async (auth, name) => { const r = await limiter.check(auth.keyId, auth.account, name); if (r.error) throw r.error; },
     }),
   });
   await new Promise<void>((resolve, reject) => {

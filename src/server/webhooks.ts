@@ -1,16 +1,16 @@
 // Webhook delivery (spec 6): a JSON POST, acknowledged by any 2xx; otherwise retried, at most 3 attempts
 // (immediately, after 1 s, after 3 s), 10 s each, then abandoned without touching the request. Signed
-// the Standard Webhooks way (DESIGN.md, src/webhook-signature.ts). Every attempt is a row in
-// webhook_attempts. The URL guard runs again before each attempt and the connection is pinned to the
+// the Standard Webhooks way (DESIGN.md, src/webhook-signature.ts). Every attempt is recorded through the
+// webhook-deliveries port (src/ports/webhook-deliveries.ts). The URL guard runs again before each attempt and the connection is pinned to the
 // addresses it approved, so a hostname that was public at creation cannot be rebound to an internal
 // address by delivery time.
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type Database from 'better-sqlite3';
 import got from 'got';
 import { checkPublicUrl, pinnedLookup, type GuardOptions } from '../net/url-guard.js';
+import type { WebhookAttempt, WebhookDeliveriesPort } from '../ports/webhook-deliveries.js';
 import { signWebhook, type WebhookEvent } from '../webhook-signature.js';
 
 // Signing and verifying live in a neutral module that receivers (the library) import without the server.
@@ -25,15 +25,7 @@ export interface WebhookSenderOptions {
   now?: () => Date;
 }
 
-export interface WebhookAttempt {
-  messageId: string;
-  attempt: number;
-  startedAt: string;
-  durationMs: number | null;
-  statusCode: number | null;
-  error: string | null;
-  delivered: boolean;
-}
+export type { WebhookAttempt } from '../ports/webhook-deliveries.js';
 
 export interface DeliveryResult { delivered: boolean; attempts: number; messageId: string }
 
@@ -58,16 +50,12 @@ export class WebhookSender {
   private readonly delays: number[];
   private readonly timeoutMs: number;
   private readonly now: () => Date;
-  private readonly insert: Database.Statement;
 
-  constructor(private readonly db: Database.Database, private readonly opts: WebhookSenderOptions = {}) {
+  constructor(private readonly log: WebhookDeliveriesPort, private readonly opts: WebhookSenderOptions = {}) {
     this.delays = (opts.delaysMs ?? DEFAULT_WEBHOOK_DELAYS_MS).slice(0, 3);
     if (this.delays.length === 0) throw new RangeError('delaysMs needs at least one entry');
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
     this.now = opts.now ?? (() => new Date());
-    this.insert = db.prepare(`INSERT INTO webhook_attempts
-      (message_id, request_id, event, url, attempt, started_at, duration_ms, status_code, error, delivered)
-      VALUES (@messageId, @requestId, @event, @url, @attempt, @startedAt, @durationMs, @statusCode, @error, @delivered)`);
   }
 
   /**
@@ -86,10 +74,10 @@ export class WebhookSender {
       const started = this.now();
       const t0 = performance.now();
       const outcome = await this.attempt(url, secret, messageId, body, signal);
-      this.insert.run({
+      await this.log.record({
         messageId, requestId: event.requestId, event: event.event, url, attempt: attempts,
         startedAt: started.toISOString(), durationMs: Math.round(performance.now() - t0),
-        statusCode: outcome.statusCode, error: outcome.error, delivered: outcome.delivered ? 1 : 0,
+        statusCode: outcome.statusCode, error: outcome.error, delivered: outcome.delivered,
       });
       if (outcome.delivered) return { delivered: true, attempts, messageId };
     }
@@ -140,15 +128,7 @@ export class WebhookSender {
   }
 
   /** Every recorded attempt for a request, oldest first. */
-  attempts(requestId: string): WebhookAttempt[] {
-    const rows = this.db.prepare(`SELECT message_id, attempt, started_at, duration_ms, status_code, error, delivered
-      FROM webhook_attempts WHERE request_id = ? ORDER BY id`).all(requestId) as {
-      message_id: string; attempt: number; started_at: string; duration_ms: number | null;
-      status_code: number | null; error: string | null; delivered: number;
-    }[];
-    return rows.map((r) => ({
-      messageId: r.message_id, attempt: r.attempt, startedAt: r.started_at, durationMs: r.duration_ms,
-      statusCode: r.status_code, error: r.error, delivered: r.delivered === 1,
-    }));
+  attempts(requestId: string): Promise<WebhookAttempt[]> {
+    return this.log.attempts(requestId);
   }
 }

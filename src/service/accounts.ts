@@ -1,36 +1,15 @@
-// Accounts, API keys and the credit ledger of `shorts serve`, over the v2 tables of the job store.
+// Accounts, API keys and the credit ledger of `shorts serve`: the rules, over the accounts port
+// (src/ports/accounts.ts; today's adapter keeps them in the job store's SQLite file).
 // Keys are shown once and stored only as a SHA-256 hash plus a short display prefix (the key's own
 // prefix, whatever SHORTS_API_KEY_PREFIX was when it was issued, plus four characters); credits move
-// only through single guarded UPDATE statements recorded in credit_ledger, so concurrent creations
-// can never spend the same credit twice.
+// only through the port's units of work, so concurrent creations can never spend the same credit twice.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-// Type-only on purpose: the store works on any handle it is given and pulls in no native module itself.
-import type Database from 'better-sqlite3';
 import { ShortsError } from '../errors.js';
+import type { AccountRecord, AccountsPort, KeyInfo, KeyMatch } from '../ports/accounts.js';
 
-export interface AccountRecord {
-  id: string;
-  email: string;
-  subscriptionActive: boolean;
-  credits: number;
-  hourlyLimit: number;
-  dailyLimit: number;
-  blurBackground: boolean;
-  webhookSecret: string;
-  createdAt: string;
-}
+export type { AccountRecord, KeyInfo } from '../ports/accounts.js';
 
 export interface AuthContext { account: AccountRecord; keyId: string }
-
-export interface KeyInfo {
-  keyId: string;
-  prefix: string;
-  accountId: string;
-  email: string;
-  createdAt: string;
-  revokedAt: string | null;
-  lastUsedAt: string | null;
-}
 
 /** Account limits of spec 8.2: the default tier and the range a higher tier may reach. */
 export const TIER_LIMITS = {
@@ -57,30 +36,6 @@ const DISPLAY_RANDOM_CHARS = 4;
 /** last_used_at is a hint for operators, not an audit log: one write a minute per key is plenty. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)*$/;
-
-interface AccountRow {
-  id: string; email: string; subscription_active: number; credits: number; hourly_limit: number; daily_limit: number;
-  blur_background: number; webhook_secret: string; created_at: string;
-}
-interface KeyRow {
-  id: string; account_id: string; key_hash: string; prefix: string; created_at: string; revoked_at: string | null; last_used_at: string | null;
-}
-type KeyInfoRow = KeyRow & { email: string };
-
-function toAccount(r: AccountRow): AccountRecord {
-  return {
-    id: r.id, email: r.email, subscriptionActive: r.subscription_active === 1, credits: r.credits,
-    hourlyLimit: r.hourly_limit, dailyLimit: r.daily_limit, blurBackground: r.blur_background === 1,
-    webhookSecret: r.webhook_secret, createdAt: r.created_at,
-  };
-}
-
-function toKeyInfo(r: KeyInfoRow): KeyInfo {
-  return {
-    keyId: r.id, prefix: r.prefix, accountId: r.account_id, email: r.email,
-    createdAt: r.created_at, revokedAt: r.revoked_at, lastUsedAt: r.last_used_at,
-  };
-}
 
 function base62(bytes: Buffer, length: number): string {
   let n = BigInt(`0x${bytes.toString('hex')}`);
@@ -152,7 +107,7 @@ export interface AccountChanges { hourlyLimit?: number; dailyLimit?: number; sub
 export class AccountStore {
   private readonly now: () => number;
 
-  constructor(readonly db: Database.Database, opts: { now?: () => number } = {}) {
+  constructor(readonly port: AccountsPort, opts: { now?: () => number } = {}) {
     this.now = opts.now ?? Date.now;
   }
 
@@ -160,165 +115,138 @@ export class AccountStore {
     return new Date(this.now()).toISOString();
   }
 
-  createAccount(opts: NewAccount): AccountRecord {
+  async createAccount(opts: NewAccount): Promise<AccountRecord> {
     const email = normalizeEmail(opts.email);
-    const hourly = checkLimit('hourly', opts.hourlyLimit);
-    const daily = checkLimit('daily', opts.dailyLimit);
-    const credits = checkCredits(opts.credits ?? 0, true);
-    const id = randomBytes(12).toString('hex');
-    // Standard Webhooks secret format: "whsec_" + base64 of the raw signing key.
-    const secret = `whsec_${randomBytes(32).toString('base64')}`;
-    const t = this.iso();
-    this.db.transaction(() => {
-      if (this.findAccountByEmail(email)) throw new ShortsError('invalid_request', 'an account with this email exists');
-      this.db.prepare(`INSERT INTO accounts (id, email, subscription_active, credits, hourly_limit, daily_limit, blur_background, webhook_secret, created_at)
-        VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?)`).run(id, email, opts.subscription === false ? 0 : 1, credits, hourly, daily, secret, t);
-      if (credits > 0) this.ledger(id, null, credits, 'grant', t);
-    }).immediate();
-    return this.getAccount(id)!;
+    const created = await this.port.insertAccount({
+      id: randomBytes(12).toString('hex'), email,
+      subscriptionActive: opts.subscription !== false,
+      credits: checkCredits(opts.credits ?? 0, true),
+      hourlyLimit: checkLimit('hourly', opts.hourlyLimit),
+      dailyLimit: checkLimit('daily', opts.dailyLimit),
+      blurBackground: true,
+      // Standard Webhooks secret format: "whsec_" + base64 of the raw signing key.
+      webhookSecret: `whsec_${randomBytes(32).toString('base64')}`,
+      createdAt: this.iso(),
+    });
+    if (created === 'email_taken') throw new ShortsError('invalid_request', 'an account with this email exists');
+    return created;
   }
 
-  findAccountByEmail(email: string): AccountRecord | undefined {
-    const row = this.db.prepare('SELECT * FROM accounts WHERE email = ?').get(email.trim().toLowerCase()) as AccountRow | undefined;
-    return row && toAccount(row);
+  findAccountByEmail(email: string): Promise<AccountRecord | undefined> {
+    return this.port.findAccountByEmail(email.trim().toLowerCase());
   }
 
-  getAccount(id: string): AccountRecord | undefined {
-    const row = this.db.prepare('SELECT * FROM accounts WHERE id = ?').get(id) as AccountRow | undefined;
-    return row && toAccount(row);
+  getAccount(id: string): Promise<AccountRecord | undefined> {
+    return this.port.getAccount(id);
   }
 
-  private requireAccount(id: string): AccountRecord {
-    const a = this.getAccount(id);
-    if (!a) throw new ShortsError('resource_not_found', `account ${id} was not found`);
-    return a;
+  private async requireAccount(id: string): Promise<AccountRecord> {
+    return found(id, await this.getAccount(id));
   }
 
-  addCredits(accountId: string, credits: number): AccountRecord {
+  async addCredits(accountId: string, credits: number): Promise<AccountRecord> {
     checkCredits(credits, false);
-    this.db.transaction(() => {
-      const r = this.db.prepare('UPDATE accounts SET credits = credits + ? WHERE id = ?').run(credits, accountId);
-      if (r.changes === 0) throw new ShortsError('resource_not_found', `account ${accountId} was not found`);
-      this.ledger(accountId, null, credits, 'grant', this.iso());
-    }).immediate();
-    return this.requireAccount(accountId);
+    return found(accountId, await this.port.grantCredits(accountId, credits, this.iso()));
   }
 
   /** Tier changes by the operator (`shorts keys create` on an existing email). */
-  updateAccount(accountId: string, changes: AccountChanges): AccountRecord {
-    const a = this.requireAccount(accountId);
-    const hourly = changes.hourlyLimit === undefined ? a.hourlyLimit : checkLimit('hourly', changes.hourlyLimit);
-    const daily = changes.dailyLimit === undefined ? a.dailyLimit : checkLimit('daily', changes.dailyLimit);
-    const sub = changes.subscription === undefined ? a.subscriptionActive : changes.subscription;
-    this.db.prepare('UPDATE accounts SET hourly_limit = ?, daily_limit = ?, subscription_active = ? WHERE id = ?')
-      .run(hourly, daily, sub ? 1 : 0, accountId);
-    return this.requireAccount(accountId);
+  async updateAccount(accountId: string, changes: AccountChanges): Promise<AccountRecord> {
+    const a = await this.requireAccount(accountId);
+    const hourlyLimit = changes.hourlyLimit === undefined ? a.hourlyLimit : checkLimit('hourly', changes.hourlyLimit);
+    const dailyLimit = changes.dailyLimit === undefined ? a.dailyLimit : checkLimit('daily', changes.dailyLimit);
+    const subscriptionActive = changes.subscription === undefined ? a.subscriptionActive : changes.subscription;
+    return found(accountId, await this.port.updateLimits(accountId, { hourlyLimit, dailyLimit, subscriptionActive }));
   }
 
-  setBlurPreference(accountId: string, blur: boolean): void {
-    const r = this.db.prepare('UPDATE accounts SET blur_background = ? WHERE id = ?').run(blur ? 1 : 0, accountId);
-    if (r.changes === 0) throw new ShortsError('resource_not_found', `account ${accountId} was not found`);
+  async setBlurPreference(accountId: string, blur: boolean): Promise<void> {
+    if (!await this.port.setBlurPreference(accountId, blur)) found(accountId, undefined);
   }
 
   /**
    * Issues a key: `prefix` (SHORTS_API_KEY_PREFIX, checked) + 43 random base62 characters. The plaintext
-   * is returned here and nowhere else; the database keeps its hash and the display prefix.
+   * is returned here and nowhere else; the store keeps its hash and the display prefix.
    */
-  createKey(accountId: string, prefix: string = KEY_PREFIX): { key: string; keyId: string } {
+  async createKey(accountId: string, prefix: string = KEY_PREFIX): Promise<{ key: string; keyId: string }> {
     checkKeyPrefix(prefix);
-    this.requireAccount(accountId);
+    await this.requireAccount(accountId);
     const key = prefix + base62(randomBytes(32), KEY_BODY_LENGTH);
     const keyId = `key_${randomBytes(8).toString('hex')}`;
-    this.db.prepare('INSERT INTO api_keys (id, account_id, key_hash, prefix, created_at) VALUES (?, ?, ?, ?, ?)')
-      .run(keyId, accountId, sha256(key).toString('hex'), key.slice(0, prefix.length + DISPLAY_RANDOM_CHARS), this.iso());
+    await this.port.insertKey({
+      keyId, accountId, keyHash: sha256(key).toString('hex'), prefix: key.slice(0, prefix.length + DISPLAY_RANDOM_CHARS),
+      createdAt: this.iso(), revokedAt: null, lastUsedAt: null,
+    });
     return { key, keyId };
   }
 
-  listKeys(): KeyInfo[] {
-    const rows = this.db.prepare(`SELECT k.*, a.email FROM api_keys k JOIN accounts a ON a.id = k.account_id
-      ORDER BY k.created_at, k.rowid`).all() as KeyInfoRow[];
-    return rows.map(toKeyInfo);
+  listKeys(): Promise<KeyInfo[]> {
+    return this.port.listKeys();
   }
 
   /**
    * Revokes a key named by its full value, its id (`key_…`) or its display prefix. A prefix that
    * matches several keys is refused rather than guessed. Revoking a revoked key changes nothing.
    */
-  revokeKey(keyOrIdOrPrefix: string): KeyInfo {
+  async revokeKey(keyOrIdOrPrefix: string): Promise<KeyInfo> {
     // `keys list` shows prefixes with a trailing ellipsis; accept them pasted as shown.
     const target = keyOrIdOrPrefix.trim().replace(/(…|\.\.\.)$/, '');
-    const select = `SELECT k.*, a.email FROM api_keys k JOIN accounts a ON a.id = k.account_id`;
-    let rows: KeyInfoRow[];
-    if (KEY_PATTERN.test(target)) rows = this.db.prepare(`${select} WHERE k.key_hash = ?`).all(sha256(target).toString('hex')) as KeyInfoRow[];
-    else if (KEY_ID_PATTERN.test(target)) rows = this.db.prepare(`${select} WHERE k.id = ?`).all(target) as KeyInfoRow[];
+    let match: KeyMatch | null = null;
+    if (KEY_PATTERN.test(target)) match = { keyHash: sha256(target).toString('hex') };
+    else if (KEY_ID_PATTERN.test(target)) match = { keyId: target };
     // Display prefixes are at most 36 characters, whole keys at least 44: the two cannot be confused.
-    else if (target !== '') rows = this.db.prepare(`${select} WHERE k.prefix = ?`).all(target) as KeyInfoRow[];
-    else rows = [];
+    else if (target !== '') match = { prefix: target };
+    const rows = match ? await this.port.findKeys(match) : [];
     const row = rows[0];
     if (!row) throw new ShortsError('resource_not_found', `no API key matches "${target}"`);
     if (rows.length > 1) {
       throw new ShortsError('invalid_request', `${rows.length} keys start with "${target}"; give the key id (see \`shorts keys list --json\`) or the whole key`);
     }
-    this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(this.iso(), row.id);
-    const after = this.db.prepare(`${select} WHERE k.id = ?`).get(row.id) as KeyInfoRow;
-    return toKeyInfo(after);
+    return (await this.port.revokeKey(row.keyId, this.iso()))!;
   }
 
   /** Resolves a presented key (see presentedKey) to its account, or throws the spec's 401 codes. */
-  authenticate(headerValue: string | undefined): AuthContext {
+  async authenticate(headerValue: string | undefined): Promise<AuthContext> {
     const key = headerValue?.trim() ?? '';
     if (key === '') throw new ShortsError('missing_api_key', 'send your API key in the X-API-Key header (or as Authorization: Bearer <key>)');
     if (!KEY_PATTERN.test(key)) throw new ShortsError('invalid_api_key', 'the API key is not in a valid format');
     const hash = sha256(key);
-    const row = this.db.prepare('SELECT * FROM api_keys WHERE key_hash = ?').get(hash.toString('hex')) as KeyRow | undefined;
+    const row = await this.port.keyByHash(hash.toString('hex'));
     // The indexed lookup finds the candidate; the final comparison does not leak how much of it matched.
-    const stored = row ? Buffer.from(row.key_hash, 'hex') : Buffer.alloc(hash.length);
+    const stored = row ? Buffer.from(row.keyHash, 'hex') : Buffer.alloc(hash.length);
     const same = stored.length === hash.length && timingSafeEqual(stored, hash);
     if (!row || !same) throw new ShortsError('invalid_api_key', 'the API key was not found');
-    if (row.revoked_at !== null) throw new ShortsError('invalid_api_key', 'the API key has been revoked');
-    const account = this.requireAccount(row.account_id);
+    if (row.revokedAt !== null) throw new ShortsError('invalid_api_key', 'the API key has been revoked');
+    const account = await this.requireAccount(row.accountId);
     const nowMs = this.now();
-    if (row.last_used_at === null || Date.parse(row.last_used_at) <= nowMs - LAST_USED_RESOLUTION_MS) {
-      this.db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(new Date(nowMs).toISOString(), row.id);
+    if (row.lastUsedAt === null || Date.parse(row.lastUsedAt) <= nowMs - LAST_USED_RESOLUTION_MS) {
+      await this.port.touchKey(row.keyId, new Date(nowMs).toISOString());
     }
-    return { account, keyId: row.id };
+    return { account, keyId: row.keyId };
   }
 
   /**
-   * Takes one credit for an accepted creation. The guarded UPDATE is the whole check: it changes a
-   * row only while credits remain, so two connections racing for the last credit cannot both win.
-   * Safe to call inside a caller's transaction (it becomes a savepoint there).
+   * Takes one credit for the creation of request `requestId` and runs `create` (the request's insert) in
+   * the same unit of work: a creation refused for credit leaves no row, and two creations racing for the
+   * last credit cannot both be accepted. `create` must be synchronous (see AccountsPort.chargeAndCreate).
    */
-  chargeCredit(accountId: string, requestId: string): void {
-    this.db.transaction(() => {
-      const r = this.db.prepare('UPDATE accounts SET credits = credits - 1 WHERE id = ? AND credits > 0').run(accountId);
-      if (r.changes === 0) {
-        if (!this.getAccount(accountId)) throw new ShortsError('resource_not_found', `account ${accountId} was not found`);
-        throw new ShortsError('insufficient_credits', 'no credits left: each creation costs 1 credit', { creditsRequired: 1, creditsAvailable: 0 });
-      }
-      this.ledger(accountId, requestId, -1, 'creation', this.iso());
-    }).immediate();
+  chargeAndCreate<T>(accountId: string, requestId: string, create: () => T): Promise<T> {
+    return this.port.chargeAndCreate(accountId, requestId, this.iso(), create);
+  }
+
+  /** Takes one credit for request `requestId` with nothing else in its unit of work. */
+  async chargeCredit(accountId: string, requestId: string): Promise<void> {
+    await this.chargeAndCreate(accountId, requestId, () => undefined);
   }
 
   /**
-   * Gives back the credit a request took. The unique index on (request_id, reason) makes it happen
-   * at most once, however many times a failure is reported (worker, restart recovery, cancel).
+   * Gives back the credit a request took: at most once, however many times a failure is reported
+   * (worker, restart recovery, cancel).
    */
-  refundCredit(requestId: string): boolean {
-    return this.db.transaction(() => {
-      const charge = this.db.prepare(`SELECT account_id FROM credit_ledger WHERE request_id = ? AND reason = 'creation'`)
-        .get(requestId) as { account_id: string } | undefined;
-      if (!charge) return false;
-      const r = this.db.prepare(`INSERT INTO credit_ledger (account_id, request_id, delta, reason, created_at)
-        VALUES (?, ?, 1, 'refund', ?) ON CONFLICT DO NOTHING`).run(charge.account_id, requestId, this.iso());
-      if (r.changes === 0) return false;
-      this.db.prepare('UPDATE accounts SET credits = credits + 1 WHERE id = ?').run(charge.account_id);
-      return true;
-    }).immediate();
+  refundCredit(requestId: string): Promise<boolean> {
+    return this.port.refund(requestId, this.iso());
   }
+}
 
-  private ledger(accountId: string, requestId: string | null, delta: number, reason: 'grant' | 'creation' | 'refund', at: string): void {
-    this.db.prepare('INSERT INTO credit_ledger (account_id, request_id, delta, reason, created_at) VALUES (?, ?, ?, ?, ?)')
-      .run(accountId, requestId, delta, reason, at);
-  }
+function found(id: string, account: AccountRecord | undefined): AccountRecord {
+  if (!account) throw new ShortsError('resource_not_found', `account ${id} was not found`);
+  return account;
 }

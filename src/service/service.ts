@@ -42,7 +42,7 @@ export interface ServiceOptions {
   /** API mode: network checks of submitted URLs (spec 4.2 file URL checks, webhook and page URLs). */
   urlChecks?: UrlChecks;
   /** API mode: an explicit blurBackground becomes the account's saved preference; omitted uses it (spec 4.2). */
-  preferences?: { setBlurPreference(accountId: string, blur: boolean): void; getAccount(accountId: string): { blurBackground: boolean } | undefined };
+  preferences?: { setBlurPreference(accountId: string, blur: boolean): Promise<void>; getAccount(accountId: string): Promise<{ blurBackground: boolean } | undefined> };
   /** Caption translation service (captionLanguage != language); undefined reads SHORTS_TRANSLATE_* from the environment. */
   translator?: TranslatorConfig | null;
   /** Called after a request is queued, so workers wake up at once instead of at their next poll. */
@@ -60,8 +60,10 @@ export interface ServiceOptions {
 }
 
 export interface CreditLedger {
-  chargeCredit(accountId: string, requestId: string): void;
-  refundCredit(requestId: string): boolean;
+  /** Charges one credit and runs `create` (the request's insert) as one unit of work: both or neither. */
+  chargeAndCreate<T>(accountId: string, requestId: string, create: () => T): Promise<T>;
+  /** At most once per request. */
+  refundCredit(requestId: string): Promise<boolean>;
 }
 
 export interface UrlChecks {
@@ -113,7 +115,7 @@ export class Service {
     // not alter a request already queued; an explicit choice becomes the saved preference once accepted.
     const prefs = this.opts.preferences;
     const explicitBlur = req.blurBackground;
-    if (prefs && explicitBlur === null) req.blurBackground = prefs.getAccount(account.id)?.blurBackground ?? true;
+    if (prefs && explicitBlur === null) req.blurBackground = (await prefs.getAccount(account.id))?.blurBackground ?? true;
     let timeAdjustment: TimeAdjustment | null = null;
     let url: string;
     if (req.source.kind === 'file') {
@@ -132,13 +134,12 @@ export class Service {
     // Whatever the source (a local file too), the card image is downloaded by this server.
     if (req.outroImageUrl) await this.opts.urlChecks?.outroImageUrl?.(req.outroImageUrl);
     const id = randomBytes(12).toString('hex');
-    // The request and its credit are one transaction: a creation refused for credit leaves no row,
+    // The request and its credit are one unit of work: a creation refused for credit leaves no row,
     // and two creations racing for the last credit cannot both be accepted.
-    this.store.db.transaction(() => {
-      this.store.insertRequest({ id, accountId: account.id, origin, userEmail: account.email, options: req, url, start: req.start, end: req.end });
-      this.opts.credits?.chargeCredit(account.id, id);
-    })();
-    if (prefs && explicitBlur !== null) prefs.setBlurPreference(account.id, explicitBlur);
+    const insert = () => this.store.insertRequest({ id, accountId: account.id, origin, userEmail: account.email, options: req, url, start: req.start, end: req.end });
+    if (this.opts.credits) await this.opts.credits.chargeAndCreate(account.id, id, insert);
+    else insert();
+    if (prefs && explicitBlur !== null) await prefs.setBlurPreference(account.id, explicitBlur);
     this.opts.onQueued?.();
     const { position, etaSeconds } = this.queueEstimate(id);
     const response: CreateResponse = {
@@ -230,13 +231,13 @@ export class Service {
     };
   }
 
-  cancel(account: Account, id: string): CancelResponse {
+  async cancel(account: Account, id: string): Promise<CancelResponse> {
     const r = this.owned(account, id);
     if (TERMINAL.has(r.status) || !this.store.finish(id, 'cancelled'))
       throw new ShortsError('request_not_cancellable', `request ${id} is already ${this.store.getRequest(id)?.status ?? r.status}`);
     this.running.get(id)?.abort();
     // Cancelled before any work started: nothing was spent, so the credit comes back (DESIGN.md).
-    if (r.status === 'queued') this.opts.credits?.refundCredit(id);
+    if (r.status === 'queued') await this.opts.credits?.refundCredit(id);
     return { _id: id, status: 'cancelled' };
   }
 

@@ -44,17 +44,17 @@ export async function keysCreateCommand(accounts: AccountStore, flags: KeysCreat
   const credits = wholeNumber('--credits', flags.credits);
   const hourlyLimit = wholeNumber('--hourly-limit', flags.hourlyLimit);
   const dailyLimit = wholeNumber('--daily-limit', flags.dailyLimit);
-  let account = accounts.findAccountByEmail(flags.email);
+  let account = await accounts.findAccountByEmail(flags.email);
   const existed = account !== undefined;
   if (!account) {
-    account = accounts.createAccount({ email: flags.email, credits, hourlyLimit, dailyLimit, subscription: flags.subscription });
+    account = await accounts.createAccount({ email: flags.email, credits, hourlyLimit, dailyLimit, subscription: flags.subscription });
   } else {
     if (hourlyLimit !== undefined || dailyLimit !== undefined || flags.subscription !== undefined) {
-      account = accounts.updateAccount(account.id, { hourlyLimit, dailyLimit, subscription: flags.subscription });
+      account = await accounts.updateAccount(account.id, { hourlyLimit, dailyLimit, subscription: flags.subscription });
     }
-    if (credits !== undefined && credits > 0) account = accounts.addCredits(account.id, credits);
+    if (credits !== undefined && credits > 0) account = await accounts.addCredits(account.id, credits);
   }
-  const { key } = accounts.createKey(account.id, prefix);
+  const { key } = await accounts.createKey(account.id, prefix);
   // The account's webhook signing secret goes to stderr, so --json keeps the contract's exact shape.
   const secretLine = `webhook signing secret of this account (verify deliveries with it): ${account.webhookSecret}`;
   if (flags.json) {
@@ -71,7 +71,7 @@ export async function keysCreateCommand(accounts: AccountStore, flags: KeysCreat
 }
 
 export async function keysListCommand(accounts: AccountStore, flags: JsonFlag): Promise<number> {
-  const keys = accounts.listKeys();
+  const keys = await accounts.listKeys();
   if (flags.json) {
     printJson(keys);
     return EXIT.ok;
@@ -83,7 +83,7 @@ export async function keysListCommand(accounts: AccountStore, flags: JsonFlag): 
 }
 
 export async function keysRevokeCommand(accounts: AccountStore, keyOrPrefix: string, flags: JsonFlag): Promise<number> {
-  const k: KeyInfo = accounts.revokeKey(keyOrPrefix);
+  const k: KeyInfo = await accounts.revokeKey(keyOrPrefix);
   if (flags.json) printJson(k);
   else process.stdout.write(`revoked ${k.prefix}… (${k.email}) at ${k.revokedAt}\n`);
   return EXIT.ok;
