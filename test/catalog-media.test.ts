@@ -62,7 +62,7 @@ const CATALOGS = [
 /** One serve of the shipped catalog for the file (started on first use): each start costs a Node process. */
 let shipped: Promise<{ serve: ServeProcess; key: string }> | undefined;
 function shippedServe(): Promise<{ serve: ServeProcess; key: string }> {
-  shipped ??= startServe(serveEnv()).then((serve) => ({ serve, key: issueKey(serve.env).key }));
+  shipped ??= startServe(serveEnv()).then(async (serve) => ({ serve, key: (await issueKey(serve.env)).key }));
   return shipped;
 }
 afterAll(async () => { await (await shipped)?.serve.kill(); });
@@ -194,7 +194,7 @@ describe("an operator's own items get working media links", () => {
       name: NAME, file: 'mine.mp3', preview: 'mine.png', duration: seconds, loudnessLufs: -20, licence: 'CC0-1.0', attribution: 'Me', source: { kind: 'operator' },
     }] }));
     serve = await startServe(serveEnv({ SHORTS_CATALOG_DIR: root }));
-    key = issueKey(serve.env).key;
+    key = (await issueKey(serve.env)).key;
   }, 60_000);
   afterAll(async () => { await serve?.kill(); });
 

@@ -15,6 +15,7 @@ import { Service } from '../src/service/service.js';
 import { ROOT, cliEnv, runCli, startCli } from './helpers/cli.js';
 import { serveEnv, startServe, type ServeProcess } from './helpers/serve.js';
 import { AccountStore } from '../src/service/accounts.js';
+import { SqliteAccounts } from '../src/adapters/sqlite/accounts.js';
 import { fakePlatformEnv, startFakePlatform, type FakePhotoSite, type FakeShortVideoSite, type FakeVideoSite } from './helpers/fake-platforms/index.js';
 
 const run = promisify(execFile);
@@ -329,8 +330,8 @@ describe('shorts accounts against a live serve', () => {
     serve = await startServe(serveEnv({ ...fakeEnv }));
     // Keys issued the way `shorts keys create` does, on the server's store, without two more processes.
     const store = new JobStore(path.join(serve.env.SHORTS_DATA_DIR!, 'shorts.db'));
-    const issuer = new AccountStore(store.db);
-    [key, otherKey] = ['one', 'two'].map((n) => issuer.createKey(issuer.createAccount({ email: `${n}@example.com`, credits: 1 }).id).key);
+    const issuer = new AccountStore(new SqliteAccounts(store.db));
+    [key, otherKey] = await Promise.all(['one', 'two'].map(async (n) => (await issuer.createKey((await issuer.createAccount({ email: `${n}@example.com`, credits: 1 })).id)).key));
     store.close();
   });
   afterAll(async () => {

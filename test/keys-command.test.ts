@@ -7,6 +7,7 @@ import { Command } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { JobStore } from '../src/engine/job-store.js';
 import { AccountStore } from '../src/service/accounts.js';
+import { SqliteAccounts } from '../src/adapters/sqlite/accounts.js';
 import { keysCreateCommand, keysListCommand, keysRevokeCommand, registerKeysCommand } from '../src/cli/commands/keys.js';
 import { CliError } from '../src/cli/cli-error.js';
 
@@ -15,7 +16,7 @@ function tempDb(): string {
 }
 
 function openAccounts(file = tempDb()): AccountStore {
-  return new AccountStore(new JobStore(file).db);
+  return new AccountStore(new SqliteAccounts(new JobStore(file).db));
 }
 
 /** Runs fn with process.stdout/stderr captured. */
@@ -42,8 +43,8 @@ describe('shorts keys create', () => {
     const out = JSON.parse(r.stdout) as Record<string, string>;
     expect(Object.keys(out)).toEqual(['key', 'accountId']);
     expect(out.key).toMatch(/^sk_live_[0-9A-Za-z]{43}$/);
-    expect(accounts.getAccount(out.accountId!)).toMatchObject({ email: 'a@example.com', credits: 5, hourlyLimit: 200, dailyLimit: 3000, subscriptionActive: true });
-    expect(accounts.authenticate(out.key).account.id).toBe(out.accountId);
+    expect(await accounts.getAccount(out.accountId!)).toMatchObject({ email: 'a@example.com', credits: 5, hourlyLimit: 200, dailyLimit: 3000, subscriptionActive: true });
+    expect((await accounts.authenticate(out.key)).account.id).toBe(out.accountId);
   });
 
   it('prints the key alone on stdout, and the account summary on stderr', async () => {
@@ -60,8 +61,8 @@ describe('shorts keys create', () => {
     const second = JSON.parse((await capture(() => keysCreateCommand(accounts, { email: 'A@example.com', credits: '3', json: true }))).stdout) as { key: string; accountId: string };
     expect(second.accountId).toBe(first.accountId);
     expect(second.key).not.toBe(first.key);
-    expect(accounts.getAccount(first.accountId)!.credits).toBe(5);
-    expect(accounts.listKeys()).toHaveLength(2);
+    expect((await accounts.getAccount(first.accountId))!.credits).toBe(5);
+    expect(await accounts.listKeys()).toHaveLength(2);
   });
 
   it('rejects a non-numeric --credits with a usage error and a bad email with invalid_request', async () => {
@@ -70,7 +71,7 @@ describe('shorts keys create', () => {
     await expect(capture(() => keysCreateCommand(accounts, { email: 'a@example.com', hourlyLimit: '-5' }))).rejects.toBeInstanceOf(CliError);
     await expect(capture(() => keysCreateCommand(accounts, { email: 'a@example.com', hourlyLimit: '5000' }))).rejects.toMatchObject({ code: 'invalid_request' });
     await expect(capture(() => keysCreateCommand(accounts, { email: 'not-an-email' }))).rejects.toMatchObject({ code: 'invalid_request', exitCode: 2 });
-    expect(accounts.listKeys()).toEqual([]);
+    expect(await accounts.listKeys()).toEqual([]);
   });
 });
 
@@ -85,8 +86,8 @@ describe('SHORTS_API_KEY_PREFIX', () => {
     expect(table).toContain(`${key.slice(0, 15)}…`);
     expect(table).toContain(`${old.key.slice(0, 12)}…`);
     expect(table).not.toContain(key.slice(15));
-    expect(accounts.authenticate(key).account.email).toBe('a@example.com');
-    expect(accounts.authenticate(old.key).account.email).toBe('a@example.com');
+    expect((await accounts.authenticate(key)).account.email).toBe('a@example.com');
+    expect((await accounts.authenticate(old.key)).account.email).toBe('a@example.com');
     // A blank setting is the default, like every SHORTS_* setting.
     expect((await capture(() => keysCreateCommand(accounts, { email: 'a@example.com' }, { SHORTS_API_KEY_PREFIX: ' ' }))).stdout).toMatch(/^sk_live_/);
   });
@@ -98,16 +99,16 @@ describe('SHORTS_API_KEY_PREFIX', () => {
       expect(e, bad).toBeInstanceOf(CliError);
       expect(e).toMatchObject({ exitCode: 2, message: expect.stringMatching(/SHORTS_API_KEY_PREFIX must be 1-32 characters of A-Z, a-z, 0-9, _ and -/) });
     }
-    expect(accounts.findAccountByEmail('new@example.com')).toBeUndefined();
-    expect(accounts.listKeys()).toEqual([]);
+    expect(await accounts.findAccountByEmail('new@example.com')).toBeUndefined();
+    expect(await accounts.listKeys()).toEqual([]);
   });
 });
 
 describe('shorts keys list and revoke', () => {
   it('lists prefixes and emails, never the key; --json gives the key records', async () => {
     const accounts = openAccounts();
-    const a = accounts.createAccount({ email: 'a@example.com' });
-    const { key } = accounts.createKey(a.id);
+    const a = await accounts.createAccount({ email: 'a@example.com' });
+    const { key } = await accounts.createKey(a.id);
     const table = await capture(() => keysListCommand(accounts, {}));
     expect(table.stdout).toContain(`${key.slice(0, 12)}…`);
     expect(table.stdout).toContain('a@example.com');
@@ -120,11 +121,11 @@ describe('shorts keys list and revoke', () => {
 
   it('revokes by the listed prefix; the key stops working; an unknown prefix is resource_not_found', async () => {
     const accounts = openAccounts();
-    const a = accounts.createAccount({ email: 'a@example.com' });
-    const { key } = accounts.createKey(a.id);
+    const a = await accounts.createAccount({ email: 'a@example.com' });
+    const { key } = await accounts.createKey(a.id);
     const r = await capture(() => keysRevokeCommand(accounts, `${key.slice(0, 12)}…`, {}));
     expect(r.stdout).toMatch(new RegExp(`^revoked ${key.slice(0, 12)}… \\(a@example\\.com\\) at \\d{4}-`));
-    expect(() => accounts.authenticate(key)).toThrow(expect.objectContaining({ code: 'invalid_api_key' }));
+    await expect(accounts.authenticate(key)).rejects.toThrow(expect.objectContaining({ code: 'invalid_api_key' }));
     const json = JSON.parse((await capture(() => keysRevokeCommand(accounts, key, { json: true }))).stdout) as { revokedAt: string };
     expect(json.revokedAt).toMatch(/^\d{4}-/);
     await expect(capture(() => keysRevokeCommand(accounts, 'sk_live_0000', {}))).rejects.toMatchObject({ code: 'resource_not_found' });
@@ -141,7 +142,7 @@ describe('registerKeysCommand', () => {
     registerKeysCommand(program, () => {
       opened++;
       const store = new JobStore(file);
-      return { accounts: new AccountStore(store.db), close: () => { closed++; store.close(); } };
+      return { accounts: new AccountStore(new SqliteAccounts(store.db)), close: () => { closed++; store.close(); } };
     }, (c) => codes.push(c));
     const made = await capture(async () => {
       await program.parseAsync(['keys', 'create', '--email', 'c@example.com', '--credits', '4', '--hourly-limit', '300', '--no-subscription', '--json'], { from: 'user' });
@@ -154,8 +155,8 @@ describe('registerKeysCommand', () => {
       return 0;
     });
     const accounts = openAccounts(file);
-    expect(accounts.getAccount(accountId)).toMatchObject({ credits: 4, hourlyLimit: 300, dailyLimit: 1000, subscriptionActive: false });
-    expect(accounts.listKeys()).toHaveLength(2);
+    expect(await accounts.getAccount(accountId)).toMatchObject({ credits: 4, hourlyLimit: 300, dailyLimit: 1000, subscriptionActive: false });
+    expect(await accounts.listKeys()).toHaveLength(2);
     expect([opened, closed, codes]).toEqual([2, 2, [0, 0]]);
   });
 });

@@ -11,9 +11,11 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobStore } from '../src/engine/job-store.js';
 import { AccountStore } from '../src/service/accounts.js';
+import { SqliteAccounts } from '../src/adapters/sqlite/accounts.js';
 import { Service } from '../src/service/service.js';
 import { PostsService } from '../src/service/posts-service.js';
 import { RateLimiter } from '../src/server/rate-limit.js';
+import { SqliteRateLimits } from '../src/adapters/sqlite/rate-limits.js';
 import { serviceBackend } from '../src/mcp/http-handler.js';
 import { createMcpServer } from '../src/mcp/server.js';
 
@@ -24,12 +26,12 @@ let client: Client;
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'mcp-limits-'));
   store = new JobStore(path.join(dir, 'shorts.db'));
-  const accounts = new AccountStore(store.db);
-  const limiter = new RateLimiter(store.db, { limiters: { videoCreation: { limit: 2, windowSec: 60 }, statusCheck: { limit: 2, windowSec: 60 } } });
-  const account = accounts.createAccount({ email: 'agent@example.com', credits: 5 });
-  const auth = accounts.authenticate(accounts.createKey(account.id).key);
-  const backend = serviceBackend(new Service(store, { credits: accounts }), new PostsService(store), auth, (a, name) => {
-    const r = limiter.check(a.keyId, a.account, name);
+  const accounts = new AccountStore(new SqliteAccounts(store.db));
+  const limiter = new RateLimiter(new SqliteRateLimits(store.db), { limiters: { videoCreation: { limit: 2, windowSec: 60 }, statusCheck: { limit: 2, windowSec: 60 } } });
+  const account = await accounts.createAccount({ email: 'agent@example.com', credits: 5 });
+  const auth = await accounts.authenticate((await accounts.createKey(account.id)).key);
+  const backend = serviceBackend(new Service(store, { credits: accounts }), new PostsService(store), auth, async (a, name) => {
+    const r = await limiter.check(a.keyId, a.account, name);
     if (r.error) throw r.error;
   });
   const server = createMcpServer(backend, { mode: 'serve', pollMs: 10, exposeInternalErrors: false, log: () => {} });

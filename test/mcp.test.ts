@@ -192,7 +192,7 @@ describe('/mcp on shorts serve (Streamable HTTP)', () => {
   beforeAll(async () => {
     serve = await startServe(serveEnv());
     cdn = await loopback(fileHandler(SAMPLE));
-    ({ key } = issueKey(serve.env));
+    ({ key } = await issueKey(serve.env));
   });
   afterAll(async () => {
     await serve?.kill();
@@ -233,7 +233,7 @@ describe('/mcp on shorts serve (Streamable HTTP)', () => {
       await client.close();
     }
     // Another account cannot see the request.
-    const other = await connect({ Authorization: `Bearer ${issueKey(serve.env).key}` });
+    const other = await connect({ Authorization: `Bearer ${(await issueKey(serve.env)).key}` });
     try {
       const list = structured<{ requests: unknown[] }>(await call(other, 'list_requests'));
       expect(list.requests).toEqual([]);
@@ -266,7 +266,7 @@ describe('/mcp on shorts serve (Streamable HTTP)', () => {
   });
 
   it('needs a subscription to create, as the API does', async () => {
-    const client = await connect({ 'X-API-Key': issueKey(serve.env, { subscription: false }).key });
+    const client = await connect({ 'X-API-Key': (await issueKey(serve.env, { subscription: false })).key });
     try {
       expect(errorCode(await call(client, 'create_shorts', { fileUrl: `${cdn.url}/talk.mp4`, start: 0, end: 60 }))).toBe('subscription_required');
       expect(errorCode(await call(client, 'list_posts'))).toBe('subscription_required');

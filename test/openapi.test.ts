@@ -18,6 +18,8 @@ import { MediaLinks, loadOrCreateSecret } from '../src/server/media-links.js';
 import { CREATE_FIELD_FORMATS, openApiDocument } from '../src/server/openapi.js';
 import { RateLimiter } from '../src/server/rate-limit.js';
 import { AccountStore, type AccountRecord } from '../src/service/accounts.js';
+import { SqliteAccounts } from '../src/adapters/sqlite/accounts.js';
+import { SqliteRateLimits } from '../src/adapters/sqlite/rate-limits.js';
 import { CREATE_OPTIONS } from '../src/service/create-options.js';
 import { ERROR_CODES } from '../src/errors.js';
 import { Service } from '../src/service/service.js';
@@ -379,13 +381,13 @@ describe('real responses of the server validate against the served document', ()
     copyFileSync(video({ duration: 65, width: 160, height: 90, fps: 10 }), mp4);
     execFileSync('ffmpeg', ['-v', 'error', '-i', mp4, '-frames:v', '1', mp4.replace(/\.mp4$/, '.jpg')]);
     store = new JobStore(path.join(dir, 'shorts.db'));
-    accounts = new AccountStore(store.db);
+    accounts = new AccountStore(new SqliteAccounts(store.db));
     // No URL checks and no workers: requests stay queued and nothing leaves this machine.
     service = new Service(store, { mediaUrl: (s) => links!.url(s.requestId, s.id), thumbnailUrl: (s) => links!.thumbnailUrl(s.requestId, s.id), credits: accounts });
     const posts = new PostsService(store);
     const automation = new Automation(store, posts);
     server = createApiServer({
-      service, store, accounts, limiter: new RateLimiter(store.db), posts, automation, publicUrl: () => base,
+      service, store, accounts, limiter: new RateLimiter(new SqliteRateLimits(store.db)), posts, automation, publicUrl: () => base,
       get mediaLinks() { return links!; },
       openapi: () => openApiDocument({ serverUrl: `${base}/api/v1` }),
       readiness: async () => ({ ready: true, checks: { store: { ok: true, detail: 'sqlite ok' } } }),
@@ -394,11 +396,12 @@ describe('real responses of the server validate against the served document', ()
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     links = new MediaLinks({ secret: loadOrCreateSecret(dir), publicBaseUrl: base });
-    main = accounts.createAccount({ email: 'main@example.com', credits: 10 });
-    keys.main = accounts.createKey(main.id).key;
-    keys.nosub = accounts.createKey(accounts.createAccount({ email: 'nosub@example.com', credits: 5, subscription: false }).id).key;
-    keys.broke = accounts.createKey(accounts.createAccount({ email: 'broke@example.com', credits: 0 }).id).key;
-    keys.tight = accounts.createKey(accounts.createAccount({ email: 'tight@example.com', credits: 1, hourlyLimit: 2 }).id).key;
+    main = await accounts.createAccount({ email: 'main@example.com', credits: 10 });
+    keys.main = (await accounts.createKey(main.id)).key;
+    const keyOf = async (a: Parameters<AccountStore['createAccount']>[0]) => (await accounts.createKey((await accounts.createAccount(a)).id)).key;
+    keys.nosub = await keyOf({ email: 'nosub@example.com', credits: 5, subscription: false });
+    keys.broke = await keyOf({ email: 'broke@example.com', credits: 0 });
+    keys.tight = await keyOf({ email: 'tight@example.com', credits: 1, hourlyLimit: 2 });
     served = (await (await fetch(`${base}/api/v1/openapi.json`)).json()) as Obj;
   });
   afterAll(async () => {

@@ -72,7 +72,7 @@ describe('scheduling and canceling posts', () => {
     }
     expect((await post([1, 2])).status).toBe(400);
     // A clip of another API account is not this one's to post.
-    const other = issueKey(s.env).key;
+    const other = (await issueKey(s.env)).key;
     const foreign = await api(s.serve.api, other, 'POST', '/posts', { shortId: clip, platform: 'video_site' });
     expect(foreign.status).toBe(400);
     expect(foreign.json.error.details).toEqual({ field: 'shortId' });
@@ -99,7 +99,7 @@ describe('scheduling and canceling posts', () => {
     const r = await post({ shortId: request.shorts[0]!.id, platform: 'photo_site', accountId: insta1.id, scheduledAt: inDays(3) });
     expect(r.status, r.text).toBe(201);
     const id = r.json.data.id as string;
-    const other = issueKey(s.env).key;
+    const other = (await issueKey(s.env)).key;
     expect((await api(s.serve.api, other, 'DELETE', `/posts/${id}`)).status).toBe(404);
     const canceled = await api(s.serve.api, s.key, 'DELETE', `/posts/${id}`);
     expect(canceled.status, canceled.text).toBe(200);

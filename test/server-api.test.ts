@@ -56,7 +56,7 @@ describe('authentication (spec 5)', () => {
   });
 
   it('403 subscription_required on create and posts without a subscription', async () => {
-    const { key: noSub } = issueKey(serve.env, { subscription: false });
+    const { key: noSub } = await issueKey(serve.env, { subscription: false });
     expect((await api(serve.api, noSub, 'POST', '/shorts/create', body())).json.error.code).toBe('subscription_required');
     expect((await api(serve.api, noSub, 'GET', '/posts')).json.error.code).toBe('subscription_required');
     expect((await api(serve.api, noSub, 'GET', '/templates')).status).toBe(200);
@@ -243,7 +243,7 @@ describe('cancellation', () => {
 
 describe('credits', () => {
   it('403 insufficient_credits with none left; a failed request refunds its credit', async () => {
-    const { key: poor } = issueKey(serve.env);
+    const { key: poor } = await issueKey(serve.env);
     // HEAD says video, GET fails: accepted at creation, fails while fetching.
     const flaky = await loopback((req, res) => {
       if (req.method === 'HEAD') return res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': '1000' }).end();
@@ -266,7 +266,7 @@ describe('credits', () => {
 
 describe('limits and credits under load', () => {
   it('the account hourly limit answers 429 rate_limit_exceeded with retryAfter, reset and headers', async () => {
-    const { key: tiny } = issueKey(serve.env, { hourlyLimit: 3 });
+    const { key: tiny } = await issueKey(serve.env, { hourlyLimit: 3 });
     const answers = [];
     for (let i = 0; i < 4; i++) answers.push(await api(serve.api, tiny, 'GET', '/templates'));
     expect(answers.slice(0, 3).map((r) => r.status)).toEqual([200, 200, 200]);
@@ -291,7 +291,7 @@ describe('limits and credits under load', () => {
 
 describe('blurBackground preference (spec 4.2)', () => {
   it('an explicit choice is saved on the account; an omitted one uses the saved preference', async () => {
-    const { key: k, accountId } = issueKey(serve.env);
+    const { key: k, accountId } = await issueKey(serve.env);
     const first = await api(serve.api, k, 'POST', '/shorts/create', body({ blurBackground: false }));
     const second = await api(serve.api, k, 'POST', '/shorts/create', body());
     for (const r of [first, second]) await api(serve.api, k, 'DELETE', `/shorts/${r.json.data.requestId}`);

@@ -11,10 +11,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobStore } from '../src/engine/job-store.js';
 import { AccountStore } from '../src/service/accounts.js';
+import { SqliteAccounts } from '../src/adapters/sqlite/accounts.js';
 import { Service } from '../src/service/service.js';
 import { createApiServer } from '../src/server/http-server.js';
 import { MediaLinks } from '../src/server/media-links.js';
 import { RateLimiter } from '../src/server/rate-limit.js';
+import { SqliteRateLimits } from '../src/adapters/sqlite/rate-limits.js';
 import { createKey, serveEnv, startServe, type ServeProcess } from './helpers/serve.js';
 
 interface Raw { status: number; headers: http.IncomingHttpHeaders; text: string; json: any }
@@ -170,9 +172,9 @@ describe('the /mcp hook', () => {
   beforeAll(async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'mcp-hook-'));
     const store = new JobStore(path.join(dir, 'shorts.db'));
-    accounts = new AccountStore(store.db);
+    accounts = new AccountStore(new SqliteAccounts(store.db));
     server = createApiServer({
-      service: new Service(store), store, accounts, limiter: new RateLimiter(store.db),
+      service: new Service(store), store, accounts, limiter: new RateLimiter(new SqliteRateLimits(store.db)),
       mediaLinks: new MediaLinks({ secret: Buffer.alloc(32, 1), publicBaseUrl: 'http://127.0.0.1:1' }),
       openapi: () => ({}), readiness: async () => ({ ready: true, checks: {} }), log: () => {},
       mcp: async (req, res, auth) => {
@@ -190,8 +192,8 @@ describe('the /mcp hook', () => {
   });
 
   it('runs after authentication with the account, counted by the limiter per HTTP request', async () => {
-    const account = accounts.createAccount({ email: 'mcp@example.com', hourlyLimit: 2 });
-    const { key: k } = accounts.createKey(account.id);
+    const account = await accounts.createAccount({ email: 'mcp@example.com', hourlyLimit: 2 });
+    const { key: k } = await accounts.createKey(account.id);
     errorEnvelope(await raw(base, 'POST', '/mcp'), 401, 'missing_api_key');
     errorEnvelope(await raw(base, 'POST', '/mcp', { authorization: 'Bearer sk_live_nope' }), 401, 'invalid_api_key');
     expect(calls).toEqual([]);
@@ -206,8 +208,8 @@ describe('the /mcp hook', () => {
   });
 
   it('a handler that throws is a 500 envelope, not a hung connection', async () => {
-    const account = accounts.createAccount({ email: 'mcp2@example.com' });
-    const { key: k } = accounts.createKey(account.id);
+    const account = await accounts.createAccount({ email: 'mcp2@example.com' });
+    const { key: k } = await accounts.createKey(account.id);
     errorEnvelope(await raw(base, 'DELETE', '/mcp', { 'x-api-key': k }), 500, 'internal_error');
   });
 });

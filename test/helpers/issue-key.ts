@@ -4,17 +4,18 @@
 import path from 'node:path';
 import { JobStore } from '../../src/engine/job-store.js';
 import { AccountStore, type NewAccount } from '../../src/service/accounts.js';
+import { SqliteAccounts } from '../../src/adapters/sqlite/accounts.js';
 
 let n = 0;
 
 /** A new account with one key on the store of `env`'s data dir; 5 credits and a subscription unless said. */
-export function issueKey(env: NodeJS.ProcessEnv, opts: Partial<NewAccount> = {}): { key: string; accountId: string } {
+export async function issueKey(env: NodeJS.ProcessEnv, opts: Partial<NewAccount> = {}): Promise<{ key: string; accountId: string }> {
   const store = new JobStore(path.join(env.SHORTS_DATA_DIR!, 'shorts.db'));
   try {
-    const accounts = new AccountStore(store.db);
+    const accounts = new AccountStore(new SqliteAccounts(store.db));
     const email = opts.email ?? `user${process.pid}-${++n}-${Math.random().toString(36).slice(2)}@example.com`;
-    const account = accounts.createAccount({ credits: 5, ...opts, email });
-    return { key: accounts.createKey(account.id).key, accountId: account.id };
+    const account = await accounts.createAccount({ credits: 5, ...opts, email });
+    return { key: (await accounts.createKey(account.id)).key, accountId: account.id };
   } finally {
     store.close();
   }

@@ -63,7 +63,7 @@ export interface PostsServe { serve: ServeProcess; key: string; cdn: Loopback; e
 export async function startPostsServe(fakes: Partial<Record<Platform, FakePlatform>>, extra: Record<string, string> = {}): Promise<PostsServe> {
   const env = postsEnv(fakes, extra);
   seed(env.SHORTS_DATA_DIR!, await warmCache());
-  const { key } = issueKey(env, { hourlyLimit: 2000, dailyLimit: 20000 });
+  const { key } = await issueKey(env, { hourlyLimit: 2000, dailyLimit: 20000 });
   const cdn = await loopback(fileHandler(SAMPLE));
   const serve = await startServe(env);
   // close() stops the serve running then (a test may have replaced a killed one).
