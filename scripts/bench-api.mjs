@@ -23,7 +23,7 @@ function pct(xs, p) {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 }
 function row(name, xs) {
-  console.log(`| ${name} | ${xs.length} | ${pct(xs, 50).toFixed(2)} | ${pct(xs, 95).toFixed(2)} |`);
+  console.log(`| ${name} | ${xs.length} | ${pct(xs, 50).toFixed(2)} | ${pct(xs, 95).toFixed(2)} | ${pct(xs, 99).toFixed(2)} |`);
 }
 async function timed(n, fn) {
   const out = [];
@@ -56,7 +56,7 @@ try {
     return body;
   };
   console.log(`machine: ${os.cpus().length} x ${os.cpus()[0].model}, node ${process.version}; ${N} calls each (ms)\n`);
-  console.log('| call | n | p50 ms | p95 ms |\n|---|---|---|---|');
+  console.log('| call | n | p50 ms | p95 ms | p99 ms |\n|---|---|---|---|---|');
   // Warm-up: first requests compile the routes and open the connection.
   for (let i = 0; i < 20; i++) await get('/templates');
   row('GET /api/v1/templates', await timed(N, () => get('/templates')));

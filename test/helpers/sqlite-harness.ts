@@ -1,0 +1,25 @@
+// Today's adapters for the conformance suites: a fresh job-store SQLite file per test (migrated by
+// JobStore), the adapter under test on its connection, and further adapters on connections of their own.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type Database from 'better-sqlite3';
+import { JobStore } from '../../src/engine/job-store.js';
+
+export async function sqliteHarness<P>(adapter: (db: Database.Database) => P): Promise<{ port: P; another(): Promise<P>; close(): Promise<void> }> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'conformance-'));
+  const file = path.join(dir, 'shorts.db');
+  const stores = [new JobStore(file)];
+  return {
+    port: adapter(stores[0]!.db),
+    another: async () => {
+      const store = new JobStore(file);
+      stores.push(store);
+      return adapter(store.db);
+    },
+    close: async () => {
+      for (const s of stores) s.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
