@@ -3,16 +3,12 @@
 // (AccountStore: key format, hashing, the 401 cases) are exercised through it, so what a client of the API
 // notices is checked together with the storage.
 import { createHash } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { perTest, type Harness } from './harness.js';
 import type { AccountRecord, AccountsPort } from '../../src/ports/accounts.js';
 import { AccountStore } from '../../src/service/accounts.js';
 
-export interface AccountsHarness {
-  port: AccountsPort;
-  /** A second adapter instance (its own connection or client) on the same storage, closed by close(). */
-  another(): Promise<AccountsPort>;
-  close(): Promise<void>;
-}
+export type AccountsHarness = Harness<AccountsPort>;
 
 async function codeOf(p: Promise<unknown>): Promise<string> {
   try {
@@ -33,12 +29,7 @@ function record(over: Partial<AccountRecord> = {}): AccountRecord {
 
 export function accountsConformance(name: string, factory: () => Promise<AccountsHarness>): void {
   describe(`accounts port conformance: ${name}`, () => {
-    let harness: AccountsHarness | undefined;
-    afterEach(async () => {
-      await harness?.close();
-      harness = undefined;
-    });
-    const open = async () => (harness = await factory());
+    const open = perTest(factory);
 
     it('stores an account and finds it by id and by email; a second account with the email is refused', async () => {
       const { port } = await open();

@@ -1,17 +1,13 @@
 // Conformance suite of the rate-limits port (src/ports/rate-limits.ts), written against the interface only:
 // the counters directly, and the limiter of spec 8 over them with a fake clock (its answers and headers are
 // what clients see). Every adapter must pass it unchanged.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { perTest, type Harness } from './harness.js';
 import type { RateLimitsPort, RateWindow } from '../../src/ports/rate-limits.js';
 import { RateLimiter } from '../../src/server/rate-limit.js';
 import type { AccountRecord } from '../../src/service/accounts.js';
 
-export interface RateLimitsHarness {
-  port: RateLimitsPort;
-  /** A second adapter instance (its own connection or client) on the same storage, closed by close(). */
-  another(): Promise<RateLimitsPort>;
-  close(): Promise<void>;
-}
+export type RateLimitsHarness = Harness<RateLimitsPort>;
 
 const T0 = Date.parse('2025-06-10T14:20:30.250Z');
 const account = (hourlyLimit: number, dailyLimit = 1000): AccountRecord => ({
@@ -22,12 +18,7 @@ const win = (scope: string, limit: number, windowStart = 1_000_000_020, windowSe
 
 export function rateLimitsConformance(name: string, factory: () => Promise<RateLimitsHarness>): void {
   describe(`rate-limits port conformance: ${name}`, () => {
-    let harness: RateLimitsHarness | undefined;
-    afterEach(async () => {
-      await harness?.close();
-      harness = undefined;
-    });
-    const open = async () => (harness = await factory());
+    const open = perTest(factory);
 
     it('counts N requests in a window, refuses the next with the counts unchanged', async () => {
       const { port } = await open();

@@ -1,14 +1,10 @@
 // Conformance suite of the webhook-deliveries port (src/ports/webhook-deliveries.ts), written against the
 // interface only; every adapter must pass it unchanged.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { perTest, type Harness } from './harness.js';
 import type { WebhookAttemptRecord, WebhookDeliveriesPort } from '../../src/ports/webhook-deliveries.js';
 
-export interface WebhookDeliveriesHarness {
-  port: WebhookDeliveriesPort;
-  /** A second adapter instance (its own connection or client) on the same storage, closed by close(). */
-  another(): Promise<WebhookDeliveriesPort>;
-  close(): Promise<void>;
-}
+export type WebhookDeliveriesHarness = Harness<WebhookDeliveriesPort>;
 
 function attempt(requestId: string, n: number, over: Partial<WebhookAttemptRecord> = {}): WebhookAttemptRecord {
   return {
@@ -19,14 +15,10 @@ function attempt(requestId: string, n: number, over: Partial<WebhookAttemptRecor
 
 export function webhookDeliveriesConformance(name: string, factory: () => Promise<WebhookDeliveriesHarness>): void {
   describe(`webhook-deliveries port conformance: ${name}`, () => {
-    let harness: WebhookDeliveriesHarness | undefined;
-    afterEach(async () => {
-      await harness?.close();
-      harness = undefined;
-    });
+    const open = perTest(factory);
 
     it('records attempts and lists a request\'s in order, as they were recorded, seen by every instance', async () => {
-      const h = (harness = await factory());
+      const h = await open();
       const other = await h.another();
       await h.port.record(attempt('r1', 1));
       await h.port.record(attempt('r2', 1, { statusCode: null, error: 'ECONNREFUSED', durationMs: null }));

@@ -5,8 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { JobStore } from '../../src/engine/job-store.js';
+import type { Harness } from '../conformance/harness.js';
 
-export async function sqliteHarness<P>(adapter: (db: Database.Database) => P): Promise<{ port: P; another(): Promise<P>; close(): Promise<void> }> {
+export async function sqliteHarness<P>(adapter: (db: Database.Database) => P): Promise<Harness<P>> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'conformance-'));
   const file = path.join(dir, 'shorts.db');
   const stores = [new JobStore(file)];
