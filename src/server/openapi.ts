@@ -1,6 +1,7 @@
 // The OpenAPI 3.1 document of the Shorts API as `shorts serve` implements it (docs/api.md says the
-// same in prose). Nothing here is typed twice: the create body is generated from CREATE_OPTIONS (the
-// one definition of every option), error codes and their statuses come from ERROR_CODES, and the
+// same in prose). Nothing here is typed twice: the paths are made from the route table the server
+// dispatches on (src/api/routes.ts), the create body is generated from CREATE_OPTIONS (the one
+// definition of every option), error codes and their statuses come from ERROR_CODES, and the
 // rate-limit pools from ENDPOINT_LIMITERS; test/openapi.test.ts validates real Service responses
 // against these schemas, so the document cannot drift from the code. test/openapi-generated.test.ts
 // generates a client from the served document with openapi-typescript (default options), type-checks
