@@ -9,8 +9,9 @@ import { presentedKey, type AccountStore, type AuthContext } from '../service/ac
 import type { Service } from '../service/service.js';
 import type { JobStore } from '../engine/job-store.js';
 import type { LimiterName, RateLimiter } from './rate-limit.js';
-import { coverFileOf, MEDIA_CONTENT_TYPES, parseMediaPath, type MediaLinks } from './media-links.js';
-import { serveFile } from './serve-file.js';
+import { MEDIA_CONTENT_TYPES, parseMediaPath, type MediaLinks } from './media-links.js';
+import { serveBlob, serveFile } from './serve-file.js';
+import { BlobNotFoundError } from '../ports/blob-store.js';
 import { templateAssetFile } from '../catalog/template-previews.js';
 import { catalogAssetFile } from '../catalog/catalog-assets.js';
 import { bindRoutes, matchRoute, type RouteHandlers, type RouteResult, type SelfHandler } from './router.js';
@@ -60,8 +61,8 @@ function apiHandlers(service: Service, posts: PostsService, automation: Automati
     cancelShorts: ({ auth, params }) => ({ status: 200, body: service.cancel(auth.account, params[0]!) }),
     renderShort: async ({ auth, params, body }) => ({ status: 202, body: await service.rerender(auth.account, params[0]!, params[1]!, body) }),
     // Exports (issue 14): the file itself, not an envelope; one clip, or the whole request in rank order.
-    exportShort: async ({ auth, params, query }) => ({ status: 200, file: await exportLocal(service.store, auth.account, params[0]!, params[1]!, query.format) }),
-    exportRequest: async ({ auth, params, query }) => ({ status: 200, file: await exportLocal(service.store, auth.account, params[0]!, null, query.format) }),
+    exportShort: async ({ auth, params, query }) => ({ status: 200, file: await exportLocal(service, auth.account, params[0]!, params[1]!, query.format) }),
+    exportRequest: async ({ auth, params, query }) => ({ status: 200, file: await exportLocal(service, auth.account, params[0]!, null, query.format) }),
     listPosts: ({ auth, query }) => ({ status: 200, body: service.posts(auth.account, query) }),
     // Issue 16: connected accounts, scheduling and canceling posts, and the automation rules of a connected account.
     ...accountsRoutes(service, { publicUrl }),
@@ -165,8 +166,11 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
     const verdict = deps.mediaLinks.verify(requestId, shortId, url.searchParams.get('expires') ?? undefined, url.searchParams.get('sig') ?? undefined, kind);
     if (verdict !== 'ok') throw new ShortsError('invalid_media_link', verdict === 'expired' ? 'this link has expired: get a fresh one from GET /shorts/:id' : 'this link is not valid');
     const short = deps.store.listShorts(requestId).find((s) => s.id === shortId);
-    if (!short?.filePath) throw new ShortsError('resource_not_found', 'this clip has no video file');
-    await serveFile(req, res, kind === 'jpg' ? coverFileOf(short.filePath) : short.filePath, MEDIA_CONTENT_TYPES[kind]);
+    if (!short?.fileKey) throw new ShortsError('resource_not_found', 'this clip has no video file');
+    // A clip without a cover answers like a file that is gone (the 404 of serveBlob), as before covers were keys.
+    const key = kind === 'jpg' ? short.coverKey : short.fileKey;
+    const { blobs } = deps.service;
+    await serveBlob(req, res, () => key ? blobs.open(key) : Promise.reject(new BlobNotFoundError(`${short.fileKey}.jpg`)), MEDIA_CONTENT_TYPES[kind]);
   };
   const asset: SelfHandler = (req, res, { url }) => servePublicAsset(req, res, url.pathname);
   const mcp = deps.mcp;
