@@ -19,6 +19,7 @@ import { Service, type Account } from '../service/service.js';
 import { createTranscriber } from '../pipeline/transcribe.js';
 import type { ShortObject, StatusResponse } from '../service/api-types.js';
 import { exportLocal } from '../service/export-service.js';
+import { FsBlobStore } from '../adapters/fs/blob-store.js';
 import type { ExportFormat } from '../export/formats.js';
 import { isAlive } from '../media/process.js';
 import { Automation } from '../posts/automation.js';
@@ -60,7 +61,7 @@ export class LocalClient implements ShortsClient {
 
   constructor(readonly dataDir: string, private readonly log: (line: string) => void = () => {}) {
     this.store = new JobStore(path.join(dataDir, 'shorts.db'));
-    this.service = new Service(this.store);
+    this.service = new Service(this.store, { blobs: new FsBlobStore(dataDir) });
     this.account = { id: 'local', email: `${safeUser()}@localhost` };
     this.recoverOrphans();
   }
@@ -181,6 +182,7 @@ export class LocalClient implements ShortsClient {
   private orchestrator(onModelDownload?: (got: number, total: number) => void): Orchestrator {
     return new Orchestrator({
       store: this.store,
+      blobs: this.service.blobs,
       transcriber: createTranscriber({ dataDir: this.dataDir, onModelDownload }),
       dataDir: this.dataDir,
       render: renderSettingsFromEnv(),
@@ -208,7 +210,7 @@ export class LocalClient implements ShortsClient {
     return this.service.short(this.account, id, shortId);
   }
 
-  exportShort(requestId: string, shortId: string | null, format: ExportFormat) { return exportLocal(this.store, this.account, requestId, shortId, format); }
+  exportShort(requestId: string, shortId: string | null, format: ExportFormat) { return exportLocal(this.service, this.account, requestId, shortId, format); }
 
   async status(id: string) { return this.service.status(this.account, id); }
   async get(id: string) { return this.service.detail(this.account, id); }

@@ -4,7 +4,9 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { JobArtifacts } from './artifacts.js';
+import { JobArtifacts, coverKeyOf } from './artifacts.js';
+import type { BlobStore } from '../ports/blob-store.js';
+import { FsBlobStore } from '../adapters/fs/blob-store.js';
 import { JobStore, type RequestRecord, type ShortRecord, type Step } from './job-store.js';
 import { mapPool } from './pool.js';
 import type { RenderSettings } from './render-settings.js';
@@ -80,6 +82,8 @@ export interface JobEvents {
 
 export interface OrchestratorDeps {
   store: JobStore;
+  /** Where clips and covers are kept (rendered in the job's folder of the data dir, then put); default the data dir. */
+  blobs?: BlobStore;
   transcriber: Transcriber;
   dataDir: string;
   render: RenderSettings;
@@ -93,7 +97,10 @@ interface SourceCheckpoint { source: FetchedSource; info: MediaInfo; range: Time
 interface PlanCheckpoint { clips: { id: string; highlight: Highlight; copy: ClipCopy }[] }
 
 export class Orchestrator {
-  constructor(private readonly deps: OrchestratorDeps) {}
+  private readonly deps: OrchestratorDeps & { blobs: BlobStore };
+  constructor(deps: OrchestratorDeps) {
+    this.deps = { ...deps, blobs: deps.blobs ?? new FsBlobStore(deps.dataDir) };
+  }
 
   /** Runs a queued or interrupted request to a terminal state and returns it. Never throws for job failures. */
   async run(id: string, signal: AbortSignal, events: JobEvents = {}): Promise<RequestRecord> {
@@ -160,13 +167,11 @@ export class Orchestrator {
       art.removeWork();
     } catch (e) {
       if (signal.aborted && signal.reason instanceof ShutdownSignal) return store.getRequest(id)!;
-      if (signal.aborted || e instanceof AbortedError) {
-        store.finish(id, 'cancelled');
-        art.removeAll();
-      } else {
-        store.finish(id, 'failed', failureReason(e, reasons));
-        art.removeAll();
-      }
+      if (signal.aborted || e instanceof AbortedError) store.finish(id, 'cancelled');
+      else store.finish(id, 'failed', failureReason(e, reasons));
+      // Cancelled or failed requests keep no partial output.
+      art.removeAll();
+      await this.deps.blobs.deletePrefix(art.prefix).catch(() => undefined);
     }
     return store.getRequest(id)!;
   }
@@ -243,7 +248,8 @@ export class Orchestrator {
             speechLufs: sameRange ? prev.music.speechLufs : info.hasAudio ? await measureIntegratedLoudness(source.path, clip, signal) : null };
         }
       }
-      const output = short.filePath ?? art.clipPath(short.rank, shortId);
+      const key = short.fileKey ?? art.clipKey(short.rank, shortId);
+      const output = art.localPath(key);
       const rendered = await this.renderOne(req, source, info, transcript.language, {
         id: shortId, clip, title, options, cues, template: cues && options.captionLanguage && options.captionLanguage !== transcript.language ? { ...template, animation: 'none' } : template,
         assPath: nextAss, output, outro, memeHook, reuse, onProgress: (f) => events.onProgress?.(f),
@@ -259,7 +265,9 @@ export class Orchestrator {
       if (cues) art.write(JobArtifacts.cuesName(shortId), cues);
       else rmSync(path.join(art.dir, `${JobArtifacts.cuesName(shortId)}.json`), { force: true });
       art.write(JobArtifacts.renderPlanName(shortId), rendered);
-      await coverFor(rendered, art.coverPath(short.rank, shortId), options.hookTitle ? title : null, signal);
+      // The new MP4 replaces the old one atomically (the data dir: it already has; a remote store: on upload).
+      await this.deps.blobs.putFile(key, output, { move: true });
+      const coverKey = await this.coverFor(rendered, art, key, options.hookTitle ? title : null, signal);
       const sentences = req.sentences;
       store.finishRerender(shortId, {
         title,
@@ -268,7 +276,8 @@ export class Orchestrator {
         startTimestamp: round3(clip.start), endTimestamp: round3(clip.end),
         duration: round3((memeHook?.seconds ?? 0) + clip.end - clip.start + (outro?.seconds ?? 0)),
         layout: rendered.reframe.layout,
-        filePath: output,
+        fileKey: key,
+        coverKey,
         edit,
       });
     } catch (e) {
@@ -368,7 +377,8 @@ export class Orchestrator {
     const report = () => onProgress(fractions.reduce((a, b) => a + b, 0) / total);
     let done = 0;
     return mapPool(plan.clips, concurrency, async ({ id, highlight, copy }, rank): Promise<ShortRecord> => {
-      const output = art.clipPath(rank, id);
+      const key = art.clipKey(rank, id);
+      const output = art.localPath(key);
       const clip: TimeRange = { start: highlight.start, end: highlight.end };
       const meme = memeFor?.(id) ?? null;
       const record: ShortRecord = {
@@ -377,15 +387,17 @@ export class Orchestrator {
         // The short lasts its meme intro, its content and the end card (spec 2.7: "the short's total
         // duration grows by the hook's length"); start/endTimestamp stay the source range.
         duration: round3((meme?.duration ?? 0) + clip.end - clip.start + (outro?.seconds ?? 0)),
-        width, height, recompiling: false, error: false, errorMessage: null, filePath: output,
+        width, height, recompiling: false, error: false, errorMessage: null, fileKey: key, coverKey: null,
       };
       try {
-        if (existsSync(output)) {
+        if (await this.deps.blobs.stat(key)) {
           // A job stopped between the render and its cover makes the cover on resuming; the kept plan also
           // says what layout the clip got (auto resolved).
           const rendered = art.read<RenderPlan>(JobArtifacts.renderPlanName(id));
           record.layout = rendered?.reframe.layout ?? null;
-          if (rendered && !existsSync(art.coverPath(rank, id))) await coverFor(rendered, art.coverPath(rank, id), req.options.hookTitle ? copy.title : null, signal);
+          const coverKey = coverKeyOf(key);
+          if (await this.deps.blobs.stat(coverKey)) record.coverKey = coverKey;
+          else if (rendered) record.coverKey = await this.coverFor(rendered, art, key, req.options.hookTitle ? copy.title : null, signal);
         } else {
           const cues = captionSet ? (captionSet.cues.get(id) ?? []) : null;
           // The words as captioned (clip time, translated when asked): what SRT/VTT exports and caption edits work on.
@@ -400,13 +412,15 @@ export class Orchestrator {
           record.layout = rendered.reframe.layout;
           // What exports, re-renders and a resumed job start from: the exact plan, measured gains included.
           art.write(JobArtifacts.renderPlanName(id), rendered);
-          await coverFor(rendered, art.coverPath(rank, id), req.options.hookTitle ? copy.title : null, signal);
+          await this.deps.blobs.putFile(key, output, { move: true });
+          record.coverKey = await this.coverFor(rendered, art, key, req.options.hookTitle ? copy.title : null, signal);
         }
       } catch (e) {
         if (signal.aborted || e instanceof AbortedError) throw e;
         record.error = true;
         record.errorMessage = failureReason(e, reasons);
-        record.filePath = null;
+        record.fileKey = null;
+        record.coverKey = null;
       }
       // The reason says what a two-person or screen layout shows ("Two people: split screen, one per half.").
       if (record.layout && !record.error) record.reason = withLayoutReason(record.reason, record.layout, transcript.language);
@@ -415,6 +429,26 @@ export class Orchestrator {
       events.onClipRendered?.(++done, total);
       return record;
     });
+  }
+
+  /**
+   * The clip's cover image (issue 14), made after every render and put beside its MP4; returns its key. A
+   * cover that cannot be made does not cost the clip its render: it has no cover then (null, no thumbnail_url),
+   * and never the cover of an earlier render beside the new clip.
+   */
+  private async coverFor(plan: RenderPlan, art: JobArtifacts, clipKey: string, hookTitle: string | null, signal: AbortSignal): Promise<string | null> {
+    const key = coverKeyOf(clipKey);
+    const out = art.localPath(key);
+    try {
+      await writeCover(plan, out, { hookTitle, signal });
+      await this.deps.blobs.putFile(key, out, { move: true });
+      return key;
+    } catch (e) {
+      if (signal.aborted || e instanceof AbortedError) throw e;
+      rmSync(out, { force: true });
+      await this.deps.blobs.delete(key);
+      return null;
+    }
   }
 
   /**
@@ -644,19 +678,6 @@ function gameVideoFor(req: RequestRecord): RenderPlan['gameVideo'] {
   const item = gameVideoName ? findGameVideo(gameVideoName) : randomGameVideo();
   if (!item) throw new PipelineError('rendering', gameVideoName ? `the game video "${gameVideoName}" is no longer in the catalog` : 'the game-video catalog is empty');
   return { path: gameVideoFilePath(item), offset: randomGameOffset(item), duration: item.duration };
-}
-
-/**
- * The clip's cover image (issue 14), made after every render. A cover that cannot be made does not cost
- * the clip its render: the short then has no thumbnail_url (its link is given only for a file that exists).
- */
-async function coverFor(plan: RenderPlan, out: string, hookTitle: string | null, signal: AbortSignal): Promise<void> {
-  try {
-    await writeCover(plan, out, { hookTitle, signal });
-  } catch (e) {
-    if (signal.aborted || e instanceof AbortedError) throw e;
-    rmSync(out, { force: true }); // never a cover of an earlier render beside the new clip
-  }
 }
 
 /** The request's options with a clip's changes over them (the range and title are the clip's, not options). */

@@ -14,8 +14,9 @@
 import { ShortsError } from '../errors.js';
 import type { RateLimitsPort } from '../ports/rate-limits.js';
 import type { AccountRecord } from '../service/accounts.js';
+import type { LimiterName } from '../api/routes.js';
 
-export type LimiterName = 'videoCreation' | 'statusCheck' | 'listRequests' | 'standard' | 'posts';
+export type { LimiterName };
 
 export interface LimiterSpec { limit: number; windowSec: number }
 

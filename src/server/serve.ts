@@ -6,6 +6,7 @@ import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { FsBlobStore } from '../adapters/fs/blob-store.js';
 import { JobStore, type RequestRecord } from '../engine/job-store.js';
 import { Orchestrator } from '../engine/orchestrator.js';
 import { renderSettingsFromEnv } from '../engine/render-settings.js';
@@ -58,7 +59,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const mediaLinks = () => links.current!;
   let worker: Worker | null = null;
 
+  const blobs = new FsBlobStore(opts.dataDir);
   const service = new Service(store, {
+    blobs,
     mediaUrl: (s) => mediaLinks().url(s.requestId, s.id),
     thumbnailUrl: (s) => mediaLinks().thumbnailUrl(s.requestId, s.id),
     // Template preview images are public files served by this server (known once it listens).
@@ -76,7 +79,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   });
   const transcriber = createTranscriber({ dataDir: opts.dataDir });
   const orchestrator = new Orchestrator({
-    store, transcriber, dataDir: opts.dataDir, render: renderSettingsFromEnv(),
+    store, blobs, transcriber, dataDir: opts.dataDir, render: renderSettingsFromEnv(),
     blurPreference: async (id) => (await accounts.getAccount(id))?.blurBackground ?? true,
     checkUrl: guardUrlCheck('invalid_file_url'),
   });
@@ -85,7 +88,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const connectedAccounts = ConnectedAccounts.forStore(store);
   const posts = new PostsService(store, { accounts: connectedAccounts, onScheduled: () => scheduler.wake() });
   const automation = new Automation(store, posts, opts.log);
-  const { scheduler } = createPublishing({ store, accounts: connectedAccounts, scope: { kind: 'api' }, automation, log: opts.log });
+  const { scheduler } = createPublishing({ store, blobs, accounts: connectedAccounts, scope: { kind: 'api' }, automation, log: opts.log });
   const onCompleted = (r: RequestRecord) => {
     try {
       if (automation.onRequestCompleted(r.id).length > 0) scheduler.wake();

@@ -3,10 +3,11 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { ShortsError } from '../errors.js';
 import { checkClipEdit, validateClipEdit, validateCreateRequest, type CreateRequest } from './create-request.js';
 import { JobArtifacts } from '../engine/artifacts.js';
+import type { BlobStore } from '../ports/blob-store.js';
+import { FsBlobStore } from '../adapters/fs/blob-store.js';
 import { clipOptions } from '../engine/orchestrator.js';
 import { applyCaptionEdits, parseCaptionEdits, type CaptionEdits } from '../pipeline/caption-edits.js';
 import type { CaptionCue, MediaInfo } from '../pipeline/types.js';
@@ -33,7 +34,9 @@ import { PipelineError } from '../errors.js';
 export interface Account { id: string; email: string }
 
 export interface ServiceOptions {
-  /** Builds the temporary URL of a rendered clip (signed link in `serve`, file URL locally). */
+  /** Where clips and covers are kept; default the data dir of the store. */
+  blobs?: BlobStore;
+  /** Builds the temporary URL of a rendered clip (signed link in `serve`; else the blob store's link, a file URL locally). */
   mediaUrl?: (short: ShortRecord) => string;
   /** Builds the URL of a clip's cover image (signed link in `serve`, file URL locally). */
   thumbnailUrl?: (short: ShortRecord) => string;
@@ -83,7 +86,11 @@ export class Service {
   /** Abort handles of jobs running in this process, so DELETE kills their children at once. */
   private readonly running = new Map<string, AbortController>();
 
-  constructor(readonly store: JobStore, private readonly opts: ServiceOptions = {}) {}
+  readonly blobs: BlobStore;
+
+  constructor(readonly store: JobStore, private readonly opts: ServiceOptions = {}) {
+    this.blobs = opts.blobs ?? new FsBlobStore(store.dataDir);
+  }
 
   async create(account: Account, body: unknown, origin: 'api' | 'local'): Promise<CreateResponse> {
     const translator = this.opts.translator !== undefined ? this.opts.translator : translatorFromEnv();
@@ -286,10 +293,9 @@ export class Service {
   }
 
   private shortObject(s: ShortRecord): ShortObject {
-    const o = shortObject(s, s.error ? '' : this.opts.mediaUrl?.(s) ?? (s.filePath ? pathToFileURL(s.filePath).href : ''), this.store.postsForShort(s.id));
-    // The cover is beside the MP4 (JobArtifacts.coverPath); linked only when it was made.
-    const cover = !s.error && s.filePath ? s.filePath.replace(/\.mp4$/, '.jpg') : null;
-    if (cover && existsSync(cover)) o.thumbnail_url = this.opts.thumbnailUrl?.(s) ?? pathToFileURL(cover).href;
+    const o = shortObject(s, s.error ? '' : this.opts.mediaUrl?.(s) ?? (s.fileKey ? this.blobs.url(s.fileKey) : ''), this.store.postsForShort(s.id));
+    // Linked only when a cover was made (the store says so: no look at the blobs on a read).
+    if (!s.error && s.fileKey && s.coverKey) o.thumbnail_url = this.opts.thumbnailUrl?.(s) ?? this.blobs.url(s.coverKey);
     return o;
   }
 
