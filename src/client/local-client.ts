@@ -16,6 +16,8 @@ import { JobStore, TERMINAL } from '../engine/job-store.js';
 import { Orchestrator } from '../engine/orchestrator.js';
 import { renderSettingsFromEnv } from '../engine/render-settings.js';
 import { Service, type Account } from '../service/service.js';
+import { createLocalMediaRunner } from '../media/local-runner.js';
+import type { MediaRunner } from '../ports/media-runner.js';
 import { createTranscriber } from '../pipeline/transcribe.js';
 import type { ShortObject, StatusResponse } from '../service/api-types.js';
 import { exportLocal } from '../service/export-service.js';
@@ -58,9 +60,13 @@ export class LocalClient implements ShortsClient {
   readonly store: JobStore;
   readonly account: Account;
 
-  constructor(readonly dataDir: string, private readonly log: (line: string) => void = () => {}) {
+  /** Runs every child process of this client's jobs (and the create's probe, so the job reuses it). */
+  readonly media: MediaRunner;
+
+  constructor(readonly dataDir: string, private readonly log: (line: string) => void = () => {}, opts: { media?: MediaRunner } = {}) {
     this.store = new JobStore(path.join(dataDir, 'shorts.db'));
-    this.service = new Service(this.store);
+    this.media = opts.media ?? createLocalMediaRunner();
+    this.service = new Service(this.store, { media: this.media });
     this.account = { id: 'local', email: `${safeUser()}@localhost` };
     this.recoverOrphans();
   }
@@ -180,9 +186,10 @@ export class LocalClient implements ShortsClient {
   private orchestrator(onModelDownload?: (got: number, total: number) => void): Orchestrator {
     return new Orchestrator({
       store: this.store,
-      transcriber: createTranscriber({ dataDir: this.dataDir, onModelDownload }),
+      transcriber: createTranscriber({ dataDir: this.dataDir, onModelDownload, media: this.media }),
       dataDir: this.dataDir,
       render: renderSettingsFromEnv(),
+      media: this.media,
     });
   }
 

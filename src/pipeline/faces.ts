@@ -8,9 +8,10 @@ import { fileURLToPath } from 'node:url';
 // Types only: the native runtime is loaded on first use (loadFaceDetector), so importing the engine (the
 // library, `shorts --help`, remote mode) does not map onnxruntime's shared library (~50 ms, 15 MB).
 import type * as Ort from 'onnxruntime-node';
-import { mediaBinaries } from '../media/binaries.js';
 import { probeMedia } from '../media/probe.js';
-import { AbortedError, ProcessError, runProcess } from '../media/process.js';
+import { defaultMediaRunner } from '../media/local-runner.js';
+import { AbortedError, ProcessError } from '../media/process.js';
+import type { MediaRunner } from '../ports/media-runner.js';
 import { PipelineError } from '../errors.js';
 import type { FaceBox, TimeRange } from './types.js';
 
@@ -50,6 +51,8 @@ export interface FaceSample { t: number; faces: DetectedFace[] }
 export interface SampleFacesOptions {
   fps?: number;
   signal?: AbortSignal;
+  /** Runs ffmpeg (and ffprobe without `size`); default defaultMediaRunner(). */
+  media?: MediaRunner;
   /** Display size of the source when the caller already probed it (saves one ffprobe). */
   size?: { width: number; height: number };
   /** Sees each sampled frame (packed RGB24 thumbnail, sample time) before detection: the shot finder's input. */
@@ -259,7 +262,7 @@ function thumbSize(width: number, height: number): { w: number; h: number } {
   return { w: Math.max(2, 2 * Math.round((width * scale) / 2)), h: Math.max(2, 2 * Math.round((height * scale) / 2)) };
 }
 
-async function decodeSlice(mediaPath: string, start: number, duration: number, fps: number, size: { w: number; h: number }, out: string, signal: AbortSignal): Promise<void> {
+async function decodeSlice(mediaPath: string, start: number, duration: number, fps: number, size: { w: number; h: number }, out: string, signal: AbortSignal, media: MediaRunner): Promise<void> {
   // -ss before -i: seek in the input so only this slice is decoded; fps before scale: scale fewer frames.
   // -skip_frame bidir: B-frames are never references for what we sample at 3 fps, and not decoding them
   // made this 2.5x faster on a 1080p x264 source (5.4 s -> 2.2 s for 60 s); a sample may show the frame
@@ -267,7 +270,7 @@ async function decodeSlice(mediaPath: string, start: number, duration: number, f
   // caller wants motion between samples (mouth activity): with B-frames skipped, franck.mp4 (24 fps, 51 of
   // 71 frames B) has only ~7 distinct frames a second, so 10 or 15 fps sampling would repeat frames.
   const skip = fps <= SKIP_B_MAX_FPS ? ['-skip_frame', 'bidir'] : [];
-  await runProcess(mediaBinaries().ffmpeg, [
+  await media.run('ffmpeg', [
     '-nostdin', '-v', 'error', '-y', ...skip, '-ss', start.toFixed(3), '-i', mediaPath, '-t', duration.toFixed(3),
     '-map', '0:v:0', '-an', '-sn', '-dn',
     '-vf', `fps=${fps},scale=${size.w}:${size.h}:flags=area`,
@@ -282,12 +285,13 @@ async function decodeSlice(mediaPath: string, start: number, duration: number, f
 export async function sampleFaces(mediaPath: string, range: TimeRange, opts: SampleFacesOptions = {}): Promise<FaceSample[]> {
   const fps = opts.fps ?? 3;
   const outer = opts.signal;
+  const media = opts.media ?? defaultMediaRunner();
   if (outer?.aborted) throw new AbortedError();
   const duration = range.end - range.start;
   if (!(duration > 0)) return [];
   let dims = opts.size;
   if (!dims) {
-    const { info } = await probeMedia(mediaPath, outer);
+    const { info } = await probeMedia(mediaPath, outer, { media });
     dims = { width: info.width, height: info.height };
   }
   if (!dims.width || !dims.height) return [];
@@ -308,7 +312,7 @@ export async function sampleFaces(mediaPath: string, range: TimeRange, opts: Sam
   const decode = (i: number): Promise<void> | null => {
     const sl = slices[i];
     if (!sl) return null;
-    const p = decodeSlice(mediaPath, sl.start, sl.dur, fps, size, sl.file, ctl.signal);
+    const p = decodeSlice(mediaPath, sl.start, sl.dur, fps, size, sl.file, ctl.signal, media);
     p.catch(() => undefined); // awaited below; this only stops an early exit from leaving it unhandled
     return p;
   };

@@ -13,6 +13,7 @@ import {
 import { findCuts, frameSignature, splitShots, type SampledFrame } from './shots.js';
 import { median } from './stats.js';
 import { findTwoPeople, needsSplit, splitCropSize, type Person } from './two-people.js';
+import type { MediaRunner } from '../ports/media-runner.js';
 import type { CropKeyframe, Layout, MediaInfo, ReframePlan, ResolvedLayout, SpeakerSpan, TimeRange } from './types.js';
 import { evenSize } from '../media/layout-graphs.js';
 
@@ -23,6 +24,8 @@ export interface ReframeRequest {
   layout: Layout;
   output: { width: number; height: number };
   signal?: AbortSignal;
+  /** Runs ffmpeg for the face samples and the cut search; default defaultMediaRunner(). */
+  media?: MediaRunner;
   /**
    * The transcript's words and sentences (source seconds) over the clip: with them, a shot of two or more
    * people follows whoever speaks (active-speaker.ts). Without them, the main face, as before.
@@ -340,7 +343,7 @@ export async function planReframe(req: ReframeRequest): Promise<ReframePlan> {
   const frames: SampledFrame[] = [];
   const evidence = new FrameEvidenceBuilder();
   const samples = await sampleFaces(req.mediaPath, range, {
-    signal: req.signal, size: source,
+    signal: req.signal, media: req.media, size: source,
     onFrame: (t, rgb, w, h) => {
       frames.push({ t, signature: frameSignature(rgb, w, h) });
       evidence.add(rgb, w, h);
@@ -350,7 +353,7 @@ export async function planReframe(req: ReframeRequest): Promise<ReframePlan> {
   try {
     const at = new Map(samples.map((sm) => [sm.t, sm]));
     cuts = await findCuts(req.mediaPath, frames, {
-      signal: req.signal,
+      signal: req.signal, media: req.media,
       worthALook: (from, to) => facesChange(at.get(from), at.get(to)),
     });
   } catch (e) {
@@ -388,7 +391,7 @@ export async function planReframe(req: ReframeRequest): Promise<ReframePlan> {
       const lo = Math.min(...people.map((p) => median(p.boxes.map((b) => b.cx - b.w / 2))));
       const hi = Math.max(...people.map((p) => median(p.boxes.map((b) => b.cx + b.w / 2))));
       if (hi - lo <= cropW) continue;
-      const dense = await sampleFaces(req.mediaPath, shot, { fps: SPEAKER_FPS, signal: req.signal, size: source });
+      const dense = await sampleFaces(req.mediaPath, shot, { fps: SPEAKER_FPS, signal: req.signal, media: req.media, size: source });
       const found = decideSpeakers(dense, shot, speech, aspect);
       if (found) out.set(i, found);
     }
