@@ -44,8 +44,9 @@ export type MediaCounts = Record<MediaTool, number>;
 
 export interface MediaRunner {
   /**
-   * Runs `tool` with an argument list (never a shell string) to its end. Rejects with the adapter's
-   * AbortedError when the signal (or the runner's own) aborts, with ProcessError on a non-zero exit.
+   * Runs `tool` with an argument list (never a shell string) to its end. Rejects with an error named
+   * 'AbortError' when its signal (or the runner's own) aborts, the child killed at once; with one named
+   * 'ProcessError' (its `code` and `stderr`) on a non-zero exit (src/media/process.ts has both classes).
    */
   run(tool: MediaTool, args: readonly string[], opts?: MediaRunOptions): Promise<MediaRunResult>;
   /**
