@@ -17,6 +17,7 @@ import { Orchestrator } from '../engine/orchestrator.js';
 import { renderSettingsFromEnv } from '../engine/render-settings.js';
 import { Service, type Account } from '../service/service.js';
 import { createLocalMediaRunner } from '../media/local-runner.js';
+import { createFaceDetector } from '../pipeline/faces.js';
 import type { MediaRunner } from '../ports/media-runner.js';
 import { createTranscriber } from '../pipeline/transcribe.js';
 import type { ShortObject, StatusResponse } from '../service/api-types.js';
@@ -62,6 +63,8 @@ export class LocalClient implements ShortsClient {
 
   /** Runs every child process of this client's jobs (and the create's probe, so the job reuses it). */
   readonly media: MediaRunner;
+  /** Finds faces for this client's jobs: made once, its model loaded on the first face looked for. */
+  private readonly faces = createFaceDetector();
 
   constructor(readonly dataDir: string, private readonly log: (line: string) => void = () => {}, opts: { media?: MediaRunner } = {}) {
     this.store = new JobStore(path.join(dataDir, 'shorts.db'));
@@ -190,6 +193,7 @@ export class LocalClient implements ShortsClient {
       dataDir: this.dataDir,
       render: renderSettingsFromEnv(),
       media: this.media,
+      faces: this.faces,
     });
   }
 

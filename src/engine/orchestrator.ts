@@ -25,6 +25,7 @@ import { languageLabel, type Language } from '../languages.js';
 import { pickMoments } from '../pipeline/moments.js';
 import { llmConfigFromEnv, refineWithLlm } from '../pipeline/llm.js';
 import { planReframe } from '../pipeline/reframe.js';
+import type { FaceDetector } from '../pipeline/faces.js';
 import { withLayoutReason } from '../pipeline/reason.js';
 import { buildAss, buildCues, captionBlocks, captionEmoji } from '../pipeline/captions.js';
 import { captionTops } from '../pipeline/caption-placement.js';
@@ -92,6 +93,8 @@ export interface OrchestratorDeps {
   checkUrl?: UrlCheck;
   /** Runs every child process of a job (scoped to the job: counted, and killed when it is cancelled); default defaultMediaRunner(). */
   media?: MediaRunner;
+  /** Finds faces for the crops and covers, made once by whoever builds the engine; default the process's own. */
+  faces?: FaceDetector;
 }
 
 interface SourceCheckpoint { source: FetchedSource; info: MediaInfo; range: TimeRange }
@@ -273,7 +276,7 @@ export class Orchestrator {
       if (cues) art.write(JobArtifacts.cuesName(shortId), cues);
       else rmSync(path.join(art.dir, `${JobArtifacts.cuesName(shortId)}.json`), { force: true });
       art.write(JobArtifacts.renderPlanName(shortId), rendered);
-      await coverFor(rendered, art.coverPath(short.rank, shortId), options.hookTitle ? title : null, signal, media);
+      await coverFor(rendered, art.coverPath(short.rank, shortId), options.hookTitle ? title : null, signal, media, this.deps.faces);
       const sentences = req.sentences;
       store.finishRerender(shortId, {
         title,
@@ -399,7 +402,7 @@ export class Orchestrator {
           // says what layout the clip got (auto resolved).
           const rendered = art.read<RenderPlan>(JobArtifacts.renderPlanName(id));
           record.layout = rendered?.reframe.layout ?? null;
-          if (rendered && !existsSync(art.coverPath(rank, id))) await coverFor(rendered, art.coverPath(rank, id), req.options.hookTitle ? copy.title : null, signal, media);
+          if (rendered && !existsSync(art.coverPath(rank, id))) await coverFor(rendered, art.coverPath(rank, id), req.options.hookTitle ? copy.title : null, signal, media, this.deps.faces);
         } else {
           const cues = captionSet ? (captionSet.cues.get(id) ?? []) : null;
           // The words as captioned (clip time, translated when asked): what SRT/VTT exports and caption edits work on.
@@ -414,7 +417,7 @@ export class Orchestrator {
           record.layout = rendered.reframe.layout;
           // What exports, re-renders and a resumed job start from: the exact plan, measured gains included.
           art.write(JobArtifacts.renderPlanName(id), rendered);
-          await coverFor(rendered, art.coverPath(rank, id), req.options.hookTitle ? copy.title : null, signal, media);
+          await coverFor(rendered, art.coverPath(rank, id), req.options.hookTitle ? copy.title : null, signal, media, this.deps.faces);
         }
       } catch (e) {
         if (signal.aborted || e instanceof AbortedError) throw e;
@@ -445,7 +448,7 @@ export class Orchestrator {
     // Split screen: the content, its layout and its captions live in the top half only.
     const gameVideo = c.reuse?.gameVideo !== undefined ? c.reuse.gameVideo : gameVideoFor(asked);
     const picture = gameVideo ? { width, height: height / 2 } : { width, height };
-    const reframe = c.reuse?.reframe ?? await planReframe({ mediaPath: source.path, info, range: c.clip, layout: o.layout, output: picture, signal, media,
+    const reframe = c.reuse?.reframe ?? await planReframe({ mediaPath: source.path, info, range: c.clip, layout: o.layout, output: picture, signal, media, faces: this.deps.faces,
       ...(c.speech ? { speech: c.speech } : {}) });
     let captions: RenderPlan['captions'] = null;
     // Hook title and CTA ride in the same libass pass as the captions.
@@ -664,9 +667,9 @@ function gameVideoFor(req: RequestRecord): RenderPlan['gameVideo'] {
  * The clip's cover image (issue 14), made after every render. A cover that cannot be made does not cost
  * the clip its render: the short then has no thumbnail_url (its link is given only for a file that exists).
  */
-async function coverFor(plan: RenderPlan, out: string, hookTitle: string | null, signal: AbortSignal, media: MediaRunner): Promise<void> {
+async function coverFor(plan: RenderPlan, out: string, hookTitle: string | null, signal: AbortSignal, media: MediaRunner, faces?: FaceDetector): Promise<void> {
   try {
-    await writeCover(plan, out, { hookTitle, signal, media });
+    await writeCover(plan, out, { hookTitle, signal, media, faces });
   } catch (e) {
     if (signal.aborted || e instanceof AbortedError) throw e;
     rmSync(out, { force: true }); // never a cover of an earlier render beside the new clip

@@ -13,6 +13,7 @@ import { buildFilterGraph, fileArg } from './ffmpeg-args.js';
 import { defaultMediaRunner } from './local-runner.js';
 import { AbortedError, ProcessError } from './process.js';
 import type { MediaRunner } from '../ports/media-runner.js';
+import type { FaceDetector } from '../pipeline/faces.js';
 import type { RenderPlan } from './render-plan.js';
 import { ffmpegReason } from './render.js';
 
@@ -28,6 +29,8 @@ export interface CoverOptions {
   hookTitle: string | null;
   /** Runs ffmpeg; default defaultMediaRunner(). */
   media?: MediaRunner;
+  /** Finds the faces of the candidate frames; default the process's (faces.ts loadFaceDetector). */
+  faces?: FaceDetector;
   signal?: AbortSignal;
 }
 
@@ -102,7 +105,7 @@ export function buildCoverArgs(cover: RenderPlan, out: string): string[] {
  */
 export async function writeCover(plan: RenderPlan, out: string, opts: CoverOptions): Promise<CoverChoice> {
   const media = opts.media ?? defaultMediaRunner();
-  const choice = await chooseCoverFrame(plan, opts.signal, media);
+  const choice = await chooseCoverFrame(plan, opts.signal, media, opts.faces);
   const partial = `${out}.partial.jpg`;
   const titleAss = opts.hookTitle ? `${out}.title.ass` : null;
   await mkdir(path.dirname(out), { recursive: true });

@@ -12,7 +12,7 @@ import { AbortedError, ProcessError } from '../media/process.js';
 import type { MediaRunner } from '../ports/media-runner.js';
 import type { RenderPlan } from '../media/render-plan.js';
 import { PipelineError } from '../errors.js';
-import { loadFaceDetector, type DetectedFace, type FacePoint } from './faces.js';
+import { loadFaceDetector, type DetectedFace, type FaceDetector, type FacePoint } from './faces.js';
 import { CANDIDATE_DISTANCE, frameSignature, showinfoTimes, signatureDistance, type SampledFrame } from './shots.js';
 import { median, quantile } from './stats.js';
 import { mouthOpening } from './mouth-activity.js';
@@ -325,12 +325,13 @@ export async function decodeCandidates(plan: Pick<RenderPlan, 'input'>, dir: str
 }
 
 /** Measures every candidate (face, sharpness, eyes, stillness) and picks the cover frame. */
-export async function chooseCoverFrame(plan: Pick<RenderPlan, 'input' | 'reframe'>, signal?: AbortSignal, media: MediaRunner = defaultMediaRunner()): Promise<CoverChoice> {
+export async function chooseCoverFrame(plan: Pick<RenderPlan, 'input' | 'reframe'>, signal?: AbortSignal, media: MediaRunner = defaultMediaRunner(),
+  faces?: FaceDetector): Promise<CoverChoice> {
   const dir = await mkdtemp(path.join(tmpdir(), 'shorts-cover-'));
   try {
     const decoded = await decodeCandidates(plan, dir, signal, media);
     if (decoded.times.length === 0) throw new PipelineError('rendering', 'the clip has no frames to make a cover from');
-    const detector = await loadFaceDetector();
+    const detector = faces ?? await loadFaceDetector();
     const { width, height } = decoded;
     const rgb = new Uint8Array(width * height * 3);
     const candidates: CoverCandidate[] = [];

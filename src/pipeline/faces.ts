@@ -53,6 +53,8 @@ export interface SampleFacesOptions {
   signal?: AbortSignal;
   /** Runs ffmpeg (and ffprobe without `size`); default defaultMediaRunner(). */
   media?: MediaRunner;
+  /** Finds the faces; default loadFaceDetector(). */
+  detector?: FaceDetector;
   /** Display size of the source when the caller already probed it (saves one ffprobe). */
   size?: { width: number; height: number };
   /** Sees each sampled frame (packed RGB24 thumbnail, sample time) before detection: the shot finder's input. */
@@ -239,19 +241,47 @@ class BlazeFaceDetector implements FaceDetector {
   }
 }
 
+/** BlazeFace in an onnxruntime session (~600 KB of weights, reusable across jobs). */
+async function openBlazeFace(): Promise<FaceDetector> {
+  try {
+    const ort = await import('onnxruntime-node');
+    return new BlazeFaceDetector(ort, await ort.InferenceSession.create(FACE_MODEL_PATH, {
+      logSeverityLevel: 3,
+      executionProviders: ['cpu'],
+      // Two cores are shared with ffmpeg decoding the next slice; one inference thread keeps both busy.
+      intraOpNumThreads: 1,
+      interOpNumThreads: 1,
+    }));
+  } catch (e) {
+    throw new PipelineError('reframe', 'the face detection model could not be loaded', { cause: e });
+  }
+}
+
+/**
+ * A face detector whose model loads on its first detection (so building an engine that never looks at a
+ * face costs nothing); a failed load is tried again on the next one. Whoever builds the engine makes one
+ * and hands it to the stages (issue 22), so a worker decides where faces are detected.
+ */
+export function createFaceDetector(): FaceDetector {
+  let session: Promise<FaceDetector> | null = null;
+  return {
+    async detect(rgb, width, height) {
+      session ??= openBlazeFace().catch((e: unknown) => {
+        session = null;
+        throw e;
+      });
+      return (await session).detect(rgb, width, height);
+    },
+  };
+}
+
 let detector: Promise<FaceDetector> | null = null;
 
-/** The detector, loaded once per process (the session is ~600 KB of weights and reusable across jobs). */
+/** The detector of callers given none (a script, a test calling a stage), loaded once per process. */
 export function loadFaceDetector(): Promise<FaceDetector> {
-  detector ??= import('onnxruntime-node').then(async (ort) => new BlazeFaceDetector(ort, await ort.InferenceSession.create(FACE_MODEL_PATH, {
-    logSeverityLevel: 3,
-    executionProviders: ['cpu'],
-    // Two cores are shared with ffmpeg decoding the next slice; one inference thread keeps both busy.
-    intraOpNumThreads: 1,
-    interOpNumThreads: 1,
-  }))).catch((e: unknown) => {
+  detector ??= openBlazeFace().catch((e: unknown) => {
     detector = null;
-    throw new PipelineError('reframe', 'the face detection model could not be loaded', { cause: e });
+    throw e;
   });
   return detector;
 }
@@ -295,7 +325,7 @@ export async function sampleFaces(mediaPath: string, range: TimeRange, opts: Sam
     dims = { width: info.width, height: info.height };
   }
   if (!dims.width || !dims.height) return [];
-  const faces = await loadFaceDetector();
+  const faces = opts.detector ?? await loadFaceDetector();
   const size = thumbSize(dims.width, dims.height);
   const frameBytes = size.w * size.h * 3;
 

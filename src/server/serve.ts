@@ -15,6 +15,7 @@ import { checkFileUrl, checkVideoSiteUrl, checkWebhookUrl, guardUrlCheck } from 
 import { checkImageUrl } from '../net/image-url-check.js';
 import { createTranscriber } from '../pipeline/transcribe.js';
 import { createLocalMediaRunner } from '../media/local-runner.js';
+import { createFaceDetector } from '../pipeline/faces.js';
 import { whisperCliPath } from '../pipeline/whisper-cli.js';
 import { AccountStore } from '../service/accounts.js';
 import { Service } from '../service/service.js';
@@ -76,7 +77,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   });
   const transcriber = createTranscriber({ dataDir: opts.dataDir, media });
   const orchestrator = new Orchestrator({
-    store, transcriber, media, dataDir: opts.dataDir, render: renderSettingsFromEnv(),
+    store, transcriber, media, faces: createFaceDetector(), dataDir: opts.dataDir, render: renderSettingsFromEnv(),
     blurPreference: (id) => accounts.getAccount(id)?.blurBackground ?? true,
     checkUrl: guardUrlCheck('invalid_file_url'),
   });
