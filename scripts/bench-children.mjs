@@ -4,7 +4,8 @@
 // whether or not it went through the media runner, so two builds can be compared.
 // Usage: node scripts/bench-children.mjs [repoRoot (default: this one)] [source (default: assets/sample/talk.mp4)]
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -56,5 +57,8 @@ console.log(JSON.stringify({
   root, source, clips: shorts.length, counts, wallSec: timing[0], cpuSec: Math.round((timing[1] + timing[2]) * 100) / 100,
   load: os.loadavg().map((l) => Math.round(l * 100) / 100),
   ranges: shorts.map((s) => [s.startTimestamp, s.endTimestamp]),
+  // The clips and covers byte for byte: two builds that made the same crops and captions write the same files.
+  files: Object.fromEntries(readdirSync(out, { recursive: true }).filter((f) => /\.(mp4|jpg)$/.test(f)).sort()
+    .map((f) => [path.basename(f), createHash('sha1').update(readFileSync(path.join(out, f))).digest('hex').slice(0, 12)])),
 }));
 rmSync(dir, { recursive: true, force: true });
