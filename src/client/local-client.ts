@@ -16,6 +16,9 @@ import { JobStore, TERMINAL } from '../engine/job-store.js';
 import { Orchestrator } from '../engine/orchestrator.js';
 import { renderSettingsFromEnv } from '../engine/render-settings.js';
 import { Service, type Account } from '../service/service.js';
+import { createLocalMediaRunner } from '../media/local-runner.js';
+import { createFaceDetector } from '../pipeline/faces.js';
+import type { MediaRunner } from '../ports/media-runner.js';
 import { createTranscriber } from '../pipeline/transcribe.js';
 import type { ShortObject, StatusResponse } from '../service/api-types.js';
 import { exportLocal } from '../service/export-service.js';
@@ -59,9 +62,15 @@ export class LocalClient implements ShortsClient {
   readonly store: JobStore;
   readonly account: Account;
 
-  constructor(readonly dataDir: string, private readonly log: (line: string) => void = () => {}) {
+  /** Runs every child process of this client's jobs (and the create's probe, so the job reuses it). */
+  readonly media: MediaRunner;
+  /** Finds faces for this client's jobs: made once, its model loaded on the first face looked for. */
+  private readonly faces = createFaceDetector();
+
+  constructor(readonly dataDir: string, private readonly log: (line: string) => void = () => {}, opts: { media?: MediaRunner } = {}) {
     this.store = new JobStore(path.join(dataDir, 'shorts.db'));
-    this.service = new Service(this.store, { blobs: new FsBlobStore(dataDir) });
+    this.media = opts.media ?? createLocalMediaRunner();
+    this.service = new Service(this.store, { blobs: new FsBlobStore(dataDir), media: this.media });
     this.account = { id: 'local', email: `${safeUser()}@localhost` };
     this.recoverOrphans();
   }
@@ -183,9 +192,11 @@ export class LocalClient implements ShortsClient {
     return new Orchestrator({
       store: this.store,
       blobs: this.service.blobs,
-      transcriber: createTranscriber({ dataDir: this.dataDir, onModelDownload }),
+      transcriber: createTranscriber({ dataDir: this.dataDir, onModelDownload, media: this.media }),
       dataDir: this.dataDir,
       render: renderSettingsFromEnv(),
+      media: this.media,
+      faces: this.faces,
     });
   }
 

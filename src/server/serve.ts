@@ -15,6 +15,8 @@ import { mediaBinaries } from '../media/binaries.js';
 import { checkFileUrl, checkVideoSiteUrl, checkWebhookUrl, guardUrlCheck } from '../net/url-guard.js';
 import { checkImageUrl } from '../net/image-url-check.js';
 import { createTranscriber } from '../pipeline/transcribe.js';
+import { createLocalMediaRunner } from '../media/local-runner.js';
+import { createFaceDetector } from '../pipeline/faces.js';
 import { whisperCliPath } from '../pipeline/whisper-cli.js';
 import { AccountStore } from '../service/accounts.js';
 import { SqliteAccounts } from '../adapters/sqlite/accounts.js';
@@ -60,8 +62,11 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   let worker: Worker | null = null;
 
   const blobs = new FsBlobStore(opts.dataDir);
+  // One runner for every child process of the jobs (counted, cancelled with each job); issue 22.
+  const media = createLocalMediaRunner();
   const service = new Service(store, {
     blobs,
+    media,
     mediaUrl: (s) => mediaLinks().url(s.requestId, s.id),
     thumbnailUrl: (s) => mediaLinks().thumbnailUrl(s.requestId, s.id),
     // Template preview images are public files served by this server (known once it listens).
@@ -77,9 +82,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     onQueued: () => worker?.wake(),
     secondsPerSourceSecond: () => store.measuredSecondsPerSourceSecond() ?? 0.35,
   });
-  const transcriber = createTranscriber({ dataDir: opts.dataDir });
+  const transcriber = createTranscriber({ dataDir: opts.dataDir, media });
   const orchestrator = new Orchestrator({
-    store, blobs, transcriber, dataDir: opts.dataDir, render: renderSettingsFromEnv(),
+    store, blobs, transcriber, media, faces: createFaceDetector(), dataDir: opts.dataDir, render: renderSettingsFromEnv(),
     blurPreference: async (id) => (await accounts.getAccount(id))?.blurBackground ?? true,
     checkUrl: guardUrlCheck('invalid_file_url'),
   });

@@ -17,6 +17,7 @@ import type {
 } from './api-types.js';
 import { JobStore, TERMINAL, type RequestRecord, type ShortRecord } from '../engine/job-store.js';
 import { STEP_MESSAGES } from '../engine/orchestrator.js';
+import type { MediaRunner } from '../ports/media-runner.js';
 import { probeMedia, MediaError } from '../media/probe.js';
 import { clampRange } from '../pipeline/range.js';
 import { DEFAULT_TEMPLATE, TEMPLATES, findTemplate } from '../catalog/templates.js';
@@ -36,6 +37,8 @@ export interface Account { id: string; email: string }
 export interface ServiceOptions {
   /** Where clips and covers are kept; default the data dir of the store. */
   blobs?: BlobStore;
+  /** Runs the ffprobe that checks a local source, with the engine's runner so the job reuses its answer. */
+  media?: MediaRunner;
   /** Builds the temporary URL of a rendered clip (signed link in `serve`; else the blob store's link, a file URL locally). */
   mediaUrl?: (short: ShortRecord) => string;
   /** Builds the URL of a clip's cover image (signed link in `serve`, file URL locally). */
@@ -129,7 +132,7 @@ export class Service {
       const abs = path.resolve(req.source.path);
       req.source = { kind: 'file', path: abs };
       url = abs;
-      timeAdjustment = await checkLocalFile(req, abs);
+      timeAdjustment = await checkLocalFile(req, abs, this.opts.media);
     } else {
       url = req.source.url;
       const checks = this.opts.urlChecks;
@@ -360,11 +363,11 @@ async function checkTranslationPair(translator: TranslatorConfig, from: string, 
   if (!ok) throw new ShortsError('invalid_request', `the configured translation service does not translate ${pair} (speech "${from}", captions "${to}")`, { field: 'captionLanguage' });
 }
 
-async function checkLocalFile(req: CreateRequest, abs: string): Promise<TimeAdjustment | null> {
+async function checkLocalFile(req: CreateRequest, abs: string, media?: MediaRunner): Promise<TimeAdjustment | null> {
   if (!existsSync(abs) || !statSync(abs).isFile()) throw new ShortsError('invalid_request', `file not found: ${abs}`);
   let info;
   try {
-    ({ info } = await probeMedia(abs));
+    ({ info } = await probeMedia(abs, undefined, { media }));
   } catch (e) {
     if (e instanceof MediaError) throw new ShortsError('invalid_request', `${path.basename(abs)}: ${e.message}`);
     throw e;
