@@ -173,4 +173,17 @@ export const MIGRATIONS: readonly string[] = [
      enabled INTEGER NOT NULL DEFAULT 1,
      created_at TEXT NOT NULL
    );`,
+  // v8 (issue 22): ownership is a lease (owner per process start, expiry on the database's clock, a fencing
+  // token), no longer a process id, whose column goes.
+  `CREATE TABLE leases (
+     kind TEXT NOT NULL,
+     id TEXT NOT NULL,
+     owner TEXT NOT NULL,
+     token INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL,
+     PRIMARY KEY (kind, id)
+   );
+   ALTER TABLE requests DROP COLUMN runner_pid;
+   ALTER TABLE shorts DROP COLUMN rerender_pid;
+   ALTER TABLE posts DROP COLUMN runner_pid;`,
 ];
