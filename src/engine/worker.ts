@@ -53,7 +53,7 @@ export class Worker {
   start(): void {
     this.stopped = false;
     const found = this.scanOrphans();
-    if (found) this.opts.log?.(`resuming ${found} interrupted request(s) whose lease is free`);
+    if (found) this.opts.log?.(`resuming ${found} interrupted request(s)`);
     this.pump();
     this.timer = setInterval(() => {
       this.stopCancelledElsewhere();
@@ -186,7 +186,7 @@ export class Worker {
     // Another server on the same data dir may be killed while this one runs: its requests are picked up here.
     if (Date.now() - this.lastOrphanScan >= ORPHAN_SCAN_MS) {
       const found = this.scanOrphans();
-      if (found) this.opts.log?.(`taking over ${found} request(s) whose process stopped renewing its lease`);
+      if (found) this.opts.log?.(`taking over ${found} request(s) left processing by a stopped process`);
     }
     const take = async (id: string, claim: (lease: Lease) => RequestRecord | undefined) => {
       const controller = new AbortController();
