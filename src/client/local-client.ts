@@ -23,7 +23,7 @@ import { exportLocal } from '../service/export-service.js';
 import type { ExportFormat } from '../export/formats.js';
 import { LeaseKeeper } from '../engine/lease-keeper.js';
 import { SqliteLeaseStore } from '../adapters/sqlite/lease-store.js';
-import type { Lease, LeaseKey } from '../ports/leases.js';
+import { FIRST_TOKEN, type Lease, type LeaseKey } from '../ports/leases.js';
 import { Automation } from '../posts/automation.js';
 import { PostsService } from '../service/posts-service.js';
 
@@ -104,7 +104,7 @@ export class LocalClient implements ShortsClient {
         const taken = await this.take(id);
         if (taken === 'finished') return this.service.status(this.account, id); // or missing: throws not found
         if (taken !== 'held') {
-          if (taken.status === 'queued') return this.runHere(id, opts, taken.lease);
+          if (taken.status === 'queued' && !taken.takenOver) return this.runHere(id, opts, taken.lease);
           try {
             this.store.finish(id, 'failed', INTERRUPTED, taken.lease);
           } finally {
@@ -126,7 +126,7 @@ export class LocalClient implements ShortsClient {
   async runDetached(id: string, opts: WaitOptions = {}): Promise<{ ran: boolean; status: StatusResponse }> {
     const taken = await this.take(id);
     if (taken === 'finished' || taken === 'held') return { ran: false, status: this.service.status(this.account, id) };
-    if (taken.status !== 'queued') {
+    if (taken.status !== 'queued' || taken.takenOver) {
       await this.leases.release(taken.lease);
       return { ran: false, status: this.service.status(this.account, id) };
     }
@@ -135,9 +135,10 @@ export class LocalClient implements ShortsClient {
 
   /**
    * Takes a live request's lease for this process: `held` when another owner has it, `finished` when it is
-   * terminal (or missing), else the lease and the status it was found in.
+   * terminal (or missing), else the lease, the status it was found in, and whether another process had held
+   * it before (`takenOver`: a runner that took it and was killed, even before it started; never run twice).
    */
-  private async take(id: string): Promise<'held' | 'finished' | { lease: Lease; status: 'queued' | 'processing' }> {
+  private async take(id: string): Promise<'held' | 'finished' | { lease: Lease; status: 'queued' | 'processing'; takenOver: boolean }> {
     const before = this.store.requestStatus(id);
     if (before === undefined || TERMINAL.has(before)) return 'finished';
     const lease = await this.leases.acquire(requestKey(id));
@@ -147,7 +148,7 @@ export class LocalClient implements ShortsClient {
       await this.leases.release(lease);
       return 'finished';
     }
-    return { lease, status: status as 'queued' | 'processing' };
+    return { lease, status: status as 'queued' | 'processing', takenOver: lease.token !== FIRST_TOKEN };
   }
 
   /**

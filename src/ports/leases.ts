@@ -14,11 +14,17 @@ export interface LeaseKey {
 export interface Lease {
   key: LeaseKey;
   owner: string;
-  /** Fencing number: changes on every takeover by another owner (never on a renewal or a same-owner re-acquire). */
+  /**
+   * Fencing number: FIRST_TOKEN for the first lease ever taken on a key, then changed on every takeover by
+   * another owner (never on a renewal or a same-owner re-acquire).
+   */
   token: number;
   /** Milliseconds since the epoch, on the store's clock. */
   expiresAt: number;
 }
+
+/** The token of the first lease ever taken on a key: a larger one means another owner held it before. */
+export const FIRST_TOKEN = 1;
 
 /** Who holds a key now (an unexpired lease). */
 export type LeaseHolder = Pick<Lease, 'owner' | 'token' | 'expiresAt'>;

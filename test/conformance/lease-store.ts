@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
-import type { LeaseKey, LeaseStore } from '../../src/ports/leases.js';
+import { FIRST_TOKEN, type LeaseKey, type LeaseStore } from '../../src/ports/leases.js';
 
 export type LeaseStoreFactory = () => Promise<{ port: LeaseStore; close: () => Promise<void> }>;
 
@@ -24,7 +24,7 @@ export function leaseStoreConformance(name: string, factory: LeaseStoreFactory):
     it('acquires a free key, and refuses it to another owner while it is held', async () => {
       const k = key();
       const a = await port.acquire(k, 'owner-a', 10_000);
-      expect(a).toMatchObject({ key: k, owner: 'owner-a' });
+      expect(a).toMatchObject({ key: k, owner: 'owner-a', token: FIRST_TOKEN });
       expect(await port.acquire(k, 'owner-b', 10_000)).toBeNull();
       expect(await port.holder(k)).toMatchObject({ owner: 'owner-a', token: a!.token });
     });

@@ -17,7 +17,7 @@ export class SqliteLeaseStore implements LeaseStore {
     // owner counts the token up; the holder re-acquiring keeps it.
     const row = this.db.prepare(`INSERT INTO leases (kind, id, owner, token, expires_at) VALUES (@kind, @id, @owner, 1, ${NOW_MS} + @ttl)
       ON CONFLICT (kind, id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at,
-        token = CASE WHEN leases.owner = excluded.owner AND leases.expires_at > ${NOW_MS} THEN leases.token ELSE leases.token + 1 END
+        token = CASE WHEN leases.owner = excluded.owner THEN leases.token ELSE leases.token + 1 END
       WHERE leases.owner = excluded.owner OR leases.expires_at <= ${NOW_MS}
       RETURNING owner, token, expires_at`).get({ kind: key.kind, id: key.id, owner, ttl: Math.ceil(ttlMs) }) as Row | undefined;
     return row ? lease(key, row) : null;
