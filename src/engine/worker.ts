@@ -170,6 +170,7 @@ export class Worker {
           return;
         }
         await orchestrator.rerender(requestId, shortId, controller.signal, { lease });
+        if (controller.signal.reason instanceof LeaseLost) this.opts.log?.(`re-render of ${shortId}: another process took it over; stopped here`);
       } catch (e) {
         this.opts.log?.(`worker error on the re-render of ${shortId}: ${e instanceof Error ? e.message : String(e)}`);
       } finally {
@@ -229,7 +230,10 @@ export class Worker {
           final = await orchestrator.run(record.id, controller.signal, { lease });
         }
         // Lost to another process (this one stalled past its lease): that process finishes it, refunds, notifies.
-        if (controller.signal.reason instanceof LeaseLost || !(await leases.confirm(lease))) return;
+        if (controller.signal.reason instanceof LeaseLost || !(await leases.confirm(lease))) {
+          this.opts.log?.(`request ${record.id}: another process took it over (this one stopped renewing its lease in time); stopped here`);
+          return;
+        }
         if (final.status === 'failed') refund(final.id);
         if ((final.status === 'failed' || final.status === 'completed') && this.opts.onFinished) {
           const followUp = this.opts.onFinished(final).catch((e: unknown) => this.opts.log?.(`webhook for ${final.id}: ${String(e)}`));
