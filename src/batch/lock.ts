@@ -2,11 +2,14 @@
 // lease kept in the lock file itself (issue 22), not a pid: the owner id of this process start and an expiry
 // that a heartbeat pushes forward every third of SHORTS_LEASE_TTL. A lock whose expiry passed (its process was
 // killed, or the machine lost power) is taken over, which is what lets a re-run continue after a crash; a
-// live one is never, whatever PID namespace either process runs in. It lives in the file, not in the job
+// live one is never, whatever PID namespace either process runs in. A lock not expired yet is watched until
+// it either expires (taken over: a re-run right after a kill -9 waits at most one TTL) or is renewed (its
+// owner is alive: refused). It lives in the file, not in the job
 // store: the folder is the thing guarded, and a batch may run against a remote instance with no store here.
 import { closeSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { CliError, EXIT } from '../cli/cli-error.js';
 import { leaseTtlMs, PROCESS_OWNER } from '../engine/lease-keeper.js';
 
@@ -30,7 +33,7 @@ function read(file: string): LockContent | null | undefined {
 }
 
 /** Takes the folder's lock for this process; returns its release. */
-export function lockBatchFolder(dir: string, ttlMs = leaseTtlMs()): () => void {
+export async function lockBatchFolder(dir: string, ttlMs = leaseTtlMs()): Promise<() => void> {
   const file = path.join(dir, LOCK_FILE);
   const content = (): string => JSON.stringify({ owner: PROCESS_OWNER, pid: process.pid, expiresAt: Date.now() + ttlMs } satisfies LockContent);
   const ours = () => read(file)?.owner === PROCESS_OWNER;
@@ -63,7 +66,16 @@ export function lockBatchFolder(dir: string, ttlMs = leaseTtlMs()): () => void {
     const held = read(file);
     if (held === undefined) continue; // removed meanwhile: try again
     if (held && held.owner !== PROCESS_OWNER && held.expiresAt > Date.now()) {
-      throw new CliError(`another shorts batch (pid ${held.pid}) is working in ${dir}; wait for it, or use another --out`, EXIT.failure);
+      // Renewed before it runs out: its owner is alive. Not renewed: it was killed; its lock is ours once it expires.
+      const busy = () => new CliError(`another shorts batch (pid ${held.pid}) is working in ${dir}; wait for it, or use another --out`, EXIT.failure);
+      while (Date.now() < held.expiresAt) {
+        await sleep(Math.min(200, Math.max(10, held.expiresAt - Date.now())));
+        const now = read(file);
+        if (now === undefined) break;
+        if (now === null || now.owner !== held.owner || now.expiresAt !== held.expiresAt) throw busy();
+      }
+      attempt--; // waiting is not a failed try
+      if (read(file) === undefined) continue;
     }
     // Expired (its process stopped renewing it) or unreadable: moved aside, so of two processes taking it over
     // only one removes the stale lock; the other finds the first one's fresh lock on its next try.

@@ -40,7 +40,7 @@ export async function batchCommand(client: ShortsClient, sources: string[], flag
   const plan = planBatch({ sources, manifest: flags.manifest, options, mode: client.mode });
   const dir = path.resolve(flags.out);
   mkdirSync(dir, { recursive: true });
-  const release = lockBatchFolder(dir);
+  const release = await lockBatchFolder(dir);
   const interrupt = new AbortController();
   // First Ctrl-C: cancel what runs and save the state (those items become `interrupted`). A second one
   // leaves at once; the state on disk is whole (every write is atomic) and a re-run still continues.
