@@ -204,6 +204,7 @@ export class Orchestrator {
     // Its own scratch folder: two clips of one request may re-render at once, each removing its own.
     const workDir = path.join(art.dir, 'rerender', shortId);
     const reasons: ReasonContext = { dataDir: this.deps.dataDir, hideAllPaths: req.origin === 'api' };
+    let lost = false;
     try {
       const saved = art.read<SourceCheckpoint>('source');
       const planned = art.read<PlanCheckpoint>('plan')?.clips.find((c) => c.id === shortId);
@@ -287,7 +288,10 @@ export class Orchestrator {
       }, events.lease);
     } catch (e) {
       if (signal.aborted && signal.reason instanceof ShutdownSignal) return store.getShort(requestId, shortId);
-      if (lostLease(e, signal)) return store.getShort(requestId, shortId); // another process renders it now
+      if (lostLease(e, signal)) {
+        lost = true; // another process renders it now, in the same scratch folder: left to it
+        return store.getShort(requestId, shortId);
+      }
       const why = signal.aborted || e instanceof AbortedError ? 'the re-render was interrupted' : failureReason(e, reasons);
       try {
         store.abandonRerender(shortId, why, events.lease);
@@ -295,8 +299,10 @@ export class Orchestrator {
         if (!(refused instanceof LeaseLost)) throw refused;
       }
     } finally {
-      rmSync(workDir, { recursive: true, force: true });
-      rmSync(path.join(path.dirname(art.captionsPath(shortId)), `${shortId}.next.ass`), { force: true });
+      if (!lost) {
+        rmSync(workDir, { recursive: true, force: true });
+        rmSync(path.join(path.dirname(art.captionsPath(shortId)), `${shortId}.next.ass`), { force: true });
+      }
     }
     return store.getShort(requestId, shortId);
   }
