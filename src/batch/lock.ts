@@ -32,8 +32,12 @@ function read(file: string): LockContent | null | undefined {
   }
 }
 
-/** Takes the folder's lock for this process; returns its release. */
-export async function lockBatchFolder(dir: string, ttlMs = leaseTtlMs()): Promise<() => void> {
+/**
+ * Takes the folder's lock for this process; returns its release, and the owner id of a batch whose expired
+ * lock was taken over (it was killed: its requests' leases are running out too).
+ */
+export async function lockBatchFolder(dir: string, ttlMs = leaseTtlMs()): Promise<{ release: () => void; killedOwner: string | null }> {
+  let killedOwner: string | null = null;
   const file = path.join(dir, LOCK_FILE);
   const content = (): string => JSON.stringify({ owner: PROCESS_OWNER, pid: process.pid, expiresAt: Date.now() + ttlMs } satisfies LockContent);
   const ours = () => read(file)?.owner === PROCESS_OWNER;
@@ -54,12 +58,13 @@ export async function lockBatchFolder(dir: string, ttlMs = leaseTtlMs()): Promis
         }
       }, Math.max(50, ttlMs / 3));
       beat.unref();
-      return () => {
+      const release = () => {
         clearInterval(beat);
         try {
           if (ours()) rmSync(file, { force: true });
         } catch { /* already gone */ }
       };
+      return { release, killedOwner };
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
@@ -92,6 +97,7 @@ export async function lockBatchFolder(dir: string, ttlMs = leaseTtlMs()): Promis
       throw new CliError(`another shorts batch (pid ${moved.pid}) is working in ${dir}; wait for it, or use another --out`, EXIT.failure);
     }
     rmSync(aside, { force: true });
+    killedOwner = held?.owner ?? null;
   }
   throw new CliError(`cannot take the lock ${file}`, EXIT.failure);
 }

@@ -85,6 +85,21 @@ export class LocalClient implements ShortsClient {
     }
   }
 
+  /**
+   * Settles the local requests a killed process (`owner`: a batch whose folder lock expired) held: waits up to
+   * one lease TTL for their leases to run out, then fails them as interrupted, as recoverOrphans does.
+   */
+  async settleOrphansOf(owner: string): Promise<void> {
+    const deadline = Date.now() + this.leases.ttlMs + 1000;
+    for (;;) {
+      this.recoverOrphans();
+      const live = this.store.listLive().filter((r) => r.origin === 'local' && r.status === 'processing' && !runningHere.has(r.id));
+      const held = await Promise.all(live.map((r) => this.leases.leases.holder(requestKey(r.id))));
+      if (!held.some((h) => h?.owner === owner) || Date.now() > deadline) return;
+      await sleep(200);
+    }
+  }
+
   async create(body: CreateBody, opts: LocalCreateOptions = {}) {
     const created = await this.service.create(this.account, body, 'local');
     // Locally, the creating process is the one that runs the job (its lease, renewed until it runs it), unless it hands it on.
