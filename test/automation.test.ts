@@ -133,7 +133,7 @@ describe('slot assignment', () => {
       const req = store.insertRequest({ id: '0123456789abcdef01234567', accountId: 'local', origin: 'local', userEmail: 'me@localhost', options: {} as never, url: '/x.mp4', start: 0, end: 60 });
       const clip = (n: number, score: number) => ({
         id: `00000000-0000-4000-8000-00000000000${n}`, requestId: req.id, rank: n, title: `Clip ${n}`, sentenceIndexes: [0], reason: 'r', description: 'd',
-        viralScore: score, startTimestamp: 0, endTimestamp: 10, duration: 10, width: 1080, height: 1920, recompiling: false, error: false, errorMessage: null, filePath: '/tmp/x.mp4',
+        viralScore: score, startTimestamp: 0, endTimestamp: 10, duration: 10, width: 1080, height: 1920, recompiling: false, error: false, errorMessage: null, fileKey: 'x.mp4',
       });
       store.replaceShorts(req.id, [clip(1, 55), clip(2, 91), clip(3, 72), clip(4, 20)]);
       const local = { id: 'local', email: 'me@localhost' };

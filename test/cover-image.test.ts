@@ -22,7 +22,8 @@ import { frameSignature } from '../src/pipeline/shots.js';
 import { withOverlays } from '../src/pipeline/overlays.js';
 import { median } from '../src/pipeline/stats.js';
 import { fontsDir } from '../src/catalog/templates.js';
-import { coverFileOf, MediaLinks, parseMediaPath } from '../src/server/media-links.js';
+import { MediaLinks, parseMediaPath } from '../src/server/media-links.js';
+import { coverKeyOf as coverFileOf } from '../src/engine/artifacts.js';
 import { frameAt } from './helpers/frames.js';
 import { clmtrackrMedia, FIXTURES } from './helpers/media.js';
 

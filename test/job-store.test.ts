@@ -82,7 +82,7 @@ describe('JobStore (real SQLite file)', () => {
     const short = (rank: number) => ({
       id: `00000000-0000-4000-8000-00000000000${rank}`, requestId: id, rank, title: `t${rank}`, sentenceIndexes: [rank], reason: 'r',
       description: 'd #x', viralScore: 70 - rank, startTimestamp: rank, endTimestamp: rank + 30, duration: 30, width: 1080, height: 1920,
-      recompiling: false, error: rank === 1, errorMessage: rank === 1 ? 'encoder failed' : null, filePath: rank === 1 ? null : '/x.mp4',
+      recompiling: false, error: rank === 1, errorMessage: rank === 1 ? 'encoder failed' : null, fileKey: rank === 1 ? null : 'x.mp4',
     });
     s.replaceShorts(id, [short(1), short(0)]);
     expect(s.listShorts(id).map((x) => [x.rank, x.error, x.errorMessage])).toEqual([[0, false, null], [1, true, 'encoder failed']]);
@@ -107,7 +107,7 @@ describe('JobStore (real SQLite file)', () => {
 
     const base: Omit<ShortRecord, 'id' | 'rank'> = {
       requestId: id, title: 't', sentenceIndexes: [0], reason: 'r', description: 'd', viralScore: 60, startTimestamp: 0, endTimestamp: 30,
-      duration: 30, width: 1080, height: 1920, recompiling: false, error: false, errorMessage: null, filePath: '/x.mp4',
+      duration: 30, width: 1080, height: 1920, recompiling: false, error: false, errorMessage: null, fileKey: 'x.mp4',
     };
     s.replaceShorts(id, [
       { ...base, id: 'a', rank: 0, layout: 'split' },
@@ -128,7 +128,7 @@ describe('JobStore (real SQLite file)', () => {
     insert(s, id);
     const clip: ShortRecord = {
       id: 'c1', requestId: id, rank: 0, title: 'T', sentenceIndexes: [0, 1], reason: 'r', description: 'd', viralScore: 50,
-      startTimestamp: 10, endTimestamp: 40, duration: 30, width: 1080, height: 1920, recompiling: false, error: false, errorMessage: null, filePath: '/x/01-c1.mp4',
+      startTimestamp: 10, endTimestamp: 40, duration: 30, width: 1080, height: 1920, recompiling: false, error: false, errorMessage: null, fileKey: 'x/01-c1.mp4',
     };
     s.replaceShorts(id, [clip]);
     expect(s.startRerender(id, 'c1', { end: 35 })).toBe('not_completed');
@@ -148,7 +148,7 @@ describe('JobStore (real SQLite file)', () => {
     expect(again.getShort(id, 'c1')).toMatchObject({ recompiling: false, pendingEdit: null, editError: 'the source could not be downloaded', endTimestamp: 40, duration: 30 });
     expect(again.startRerender(id, 'c1', { start: 12 })).toBe('started');
     expect(again.getShort(id, 'c1')).toMatchObject({ recompiling: true, editError: null });
-    again.finishRerender('c1', { title: 'New', reason: 'r2', sentenceIndexes: [1], startTimestamp: 12, endTimestamp: 40, duration: 28, layout: 'fit', filePath: '/x/01-c1.mp4', edit: { start: 12 } });
+    again.finishRerender('c1', { title: 'New', reason: 'r2', sentenceIndexes: [1], startTimestamp: 12, endTimestamp: 40, duration: 28, layout: 'fit', fileKey: 'x/01-c1.mp4', coverKey: null, edit: { start: 12 } });
     expect(again.getShort(id, 'c1')).toMatchObject({
       recompiling: false, pendingEdit: null, editError: null, title: 'New', sentenceIndexes: [1], startTimestamp: 12, duration: 28, layout: 'fit', edit: { start: 12 },
     });

@@ -466,14 +466,14 @@ describe('real responses of the server validate against the served document', ()
     const doneId = data(await call('POST', '/shorts/create', '/shorts/create', { body: createBody() })).requestId as string;
     store.saveSourceFacts(doneId, { title: 'A talk', heatmap: [{ start: 0, end: 5, value: 0.4 }, { start: 5, end: 10, value: 1 }], start: 0, end: 120, timeAdjustment: null });
     store.saveSentences(doneId, [{ index: 0, sentence: 'Hello there.', start: 0.5, end: 1.7 }, { index: 1, sentence: 'Second one.', start: 2, end: 3.1 }]);
-    const shortBase: Omit<ShortRecord, 'id' | 'rank' | 'error' | 'errorMessage' | 'filePath'> = {
+    const shortBase: Omit<ShortRecord, 'id' | 'rank' | 'error' | 'errorMessage' | 'fileKey'> = {
       requestId: doneId, title: 'Clip', sentenceIndexes: [0, 1], reason: 'strong hook', description: 'desc #tag', viralScore: 73.4,
       startTimestamp: 0.5, endTimestamp: 3.1, duration: 2.6, width: 1080, height: 1920, recompiling: false,
     };
     const okShort = randomUUID(), badShort = randomUUID();
     store.replaceShorts(doneId, [
-      { ...shortBase, id: okShort, rank: 0, error: false, errorMessage: null, filePath: mp4, layout: 'split' },
-      { ...shortBase, id: badShort, rank: 1, viralScore: 41, error: true, errorMessage: 'rendering failed: encoder crashed', filePath: null },
+      { ...shortBase, id: okShort, rank: 0, error: false, errorMessage: null, fileKey: path.basename(mp4), coverKey: path.basename(mp4).replace(/\.mp4$/, '.jpg'), layout: 'split' },
+      { ...shortBase, id: badShort, rank: 1, viralScore: 41, error: true, errorMessage: 'rendering failed: encoder crashed', fileKey: null },
     ]);
     const insertPost = store.db.prepare(`INSERT INTO posts (id, account_id, platform, status, scheduled_at, published_at, url, short_id, request_id, title,
       account_handle, source, error, error_code, retryable, created_at) VALUES (@id, @account, @platform, @status, @scheduled, @published, @url, @short,

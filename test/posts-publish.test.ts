@@ -109,7 +109,7 @@ function localStore(prefix: string): { store: JobStore; dir: string } {
   const c = request.shorts[0]!;
   store.replaceShorts(req.id, [{
     id: c.id, requestId: req.id, rank: 1, title: c.title, sentenceIndexes: c.sentenceIndexes, reason: c.reason, description: c.description, viralScore: c.viral_score,
-    startTimestamp: c.startTimestamp, endTimestamp: c.endTimestamp, duration: c.duration, width: c.width, height: c.height, recompiling: false, error: false, errorMessage: null, filePath: file,
+    startTimestamp: c.startTimestamp, endTimestamp: c.endTimestamp, duration: c.duration, width: c.width, height: c.height, recompiling: false, error: false, errorMessage: null, fileKey: 'clip.mp4',
   }]);
   store.finish(req.id, 'completed');
   return { store, dir };

@@ -393,7 +393,7 @@ describe('a real run with captionLanguage es', () => {
     const shorts = store.listShorts(requestId);
     expect(shorts).toHaveLength(1);
     expect(shorts[0]!.error).toBe(false);
-    expect(existsSync(shorts[0]!.filePath!)).toBe(true);
+    expect(existsSync(path.join(dataDir, shorts[0]!.fileKey!))).toBe(true);
 
     // The captions as rendered are kept with the clip (exports and re-renders read them).
     const keep = path.join(dataDir, 'jobs', requestId, 'captions');

@@ -7,9 +7,9 @@ import { existsSync, statSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { mediaBinaries } from '../media/binaries.js';
 import { probeMedia } from '../media/probe.js';
-import { runProcess } from '../media/process.js';
+import { defaultMediaRunner } from '../media/local-runner.js';
+import type { MediaRunner } from '../ports/media-runner.js';
 import { renderClip } from '../media/render.js';
 import type { RenderCaptions, RenderPlan } from '../media/render-plan.js';
 import { buildAss, buildCues, captionEmoji, wordsPerCueFor } from '../pipeline/captions.js';
@@ -118,7 +118,7 @@ export function previewMoment(cues: CaptionCue[]): number {
  * Renders one template's previews into outDir (thumbnail PNG, preview PNG, animated GIF) through
  * renderClip, using workDir for the intermediate clip. Returns the files written.
  */
-export async function renderTemplatePreview(template: CaptionTemplate, sample: PreviewSample, outDir: string, workDir: string): Promise<TemplatePreviewFiles> {
+export async function renderTemplatePreview(template: CaptionTemplate, sample: PreviewSample, outDir: string, workDir: string, media: MediaRunner = defaultMediaRunner()): Promise<TemplatePreviewFiles> {
   const { width: W, height: H } = PREVIEW_SIZE;
   await mkdir(outDir, { recursive: true });
   await mkdir(workDir, { recursive: true });
@@ -127,16 +127,15 @@ export async function renderTemplatePreview(template: CaptionTemplate, sample: P
   await writeFile(assPath, buildAss(cues, template, { width: W, height: H }));
   const clipPath = path.join(workDir, `${template.name}.mp4`);
   const emoji = captionEmoji(cues, template, { width: W, height: H });
-  await renderClip(previewPlan(sample, clipPath, { assPath, fontsDir: fontsDir(), ...(emoji.length ? { emoji } : {}) }, template.colors.background));
+  await renderClip(previewPlan(sample, clipPath, { assPath, fontsDir: fontsDir(), ...(emoji.length ? { emoji } : {}) }, template.colors.background), { media });
 
   const files = templatePreviewFiles(template, outDir);
-  const ffmpeg = mediaBinaries().ffmpeg;
   // An emoji template is shown with its first emoji up (the still) and popping in (the GIF).
   const shown = emoji[0] ? cues.filter((c) => c.end > emoji[0]!.start) : cues;
   const at = previewMoment(shown);
   // Stills as 8-bit palette PNGs (a palette made for the frame): a third of the size of truecolour,
   // with no visible loss on a video frame.
-  const still = (file: string, scale: string) => runProcess(ffmpeg, ['-v', 'error', '-y', '-ss', String(at), '-i', clipPath, '-frames:v', '1',
+  const still = (file: string, scale: string) => media.run('ffmpeg', ['-v', 'error', '-y', '-ss', String(at), '-i', clipPath, '-frames:v', '1',
     '-filter_complex', `[0:v]${scale}split[a][b];[a]palettegen=max_colors=256:reserve_transparent=0[p];[b][p]paletteuse=dither=sierra2_4a`, '-update', '1', file]);
   await still(files.preview, '');
   await still(files.thumbnail, `scale=${THUMBNAIL_SIZE.width}:${THUMBNAIL_SIZE.height}:flags=lanczos,`);
@@ -144,7 +143,7 @@ export async function renderTemplatePreview(template: CaptionTemplate, sample: P
   // from what changes between frames, with ordered dithering (stable between frames: small and no crawl).
   const gifStart = Math.max(0, Math.min(emoji[0] ? emoji[0].start - 0.5 : cues[0]?.start ?? 0, sample.clip.end - sample.clip.start - GIF.seconds));
   const scale = `fps=${GIF.fps},scale=${GIF.width}:${GIF.height}:flags=lanczos`;
-  await runProcess(ffmpeg, ['-v', 'error', '-y', '-ss', String(gifStart), '-t', String(GIF.seconds), '-i', clipPath,
+  await media.run('ffmpeg', ['-v', 'error', '-y', '-ss', String(gifStart), '-t', String(GIF.seconds), '-i', clipPath,
     '-filter_complex', `[0:v]${scale},split[a][b];[a]palettegen=max_colors=${GIF.colors}:stats_mode=diff[p];[b][p]paletteuse=dither=bayer:bayer_scale=4:diff_mode=rectangle`,
     '-loop', '0', files.gif]);
   await rm(clipPath, { force: true });

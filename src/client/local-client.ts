@@ -17,9 +17,13 @@ import { JobStore, TERMINAL } from '../engine/job-store.js';
 import { Orchestrator } from '../engine/orchestrator.js';
 import { renderSettingsFromEnv } from '../engine/render-settings.js';
 import { Service, type Account } from '../service/service.js';
+import { createLocalMediaRunner } from '../media/local-runner.js';
+import { createFaceDetector } from '../pipeline/faces.js';
+import type { MediaRunner } from '../ports/media-runner.js';
 import { createTranscriber } from '../pipeline/transcribe.js';
 import type { ShortObject, StatusResponse } from '../service/api-types.js';
 import { exportLocal } from '../service/export-service.js';
+import { FsBlobStore } from '../adapters/fs/blob-store.js';
 import type { ExportFormat } from '../export/formats.js';
 import { LeaseKeeper } from '../engine/lease-keeper.js';
 import { SqliteLeaseStore } from '../adapters/sqlite/lease-store.js';
@@ -60,10 +64,16 @@ export class LocalClient implements ShortsClient {
   /** This process's leases on the store (the requests and re-renders it runs). */
   readonly leases: LeaseKeeper;
 
-  constructor(readonly dataDir: string, private readonly log: (line: string) => void = () => {}) {
+  /** Runs every child process of this client's jobs (and the create's probe, so the job reuses it). */
+  readonly media: MediaRunner;
+  /** Finds faces for this client's jobs: made once, its model loaded on the first face looked for. */
+  private readonly faces = createFaceDetector();
+
+  constructor(readonly dataDir: string, private readonly log: (line: string) => void = () => {}, opts: { media?: MediaRunner } = {}) {
     this.store = new JobStore(path.join(dataDir, 'shorts.db'));
     this.leases = new LeaseKeeper(new SqliteLeaseStore(this.store.db));
-    this.service = new Service(this.store);
+    this.media = opts.media ?? createLocalMediaRunner();
+    this.service = new Service(this.store, { blobs: new FsBlobStore(dataDir), media: this.media });
     this.account = { id: 'local', email: `${safeUser()}@localhost` };
     this.recoverOrphans();
   }
@@ -230,9 +240,12 @@ export class LocalClient implements ShortsClient {
   private orchestrator(onModelDownload?: (got: number, total: number) => void): Orchestrator {
     return new Orchestrator({
       store: this.store,
-      transcriber: createTranscriber({ dataDir: this.dataDir, onModelDownload }),
+      blobs: this.service.blobs,
+      transcriber: createTranscriber({ dataDir: this.dataDir, onModelDownload, media: this.media }),
       dataDir: this.dataDir,
       render: renderSettingsFromEnv(),
+      media: this.media,
+      faces: this.faces,
     });
   }
 
@@ -268,7 +281,7 @@ export class LocalClient implements ShortsClient {
     return this.service.short(this.account, id, shortId);
   }
 
-  exportShort(requestId: string, shortId: string | null, format: ExportFormat) { return exportLocal(this.store, this.account, requestId, shortId, format); }
+  exportShort(requestId: string, shortId: string | null, format: ExportFormat) { return exportLocal(this.service, this.account, requestId, shortId, format); }
 
   async status(id: string) { return this.service.status(this.account, id); }
   async get(id: string) { return this.service.detail(this.account, id); }

@@ -3,7 +3,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { MIGRATIONS } from './migrations.js';
+import { MIGRATIONS, MIGRATION_STEPS } from './migrations.js';
 import type { ClipEdit, CreateRequest } from '../service/create-request.js';
 import type { HeatmapPoint, ResolvedLayout, TimeAdjustment } from '../pipeline/types.js';
 import type { PostObject } from '../service/api-types.js';
@@ -66,7 +66,10 @@ export interface ShortRecord {
   recompiling: boolean;
   error: boolean;
   errorMessage: string | null;
-  filePath: string | null;
+  /** The clip's MP4 in the blob store (null when its render failed). */
+  fileKey: string | null;
+  /** Its cover image in the blob store; null when none was made. Optional so a record built without it stores as null. */
+  coverKey?: string | null;
   /**
    * The layout the clip was rendered with (what `auto` resolved to, or the one asked for); null for clips
    * rendered before the store kept it. Optional so a record built without it still stores (as null).
@@ -83,7 +86,9 @@ export interface ShortRecord {
 /** What a finished re-render changes on its clip. */
 export type RerenderResult = Pick<ShortRecord, 'title' | 'reason' | 'sentenceIndexes' | 'startTimestamp' | 'endTimestamp' | 'duration'> & {
   /** The MP4 (a clip whose first render failed has one now). */
-  filePath: string;
+  fileKey: string;
+  /** The cover of the new render; null when it could not be made. */
+  coverKey: string | null;
   layout: ResolvedLayout | null;
   edit: ClipEdit;
 };
@@ -118,7 +123,7 @@ interface RequestRow {
 interface ShortRow {
   id: string; request_id: string; rank: number; title: string; sentence_indexes: string; reason: string; description: string;
   viral_score: number; start_ts: number; end_ts: number; duration: number; width: number; height: number;
-  recompiling: number; error: number; error_message: string | null; file_path: string | null; layout: ResolvedLayout | null;
+  recompiling: number; error: number; error_message: string | null; file_key: string | null; cover_key: string | null; layout: ResolvedLayout | null;
   edit: string | null; pending_edit: string | null; edit_error: string | null;
 }
 
@@ -143,7 +148,7 @@ function toShort(r: ShortRow): ShortRecord {
     sentenceIndexes: JSON.parse(r.sentence_indexes) as number[], reason: r.reason, description: r.description,
     viralScore: r.viral_score, startTimestamp: r.start_ts, endTimestamp: r.end_ts, duration: r.duration,
     width: r.width, height: r.height, recompiling: r.recompiling === 1, error: r.error === 1,
-    errorMessage: r.error_message, filePath: r.file_path, layout: r.layout,
+    errorMessage: r.error_message, fileKey: r.file_key, coverKey: r.cover_key, layout: r.layout,
     edit: r.edit ? (JSON.parse(r.edit) as ClipEdit) : null,
     pendingEdit: r.pending_edit ? (JSON.parse(r.pending_edit) as ClipEdit) : null,
     editError: r.edit_error,
@@ -180,6 +185,7 @@ export class JobStore {
       this.db.transaction(() => {
         if (current() !== v) return; // already applied, by us or by another process while we waited
         this.db.exec(MIGRATIONS[v]!);
+        MIGRATION_STEPS[v + 1]?.(this.db, this.dataDir);
         this.db.pragma(`user_version = ${v + 1}`);
       }).immediate();
     }
@@ -268,11 +274,11 @@ export class JobStore {
     fenced(this.db, lease, () => {
       this.db.prepare('DELETE FROM shorts WHERE request_id = ?').run(requestId);
       const ins = this.db.prepare(`INSERT INTO shorts (id, request_id, rank, title, sentence_indexes, reason, description, viral_score,
-          start_ts, end_ts, duration, width, height, recompiling, error, error_message, file_path, layout)
+          start_ts, end_ts, duration, width, height, recompiling, error, error_message, file_key, cover_key, layout)
         VALUES (@id, @requestId, @rank, @title, @sentenceIndexes, @reason, @description, @viralScore, @startTimestamp,
-          @endTimestamp, @duration, @width, @height, @recompiling, @error, @errorMessage, @filePath, @layout)`);
+          @endTimestamp, @duration, @width, @height, @recompiling, @error, @errorMessage, @fileKey, @coverKey, @layout)`);
       for (const s of shorts) {
-        ins.run({ ...s, sentenceIndexes: JSON.stringify(s.sentenceIndexes), recompiling: s.recompiling ? 1 : 0, error: s.error ? 1 : 0, layout: s.layout ?? null });
+        ins.run({ ...s, sentenceIndexes: JSON.stringify(s.sentenceIndexes), recompiling: s.recompiling ? 1 : 0, error: s.error ? 1 : 0, coverKey: s.coverKey ?? null, layout: s.layout ?? null });
       }
     });
   }
@@ -319,7 +325,7 @@ export class JobStore {
   finishRerender(shortId: string, r: RerenderResult, lease?: Lease): void {
     fenced(this.db, lease, () => {
       const row = this.db.prepare(`UPDATE shorts SET title = @title, reason = @reason, sentence_indexes = @sentenceIndexes, start_ts = @startTimestamp,
-          end_ts = @endTimestamp, duration = @duration, layout = @layout, edit = @edit, file_path = @filePath, error = 0, error_message = NULL,
+          end_ts = @endTimestamp, duration = @duration, layout = @layout, edit = @edit, file_key = @fileKey, cover_key = @coverKey, error = 0, error_message = NULL,
           recompiling = 0, pending_edit = NULL
         WHERE id = @id RETURNING request_id`).get({
         ...r, id: shortId, sentenceIndexes: JSON.stringify(r.sentenceIndexes), edit: JSON.stringify(r.edit), layout: r.layout ?? null,

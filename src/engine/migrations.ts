@@ -1,4 +1,10 @@
 // Schema migrations, applied in order; PRAGMA user_version records how far a database has come.
+import { copyFileSync, existsSync, linkSync, mkdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type Database from 'better-sqlite3';
+import { checkBlobKey } from '../ports/blob-store.js';
+import { coverKeyOf } from './artifacts.js';
+
 export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE requests (
      id TEXT PRIMARY KEY,
@@ -173,7 +179,12 @@ export const MIGRATIONS: readonly string[] = [
      enabled INTEGER NOT NULL DEFAULT 1,
      created_at TEXT NOT NULL
    );`,
-  // v8 (issue 22): ownership is a lease (owner per process start, expiry on the database's clock, a fencing
+  // v8 (issue 22): clips are blobs. `file_path` (an absolute path) becomes `file_key`, a blob store key (the
+  // path relative to the data dir: jobs/<requestId>/clips/01-<shortId>.mp4), and `cover_key` says whether a
+  // cover was made, so reads no longer look at the disk. MIGRATION_STEPS[8] converts the rows.
+  `ALTER TABLE shorts RENAME COLUMN file_path TO file_key;
+   ALTER TABLE shorts ADD COLUMN cover_key TEXT;`,
+  // v9 (issue 22): ownership is a lease (owner per process start, expiry on the database's clock, a fencing
   // token), no longer a process id, whose column goes.
   `CREATE TABLE leases (
      kind TEXT NOT NULL,
@@ -187,3 +198,56 @@ export const MIGRATIONS: readonly string[] = [
    ALTER TABLE shorts DROP COLUMN rerender_pid;
    ALTER TABLE posts DROP COLUMN runner_pid;`,
 ];
+
+/**
+ * Data steps run after the SQL of the same version (1-based, as user_version after it), in its transaction,
+ * for changes SQL cannot make alone: they know the data dir.
+ */
+export const MIGRATION_STEPS: Readonly<Record<number, (db: Database.Database, dataDir: string) => void>> = {
+  8: clipPathsToKeys,
+};
+
+/**
+ * v8: absolute clip paths to keys. A path under the data dir becomes its relative path (the file stays where
+ * it is). A path elsewhere (a data dir moved or copied, its database pointing at the old place) becomes
+ * the key its clip has in this data dir, jobs/<requestId>/clips/<its file name>: when the file is not there
+ * but still at the old path, it is imported (hard-linked, else copied) with its cover, so the clip keeps
+ * working; when it is nowhere, the key is kept all the same and the clip is missing as it was before.
+ */
+function clipPathsToKeys(db: Database.Database, dataDir: string): void {
+  const root = path.resolve(dataDir);
+  const rows = db.prepare('SELECT id, request_id AS requestId, file_key AS file FROM shorts WHERE file_key IS NOT NULL').all() as { id: string; requestId: string; file: string }[];
+  const update = db.prepare('UPDATE shorts SET file_key = ?, cover_key = ? WHERE id = ?');
+  for (const row of rows) {
+    const old = path.resolve(root, row.file);
+    const inside = path.relative(root, old).split(path.sep).join('/');
+    const key = asKey(inside) ?? asKey(`jobs/${row.requestId}/clips/${path.basename(old)}`) ?? `jobs/${row.requestId}/clips/${row.id}.mp4`;
+    if (key !== inside) importFile(old, path.join(root, key));
+    const cover = coverKeyOf(key);
+    if (key !== inside) importFile(coverKeyOf(old), path.join(root, cover));
+    update.run(key, isFile(path.join(root, cover)) ? cover : null, row.id);
+  }
+}
+
+function asKey(candidate: string): string | null {
+  try {
+    checkBlobKey(candidate);
+    return candidate;
+  } catch {
+    return null;
+  }
+}
+
+function isFile(file: string): boolean {
+  return existsSync(file) && statSync(file).isFile();
+}
+
+function importFile(from: string, to: string): void {
+  if (isFile(to) || !isFile(from)) return;
+  mkdirSync(path.dirname(to), { recursive: true });
+  try {
+    linkSync(from, to);
+  } catch {
+    copyFileSync(from, to);
+  }
+}

@@ -5,13 +5,18 @@ import { LeaseLost, type Lease } from '../ports/leases.js';
 import { randomUUID } from 'node:crypto';
 import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { JobArtifacts } from './artifacts.js';
+import { JobArtifacts, coverKeyOf } from './artifacts.js';
+import type { BlobStore } from '../ports/blob-store.js';
+import { FsBlobStore } from '../adapters/fs/blob-store.js';
 import { JobStore, type RequestRecord, type ShortRecord, type Step } from './job-store.js';
 import { mapPool } from './pool.js';
 import type { RenderSettings } from './render-settings.js';
 import { probeMedia } from '../media/probe.js';
 import { failureReason, type ReasonContext } from './failure-reason.js';
 import { AbortedError } from '../media/process.js';
+import { defaultMediaRunner } from '../media/local-runner.js';
+import type { MediaRunner } from '../ports/media-runner.js';
+import { RangeAudio } from '../pipeline/speech-audio.js';
 import { renderClip } from '../media/render.js';
 import { PLATFORM_LOUDNESS, RENDER_PLAN_VERSION, outputFps, type RenderPlan } from '../media/render-plan.js';
 import { fetchSource } from '../pipeline/fetch.js';
@@ -23,6 +28,7 @@ import { languageLabel, type Language } from '../languages.js';
 import { pickMoments } from '../pipeline/moments.js';
 import { llmConfigFromEnv, refineWithLlm } from '../pipeline/llm.js';
 import { planReframe } from '../pipeline/reframe.js';
+import type { FaceDetector } from '../pipeline/faces.js';
 import { withLayoutReason } from '../pipeline/reason.js';
 import { buildAss, buildCues, captionBlocks, captionEmoji } from '../pipeline/captions.js';
 import { captionTops } from '../pipeline/caption-placement.js';
@@ -91,6 +97,8 @@ export interface JobEvents {
 
 export interface OrchestratorDeps {
   store: JobStore;
+  /** Where clips and covers are kept (rendered in the job's folder of the data dir, then put); default the data dir. */
+  blobs?: BlobStore;
   transcriber: Transcriber;
   dataDir: string;
   render: RenderSettings;
@@ -98,13 +106,23 @@ export interface OrchestratorDeps {
   blurPreference?: (accountId: string) => boolean;
   /** The URL guard for downloads of API requests (every address and redirect checked). */
   checkUrl?: UrlCheck;
+  /** Runs every child process of a job (scoped to the job: counted, and killed when it is cancelled); default defaultMediaRunner(). */
+  media?: MediaRunner;
+  /** Finds faces for the crops and covers, made once by whoever builds the engine; default the process's own. */
+  faces?: FaceDetector;
 }
 
 interface SourceCheckpoint { source: FetchedSource; info: MediaInfo; range: TimeRange }
 interface PlanCheckpoint { clips: { id: string; highlight: Highlight; copy: ClipCopy }[] }
 
 export class Orchestrator {
-  constructor(private readonly deps: OrchestratorDeps) {}
+  private readonly deps: OrchestratorDeps & { blobs: BlobStore };
+  private readonly media: MediaRunner;
+
+  constructor(deps: OrchestratorDeps) {
+    this.deps = { ...deps, blobs: deps.blobs ?? new FsBlobStore(deps.dataDir) };
+    this.media = deps.media ?? defaultMediaRunner();
+  }
 
   /** Runs a queued or interrupted request to a terminal state and returns it. Never throws for job failures. */
   async run(id: string, signal: AbortSignal, events: JobEvents = {}): Promise<RequestRecord> {
@@ -112,6 +130,7 @@ export class Orchestrator {
     const art = new JobArtifacts(this.deps.dataDir, id);
     // What failure reasons may say about paths (failure-reason.ts): filled in as the job learns them.
     const reasons: ReasonContext = { dataDir: this.deps.dataDir };
+    const media = this.media.scoped(signal);
     try {
       const req = store.getRequest(id);
       if (!req) throw new Error(`request ${id} not found`);
@@ -127,8 +146,10 @@ export class Orchestrator {
       };
 
       step('fetching_video');
-      const { source, info, range } = await this.fetchStage(req, art, signal, within('fetching_video', 20));
+      const { source, info, range } = await this.fetchStage(req, art, signal, within('fetching_video', 20), media);
       reasons.sourcePath = source.path;
+      // The range's speech audio, decoded once for the recogniser and the clip edges; gone after the highlights.
+      const audio = new RangeAudio(source.path, range, path.join(art.workDir, 'range-speech.wav'), media);
 
       step('transcribing_audio');
       const transcript = await this.deps.transcriber.transcribe({
@@ -144,7 +165,7 @@ export class Orchestrator {
           const warning = mismatchWarning(req.options.language, d);
           if (warning) store.addWarning(id, warning);
         },
-        signal, onProgress: within('transcribing_audio', 20),
+        audio, media, signal, onProgress: within('transcribing_audio', 20),
       });
       // "auto" resolved: every later stage works in the language the words are in (not persisted: the
       // stored options keep what was asked, the detected language has its own column).
@@ -156,10 +177,11 @@ export class Orchestrator {
         throw new PipelineError('transcribing_audio', 'no speech was found in the selected range, so there is nothing to clip');
 
       step('finding_highlights');
-      const plan = await this.highlightStage(req, art, source, range, transcript, signal);
+      const plan = await this.highlightStage(req, art, source, range, transcript, signal, media, audio);
+      await audio.remove();
 
       step('finalizing');
-      const shorts = await this.renderStage(req, art, source, info, transcript, plan, signal, within('finalizing', 20), events, reasons);
+      const shorts = await this.renderStage(req, art, source, info, transcript, plan, signal, within('finalizing', 20), events, reasons, media);
       if (signal.aborted) throw new AbortedError();
       store.replaceShorts(id, shorts, events.lease);
       if (shorts.length > 0 && shorts.every((s) => s.error)) {
@@ -180,7 +202,9 @@ export class Orchestrator {
         if (refused instanceof LeaseLost) return store.getRequest(id)!;
         throw refused;
       }
+      // Cancelled or failed requests keep no partial output.
       art.removeAll();
+      await this.deps.blobs.deletePrefix(art.prefix).catch(() => undefined);
     }
     return store.getRequest(id)!;
   }
@@ -205,6 +229,7 @@ export class Orchestrator {
     const workDir = path.join(art.dir, 'rerender', shortId);
     const reasons: ReasonContext = { dataDir: this.deps.dataDir, hideAllPaths: req.origin === 'api' };
     let lost = false;
+    const media = this.media.scoped(signal);
     try {
       const saved = art.read<SourceCheckpoint>('source');
       const planned = art.read<PlanCheckpoint>('plan')?.clips.find((c) => c.id === shortId);
@@ -213,7 +238,7 @@ export class Orchestrator {
       if (!existsSync(source.path)) {
         // A downloaded source is deleted once its request completes (disk is the scarce thing on a server):
         // fetched again, through the same URL guard.
-        source = await fetchSource(req.options.source, { workDir, signal, checkUrl: this.deps.checkUrl });
+        source = await fetchSource(req.options.source, { workDir, signal, media, checkUrl: this.deps.checkUrl });
       }
       reasons.sourcePath = source.path;
       const { info } = saved;
@@ -228,7 +253,7 @@ export class Orchestrator {
       const language = req.options.language === 'auto' ? (req.detectedLanguage ?? 'auto') : req.options.language;
 
       // The request's transcript, from the cache (same content, range, language and model as its run).
-      let transcript = await this.deps.transcriber.transcribe({ mediaPath: source.path, range: saved.range, language, cacheKey: source.contentKey, signal });
+      let transcript = await this.deps.transcriber.transcribe({ mediaPath: source.path, range: saved.range, language, cacheKey: source.contentKey, media, signal });
       if (clip.start < transcript.range.start || clip.end > transcript.range.end)
         transcript = await coverRange(this.deps.transcriber, transcript, clip, { mediaPath: source.path, cacheKey: source.contentKey, signal });
 
@@ -236,14 +261,14 @@ export class Orchestrator {
       const prev = art.read<RenderPlan>(JobArtifacts.renderPlanName(shortId));
       const seenCues = art.read<CaptionCue[]>(JobArtifacts.cuesName(shortId));
       const cues = options.captionsEnabled ? await this.rerenderCues({
-        id: shortId, clip, current, sameRange, transcript, template, options, source, seenCues, captionEdits: captionEdits as CaptionEdits | undefined, signal,
+        id: shortId, clip, current, sameRange, transcript, template, options, source, seenCues, captionEdits: captionEdits as CaptionEdits | undefined, signal, media,
         // An SRT/VTT sent back is in the MP4's time (the export's): after the meme intro the user saw.
         subtitleOffset: prev?.memeHook?.seconds ?? 0,
       }) : null;
       const outro = options.outroEnabled
         ? await outroFor({ ...req, options }, workDir, template, info, { width: this.deps.render.width, height: this.deps.render.height }, this.deps.checkUrl, signal) : null;
       const memeHook = prev ? prev.memeHook ?? null : req.options.memeHook
-        ? await memeHookPlan(memeHookChooser(req)(shortId), outputFps(info) ?? info.fps, new Map(), signal) : null;
+        ? await memeHookPlan(memeHookChooser(req)(shortId), outputFps(info) ?? info.fps, new Map(), signal, media) : null;
       const title = edit.title ?? planned.copy.title;
       const captionsDir = path.dirname(art.captionsPath(shortId));
       const nextAss = path.join(captionsDir, `${shortId}.next.ass`);
@@ -255,15 +280,16 @@ export class Orchestrator {
         // The same track (a random one stays the one drawn), at the asked volume, re-measured against a new range's speech.
         if (pending.music === undefined && pending.musicName === undefined && prev.music && options.music && options.musicVolume > 0) {
           reuse.music = { ...prev.music, volume: options.musicVolume,
-            speechLufs: sameRange ? prev.music.speechLufs : info.hasAudio ? await measureIntegratedLoudness(source.path, clip, signal) : null };
+            speechLufs: sameRange ? prev.music.speechLufs : info.hasAudio ? await measureIntegratedLoudness(source.path, clip, signal, media) : null };
         }
       }
-      const output = short.filePath ?? art.clipPath(short.rank, shortId);
+      const key = short.fileKey ?? art.clipKey(short.rank, shortId);
+      const output = art.localPath(key);
       const rendered = await this.renderOne(req, source, info, transcript.language, {
         id: shortId, clip, title, options, cues, template: cues && options.captionLanguage && options.captionLanguage !== transcript.language ? { ...template, animation: 'none' } : template,
         assPath: nextAss, output, outro, memeHook, reuse, onProgress: (f) => events.onProgress?.(f),
         speech: { words: transcript.words, sentences: transcript.sentences },
-      }, signal);
+      }, signal, media);
       // The new clip is in place: its captions, cues, layout and plan become the ones exports read.
       if (rendered.captions) {
         const assPath = art.captionsPath(shortId);
@@ -274,7 +300,9 @@ export class Orchestrator {
       if (cues) art.write(JobArtifacts.cuesName(shortId), cues);
       else rmSync(path.join(art.dir, `${JobArtifacts.cuesName(shortId)}.json`), { force: true });
       art.write(JobArtifacts.renderPlanName(shortId), rendered);
-      await coverFor(rendered, art.coverPath(short.rank, shortId), options.hookTitle ? title : null, signal);
+      // The new MP4 replaces the old one atomically (the data dir: it already has; a remote store: on upload).
+      await this.deps.blobs.putFile(key, output, { move: true });
+      const coverKey = await this.coverFor(rendered, art, key, options.hookTitle ? title : null, signal, media);
       const sentences = req.sentences;
       store.finishRerender(shortId, {
         title,
@@ -283,7 +311,8 @@ export class Orchestrator {
         startTimestamp: round3(clip.start), endTimestamp: round3(clip.end),
         duration: round3((memeHook?.seconds ?? 0) + clip.end - clip.start + (outro?.seconds ?? 0)),
         layout: rendered.reframe.layout,
-        filePath: output,
+        fileKey: key,
+        coverKey,
         edit,
       }, events.lease);
     } catch (e) {
@@ -315,14 +344,14 @@ export class Orchestrator {
    */
   private async rerenderCues(a: {
     id: string; clip: TimeRange; current: TimeRange; sameRange: boolean; transcript: Transcript; template: CaptionTemplate; options: CreateRequest;
-    source: FetchedSource; seenCues: CaptionCue[] | null; captionEdits: CaptionEdits | undefined; subtitleOffset: number; signal: AbortSignal;
+    source: FetchedSource; seenCues: CaptionCue[] | null; captionEdits: CaptionEdits | undefined; subtitleOffset: number; signal: AbortSignal; media: MediaRunner;
   }): Promise<CaptionCue[]> {
     const { transcript, template, options, signal } = a;
     const translated = Boolean(options.captionLanguage) && options.captionLanguage !== transcript.language;
     const wordsPerCue = template.wordsPerLine * template.maxLines;
     const build = async (words: Transcript['words']) => (await captionCuesFor([{ id: a.id, clip: a.clip }], { ...transcript, words }, template, {
       from: transcript.language, to: options.captionLanguage, translator: translatorFromEnv(), signal,
-      speechToEnglish: (clip) => this.deps.transcriber.translateToEnglish({ mediaPath: a.source.path, range: clip, language: transcript.language, signal }),
+      speechToEnglish: (clip) => this.deps.transcriber.translateToEnglish({ mediaPath: a.source.path, range: clip, language: transcript.language, media: a.media, signal }),
     })).cues.get(a.id) ?? [];
     if (translated) {
       // Translated phrases are not the transcript's words: the ones seen are kept while the range and the
@@ -335,12 +364,12 @@ export class Orchestrator {
     return build(wordsWithEdits(transcript.words, seen, a.current));
   }
 
-  private async fetchStage(req: RequestRecord, art: JobArtifacts, signal: AbortSignal, onProgress: (f: number) => void): Promise<SourceCheckpoint> {
+  private async fetchStage(req: RequestRecord, art: JobArtifacts, signal: AbortSignal, onProgress: (f: number) => void, media: MediaRunner): Promise<SourceCheckpoint> {
     const saved = art.read<SourceCheckpoint>('source');
     if (saved && existsSync(saved.source.path)) return saved;
-    const source = await fetchSource(req.options.source, { workDir: art.workDir, signal, onProgress, checkUrl: this.deps.checkUrl });
+    const source = await fetchSource(req.options.source, { workDir: art.workDir, signal, media, onProgress, checkUrl: this.deps.checkUrl });
     // Refuses a source above MAX_SOURCE_SECONDS (probe.ts) with video_too_long before anything else is judged.
-    const { info } = await probeMedia(source.path, signal);
+    const { info } = await probeMedia(source.path, signal, { media });
     if (!info.hasVideo) throw new PipelineError('fetching_video', 'the file has no video stream (audio only)');
     if (!info.hasAudio) throw new PipelineError('fetching_video', 'the video has no audio track, so there is no speech to find clips in');
     // A whole recording (no end given, local mode) ends where the source does, with nothing to report.
@@ -352,12 +381,12 @@ export class Orchestrator {
   }
 
   private async highlightStage(req: RequestRecord, art: JobArtifacts, source: FetchedSource, range: TimeRange,
-    transcript: Transcript, signal: AbortSignal): Promise<PlanCheckpoint> {
+    transcript: Transcript, signal: AbortSignal, media: MediaRunner, audio: RangeAudio): Promise<PlanCheckpoint> {
     const saved = art.read<PlanCheckpoint>('plan');
     if (saved) return saved;
     let ranked = await pickMoments({
       mediaPath: source.path, transcript, range, heatmap: source.heatmap, preferredLength: req.options.preferredLength,
-      maxShorts: req.options.maxShorts, noClipping: req.options.noClipping, signal,
+      maxShorts: req.options.maxShorts, noClipping: req.options.noClipping, audio, media, signal,
     });
     if (ranked.length === 0) throw new PipelineError('finding_highlights', 'no segment of the range could stand alone as a clip');
     const llm = llmConfigFromEnv();
@@ -371,7 +400,7 @@ export class Orchestrator {
   }
 
   private async renderStage(req: RequestRecord, art: JobArtifacts, source: FetchedSource, info: MediaInfo, transcript: Transcript,
-    plan: PlanCheckpoint, signal: AbortSignal, onProgress: (f: number) => void, events: JobEvents, reasons: ReasonContext): Promise<ShortRecord[]> {
+    plan: PlanCheckpoint, signal: AbortSignal, onProgress: (f: number) => void, events: JobEvents, reasons: ReasonContext, media: MediaRunner): Promise<ShortRecord[]> {
     const { width, height, concurrency } = this.deps.render;
     const template = findTemplate(req.options.templateId) ?? DEFAULT_TEMPLATE;
     // Every clip's caption cues (translated when captionLanguage asks) before any render: a failed
@@ -380,7 +409,7 @@ export class Orchestrator {
       ? await captionCuesFor(plan.clips.map((c) => ({ id: c.id, clip: { start: c.highlight.start, end: c.highlight.end } })), transcript, template,
         {
           from: transcript.language, to: req.options.captionLanguage, translator: translatorFromEnv(), signal,
-          speechToEnglish: (clip) => this.deps.transcriber.translateToEnglish({ mediaPath: source.path, range: clip, language: transcript.language, signal }),
+          speechToEnglish: (clip) => this.deps.transcriber.translateToEnglish({ mediaPath: source.path, range: clip, language: transcript.language, media, signal }),
         })
       : null;
     // The end card is the same for every clip of the request: its image is fetched once (through the URL
@@ -393,7 +422,8 @@ export class Orchestrator {
     const report = () => onProgress(fractions.reduce((a, b) => a + b, 0) / total);
     let done = 0;
     return mapPool(plan.clips, concurrency, async ({ id, highlight, copy }, rank): Promise<ShortRecord> => {
-      const output = art.clipPath(rank, id);
+      const key = art.clipKey(rank, id);
+      const output = art.localPath(key);
       const clip: TimeRange = { start: highlight.start, end: highlight.end };
       const meme = memeFor?.(id) ?? null;
       const record: ShortRecord = {
@@ -402,15 +432,17 @@ export class Orchestrator {
         // The short lasts its meme intro, its content and the end card (spec 2.7: "the short's total
         // duration grows by the hook's length"); start/endTimestamp stay the source range.
         duration: round3((meme?.duration ?? 0) + clip.end - clip.start + (outro?.seconds ?? 0)),
-        width, height, recompiling: false, error: false, errorMessage: null, filePath: output,
+        width, height, recompiling: false, error: false, errorMessage: null, fileKey: key, coverKey: null,
       };
       try {
-        if (existsSync(output)) {
+        if (await this.deps.blobs.stat(key)) {
           // A job stopped between the render and its cover makes the cover on resuming; the kept plan also
           // says what layout the clip got (auto resolved).
           const rendered = art.read<RenderPlan>(JobArtifacts.renderPlanName(id));
           record.layout = rendered?.reframe.layout ?? null;
-          if (rendered && !existsSync(art.coverPath(rank, id))) await coverFor(rendered, art.coverPath(rank, id), req.options.hookTitle ? copy.title : null, signal);
+          const coverKey = coverKeyOf(key);
+          if (await this.deps.blobs.stat(coverKey)) record.coverKey = coverKey;
+          else if (rendered) record.coverKey = await this.coverFor(rendered, art, key, req.options.hookTitle ? copy.title : null, signal, media);
         } else {
           const cues = captionSet ? (captionSet.cues.get(id) ?? []) : null;
           // The words as captioned (clip time, translated when asked): what SRT/VTT exports and caption edits work on.
@@ -418,20 +450,22 @@ export class Orchestrator {
           const rendered = await this.renderOne(req, source, info, transcript.language, {
             id, clip, title: copy.title, options: req.options, cues, template: captionSet?.template ?? template,
             assPath: art.captionsPath(id), output, outro, speech: { words: transcript.words, sentences: transcript.sentences },
-            memeHook: meme ? await memeHookPlan(meme, outputFps(info) ?? info.fps, memeAudio, signal) : null,
+            memeHook: meme ? await memeHookPlan(meme, outputFps(info) ?? info.fps, memeAudio, signal, media) : null,
             onProgress: (f) => { fractions[rank] = f; report(); },
-          }, signal);
+          }, signal, media);
           // What the clip got (auto resolved), for the request detail and `shorts get`.
           record.layout = rendered.reframe.layout;
           // What exports, re-renders and a resumed job start from: the exact plan, measured gains included.
           art.write(JobArtifacts.renderPlanName(id), rendered);
-          await coverFor(rendered, art.coverPath(rank, id), req.options.hookTitle ? copy.title : null, signal);
+          await this.deps.blobs.putFile(key, output, { move: true });
+          record.coverKey = await this.coverFor(rendered, art, key, req.options.hookTitle ? copy.title : null, signal, media);
         }
       } catch (e) {
         if (signal.aborted || e instanceof AbortedError) throw e;
         record.error = true;
         record.errorMessage = failureReason(e, reasons);
-        record.filePath = null;
+        record.fileKey = null;
+        record.coverKey = null;
       }
       // The reason says what a two-person or screen layout shows ("Two people: split screen, one per half.").
       if (record.layout && !record.error) record.reason = withLayoutReason(record.reason, record.layout, transcript.language);
@@ -443,11 +477,32 @@ export class Orchestrator {
   }
 
   /**
+   * The clip's cover image (issue 14), made after every render and put beside its MP4; returns its key. A
+   * cover that cannot be made does not cost the clip its render: it has no cover then (null, no thumbnail_url),
+   * and never the cover of an earlier render beside the new clip.
+   */
+  private async coverFor(plan: RenderPlan, art: JobArtifacts, clipKey: string, hookTitle: string | null, signal: AbortSignal,
+    media: MediaRunner): Promise<string | null> {
+    const key = coverKeyOf(clipKey);
+    const out = art.localPath(key);
+    try {
+      await writeCover(plan, out, { hookTitle, signal, media, faces: this.deps.faces });
+      await this.deps.blobs.putFile(key, out, { move: true });
+      return key;
+    } catch (e) {
+      if (signal.aborted || e instanceof AbortedError) throw e;
+      rmSync(out, { force: true });
+      await this.deps.blobs.delete(key);
+      return null;
+    }
+  }
+
+  /**
    * Plans and renders one clip: the crop (or the one given), captions clear of faces and banners, overlays,
    * music, and the ffmpeg run. Shared by a request's render stage and a re-render (issue 14), so a clip
    * re-rendered with the same options is made exactly as the first time. Returns the plan as rendered.
    */
-  private async renderOne(req: RequestRecord, source: FetchedSource, info: MediaInfo, language: string, c: ClipRender, signal: AbortSignal): Promise<RenderPlan> {
+  private async renderOne(req: RequestRecord, source: FetchedSource, info: MediaInfo, language: string, c: ClipRender, signal: AbortSignal, media: MediaRunner): Promise<RenderPlan> {
     const { width, height, preset, crf, x264Params } = this.deps.render;
     const o = c.options;
     const asked = { ...req, options: o };
@@ -456,7 +511,7 @@ export class Orchestrator {
     // Split screen: the content, its layout and its captions live in the top half only.
     const gameVideo = c.reuse?.gameVideo !== undefined ? c.reuse.gameVideo : gameVideoFor(asked);
     const picture = gameVideo ? { width, height: height / 2 } : { width, height };
-    const reframe = c.reuse?.reframe ?? await planReframe({ mediaPath: source.path, info, range: c.clip, layout: o.layout, output: picture, signal,
+    const reframe = c.reuse?.reframe ?? await planReframe({ mediaPath: source.path, info, range: c.clip, layout: o.layout, output: picture, signal, media, faces: this.deps.faces,
       ...(c.speech ? { speech: c.speech } : {}) });
     let captions: RenderPlan['captions'] = null;
     // Hook title and CTA ride in the same libass pass as the captions.
@@ -483,7 +538,7 @@ export class Orchestrator {
       reframe,
       background: { blur, color: template.colors.background },
       captions,
-      music: c.reuse?.music !== undefined ? c.reuse.music : await musicFor(asked, source.path, c.clip, info.hasAudio, signal),
+      music: c.reuse?.music !== undefined ? c.reuse.music : await musicFor(asked, source.path, c.clip, info.hasAudio, signal, media),
       gameVideo,
       outro: c.outro,
       memeHook: c.memeHook,
@@ -492,7 +547,7 @@ export class Orchestrator {
     };
     // renderClip writes beside the output and renames over it: an earlier MP4 at that path is served whole
     // until the new one replaces it (a re-render's "old file stays served").
-    return renderClip(renderPlan, { signal, onProgress: c.onProgress });
+    return renderClip(renderPlan, { signal, media, onProgress: c.onProgress });
   }
 }
 
@@ -591,12 +646,12 @@ export async function captionCuesFor(clips: { id: string; clip: TimeRange }[], t
  * The music of one clip: the named track (validated at creation) or a random one, with the clip's
  * voice measured so the mix can follow musicVolume relative to it. musicVolume 0 is no music.
  */
-async function musicFor(req: RequestRecord, sourcePath: string, clip: TimeRange, hasAudio: boolean, signal: AbortSignal): Promise<RenderPlan['music']> {
+async function musicFor(req: RequestRecord, sourcePath: string, clip: TimeRange, hasAudio: boolean, signal: AbortSignal, media: MediaRunner): Promise<RenderPlan['music']> {
   const { music, musicName, musicVolume } = req.options;
   if (!music || musicVolume <= 0) return null;
   const track = musicName ? findMusic(musicName) : randomMusic();
   if (!track) throw new PipelineError('rendering', musicName ? `the music track "${musicName}" is no longer in the catalog` : 'the music catalog is empty');
-  const speechLufs = hasAudio ? await measureIntegratedLoudness(sourcePath, clip, signal) : null;
+  const speechLufs = hasAudio ? await measureIntegratedLoudness(sourcePath, clip, signal, media) : null;
   return { path: musicFilePath(track), volume: musicVolume, trackLufs: track.loudnessLufs, speechLufs };
 }
 
@@ -649,11 +704,11 @@ function memeHookChooser(req: RequestRecord): (clipId: string) => MemeHook {
 }
 
 /** The render plan's meme intro; whether the file has sound is probed once per file and request. */
-async function memeHookPlan(item: MemeHook, fps: number, hasAudio: Map<string, Promise<boolean>>, signal: AbortSignal): Promise<NonNullable<RenderPlan['memeHook']>> {
+async function memeHookPlan(item: MemeHook, fps: number, hasAudio: Map<string, Promise<boolean>>, signal: AbortSignal, media: MediaRunner): Promise<NonNullable<RenderPlan['memeHook']>> {
   const file = memeHookFilePath(item);
   let audio = hasAudio.get(file);
   if (!audio) {
-    audio = probeMedia(file, signal).then((r) => r.info.hasAudio);
+    audio = probeMedia(file, signal, { media }).then((r) => r.info.hasAudio);
     hasAudio.set(file, audio);
   }
   return { path: file, seconds: item.duration, fps, hasAudio: await audio };
@@ -669,19 +724,6 @@ function gameVideoFor(req: RequestRecord): RenderPlan['gameVideo'] {
   const item = gameVideoName ? findGameVideo(gameVideoName) : randomGameVideo();
   if (!item) throw new PipelineError('rendering', gameVideoName ? `the game video "${gameVideoName}" is no longer in the catalog` : 'the game-video catalog is empty');
   return { path: gameVideoFilePath(item), offset: randomGameOffset(item), duration: item.duration };
-}
-
-/**
- * The clip's cover image (issue 14), made after every render. A cover that cannot be made does not cost
- * the clip its render: the short then has no thumbnail_url (its link is given only for a file that exists).
- */
-async function coverFor(plan: RenderPlan, out: string, hookTitle: string | null, signal: AbortSignal): Promise<void> {
-  try {
-    await writeCover(plan, out, { hookTitle, signal });
-  } catch (e) {
-    if (signal.aborted || e instanceof AbortedError) throw e;
-    rmSync(out, { force: true }); // never a cover of an earlier render beside the new clip
-  }
 }
 
 /** The request's options with a clip's changes over them (the range and title are the clip's, not options). */

@@ -48,7 +48,7 @@ export function serviceBackend(service: Service, posts: PostsService, auth: Auth
     gameVideos: limited('statusCheck', async (q) => service.catalog('gameVideos', q)),
     // As their endpoints: a re-render counts like POST …/render, an export like GET …/export.
     rerender: limited('standard', async (id, shortId, body) => service.rerender(account, id, shortId, body)),
-    exportShort: limited('statusCheck', async (id, shortId, format) => exportLocal(service.store, account, id, shortId, format)),
+    exportShort: limited('statusCheck', async (id, shortId, format) => exportLocal(service, account, id, shortId, format)),
     posts: limited('posts', async (q) => {
       subscribed();
       return service.posts(account, q);

@@ -9,9 +9,11 @@ import { PipelineError } from '../errors.js';
 import { fontsDir } from '../catalog/templates.js';
 import { chooseCoverFrame, coverCropCentre, cropCentreAt, type CoverChoice, type CoverFace } from '../pipeline/cover-frame.js';
 import { HOOK_SECONDS, withOverlays } from '../pipeline/overlays.js';
-import { mediaBinaries } from './binaries.js';
 import { buildFilterGraph, fileArg } from './ffmpeg-args.js';
-import { AbortedError, ProcessError, runProcess } from './process.js';
+import { defaultMediaRunner } from './local-runner.js';
+import { AbortedError, ProcessError } from './process.js';
+import type { MediaRunner } from '../ports/media-runner.js';
+import type { FaceDetector } from '../pipeline/faces.js';
 import type { RenderPlan } from './render-plan.js';
 import { ffmpegReason } from './render.js';
 
@@ -25,6 +27,10 @@ const JPEG_QUALITY = 2;
 export interface CoverOptions {
   /** The clip's hook title when hookTitle was on (what the render burns over the first seconds), else null. */
   hookTitle: string | null;
+  /** Runs ffmpeg; default defaultMediaRunner(). */
+  media?: MediaRunner;
+  /** Finds the faces of the candidate frames; default the process's (faces.ts loadFaceDetector). */
+  faces?: FaceDetector;
   signal?: AbortSignal;
 }
 
@@ -98,13 +104,14 @@ export function buildCoverArgs(cover: RenderPlan, out: string): string[] {
  * choice it made (the frame's time and the measured candidates).
  */
 export async function writeCover(plan: RenderPlan, out: string, opts: CoverOptions): Promise<CoverChoice> {
-  const choice = await chooseCoverFrame(plan, opts.signal);
+  const media = opts.media ?? defaultMediaRunner();
+  const choice = await chooseCoverFrame(plan, opts.signal, media, opts.faces);
   const partial = `${out}.partial.jpg`;
   const titleAss = opts.hookTitle ? `${out}.title.ass` : null;
   await mkdir(path.dirname(out), { recursive: true });
   try {
     if (titleAss && opts.hookTitle) await writeFile(titleAss, hookTitleAss(plan, opts.hookTitle));
-    await runProcess(mediaBinaries().ffmpeg, buildCoverArgs(coverPlan(plan, choice.t, choice.face, titleAss), partial), { signal: opts.signal });
+    await media.run('ffmpeg', buildCoverArgs(coverPlan(plan, choice.t, choice.face, titleAss), partial), { signal: opts.signal });
     await rename(partial, out);
   } catch (e) {
     await rm(partial, { force: true });

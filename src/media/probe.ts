@@ -3,8 +3,10 @@
 // longer than the service accepts. Reasons never name the file's path: on `serve` that path is the
 // server's (…/jobs/<id>/work/source.mp4), and the caller knows which file it gave.
 import { ShortsError } from '../errors.js';
-import { mediaBinaries } from './binaries.js';
-import { ProcessError, runProcess } from './process.js';
+import { stat } from 'node:fs/promises';
+import { defaultMediaRunner } from './local-runner.js';
+import { AbortedError, ProcessError } from './process.js';
+import type { MediaRunner } from '../ports/media-runner.js';
 import type { MediaInfo } from '../pipeline/types.js';
 
 /** Spec 4.2: the longest source accepted, 18000 seconds (5 hours); longer is 400 `video_too_long`. */
@@ -50,6 +52,8 @@ export interface ProbeResult { info: MediaInfo; containerTitle: string | null }
 export interface ProbeOptions {
   /** Longer files throw ShortsError('video_too_long'); default MAX_SOURCE_SECONDS. */
   maxDurationSec?: number;
+  /** Runs ffprobe; default defaultMediaRunner(). */
+  media?: MediaRunner;
 }
 
 /** "9 h 16 min", "47 min", "12 s": a duration as a person reads it. */
@@ -70,16 +74,35 @@ function probeComplaint(stderr: string, file: string): string {
   return text ? text.charAt(0).toLowerCase() + text.slice(1) : 'ffprobe could not open it';
 }
 
-export async function probeMedia(path: string, signal?: AbortSignal, opts: ProbeOptions = {}): Promise<ProbeResult> {
-  let json: ProbeJson;
+/**
+ * ffprobe's JSON for a file, asked once per runner for the same file (path, size, modification time): the
+ * request's check, the fetch stage's title, the probe stage and the face sampler all read one answer.
+ */
+async function probeJson(path: string, media: MediaRunner, signal?: AbortSignal): Promise<ProbeJson> {
+  const st = await stat(path).catch(() => null);
+  const read = async () => {
+    try {
+      const { stdout } = await media.run('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', path], { signal });
+      return JSON.parse(stdout) as ProbeJson;
+    } catch (e) {
+      if (e instanceof ProcessError) throw new MediaError(`not a readable video file (${probeComplaint(e.stderr, path)})`);
+      throw e;
+    }
+  };
+  // Not a plain file (a URL, a pipe): nothing says it is unchanged, so it is asked every time.
+  if (!st?.isFile()) return read();
+  const key = `ffprobe\0${path}\0${st.size}\0${st.mtimeMs}`;
   try {
-    const { stdout } = await runProcess(mediaBinaries().ffprobe,
-      ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', path], { signal });
-    json = JSON.parse(stdout) as ProbeJson;
+    return await media.once(key, read);
   } catch (e) {
-    if (e instanceof ProcessError) throw new MediaError(`not a readable video file (${probeComplaint(e.stderr, path)})`);
+    // Another job's cancelled probe of the same file is not this caller's answer: ask again.
+    if (e instanceof AbortedError && !signal?.aborted) return media.once(key, read);
     throw e;
   }
+}
+
+export async function probeMedia(path: string, signal?: AbortSignal, opts: ProbeOptions = {}): Promise<ProbeResult> {
+  const json = await probeJson(path, opts.media ?? defaultMediaRunner(), signal);
   const streams = json.streams ?? [];
   // Cover art is a one-frame "video" stream; ignore it.
   const video = streams.find((s) => s.codec_type === 'video' && !['mjpeg', 'png', 'bmp'].includes(s.codec_name ?? ''));

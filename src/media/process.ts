@@ -1,34 +1,15 @@
-// The one place that spawns external programs (ffmpeg, ffprobe, whisper-cli, yt-dlp). Every call takes
+// The one place that spawns external programs (ffmpeg, ffprobe, whisper-cli, yt-dlp); the media work
+// reaches it through a MediaRunner (src/ports/media-runner.ts, local-runner.ts). Every call takes
 // an AbortSignal so Ctrl-C and DELETE kill the child at once instead of waiting for it to finish, and
 // on Linux every child dies with this process even when it is killed with SIGKILL (see withParentDeath).
 import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
+import type { MediaRunOptions, MediaRunResult } from '../ports/media-runner.js';
 
-export interface RunOptions {
-  signal?: AbortSignal;
-  cwd?: string;
-  env?: NodeJS.ProcessEnv;
-  /** Called with each chunk of stderr (progress parsing). */
-  onStderr?: (chunk: string) => void;
-  /** Called with each chunk of stdout, for programs that report progress there (yt-dlp). */
-  onStdout?: (chunk: string) => void;
-  /**
-   * Streams stdout's bytes here instead of collecting them (RunResult's stdout is then empty): hours of
-   * raw PCM are analysed as they arrive rather than held in memory.
-   */
-  streamStdout?: (chunk: Buffer) => void;
-  /** Keep at most this many bytes of stderr for error messages. */
-  stderrLimit?: number;
-}
-
-export interface RunResult {
-  stdout: string;
-  /** stdout as bytes, for programs that write raw frames there. */
-  stdoutBytes: Buffer;
-  stderr: string;
-  code: number;
-}
+/** runProcess's options: the runner's, less the tool resolution (`program`) that the runner does. */
+export type RunOptions = Omit<MediaRunOptions, 'program'>;
+export type RunResult = MediaRunResult;
 
 export class ProcessError extends Error {
   constructor(readonly command: string, readonly code: number | null, readonly stderr: string) {

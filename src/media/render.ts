@@ -1,13 +1,14 @@
-// The one runner for render plans: builds the argv (pure), runs ffmpeg through runProcess, reports
+// The one runner for render plans: builds the argv (pure), runs ffmpeg through the media runner, reports
 // progress from `-progress pipe:2`, and publishes the output atomically. ffmpeg writes to a
 // `.partial` file that is renamed on success and removed on failure or cancellation, so a file at
 // output.path is always a finished clip (a retried job can trust it and skip the render).
 import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { PipelineError } from '../errors.js';
-import { mediaBinaries } from './binaries.js';
 import { buildRenderArgs, partialOutputPath } from './ffmpeg-args.js';
-import { AbortedError, ProcessError, runProcess } from './process.js';
+import { defaultMediaRunner } from './local-runner.js';
+import { AbortedError, ProcessError } from './process.js';
+import type { MediaRunner } from '../ports/media-runner.js';
 import { renderedSeconds, type RenderPlan } from './render-plan.js';
 import { measureSegmentGains } from './speech-loudness.js';
 
@@ -15,6 +16,8 @@ const STAGE = 'rendering';
 
 export interface RenderOptions {
   signal?: AbortSignal;
+  /** Runs ffmpeg; default defaultMediaRunner(). */
+  media?: MediaRunner;
   /** 0..1 of the clip encoded so far; called about twice a second, and with 1 at the end. */
   onProgress?: (fraction: number) => void;
 }
@@ -24,16 +27,15 @@ export interface RenderOptions {
  * caller can keep it: building the arguments again from it gives the same ffmpeg command.
  */
 export async function renderClip(plan: RenderPlan, opts: RenderOptions = {}): Promise<RenderPlan> {
+  const media = opts.media ?? defaultMediaRunner();
   // Platform loudness: measure each segment's sound first (audio-only passes), so the one render can
   // apply fixed gains; the measuring pass's cost is in docs/benchmarks.md.
   if (plan.loudness && !plan.loudness.gainsDb) {
-    plan = { ...plan, loudness: { ...plan.loudness, gainsDb: await measureSegmentGains(plan, opts.signal) } };
+    plan = { ...plan, loudness: { ...plan.loudness, gainsDb: await measureSegmentGains(plan, opts.signal, media) } };
   }
   let args: string[];
-  let ffmpeg: string;
   try {
     args = buildRenderArgs(plan);
-    ffmpeg = mediaBinaries().ffmpeg;
   } catch (e) {
     throw new PipelineError(STAGE, `the clip could not be rendered: ${(e as Error).message}`, { cause: e });
   }
@@ -44,7 +46,7 @@ export async function renderClip(plan: RenderPlan, opts: RenderOptions = {}): Pr
   // ffmpeg reports output time, which runs over the meme intro and the end card as well as the content.
   const progress = progressReader(renderedSeconds(plan), opts.onProgress);
   try {
-    await runProcess(ffmpeg, args, { signal: opts.signal, onStderr: progress });
+    await media.run('ffmpeg', args, { signal: opts.signal, onStderr: progress });
     await rename(partial, plan.output.path);
   } catch (e) {
     await rm(partial, { force: true });

@@ -4,9 +4,10 @@
 // is one audio-only ffmpeg pass (-ss before -i seeks; no video is decoded), a fraction of a second
 // for a short; the render then applies the gains in its single run.
 import { stat } from 'node:fs/promises';
-import { mediaBinaries } from './binaries.js';
 import { MAX_LOUDNESS_GAIN_DB, TRUE_PEAK_MARGIN_DB, segmentLoudnessArgs, segmentTargetLufs, type Segment } from './ffmpeg-args.js';
-import { AbortedError, runProcess } from './process.js';
+import { defaultMediaRunner } from './local-runner.js';
+import { AbortedError } from './process.js';
+import type { MediaRunner } from '../ports/media-runner.js';
 import type { RenderPlan, SegmentGains } from './render-plan.js';
 import { PipelineError } from '../errors.js';
 import type { TimeRange } from '../pipeline/types.js';
@@ -32,10 +33,9 @@ export function parseIntegratedLoudness(stderr: string): number | null {
   return Number.isFinite(v) && v > SILENT_LUFS ? v : null;
 }
 
-export async function measureIntegratedLoudness(mediaPath: string, range: TimeRange, signal?: AbortSignal): Promise<number | null> {
-  const { ffmpeg } = mediaBinaries();
+export async function measureIntegratedLoudness(mediaPath: string, range: TimeRange, signal?: AbortSignal, media: MediaRunner = defaultMediaRunner()): Promise<number | null> {
   try {
-    const { stderr } = await runProcess(ffmpeg, integratedLoudnessArgs(mediaPath, range), { signal });
+    const { stderr } = await media.run('ffmpeg', integratedLoudnessArgs(mediaPath, range), { signal });
     return parseIntegratedLoudness(stderr);
   } catch (err) {
     if (err instanceof AbortedError) throw err;
@@ -78,7 +78,7 @@ const catalogGains = new Map<string, Promise<Gain>>();
  * (wholeShortTrim), so the whole short measures it. Silence (ebur128's -70 LUFS gate, or under -60 LUFS)
  * gets 0 dB.
  */
-export async function measureSegmentGains(plan: RenderPlan, signal?: AbortSignal): Promise<SegmentGains> {
+export async function measureSegmentGains(plan: RenderPlan, signal?: AbortSignal, media: MediaRunner = defaultMediaRunner()): Promise<SegmentGains> {
   const loudness = plan.loudness;
   if (!loudness) return { content: 0, meme: 0, sting: 0 };
   const ceiling = loudness.truePeakDb - TRUE_PEAK_MARGIN_DB;
@@ -86,7 +86,7 @@ export async function measureSegmentGains(plan: RenderPlan, signal?: AbortSignal
     const args = segmentLoudnessArgs(plan, segment, opts);
     if (!args) return null;
     try {
-      const { stderr } = await runProcess(mediaBinaries().ffmpeg, args, { signal });
+      const { stderr } = await media.run('ffmpeg', args, { signal });
       const integrated = parseIntegratedLoudness(stderr);
       return integrated === null ? null : { integrated, truePeak: parseTruePeak(stderr) ?? 0 };
     } catch (err) {

@@ -4,7 +4,9 @@
 import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { mediaBinaries } from '../media/binaries.js';
-import { AbortedError, ProcessError, runProcess } from '../media/process.js';
+import { defaultMediaRunner } from '../media/local-runner.js';
+import { AbortedError, ProcessError } from '../media/process.js';
+import type { MediaRunner } from '../ports/media-runner.js';
 import { PipelineError, ShortsError } from '../errors.js';
 import { formatBytes } from './download.js';
 import { proxiedEnv, type EgressProxy } from './egress-proxy.js';
@@ -84,13 +86,13 @@ export function ytDlpErrorReason(stderr: string): string {
 let resolved: { key: string; bin: string } | null = null;
 
 /** yt-dlp to use: SHORTS_YTDLP, else `yt-dlp` on PATH. A missing tool is our setup's fault, not the URL's. */
-export async function resolveYtDlp(signal?: AbortSignal): Promise<string> {
+export async function resolveYtDlp(signal?: AbortSignal, media: MediaRunner = defaultMediaRunner()): Promise<string> {
   const configured = setting('SHORTS_YTDLP');
   const key = `${configured ?? ''}\0${process.env.PATH ?? ''}`;
   if (resolved?.key === key) return resolved.bin;
   const bin = configured ?? 'yt-dlp';
   try {
-    await runProcess(bin, ['--version'], { signal });
+    await media.run('yt-dlp', ['--version'], { program: bin, signal });
   } catch (e) {
     if (e instanceof AbortedError) throw e;
     throw new PipelineError('fetching_video', configured
@@ -103,6 +105,8 @@ export async function resolveYtDlp(signal?: AbortSignal): Promise<string> {
 
 export interface YtDlpRunOptions {
   signal?: AbortSignal;
+  /** Runs yt-dlp; default defaultMediaRunner(). */
+  media?: MediaRunner;
   /** The guard's egress proxy (egress-proxy.ts): every connection yt-dlp makes goes through it. */
   proxy?: EgressProxy;
 }
@@ -129,7 +133,7 @@ export async function fetchYtDlpInfo(bin: string, url: URL, infoPath: string, op
   try {
     // Same -f as the download so the saved JSON already holds the chosen formats.
     const { args, env } = proxied(opts);
-    ({ stdout } = await runProcess(bin, ['--dump-single-json', '--no-playlist', '--no-warnings', '-f', YTDLP_FORMAT, ...args, '--', url.href], { signal: opts.signal, env }));
+    ({ stdout } = await (opts.media ?? defaultMediaRunner()).run('yt-dlp', ['--dump-single-json', '--no-playlist', '--no-warnings', '-f', YTDLP_FORMAT, ...args, '--', url.href], { program: bin, signal: opts.signal, env }));
   } catch (e) {
     if (e instanceof ProcessError) throw new ShortsError('invalid_video_site_url', `could not read the video page: ${failureReason(e, opts)}`);
     throw e;
@@ -194,7 +198,8 @@ export async function downloadWithYtDlp(bin: string, infoPath: string, opts: YtD
   let output: string;
   try {
     // yt-dlp writes its progress lines to stdout.
-    const r = await runProcess(bin, args, {
+    const r = await (opts.media ?? defaultMediaRunner()).run('yt-dlp', args, {
+      program: bin,
       signal: opts.signal,
       env,
       onStdout: (chunk) => {

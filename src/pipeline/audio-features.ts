@@ -7,8 +7,9 @@
 // the 0-4 kHz band where laughter, screams and applause differ. Pitch is our own short YIN estimator:
 // the maintained npm trackers (pitchfinder) are GPL-3.0, which this MIT project cannot ship, and
 // ffmpeg has no pitch filter.
-import { mediaBinaries } from '../media/binaries.js';
-import { AbortedError, runProcess } from '../media/process.js';
+import { defaultMediaRunner } from '../media/local-runner.js';
+import { AbortedError } from '../media/process.js';
+import type { MediaRunner } from '../ports/media-runner.js';
 import { PipelineError } from '../errors.js';
 import type { AudioEvent, AudioEventKind, AudioTrack, TimeRange, Word } from './types.js';
 import { quantile } from './stats.js';
@@ -42,11 +43,10 @@ export function audioArgs(mediaPath: string, range: TimeRange): string[] {
  * Level, pitch and spectral flatness of `range` in 25 ms frames (one ffmpeg decode). The PCM is analysed
  * as it streams in and dropped: a 5-hour source (the service's limit) would be 288 MB of samples.
  */
-export async function analyseAudio(mediaPath: string, range: TimeRange, signal?: AbortSignal): Promise<AudioTrack> {
-  const { ffmpeg } = mediaBinaries();
+export async function analyseAudio(mediaPath: string, range: TimeRange, signal?: AbortSignal, media: MediaRunner = defaultMediaRunner()): Promise<AudioTrack> {
   const analyser = new FrameAnalyser(range.start);
   try {
-    await runProcess(ffmpeg, audioArgs(mediaPath, range), { signal, streamStdout: (chunk) => analyser.push(chunk) });
+    await media.run('ffmpeg', audioArgs(mediaPath, range), { signal, streamStdout: (chunk) => analyser.push(chunk) });
   } catch (err) {
     if (err instanceof AbortedError) throw err;
     throw new PipelineError('highlights', 'Could not read the audio of the video to find its best moments', { cause: err });

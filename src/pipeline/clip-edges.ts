@@ -2,13 +2,15 @@
 // are moved into the pause that is really there. Recognisers place word times 100-200 ms off either
 // way, so cutting at them lands inside words (measured: 10 of 18 edges had speech within 80 ms across
 // the cut). For each edge only a few seconds of audio around it are decoded (ffmpeg input seeking),
-// cut into 10 ms frames, and the pause is found by frame energy relative to the local speech level:
+// cut into 10 ms frames (read from the range's speech audio when the caller has it: one decode for every edge), and the pause is found by frame energy relative to the local speech level:
 // the cut then sits in that pause with a short lead before the first word and a tail after the last,
 // keeping EDGE_GUARD_SEC of silence on both sides of it when the pause is long enough. Where there is
 // no pause at all (speech over music, fast talk) the cut goes to the quietest point between the words.
 // The render adds a few milliseconds of fade at each edge (ffmpeg-args.ts), so nothing clicks.
-import { mediaBinaries } from '../media/binaries.js';
-import { AbortedError, runProcess } from '../media/process.js';
+import { defaultMediaRunner } from '../media/local-runner.js';
+import { AbortedError } from '../media/process.js';
+import type { MediaRunner } from '../ports/media-runner.js';
+import type { RangeAudio } from './speech-audio.js';
 import type { Highlight, TimeRange, Transcript, Word } from './types.js';
 
 /** Silence kept on each side of a cut when the pause allows: 80 ms plus one analysis frame. */
@@ -67,6 +69,10 @@ export interface ClipEdgesRequest {
   range: TimeRange;
   /** The whole range is the clip (spec noClipping): the user chose the edges, they are kept. */
   noClipping?: boolean;
+  /** The range's speech audio, decoded once for every edge; without it each edge decodes its own window. */
+  audio?: RangeAudio;
+  /** Runs ffmpeg when there is no `audio`; default defaultMediaRunner(). */
+  media?: MediaRunner;
   signal?: AbortSignal;
 }
 
@@ -125,7 +131,7 @@ async function cutAt(edge: 'start' | 'end', word: Word, neighbour: Word | null, 
   if (!(bounds.max > bounds.min)) return fallback;
   const window = { start: Math.max(req.range.start, at - CONTEXT_SEC), end: Math.min(req.range.end, at + CONTEXT_SEC) };
   if (!(window.end - window.start > 0.2)) return fallback;
-  const samples = await decodeWindow(req.mediaPath, window, req.signal);
+  const samples = await decodeWindow(req, window);
   if (!samples) return fallback;
   const track = energyTrack(samples, SAMPLE_RATE, window.start);
   const edges = { atRangeStart: window.start <= req.range.start + 1e-6, atRangeEnd: window.end >= req.range.end - 1e-6 };
@@ -143,9 +149,11 @@ async function cutAt(edge: 'start' | 'end', word: Word, neighbour: Word | null, 
 }
 
 /** 16 kHz mono samples of `window`, or null when the source has no readable audio there. */
-async function decodeWindow(mediaPath: string, window: TimeRange, signal?: AbortSignal): Promise<Int16Array | null> {
+async function decodeWindow(req: ClipEdgesRequest, window: TimeRange): Promise<Int16Array | null> {
+  const { signal } = req;
   try {
-    const { stdoutBytes } = await runProcess(mediaBinaries().ffmpeg, edgeAudioArgs(mediaPath, window), { signal });
+    if (req.audio?.covers(req.range)) return await req.audio.window(window, 'finding_highlights', signal);
+    const { stdoutBytes } = await (req.media ?? defaultMediaRunner()).run('ffmpeg', edgeAudioArgs(req.mediaPath, window), { signal });
     // Copy: the Buffer's offset in its pool need not be 2-byte aligned.
     return new Int16Array(new Uint8Array(stdoutBytes.subarray(0, stdoutBytes.length & ~1)).buffer);
   } catch (e) {

@@ -5,13 +5,14 @@
 import { mkdtemp, open, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { mediaBinaries } from '../media/binaries.js';
 import { clampCrop } from '../media/layout-graphs.js';
 import { fileArg } from '../media/ffmpeg-args.js';
-import { AbortedError, ProcessError, runProcess } from '../media/process.js';
+import { defaultMediaRunner } from '../media/local-runner.js';
+import { AbortedError, ProcessError } from '../media/process.js';
+import type { MediaRunner } from '../ports/media-runner.js';
 import type { RenderPlan } from '../media/render-plan.js';
 import { PipelineError } from '../errors.js';
-import { loadFaceDetector, type DetectedFace, type FacePoint } from './faces.js';
+import { loadFaceDetector, type DetectedFace, type FaceDetector, type FacePoint } from './faces.js';
 import { CANDIDATE_DISTANCE, frameSignature, showinfoTimes, signatureDistance, type SampledFrame } from './shots.js';
 import { median, quantile } from './stats.js';
 import { mouthOpening } from './mouth-activity.js';
@@ -302,11 +303,11 @@ export function candidateArgs(plan: Pick<RenderPlan, 'input'>, step: number, siz
 }
 
 /** Decodes the candidates into `dir` (the caller removes it). */
-export async function decodeCandidates(plan: Pick<RenderPlan, 'input'>, dir: string, signal?: AbortSignal): Promise<DecodedCandidates> {
+export async function decodeCandidates(plan: Pick<RenderPlan, 'input'>, dir: string, signal?: AbortSignal, media: MediaRunner = defaultMediaRunner()): Promise<DecodedCandidates> {
   const size = measureSize(plan.input);
   const out = { frames: path.join(dir, 'frames.rgb'), signatures: path.join(dir, 'signatures.rgb') };
   try {
-    const { stderr } = await runProcess(mediaBinaries().ffmpeg, candidateArgs(plan, candidateStep(plan.input.end - plan.input.start), size, out), { signal, stderrLimit: 1 << 20 });
+    const { stderr } = await media.run('ffmpeg', candidateArgs(plan, candidateStep(plan.input.end - plan.input.start), size, out), { signal, stderrLimit: 1 << 20 });
     const frameBytes = size.width * size.height * 3;
     const count = Math.floor((await stat(out.frames)).size / frameBytes);
     const sigRaw = await readFile(out.signatures);
@@ -324,12 +325,13 @@ export async function decodeCandidates(plan: Pick<RenderPlan, 'input'>, dir: str
 }
 
 /** Measures every candidate (face, sharpness, eyes, stillness) and picks the cover frame. */
-export async function chooseCoverFrame(plan: Pick<RenderPlan, 'input' | 'reframe'>, signal?: AbortSignal): Promise<CoverChoice> {
+export async function chooseCoverFrame(plan: Pick<RenderPlan, 'input' | 'reframe'>, signal?: AbortSignal, media: MediaRunner = defaultMediaRunner(),
+  faces?: FaceDetector): Promise<CoverChoice> {
   const dir = await mkdtemp(path.join(tmpdir(), 'shorts-cover-'));
   try {
-    const decoded = await decodeCandidates(plan, dir, signal);
+    const decoded = await decodeCandidates(plan, dir, signal, media);
     if (decoded.times.length === 0) throw new PipelineError('rendering', 'the clip has no frames to make a cover from');
-    const detector = await loadFaceDetector();
+    const detector = faces ?? await loadFaceDetector();
     const { width, height } = decoded;
     const rgb = new Uint8Array(width * height * 3);
     const candidates: CoverCandidate[] = [];

@@ -8,9 +8,10 @@ import { fileURLToPath } from 'node:url';
 // Types only: the native runtime is loaded on first use (loadFaceDetector), so importing the engine (the
 // library, `shorts --help`, remote mode) does not map onnxruntime's shared library (~50 ms, 15 MB).
 import type * as Ort from 'onnxruntime-node';
-import { mediaBinaries } from '../media/binaries.js';
 import { probeMedia } from '../media/probe.js';
-import { AbortedError, ProcessError, runProcess } from '../media/process.js';
+import { defaultMediaRunner } from '../media/local-runner.js';
+import { AbortedError, ProcessError } from '../media/process.js';
+import type { MediaRunner } from '../ports/media-runner.js';
 import { PipelineError } from '../errors.js';
 import type { FaceBox, TimeRange } from './types.js';
 
@@ -50,6 +51,10 @@ export interface FaceSample { t: number; faces: DetectedFace[] }
 export interface SampleFacesOptions {
   fps?: number;
   signal?: AbortSignal;
+  /** Runs ffmpeg (and ffprobe without `size`); default defaultMediaRunner(). */
+  media?: MediaRunner;
+  /** Finds the faces; default loadFaceDetector(). */
+  detector?: FaceDetector;
   /** Display size of the source when the caller already probed it (saves one ffprobe). */
   size?: { width: number; height: number };
   /** Sees each sampled frame (packed RGB24 thumbnail, sample time) before detection: the shot finder's input. */
@@ -236,19 +241,47 @@ class BlazeFaceDetector implements FaceDetector {
   }
 }
 
+/** BlazeFace in an onnxruntime session (~600 KB of weights, reusable across jobs). */
+async function openBlazeFace(): Promise<FaceDetector> {
+  try {
+    const ort = await import('onnxruntime-node');
+    return new BlazeFaceDetector(ort, await ort.InferenceSession.create(FACE_MODEL_PATH, {
+      logSeverityLevel: 3,
+      executionProviders: ['cpu'],
+      // Two cores are shared with ffmpeg decoding the next slice; one inference thread keeps both busy.
+      intraOpNumThreads: 1,
+      interOpNumThreads: 1,
+    }));
+  } catch (e) {
+    throw new PipelineError('reframe', 'the face detection model could not be loaded', { cause: e });
+  }
+}
+
+/**
+ * A face detector whose model loads on its first detection (so building an engine that never looks at a
+ * face costs nothing); a failed load is tried again on the next one. Whoever builds the engine makes one
+ * and hands it to the stages (issue 22), so a worker decides where faces are detected.
+ */
+export function createFaceDetector(): FaceDetector {
+  let session: Promise<FaceDetector> | null = null;
+  return {
+    async detect(rgb, width, height) {
+      session ??= openBlazeFace().catch((e: unknown) => {
+        session = null;
+        throw e;
+      });
+      return (await session).detect(rgb, width, height);
+    },
+  };
+}
+
 let detector: Promise<FaceDetector> | null = null;
 
-/** The detector, loaded once per process (the session is ~600 KB of weights and reusable across jobs). */
+/** The detector of callers given none (a script, a test calling a stage), loaded once per process. */
 export function loadFaceDetector(): Promise<FaceDetector> {
-  detector ??= import('onnxruntime-node').then(async (ort) => new BlazeFaceDetector(ort, await ort.InferenceSession.create(FACE_MODEL_PATH, {
-    logSeverityLevel: 3,
-    executionProviders: ['cpu'],
-    // Two cores are shared with ffmpeg decoding the next slice; one inference thread keeps both busy.
-    intraOpNumThreads: 1,
-    interOpNumThreads: 1,
-  }))).catch((e: unknown) => {
+  detector ??= openBlazeFace().catch((e: unknown) => {
     detector = null;
-    throw new PipelineError('reframe', 'the face detection model could not be loaded', { cause: e });
+    throw e;
   });
   return detector;
 }
@@ -259,7 +292,7 @@ function thumbSize(width: number, height: number): { w: number; h: number } {
   return { w: Math.max(2, 2 * Math.round((width * scale) / 2)), h: Math.max(2, 2 * Math.round((height * scale) / 2)) };
 }
 
-async function decodeSlice(mediaPath: string, start: number, duration: number, fps: number, size: { w: number; h: number }, out: string, signal: AbortSignal): Promise<void> {
+async function decodeSlice(mediaPath: string, start: number, duration: number, fps: number, size: { w: number; h: number }, out: string, signal: AbortSignal, media: MediaRunner): Promise<void> {
   // -ss before -i: seek in the input so only this slice is decoded; fps before scale: scale fewer frames.
   // -skip_frame bidir: B-frames are never references for what we sample at 3 fps, and not decoding them
   // made this 2.5x faster on a 1080p x264 source (5.4 s -> 2.2 s for 60 s); a sample may show the frame
@@ -267,7 +300,7 @@ async function decodeSlice(mediaPath: string, start: number, duration: number, f
   // caller wants motion between samples (mouth activity): with B-frames skipped, franck.mp4 (24 fps, 51 of
   // 71 frames B) has only ~7 distinct frames a second, so 10 or 15 fps sampling would repeat frames.
   const skip = fps <= SKIP_B_MAX_FPS ? ['-skip_frame', 'bidir'] : [];
-  await runProcess(mediaBinaries().ffmpeg, [
+  await media.run('ffmpeg', [
     '-nostdin', '-v', 'error', '-y', ...skip, '-ss', start.toFixed(3), '-i', mediaPath, '-t', duration.toFixed(3),
     '-map', '0:v:0', '-an', '-sn', '-dn',
     '-vf', `fps=${fps},scale=${size.w}:${size.h}:flags=area`,
@@ -282,16 +315,17 @@ async function decodeSlice(mediaPath: string, start: number, duration: number, f
 export async function sampleFaces(mediaPath: string, range: TimeRange, opts: SampleFacesOptions = {}): Promise<FaceSample[]> {
   const fps = opts.fps ?? 3;
   const outer = opts.signal;
+  const media = opts.media ?? defaultMediaRunner();
   if (outer?.aborted) throw new AbortedError();
   const duration = range.end - range.start;
   if (!(duration > 0)) return [];
   let dims = opts.size;
   if (!dims) {
-    const { info } = await probeMedia(mediaPath, outer);
+    const { info } = await probeMedia(mediaPath, outer, { media });
     dims = { width: info.width, height: info.height };
   }
   if (!dims.width || !dims.height) return [];
-  const faces = await loadFaceDetector();
+  const faces = opts.detector ?? await loadFaceDetector();
   const size = thumbSize(dims.width, dims.height);
   const frameBytes = size.w * size.h * 3;
 
@@ -308,7 +342,7 @@ export async function sampleFaces(mediaPath: string, range: TimeRange, opts: Sam
   const decode = (i: number): Promise<void> | null => {
     const sl = slices[i];
     if (!sl) return null;
-    const p = decodeSlice(mediaPath, sl.start, sl.dur, fps, size, sl.file, ctl.signal);
+    const p = decodeSlice(mediaPath, sl.start, sl.dur, fps, size, sl.file, ctl.signal, media);
     p.catch(() => undefined); // awaited below; this only stops an early exit from leaving it unhandled
     return p;
   };

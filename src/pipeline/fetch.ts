@@ -9,6 +9,7 @@ import { DEFAULT_MAX_BYTES, downloadFile, type UrlCheck } from '../net/download.
 import { startEgressProxy } from '../net/egress-proxy.js';
 import { downloadWithYtDlp, fetchYtDlpInfo, parsePageUrl, resolveYtDlp } from '../net/ytdlp.js';
 import { ShortsError } from '../errors.js';
+import type { MediaRunner } from '../ports/media-runner.js';
 import type { FetchedSource } from './types.js';
 
 export type SourceInput =
@@ -20,6 +21,8 @@ export interface FetchOptions {
   /** Folder for downloaded files (created if missing); local files are read in place. */
   workDir: string;
   signal?: AbortSignal;
+  /** Runs ffprobe and yt-dlp; default defaultMediaRunner(). */
+  media?: MediaRunner;
   /** Download progress 0..1 (not called for local files). */
   onProgress?: (fraction: number) => void;
   /** Default 10 GB (spec 4.2). */
@@ -59,9 +62,9 @@ export async function contentKey(file: string): Promise<string> {
 }
 
 /** The container's title tag, or null. A file ffprobe cannot read is the probe stage's error to report. */
-async function containerTitle(file: string, signal?: AbortSignal): Promise<string | null> {
+async function containerTitle(file: string, media: MediaRunner | undefined, signal?: AbortSignal): Promise<string | null> {
   try {
-    const title = (await probeMedia(file, signal)).containerTitle?.trim();
+    const title = (await probeMedia(file, signal, { media })).containerTitle?.trim();
     return title || null;
   } catch (e) {
     if (e instanceof MediaError) return null;
@@ -74,7 +77,7 @@ function stripExtension(name: string): string {
   return ext && ext.length < name.length ? name.slice(0, -ext.length) : name;
 }
 
-async function fetchLocalFile(file: string, signal?: AbortSignal): Promise<FetchedSource> {
+async function fetchLocalFile(file: string, opts: FetchOptions): Promise<FetchedSource> {
   const full = path.resolve(file);
   let isFile: boolean;
   try {
@@ -90,7 +93,7 @@ async function fetchLocalFile(file: string, signal?: AbortSignal): Promise<Fetch
   }
   return {
     path: full,
-    title: (await containerTitle(full, signal)) ?? stripExtension(path.basename(full)),
+    title: (await containerTitle(full, opts.media, opts.signal)) ?? stripExtension(path.basename(full)),
     url: file,
     heatmap: [],
     contentKey: await contentKey(full),
@@ -111,7 +114,7 @@ async function fetchFileUrl(url: string, opts: FetchOptions): Promise<FetchedSou
     const fromName = result.suggestedName ? stripExtension(result.suggestedName) : null;
     return {
       path: result.path,
-      title: (await containerTitle(result.path, opts.signal)) ?? (fromName || new URL(url).hostname),
+      title: (await containerTitle(result.path, opts.media, opts.signal)) ?? (fromName || new URL(url).hostname),
       url,
       heatmap: [],
       contentKey: await contentKey(result.path),
@@ -126,7 +129,7 @@ async function fetchFileUrl(url: string, opts: FetchOptions): Promise<FetchedSou
 async function fetchPageUrl(raw: string, opts: FetchOptions): Promise<FetchedSource> {
   const url = parsePageUrl(raw);
   await opts.checkUrl?.(url);
-  const bin = await resolveYtDlp(opts.signal);
+  const bin = await resolveYtDlp(opts.signal, opts.media);
   const workDir = path.resolve(opts.workDir);
   await mkdir(workDir, { recursive: true });
   const infoPath = path.join(workDir, 'ytdlp-info.json');
@@ -134,14 +137,14 @@ async function fetchPageUrl(raw: string, opts: FetchOptions): Promise<FetchedSou
   // page's host): with a guard, every one of those connections goes through it.
   const proxy = opts.checkUrl ? await startEgressProxy(opts.checkUrl) : undefined;
   try {
-    const info = await fetchYtDlpInfo(bin, url, infoPath, { signal: opts.signal, proxy });
+    const info = await fetchYtDlpInfo(bin, url, infoPath, { signal: opts.signal, media: opts.media, proxy });
     const file = await downloadWithYtDlp(bin, infoPath, {
-      workDir, maxBytes: opts.maxBytes ?? DEFAULT_MAX_BYTES, signal: opts.signal, onProgress: opts.onProgress, proxy,
+      workDir, maxBytes: opts.maxBytes ?? DEFAULT_MAX_BYTES, signal: opts.signal, media: opts.media, onProgress: opts.onProgress, proxy,
     });
     try {
       return {
         path: file,
-        title: info.title ?? (await containerTitle(file, opts.signal)) ?? (stripExtension(path.basename(url.pathname)) || url.hostname),
+        title: info.title ?? (await containerTitle(file, opts.media, opts.signal)) ?? (stripExtension(path.basename(url.pathname)) || url.hostname),
         url: raw,
         heatmap: info.heatmap,
         contentKey: await contentKey(file),
@@ -160,7 +163,7 @@ async function fetchPageUrl(raw: string, opts: FetchOptions): Promise<FetchedSou
 /** Stage 1. Throws ShortsError for bad input, PipelineError('fetching_video') for tool failures, AbortedError on cancel. */
 export async function fetchSource(input: SourceInput, opts: FetchOptions): Promise<FetchedSource> {
   switch (input.kind) {
-    case 'file': return fetchLocalFile(input.path, opts.signal);
+    case 'file': return fetchLocalFile(input.path, opts);
     case 'fileUrl': return fetchFileUrl(input.url, opts);
     case 'pageUrl': return fetchPageUrl(input.url, opts);
   }

@@ -10,7 +10,9 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { ProcessError, findOnPath, runProcess } from '../media/process.js';
+import { defaultMediaRunner } from '../media/local-runner.js';
+import { ProcessError, findOnPath } from '../media/process.js';
+import type { MediaRunner } from '../ports/media-runner.js';
 import { setting } from '../settings.js';
 import type { TimeRange, Word } from './types.js';
 
@@ -205,7 +207,7 @@ export function parseHypseg(line: string): { id: string; words: DecodedWord[] } 
  * with the forced aligner. Words it cannot place keep the times they came with.
  */
 export async function forceAlign(words: Word[], spans: SegmentSpan[], samples: Int16Array, sampleRate: number,
-  opts: { aligner: ForcedAligner; workDir: string; offset?: number; signal?: AbortSignal; maxShift?: number; processes?: number }): Promise<{ words: Word[]; stats: AlignStats }> {
+  opts: { aligner: ForcedAligner; workDir: string; offset?: number; signal?: AbortSignal; maxShift?: number; processes?: number; media?: MediaRunner }): Promise<{ words: Word[]; stats: AlignStats }> {
   const offset = opts.offset ?? 0;
   const maxShift = opts.maxShift ?? MAX_SHIFT_SEC;
   const stats: AlignStats = { segments: spans.length, aligned: 0, outOfDictionary: 0, failed: 0 };
@@ -273,13 +275,13 @@ export async function forceAlign(words: Word[], spans: SegmentSpan[], samples: I
       await writeFile(`${base}.ctl`, ids.map((i) => `align ${list[i]!.fromFrame} ${list[i]!.toFrame} ${tag}${i}\n`).join(''));
       await writeFile(`${base}.fsgctl`, ids.map((i) => `${tag}${i}.fsg\n`).join(''));
       try {
-        await runProcess(opts.aligner.bin, [
+        await (opts.media ?? defaultMediaRunner()).run('pocketsphinx', [
           '-adcin', 'yes', '-adchdr', '0', '-samprate', String(sampleRate), '-cepdir', dir, '-cepext', '.raw',
           '-ctl', `${base}.ctl`, '-fsgctl', `${base}.fsgctl`, '-fsgdir', dir,
           '-hmm', opts.aligner.hmm, '-dict', opts.aligner.dict, '-hypseg', `${base}.seg`, '-bestpath', 'no',
           // Its default voice activity detection drops silent frames and shifts every time after them.
           '-remove_silence', 'no', '-logfn', `${base}.log`,
-        ], { signal: opts.signal, cwd: dir });
+        ], { program: opts.aligner.bin, signal: opts.signal, cwd: dir });
       } catch (e) {
         // A broken or incompatible pocketsphinx must not fail the transcription: these segments keep their times.
         const code = (e as NodeJS.ErrnoException).code;

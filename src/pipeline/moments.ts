@@ -9,6 +9,8 @@ import { writeCopies } from './copywriter.js';
 import { analyseAudio } from './audio-features.js';
 import { placeClipEdges } from './clip-edges.js';
 import type { ClipCopy, HeatmapPoint, Highlight, PreferredLength, TimeRange, Transcript } from './types.js';
+import type { MediaRunner } from '../ports/media-runner.js';
+import type { RangeAudio } from './speech-audio.js';
 
 export interface MomentsRequest {
   mediaPath: string;
@@ -21,6 +23,10 @@ export interface MomentsRequest {
   noClipping: boolean;
   /** false: score with language-neutral signals only, even for English (measurement; see HighlightRequest). */
   lexical?: boolean;
+  /** The range's speech audio when the caller has it (the transcriber's): the clip edges read it instead of decoding. */
+  audio?: RangeAudio;
+  /** Runs ffmpeg; default defaultMediaRunner(). */
+  media?: MediaRunner;
   signal?: AbortSignal;
 }
 
@@ -31,7 +37,7 @@ export async function pickMoments(req: MomentsRequest): Promise<Moment[]> {
   const picked = await detect(req);
   // Edges out of the recognised word times into the pauses really there (clip-edges.ts).
   const highlights = await placeClipEdges(picked, {
-    mediaPath: req.mediaPath, transcript: req.transcript, range: req.range, noClipping: req.noClipping, signal: req.signal,
+    mediaPath: req.mediaPath, transcript: req.transcript, range: req.range, noClipping: req.noClipping, audio: req.audio, media: req.media, signal: req.signal,
   });
   // Copy for the whole request at once, so no two clips share a title or a description.
   const copies = writeCopies(highlights, req.transcript);
@@ -49,12 +55,12 @@ async function detect(req: MomentsRequest): Promise<Highlight[]> {
   };
   const windows = req.noClipping ? [req.range] : planWindows(req.range, req.preferredLength);
   if (windows.length === 1) {
-    const audio = await analyseAudio(req.mediaPath, req.range, req.signal);
+    const audio = await analyseAudio(req.mediaPath, req.range, req.signal, req.media);
     return findHighlights({ ...common, audio, range: req.range, maxShorts: req.maxShorts });
   }
   const perWindow: Highlight[][] = [];
   for (const window of windows) {
-    const audio = await analyseAudio(req.mediaPath, window, req.signal);
+    const audio = await analyseAudio(req.mediaPath, window, req.signal, req.media);
     perWindow.push(findHighlights({ ...common, audio, range: window, maxShorts: picksPerWindow(req.maxShorts) }));
   }
   return mergeWindowPicks(perWindow, {

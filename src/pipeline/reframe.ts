@@ -5,7 +5,7 @@ import { AbortedError } from '../media/process.js';
 import { PipelineError } from '../errors.js';
 import { BOTH_SPEAK_SHARE, decideSpeakers, shotPeople, speechShares, speechUnits, type ActiveSpeakers, type SpeechTiming } from './active-speaker.js';
 import { pickMainFace, type MainFace } from './face-tracker.js';
-import { sampleFaces, type FaceSample } from './faces.js';
+import { sampleFaces, type FaceDetector, type FaceSample } from './faces.js';
 import {
   faceCropSize, FrameEvidenceBuilder, INSET_MAX_AREA, INSET_MAX_HEIGHT, INSET_MIN_OFFSET, insetRect, judgeScreen, screenHeight, screenRegion, summariseTrack, toSourceRect,
   type FrameEvidence, type InsetFace, type ScreenVerdict,
@@ -13,6 +13,7 @@ import {
 import { findCuts, frameSignature, splitShots, type SampledFrame } from './shots.js';
 import { median } from './stats.js';
 import { findTwoPeople, needsSplit, splitCropSize, type Person } from './two-people.js';
+import type { MediaRunner } from '../ports/media-runner.js';
 import type { CropKeyframe, Layout, MediaInfo, ReframePlan, ResolvedLayout, SpeakerSpan, TimeRange } from './types.js';
 import { evenSize } from '../media/layout-graphs.js';
 
@@ -23,6 +24,10 @@ export interface ReframeRequest {
   layout: Layout;
   output: { width: number; height: number };
   signal?: AbortSignal;
+  /** Runs ffmpeg for the face samples and the cut search; default defaultMediaRunner(). */
+  media?: MediaRunner;
+  /** Finds the faces; default the process's (faces.ts loadFaceDetector). */
+  faces?: FaceDetector;
   /**
    * The transcript's words and sentences (source seconds) over the clip: with them, a shot of two or more
    * people follows whoever speaks (active-speaker.ts). Without them, the main face, as before.
@@ -340,7 +345,7 @@ export async function planReframe(req: ReframeRequest): Promise<ReframePlan> {
   const frames: SampledFrame[] = [];
   const evidence = new FrameEvidenceBuilder();
   const samples = await sampleFaces(req.mediaPath, range, {
-    signal: req.signal, size: source,
+    signal: req.signal, media: req.media, detector: req.faces, size: source,
     onFrame: (t, rgb, w, h) => {
       frames.push({ t, signature: frameSignature(rgb, w, h) });
       evidence.add(rgb, w, h);
@@ -350,7 +355,7 @@ export async function planReframe(req: ReframeRequest): Promise<ReframePlan> {
   try {
     const at = new Map(samples.map((sm) => [sm.t, sm]));
     cuts = await findCuts(req.mediaPath, frames, {
-      signal: req.signal,
+      signal: req.signal, media: req.media,
       worthALook: (from, to) => facesChange(at.get(from), at.get(to)),
     });
   } catch (e) {
@@ -388,7 +393,7 @@ export async function planReframe(req: ReframeRequest): Promise<ReframePlan> {
       const lo = Math.min(...people.map((p) => median(p.boxes.map((b) => b.cx - b.w / 2))));
       const hi = Math.max(...people.map((p) => median(p.boxes.map((b) => b.cx + b.w / 2))));
       if (hi - lo <= cropW) continue;
-      const dense = await sampleFaces(req.mediaPath, shot, { fps: SPEAKER_FPS, signal: req.signal, size: source });
+      const dense = await sampleFaces(req.mediaPath, shot, { fps: SPEAKER_FPS, signal: req.signal, media: req.media, detector: req.faces, size: source });
       const found = decideSpeakers(dense, shot, speech, aspect);
       if (found) out.set(i, found);
     }

@@ -4,8 +4,8 @@
 // face detector already samples (3 fps) are compared coarsely, and only where two neighbours differ a lot
 // is a fraction of a second decoded at full frame rate (tiny thumbnails) to find the exact frame, or to
 // drop the candidate when the change was gradual (a pan, a zoom, someone walking past the lens).
-import { mediaBinaries } from '../media/binaries.js';
-import { runProcess } from '../media/process.js';
+import { defaultMediaRunner } from '../media/local-runner.js';
+import type { MediaRunner } from '../ports/media-runner.js';
 import type { TimeRange } from './types.js';
 
 /** Mean R, G, B over a GRID x GRID grid, 0..1: where the light and colour are in the picture. */
@@ -95,10 +95,10 @@ export function showinfoTimes(stderr: string): number[] {
  * midpoint between the last frame of the old shot and the first of the new one (source seconds), so a
  * crop switched there changes on exactly that frame. Null when the window holds no single-frame change.
  */
-export async function exactCut(mediaPath: string, from: number, to: number, signal?: AbortSignal): Promise<number | null> {
+export async function exactCut(mediaPath: string, from: number, to: number, signal?: AbortSignal, media: MediaRunner = defaultMediaRunner()): Promise<number | null> {
   const start = Math.max(0, from - LOOK_BEFORE);
   const frameBytes = PROBE.w * PROBE.h * 3;
-  const { stdoutBytes: raw, stderr } = await runProcess(mediaBinaries().ffmpeg, [
+  const { stdoutBytes: raw, stderr } = await media.run('ffmpeg', [
     '-nostdin', '-hide_banner', '-nostats', '-v', 'info', '-ss', start.toFixed(3), '-i', mediaPath, '-t', (to - start + 0.02).toFixed(3),
     '-map', '0:v:0', '-an', '-sn', '-dn',
     '-vf', `scale=${PROBE.w}:${PROBE.h}:flags=area,showinfo`,
@@ -124,11 +124,11 @@ export async function exactCut(mediaPath: string, from: number, to: number, sign
  * can skip candidates whose cut could not matter to the caller (each exact search costs one short ffmpeg
  * run, ~0.2 s with the seek from the previous keyframe): the reframer only cares where the faces change.
  */
-export async function findCuts(mediaPath: string, frames: readonly SampledFrame[], opts: { signal?: AbortSignal; worthALook?: (from: number, to: number) => boolean } = {}): Promise<number[]> {
+export async function findCuts(mediaPath: string, frames: readonly SampledFrame[], opts: { signal?: AbortSignal; media?: MediaRunner; worthALook?: (from: number, to: number) => boolean } = {}): Promise<number[]> {
   const cuts: number[] = [];
   for (const c of cutCandidates(frames)) {
     if (opts.worthALook && !opts.worthALook(c.from, c.to)) continue;
-    const t = await exactCut(mediaPath, c.from, c.to, opts.signal);
+    const t = await exactCut(mediaPath, c.from, c.to, opts.signal, opts.media);
     // Two candidates can find the same cut (a sample that still showed the old shot).
     if (t !== null && !cuts.some((u) => Math.abs(u - t) < 0.05)) cuts.push(t);
   }

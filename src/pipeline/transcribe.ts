@@ -12,7 +12,9 @@ import { findForcedAligner, forceAlign, type SegmentSpan } from './forced-align.
 import { voicedSeconds } from './audio-features.js';
 import { energyEnvelope, giveEveryWordTime, refineOnsets, spreadOverSpeech } from './onset-align.js';
 import { translateSpeechToEnglish, type TranslatedPhrase } from './whisper-translate.js';
-import { SAMPLE_RATE, extractAudioArgs, wavSamples, writeSpeechWav } from './speech-audio.js';
+import { RangeAudio, SAMPLE_RATE, extractAudioArgs, wavSamples } from './speech-audio.js';
+import { defaultMediaRunner } from '../media/local-runner.js';
+import type { MediaRunner } from '../ports/media-runner.js';
 import { DEFAULT_DECODING, runWhisperCli, whisperCliPath, wordsFromWhisperJson } from './whisper-cli.js';
 import {
   mainModelSpec, modelDisplayName, modelFacts, multilingualModelSpec, parseModelSpec, resolveWhisperModel, type ModelSpec, type WhisperModel,
@@ -47,6 +49,13 @@ export interface TranscribeRequest {
   onLanguageDetected?: (detection: LanguageDetection) => void;
   /** FetchedSource.contentKey; without it nothing is cached. */
   cacheKey?: string;
+  /**
+   * The range's speech audio, shared with the later stages (clip edges) so the range is decoded once;
+   * used when it covers `range`, else the transcriber decodes its own.
+   */
+  audio?: RangeAudio;
+  /** Runs ffmpeg, whisper-cli and pocketsphinx for this request; default the transcriber's runner. */
+  media?: MediaRunner;
   signal?: AbortSignal;
   onProgress?: (fraction: number) => void;
 }
@@ -62,7 +71,7 @@ export interface Transcriber {
   translateToEnglish(req: SpeechTranslationRequest): Promise<TranslatedPhrase[]>;
 }
 
-export interface SpeechTranslationRequest { mediaPath: string; range: TimeRange; language: string; signal?: AbortSignal }
+export interface SpeechTranslationRequest { mediaPath: string; range: TimeRange; language: string; media?: MediaRunner; signal?: AbortSignal }
 
 export interface TranscriberOptions {
   dataDir: string;
@@ -76,6 +85,8 @@ export interface TranscriberOptions {
   /** Default: all cores (whisper.cpp scales well up to the physical core count). */
   threads?: number;
   onModelDownload?: (received: number, total: number) => void;
+  /** Runs the child processes of requests that bring no runner of their own; default defaultMediaRunner(). */
+  media?: MediaRunner;
 }
 
 /** The main and multilingual model specs a transcriber (or the service, to refuse at creation) works with. */
@@ -99,10 +110,6 @@ export { extractAudioArgs, wavSamples };
 /** Less voiced sound than one short word in the whole range: no speech (see voicedSeconds). */
 const MIN_VOICED_SEC = 0.3;
 
-async function extractAudio(mediaPath: string, range: TimeRange, wavPath: string, signal?: AbortSignal): Promise<Int16Array> {
-  await writeSpeechWav(mediaPath, range, wavPath, STAGE, signal);
-  return wavSamples(await readFile(wavPath));
-}
 
 /** Runs one recognition at a time per transcriber: whisper.cpp already uses every core. */
 class SerialQueue {
@@ -167,6 +174,7 @@ export function createTranscriber(opts: TranscriberOptions): Transcriber {
 
   async function transcribe(req: TranscribeRequest): Promise<Transcript> {
     const { range, signal } = req;
+    const media = req.media ?? opts.media ?? defaultMediaRunner();
     if (!(range.end > range.start)) throw new PipelineError(STAGE, `nothing to transcribe: the range ${range.start}-${range.end} s is empty`);
     const progress = monotonic(req.onProgress);
     progress(0);
@@ -217,8 +225,9 @@ export function createTranscriber(opts: TranscriberOptions): Transcriber {
     const { transcript, cacheKey } = await queue.run(async () => {
       const work = await mkdtemp(path.join(os.tmpdir(), 'shorts-transcribe-'));
       try {
-        const wav = path.join(work, 'audio.wav');
-        const samples = await extractAudio(req.mediaPath, range, wav, signal);
+        const audio = req.audio?.covers(range) ? req.audio : new RangeAudio(req.mediaPath, range, path.join(work, 'audio.wav'), media);
+        const wav = await audio.file(STAGE, signal);
+        const samples = wavSamples(await readFile(wav));
         // A range past the end of the media gives less audio than asked for, or none.
         const seconds = samples.length / SAMPLE_RATE;
         progress(EXTRACT_SHARE);
@@ -234,7 +243,7 @@ export function createTranscriber(opts: TranscriberOptions): Transcriber {
           // Whisper hears 30 s: the 30 s with the most speech, not a silent or musical intro.
           const window = speechiestWindow(env, seconds);
           try {
-            const found = await runLanguageDetection(bin, { modelPath: detector.path, wavPath: wav, threads, window }, signal);
+            const found = await runLanguageDetection(bin, { modelPath: detector.path, wavPath: wav, threads, window }, signal, media);
             detection = { ...found, window: { start: range.start + window.start, end: range.start + window.end }, model: detector.name };
             // Only saves time: a full disk must not fail the request.
             if (detectionKey) await writeCachedDetection(opts.dataDir, detectionKey, detection).catch(() => undefined);
@@ -256,7 +265,7 @@ export function createTranscriber(opts: TranscriberOptions): Transcriber {
         // Under 0.1 s (a range past the end of the media) there is nothing Whisper could hear.
         const json = seconds < 0.1 ? { transcription: [] } : await runWhisperCli(bin,
           { modelPath: model.path, wavPath: wav, language, threads, outputBase: path.join(work, 'whisper'), decoding: DEFAULT_DECODING },
-          { signal, onProgress: (f) => progress(share + (1 - share) * f * 0.99) });
+          { signal, media, onProgress: (f) => progress(share + (1 - share) * f * 0.99) });
         const actual: TimeRange = { start: range.start, end: range.start + Math.min(seconds, range.end - range.start) };
         // Word times: each segment's words spread over the speech inside it, then each start moved to the
         // energy rise where the word begins (onset-align.ts); for English, then each segment force-aligned
@@ -274,7 +283,7 @@ export function createTranscriber(opts: TranscriberOptions): Transcriber {
         if (aligner && /^en\b/i.test(spoken) && words.length) {
           const before = words;
           // Alignment only refines times: anything but a cancellation leaves the energy-based ones.
-          words = await forceAlign(words, spans, samples, SAMPLE_RATE, { aligner, workDir: work, offset: actual.start, signal, processes: threads })
+          words = await forceAlign(words, spans, samples, SAMPLE_RATE, { aligner, workDir: work, offset: actual.start, signal, processes: threads, media })
             .then((r) => r.words, (e: unknown) => {
               if (e instanceof AbortedError || signal?.aborted) throw e;
               return before;
@@ -305,7 +314,7 @@ export function createTranscriber(opts: TranscriberOptions): Transcriber {
     const translator = detectionModel(await modelSet(specs));
     if (!translator) throw new PipelineError('finalizing', `English captions for ${req.language} speech need a multilingual Whisper model, and none is configured (SHORTS_WHISPER_MULTILINGUAL_MODEL is off)`);
     const model = await resolve(translator.role, req.signal);
-    return queue.run(() => translateSpeechToEnglish(req.mediaPath, req.range, { modelPath: model.path, language: req.language, threads, signal: req.signal }), req.signal);
+    return queue.run(() => translateSpeechToEnglish(req.mediaPath, req.range, { modelPath: model.path, language: req.language, threads, signal: req.signal, media: req.media ?? opts.media ?? defaultMediaRunner() }), req.signal);
   }
 
   return { modelName, transcribe, translateToEnglish };

@@ -4,7 +4,9 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { ProcessError, lastLines, runProcess } from '../media/process.js';
+import { defaultMediaRunner } from '../media/local-runner.js';
+import { ProcessError, lastLines } from '../media/process.js';
+import type { MediaRunner } from '../ports/media-runner.js';
 import { PipelineError } from '../errors.js';
 import { hasNoSpaceScript, segmentWords } from './script-text.js';
 import type { TimeRange, Word } from './types.js';
@@ -123,9 +125,9 @@ export function whisperEnv(): NodeJS.ProcessEnv {
  * its raw bytes: byte-level BPE splits non-ASCII characters across tokens, and decoding per token would
  * turn the halves into U+FFFD. Words are decoded as UTF-8 after their tokens are joined.
  */
-export async function runWhisperCli(bin: string, input: WhisperArgsInput, opts: { signal?: AbortSignal; onProgress?: (f: number) => void } = {}): Promise<WhisperJson> {
+export async function runWhisperCli(bin: string, input: WhisperArgsInput, opts: { signal?: AbortSignal; onProgress?: (f: number) => void; media?: MediaRunner } = {}): Promise<WhisperJson> {
   try {
-    await runProcess(bin, whisperArgs(input), { signal: opts.signal, env: whisperEnv(), onStderr: progressParser((f) => opts.onProgress?.(f)) });
+    await (opts.media ?? defaultMediaRunner()).run('whisper-cli', whisperArgs(input), { program: bin, signal: opts.signal, env: whisperEnv(), onStderr: progressParser((f) => opts.onProgress?.(f)) });
   } catch (e) {
     if (e instanceof ProcessError) {
       const detail = e.code === null

@@ -3,7 +3,9 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ProcessError, lastLines, runProcess } from '../media/process.js';
+import { defaultMediaRunner } from '../media/local-runner.js';
+import { ProcessError, lastLines } from '../media/process.js';
+import type { MediaRunner } from '../ports/media-runner.js';
 import { PipelineError } from '../errors.js';
 import type { LanguageDetection } from './model-choice.js';
 import type { EnergyEnvelope } from './onset-align.js';
@@ -56,11 +58,11 @@ export function detectArgs(i: { modelPath: string; wavPath: string; threads: num
 }
 
 /** Runs whisper-cli -dl on one window of a 16 kHz WAV and returns its language and probability. */
-export async function runLanguageDetection(bin: string, input: Parameters<typeof detectArgs>[0], signal?: AbortSignal): Promise<{ language: string; probability: number }> {
+export async function runLanguageDetection(bin: string, input: Parameters<typeof detectArgs>[0], signal?: AbortSignal, media: MediaRunner = defaultMediaRunner()): Promise<{ language: string; probability: number }> {
   let stderr: string;
   try {
     // No -np: whisper-cli prints the detected language only with its log on.
-    ({ stderr } = await runProcess(bin, detectArgs(input), { signal, env: whisperEnv() }));
+    ({ stderr } = await media.run('whisper-cli', detectArgs(input), { program: bin, signal, env: whisperEnv() }));
   } catch (e) {
     if (e instanceof ProcessError) throw new PipelineError('transcribing_audio', `language detection failed (${lastLines(e.stderr, 2) || `exit code ${e.code}`})`, { cause: e });
     throw e;

@@ -6,6 +6,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { MediaRunner } from '../ports/media-runner.js';
 import { writeSpeechWav } from './speech-audio.js';
 import { DEFAULT_DECODING, runWhisperCli, whisperCliPath, type WhisperJson } from './whisper-cli.js';
 import type { CaptionCue, TimeRange, Word } from './types.js';
@@ -22,6 +23,7 @@ export interface SpeechTranslationOptions {
   /** The spoken language (ISO 639-1); whisper translates from it. */
   language: string;
   threads?: number;
+  media: MediaRunner;
   signal?: AbortSignal;
 }
 
@@ -33,11 +35,11 @@ export async function translateSpeechToEnglish(mediaPath: string, clip: TimeRang
   const work = await mkdtemp(path.join(os.tmpdir(), 'shorts-translate-'));
   try {
     const wav = path.join(work, 'audio.wav');
-    await writeSpeechWav(mediaPath, clip, wav, STAGE, opts.signal);
+    await writeSpeechWav(mediaPath, clip, wav, STAGE, opts.media, opts.signal);
     const json = await runWhisperCli(whisperCliPath(), {
       modelPath: opts.modelPath, wavPath: wav, language: opts.language, threads: opts.threads ?? os.availableParallelism(),
       outputBase: path.join(work, 'whisper'), decoding: DEFAULT_DECODING, translate: true,
-    }, { signal: opts.signal });
+    }, { signal: opts.signal, media: opts.media });
     return phrasesFromJson(json, clip);
   } finally {
     await rm(work, { recursive: true, force: true });

@@ -168,7 +168,7 @@ export class Automation {
     const made: PostObject[] = [];
     const finished = request.finishedAt ?? request.updatedAt;
     const rules = this.rows('r.account_id = ? AND r.enabled = 1 AND r.created_at <= ?', request.accountId, finished);
-    const clips = this.store.listShorts(requestId).filter((s) => !s.error && s.filePath).sort((a, b) => b.viralScore - a.viralScore);
+    const clips = this.store.listShorts(requestId).filter((s) => !s.error && s.fileKey).sort((a, b) => b.viralScore - a.viralScore);
     for (const rule of rules) {
       const account = { id: request.accountId, email: request.userEmail };
       const qualifying = clips.filter((c) => Math.round(c.viralScore) >= rule.min_viral_score && !this.posts.posts.hasAutomationPost(rule.connected_account_id, c.id));

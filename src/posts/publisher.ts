@@ -3,8 +3,8 @@
 // connector, which saves its progress through us before every step that must not be repeated, so a crash
 // resumes instead of posting twice. A retryable failure (spec 7.3) is tried again later with backoff until
 // the attempts run out; then, like any other failure, the post is `failed` with the code and its retryable.
-import { existsSync } from 'node:fs';
 import type { JobStore } from '../engine/job-store.js';
+import { BlobNotFoundError, type BlobStore } from '../ports/blob-store.js';
 import { PublishError, RETRYABLE, type ClipMedia, type Connector, type Platform, type PostErrorCode } from '../publish/types.js';
 import type { ConnectedAccounts } from './connected-accounts.js';
 import type { PostRecord, PostStore } from './post-store.js';
@@ -19,6 +19,8 @@ export const DAILY_CAP_WAIT_MS = 24 * 3600_000;
 
 export interface PublisherOptions {
   store: JobStore;
+  /** Where the clips are: the upload reads the clip's local file (the data dir's, or a downloaded copy). */
+  blobs: BlobStore;
   posts: PostStore;
   accounts: ConnectedAccounts;
   connector: (platform: Platform) => Connector;
@@ -83,13 +85,21 @@ export class Publisher {
   }
 
   private async attempt(post: PostRecord, lease: Lease, signal?: AbortSignal) {
-    const { store, posts, accounts } = this.opts;
-    const clip = store.getShort(post.requestId, post.shortId);
-    if (!clip || clip.error || !clip.filePath || !existsSync(clip.filePath))
-      throw new PublishError('video_missing', 'the clip\'s video file is no longer available; re-create or re-render the clip, then schedule it again');
+    const clip = this.opts.store.getShort(post.requestId, post.shortId);
+    const missing = () => new PublishError('video_missing', 'the clip\'s video file is no longer available; re-create or re-render the clip, then schedule it again');
+    if (!clip || clip.error || !clip.fileKey) throw missing();
+    try {
+      return await this.opts.blobs.withLocalFile(clip.fileKey, (file) => this.attemptWith(post, file, lease, signal));
+    } catch (e) {
+      throw e instanceof BlobNotFoundError ? missing() : e;
+    }
+  }
+
+  private async attemptWith(post: PostRecord, file: string, lease: Lease, signal?: AbortSignal) {
+    const { posts, accounts } = this.opts;
     let media: ClipMedia;
     try {
-      media = await this.opts.probe(clip.filePath);
+      media = await this.opts.probe(file);
     } catch (e) {
       throw new PublishError('media_rejected', `the clip's video file could not be read: ${e instanceof Error ? e.message : String(e)}`);
     }

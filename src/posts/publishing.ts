@@ -3,6 +3,8 @@
 // the platform base URLs of the environment (SHORTS_PLATFORM_URL_*).
 import type { JobStore } from '../engine/job-store.js';
 import { connectorFor } from '../publish/connectors.js';
+import type { BlobStore } from '../ports/blob-store.js';
+import { FsBlobStore } from '../adapters/fs/blob-store.js';
 import { clipMedia } from '../publish/media-check.js';
 import type { Automation } from './automation.js';
 import { LeaseKeeper } from '../engine/lease-keeper.js';
@@ -14,6 +16,8 @@ import { Scheduler } from './scheduler.js';
 
 export interface PublishingOptions {
   store: JobStore;
+  /** Where the clips are; default the store's data dir. */
+  blobs?: BlobStore;
   accounts: ConnectedAccounts;
   scope: PostScope;
   /** This process's leases (a post is published under one); default: a keeper of its own on the store's database. */
@@ -29,7 +33,7 @@ export function createPublishing(o: PublishingOptions): { publisher: Publisher; 
   const posts = new PostStore(o.store.db);
   const t = o.tuning ?? {};
   const publisher = new Publisher({
-    store: o.store, posts, accounts: o.accounts, log: o.log,
+    store: o.store, blobs: o.blobs ?? new FsBlobStore(o.store.dataDir), posts, accounts: o.accounts, log: o.log,
     connector: (platform) => connectorFor(platform, { env: o.env, pollIntervalMs: t.pollIntervalMs, processingDeadlineMs: t.processingDeadlineMs }),
     probe: clipMedia,
     maxAttempts: t.maxAttempts, retryDelaysMs: t.retryDelaysMs, dailyCapWaitMs: t.dailyCapWaitMs, maxWaitMs: t.maxWaitMs,

@@ -3,8 +3,9 @@
 // before a byte is sent (and before a daily quota is spent on it). Our renders (1080x1920 H.264/AAC,
 // faststart, 30 fps) pass all three; what fails is an edited or imported file, or an over-long clip.
 import { open, stat } from 'node:fs/promises';
-import { mediaBinaries } from '../media/binaries.js';
-import { ProcessError, runProcess } from '../media/process.js';
+import { defaultMediaRunner } from '../media/local-runner.js';
+import { ProcessError } from '../media/process.js';
+import type { MediaRunner } from '../ports/media-runner.js';
 import { PublishError, type ClipMedia, type Platform } from './types.js';
 
 interface Stream {
@@ -48,7 +49,7 @@ export async function isFaststart(file: string): Promise<boolean> {
  * The clip's facts. A file that is gone is video_missing (spec 7.3: re-create the clip); one ffprobe
  * cannot read, or without a picture, is media_rejected (re-export it).
  */
-export async function clipMedia(file: string, signal?: AbortSignal): Promise<ClipMedia> {
+export async function clipMedia(file: string, signal?: AbortSignal, media: MediaRunner = defaultMediaRunner()): Promise<ClipMedia> {
   let sizeBytes: number;
   try {
     const st = await stat(file);
@@ -60,7 +61,7 @@ export async function clipMedia(file: string, signal?: AbortSignal): Promise<Cli
   }
   let json: { streams?: Stream[]; format?: { duration?: string; format_name?: string; bit_rate?: string } };
   try {
-    const { stdout } = await runProcess(mediaBinaries().ffprobe, ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file], { signal });
+    const { stdout } = await media.run('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file], { signal });
     json = JSON.parse(stdout) as typeof json;
   } catch (e) {
     if (e instanceof ProcessError) throw new PublishError('media_rejected', 'the clip file is not a readable video; export it again');

@@ -10,7 +10,7 @@ import { ConnectedAccounts, grantInput, isPlatform, normalizeHandle, parseAddAcc
 import { callbackError, completeServeConsent, CONSENT_TIMEOUT_MS, consentPage, OAuthFlowError, signConsentState, verifyConsentState } from '../posts/oauth-flow.js';
 import type { Service } from '../service/service.js';
 import { setting } from '../settings.js';
-import type { Route } from './router.js';
+import type { RouteHandlers } from './router.js';
 
 /** Where platforms send the browser back after consent: `<SHORTS_PUBLIC_URL>/oauth/callback`. */
 export const OAUTH_CALLBACK_PATH = '/oauth/callback';
@@ -36,18 +36,19 @@ function notFound(id: string): ShortsError {
   return new ShortsError('resource_not_found', `no connected account ${id}`);
 }
 
-export function accountsRoutes(service: Service, opts: AccountsRoutesOptions = {}): Route[] {
+type AccountsHandlers = Pick<RouteHandlers, 'listConnectedAccounts' | 'addConnectedAccount' | 'connectAccount' | 'getConnectedAccount' | 'removeConnectedAccount'>;
+
+/** The handlers of the connected-accounts routes of the table (src/api/routes.ts). */
+export function accountsRoutes(service: Service, opts: AccountsRoutesOptions = {}): AccountsHandlers {
   const accounts = () => ConnectedAccounts.forStore(service.store);
-  const api = (suffix: string) => new RegExp(`^/api/v1${suffix}$`);
-  const ID = '([^/]+)';
-  return [
-    { method: 'GET', pattern: api('/accounts'), limiter: 'standard', handle: ({ auth, query }) => ({
+  return {
+    listConnectedAccounts: ({ auth, query }) => ({
       status: 200, body: { accounts: accounts().list(auth.account.id, query.platform === undefined ? undefined : platformOf(query.platform)) },
-    }) },
-    { method: 'POST', pattern: api('/accounts'), limiter: 'standard', handle: ({ auth, body }) => ({
+    }),
+    addConnectedAccount: ({ auth, body }) => ({
       status: 201, body: accounts().add(auth.account.id, parseAddAccountInput(body)),
-    }) },
-    { method: 'POST', pattern: api('/accounts/connect'), limiter: 'standard', handle: ({ auth, body }) => {
+    }),
+    connectAccount: ({ auth, body }) => {
       const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
       const platform = platformOf(b.platform);
       if (b.handle !== undefined && (typeof b.handle !== 'string' || normalizeHandle(b.handle) === '' || normalizeHandle(b.handle).length > 100)) {
@@ -67,18 +68,18 @@ export function accountsRoutes(service: Service, opts: AccountsRoutesOptions = {
         status: 200,
         body: { platform, authorizationUrl: consentUrl(platform, { clientId: app.clientId, redirectUri: uri, state }, { env: opts.env }), redirectUri: uri, expiresAt: new Date(expiresAt).toISOString() },
       };
-    } },
-    { method: 'GET', pattern: api(`/accounts/${ID}`), limiter: 'standard', handle: ({ auth, params }) => {
+    },
+    getConnectedAccount: ({ auth, params }) => {
       const found = accounts().get(auth.account.id, params[0]!);
       if (!found) throw notFound(params[0]!);
       return { status: 200, body: found };
-    } },
-    { method: 'DELETE', pattern: api(`/accounts/${ID}`), limiter: 'standard', handle: ({ auth, params }) => {
+    },
+    removeConnectedAccount: ({ auth, params }) => {
       const removed = accounts().remove(auth.account.id, params[0]!);
       if (!removed) throw notFound(params[0]!);
       return { status: 200, body: { id: params[0]!, deleted: true, canceledPosts: removed.canceledPosts } };
-    } },
-  ];
+    },
+  };
 }
 
 /**
@@ -86,7 +87,6 @@ export function accountsRoutes(service: Service, opts: AccountsRoutesOptions = {
  * small HTML page saying whether the account is connected; the account then shows in GET /accounts.
  */
 export async function handleOAuthCallback(req: http.IncomingMessage, res: http.ServerResponse, url: URL, service: Service, opts: AccountsRoutesOptions = {}): Promise<void> {
-  if (req.method !== 'GET') throw new ShortsError('method_not_allowed', `${req.method} is not supported on ${OAUTH_CALLBACK_PATH}; use GET`, { allow: ['GET'] });
   const accounts = ConnectedAccounts.forStore(service.store);
   const fail = (message: string) => consentPage(res, { ok: false, message });
   let consent;

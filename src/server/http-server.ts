@@ -8,16 +8,17 @@ import { ShortsError } from '../errors.js';
 import { presentedKey, type AccountStore, type AuthContext } from '../service/accounts.js';
 import type { Service } from '../service/service.js';
 import type { JobStore } from '../engine/job-store.js';
-import type { RateLimiter } from './rate-limit.js';
-import { coverFileOf, MEDIA_CONTENT_TYPES, parseMediaPath, type MediaLinks } from './media-links.js';
-import { serveFile } from './serve-file.js';
+import type { LimiterName, RateLimiter } from './rate-limit.js';
+import { MEDIA_CONTENT_TYPES, parseMediaPath, type MediaLinks } from './media-links.js';
+import { serveBlob, serveFile } from './serve-file.js';
+import { BlobNotFoundError } from '../ports/blob-store.js';
 import { templateAssetFile } from '../catalog/template-previews.js';
 import { catalogAssetFile } from '../catalog/catalog-assets.js';
-import { matchRoute, type Route, type RouteResult } from './router.js';
+import { bindRoutes, matchRoute, type RouteHandlers, type RouteResult, type SelfHandler } from './router.js';
 import { exportLocal } from '../service/export-service.js';
 import type { PostsService } from '../service/posts-service.js';
 import type { Automation } from '../posts/automation.js';
-import { accountsRoutes, handleOAuthCallback, OAUTH_CALLBACK_PATH } from './accounts-routes.js';
+import { accountsRoutes, handleOAuthCallback } from './accounts-routes.js';
 
 export interface ReadinessReport { ready: boolean; checks: Record<string, { ok: boolean; detail: string }> }
 
@@ -44,43 +45,38 @@ export interface ApiServerDeps {
   mcp?: (req: http.IncomingMessage, res: http.ServerResponse, auth: AuthContext) => Promise<void>;
 }
 
-const API = '/api/v1';
 const MAX_BODY_BYTES = 1024 * 1024;
-const ID = '([^/]+)';
 
-function routes(service: Service, posts: PostsService, automation: Automation, publicUrl: (() => string) | undefined): Route[] {
-  const api = (suffix: string) => new RegExp(`^${API}${suffix}$`);
+/** The handlers of the table's enveloped routes (src/api/routes.ts), by operationId. */
+function apiHandlers(service: Service, posts: PostsService, automation: Automation, publicUrl: (() => string) | undefined) {
   const catalog = (kind: 'music' | 'memeHooks' | 'gameVideos') => (q: Record<string, string | undefined>) => {
     const { items, pagination } = service.catalog(kind, q);
     return { status: 200, body: { [kind]: items, pagination } };
   };
-  return [
-    { method: 'GET', pattern: api('/shorts'), limiter: 'listRequests', handle: ({ auth, query }) => ({ status: 200, body: service.list(auth.account, 'api', query) }) },
-    { method: 'POST', pattern: api('/shorts/create'), limiter: 'videoCreation', subscription: true,
-      handle: async ({ auth, body }) => ({ status: 202, body: await service.create(auth.account, body, 'api') }) },
-    { method: 'GET', pattern: api(`/shorts/${ID}/status`), limiter: 'statusCheck', handle: ({ auth, params }) => ({ status: 200, body: service.status(auth.account, params[0]!) }) },
-    { method: 'GET', pattern: api(`/shorts/${ID}`), limiter: 'statusCheck', handle: ({ auth, params }) => ({ status: 200, body: service.detail(auth.account, params[0]!) }) },
-    { method: 'DELETE', pattern: api(`/shorts/${ID}`), limiter: 'standard', handle: ({ auth, params }) => ({ status: 200, body: service.cancel(auth.account, params[0]!) }) },
-    { method: 'POST', pattern: api(`/shorts/${ID}/shorts/${ID}/render`), limiter: 'standard', handle: async ({ auth, params, body }) => ({ status: 202, body: await service.rerender(auth.account, params[0]!, params[1]!, body) }) },
+  return {
+    listShorts: ({ auth, query }) => ({ status: 200, body: service.list(auth.account, 'api', query) }),
+    createShorts: async ({ auth, body }) => ({ status: 202, body: await service.create(auth.account, body, 'api') }),
+    getShortsStatus: ({ auth, params }) => ({ status: 200, body: service.status(auth.account, params[0]!) }),
+    getShorts: ({ auth, params }) => ({ status: 200, body: service.detail(auth.account, params[0]!) }),
+    cancelShorts: ({ auth, params }) => ({ status: 200, body: service.cancel(auth.account, params[0]!) }),
+    renderShort: async ({ auth, params, body }) => ({ status: 202, body: await service.rerender(auth.account, params[0]!, params[1]!, body) }),
     // Exports (issue 14): the file itself, not an envelope; one clip, or the whole request in rank order.
-    { method: 'GET', pattern: api(`/shorts/${ID}/shorts/${ID}/export`), limiter: 'statusCheck',
-      handle: async ({ auth, params, query }) => ({ status: 200, file: await exportLocal(service.store, auth.account, params[0]!, params[1]!, query.format) }) },
-    { method: 'GET', pattern: api(`/shorts/${ID}/export`), limiter: 'statusCheck',
-      handle: async ({ auth, params, query }) => ({ status: 200, file: await exportLocal(service.store, auth.account, params[0]!, null, query.format) }) },
-    { method: 'GET', pattern: api('/posts'), limiter: 'posts', subscription: true, handle: ({ auth, query }) => ({ status: 200, body: service.posts(auth.account, query) }) },
+    exportShort: async ({ auth, params, query }) => ({ status: 200, file: await exportLocal(service, auth.account, params[0]!, params[1]!, query.format) }),
+    exportRequest: async ({ auth, params, query }) => ({ status: 200, file: await exportLocal(service, auth.account, params[0]!, null, query.format) }),
+    listPosts: ({ auth, query }) => ({ status: 200, body: service.posts(auth.account, query) }),
     // Issue 16: connected accounts, scheduling and canceling posts, and the automation rules of a connected account.
     ...accountsRoutes(service, { publicUrl }),
-    { method: 'POST', pattern: api('/posts'), limiter: 'standard', subscription: true, handle: ({ auth, body }) => ({ status: 201, body: posts.schedule(auth.account, body) }) },
-    { method: 'GET', pattern: api(`/posts/${ID}`), limiter: 'posts', subscription: true, handle: ({ auth, params }) => ({ status: 200, body: posts.get(auth.account, params[0]!) }) },
-    { method: 'DELETE', pattern: api(`/posts/${ID}`), limiter: 'standard', handle: ({ auth, params }) => ({ status: 200, body: posts.cancel(auth.account, params[0]!) }) },
-    { method: 'GET', pattern: api(`/accounts/${ID}/automation`), limiter: 'standard', handle: ({ auth, params }) => ({ status: 200, body: { rules: automation.list(auth.account.id, params[0]!) } }) },
-    { method: 'POST', pattern: api(`/accounts/${ID}/automation`), limiter: 'standard', subscription: true, handle: ({ auth, params, body }) => ({ status: 201, body: automation.add(auth.account.id, params[0]!, body) }) },
-    { method: 'DELETE', pattern: api(`/accounts/${ID}/automation/${ID}`), limiter: 'standard', handle: ({ auth, params }) => ({ status: 200, body: automation.remove(auth.account.id, params[0]!, params[1]!) }) },
-    { method: 'GET', pattern: api('/templates'), limiter: 'standard', handle: () => ({ status: 200, body: service.templates() }) },
-    { method: 'GET', pattern: api('/music'), limiter: 'statusCheck', handle: ({ query }) => catalog('music')(query) },
-    { method: 'GET', pattern: api('/meme-hooks'), limiter: 'statusCheck', handle: ({ query }) => catalog('memeHooks')(query) },
-    { method: 'GET', pattern: api('/game-videos'), limiter: 'statusCheck', handle: ({ query }) => catalog('gameVideos')(query) },
-  ];
+    schedulePost: ({ auth, body }) => ({ status: 201, body: posts.schedule(auth.account, body) }),
+    getPost: ({ auth, params }) => ({ status: 200, body: posts.get(auth.account, params[0]!) }),
+    cancelPost: ({ auth, params }) => ({ status: 200, body: posts.cancel(auth.account, params[0]!) }),
+    listAutomationRules: ({ auth, params }) => ({ status: 200, body: { rules: automation.list(auth.account.id, params[0]!) } }),
+    addAutomationRule: ({ auth, params, body }) => ({ status: 201, body: automation.add(auth.account.id, params[0]!, body) }),
+    removeAutomationRule: ({ auth, params }) => ({ status: 200, body: automation.remove(auth.account.id, params[0]!, params[1]!) }),
+    listTemplates: () => ({ status: 200, body: service.templates() }),
+    listMusic: ({ query }) => catalog('music')(query),
+    listMemeHooks: ({ query }) => catalog('memeHooks')(query),
+    listGameVideos: ({ query }) => catalog('gameVideos')(query),
+  } satisfies Partial<RouteHandlers>;
 }
 
 function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -107,9 +103,6 @@ function sendError(res: http.ServerResponse, e: ShortsError, headers: Record<str
   const allow: Record<string, string> = e.code === 'method_not_allowed' && Array.isArray(e.details?.allow) ? { allow: e.details.allow.join(', ') } : {};
   send(res, e.httpStatus, { error }, { ...headers, ...allow });
 }
-
-/** The outside-the-API endpoints (health, readiness, the OpenAPI document): read-only, GET and HEAD only. */
-const READ_ONLY = ['GET', 'HEAD'];
 
 function methodNotAllowed(method: string | undefined, path: string, allow: readonly string[]): ShortsError {
   return new ShortsError('method_not_allowed', `${method} is not supported on ${path}; use ${allow.join(' or ')}`, { allow: [...allow] });
@@ -166,27 +159,43 @@ export async function servePublicAsset(req: http.IncomingMessage, res: http.Serv
 }
 
 export function createApiServer(deps: ApiServerDeps): http.Server {
-  const table = routes(deps.service, deps.posts, deps.automation, deps.publicUrl);
-
-  async function handleMedia(req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void> {
+  const media: SelfHandler = async (req, res, { url }) => {
     const m = parseMediaPath(url.pathname);
-    if (!m || (req.method !== 'GET' && req.method !== 'HEAD')) throw new ShortsError('resource_not_found', 'no such media');
+    if (!m) throw new ShortsError('resource_not_found', 'no such media');
     const { requestId, shortId, kind } = m;
     const verdict = deps.mediaLinks.verify(requestId, shortId, url.searchParams.get('expires') ?? undefined, url.searchParams.get('sig') ?? undefined, kind);
     if (verdict !== 'ok') throw new ShortsError('invalid_media_link', verdict === 'expired' ? 'this link has expired: get a fresh one from GET /shorts/:id' : 'this link is not valid');
     const short = deps.store.listShorts(requestId).find((s) => s.id === shortId);
-    if (!short?.filePath) throw new ShortsError('resource_not_found', 'this clip has no video file');
-    await serveFile(req, res, kind === 'jpg' ? coverFileOf(short.filePath) : short.filePath, MEDIA_CONTENT_TYPES[kind]);
-  }
+    if (!short?.fileKey) throw new ShortsError('resource_not_found', 'this clip has no video file');
+    // A clip without a cover answers like a file that is gone (the 404 of serveBlob), as before covers were keys.
+    const key = kind === 'jpg' ? short.coverKey : short.fileKey;
+    const { blobs } = deps.service;
+    await serveBlob(req, res, () => key ? blobs.open(key) : Promise.reject(new BlobNotFoundError(`${short.fileKey}.jpg`)), MEDIA_CONTENT_TYPES[kind]);
+  };
+  const asset: SelfHandler = (req, res, { url }) => servePublicAsset(req, res, url.pathname);
+  const mcp = deps.mcp;
+  const table = bindRoutes({
+    ...apiHandlers(deps.service, deps.posts, deps.automation, deps.publicUrl),
+    getOpenApiDocument: async (_req, res) => send(res, 200, deps.openapi()),
+    getHealth: async (_req, res) => send(res, 200, { status: 'ok' }),
+    getReadiness: async (_req, res) => {
+      const report = await deps.readiness();
+      send(res, report.ready ? 200 : 503, report);
+    },
+    getClipVideo: media, headClipVideo: media, getClipCover: media, headClipCover: media,
+    getTemplateAsset: asset, getCatalogAsset: asset,
+    oauthCallback: (req, res, { url }) => handleOAuthCallback(req, res, url, deps.service, { publicUrl: deps.publicUrl }),
+    mcp: mcp && ((req, res, { auth }) => mcp(req, res, auth!)),
+  });
 
-  /** `/mcp`: authenticated like the API, counted by the 'standard' limiter once per HTTP request. */
-  async function handleMcp(req: http.IncomingMessage, res: http.ServerResponse, mcp: NonNullable<ApiServerDeps['mcp']>): Promise<void> {
+  /** The key, then the route's limiter (its X-RateLimit-* headers go on every answer after it), then `answer`. */
+  async function withKey(req: http.IncomingMessage, res: http.ServerResponse, limiter: LimiterName,
+    answer: (auth: AuthContext, headers: Record<string, string>) => Promise<void>): Promise<void> {
     const auth = deps.accounts.authenticate(presentedKey(req.headers));
-    const rate = deps.limiter.check(auth.keyId, auth.account, 'standard');
+    const rate = deps.limiter.check(auth.keyId, auth.account, limiter);
     try {
       if (rate.error) throw rate.error;
-      for (const [name, value] of Object.entries(rate.headers)) res.setHeader(name, value);
-      await mcp(req, res, auth);
+      await answer(auth, rate.headers);
     } catch (e) {
       if (e instanceof ShortsError && !res.headersSent) return sendError(res, e, rate.headers);
       throw e;
@@ -195,41 +204,30 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const { url, path } = parseTarget(req.url ?? '/');
-    const readOnly = path === '/healthz' || path === '/readyz' || path === `${API}/openapi.json`;
-    if (readOnly && !READ_ONLY.includes(req.method ?? '')) throw methodNotAllowed(req.method, path, READ_ONLY);
-    if (path === '/healthz') return send(res, 200, { status: 'ok' });
-    if (path === '/readyz') {
-      const report = await deps.readiness();
-      return send(res, report.ready ? 200 : 503, report);
-    }
-    if (path === `${API}/openapi.json`) return send(res, 200, deps.openapi());
-    if (path.startsWith('/media/')) return handleMedia(req, res, url);
-    // Catalog images (template and catalog-item previews) are public: no API key, no rate limit; static files only.
-    if (url.pathname.startsWith('/assets/')) return servePublicAsset(req, res, url.pathname);
-    // The browser's consent redirect: no API key, the signed state names the API account.
-    if (path === OAUTH_CALLBACK_PATH) return handleOAuthCallback(req, res, url, deps.service, { publicUrl: deps.publicUrl });
-    if (path === '/mcp' && deps.mcp) return handleMcp(req, res, deps.mcp);
-
     const match = matchRoute(table, req.method ?? 'GET', path);
     if (match === null) throw new ShortsError('resource_not_found', `no endpoint ${req.method} ${path}`);
     // Which methods a path has is public (the OpenAPI document lists them), so 405 needs no key.
     if ('allow' in match) throw methodNotAllowed(req.method, path, match.allow);
-    const auth = deps.accounts.authenticate(presentedKey(req.headers));
     const { route, params } = match;
-    const rate = deps.limiter.check(auth.keyId, auth.account, route.limiter);
-    try {
-      if (rate.error) throw rate.error;
-      if (route.subscription && !auth.account.subscriptionActive)
+    if (route.answer === 'self') {
+      const { spec, handle: answer } = route;
+      if (spec.auth === 'none') return answer(req, res, { url, params });
+      // MCP: counted once per HTTP request; the handler writes the whole answer, the counters already on it.
+      return withKey(req, res, spec.limiter, async (auth, headers) => {
+        for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+        await answer(req, res, { url, params, auth });
+      });
+    }
+    const { spec, handle: answer } = route;
+    return withKey(req, res, spec.limiter, async (auth, headers) => {
+      if (spec.subscription && !auth.account.subscriptionActive)
         throw new ShortsError('subscription_required', 'this account has no active subscription');
       const query = Object.fromEntries(url.searchParams.entries());
-      const body = route.method === 'POST' ? await readJson(req) : undefined;
-      const result = await route.handle({ auth, params, query, body });
-      if (result.file) return sendFile(res, result.status, result.file, rate.headers);
-      send(res, result.status, { data: result.body }, rate.headers);
-    } catch (e) {
-      if (e instanceof ShortsError) return sendError(res, e, rate.headers);
-      throw e;
-    }
+      const body = spec.method === 'POST' ? await readJson(req) : undefined;
+      const result = await answer({ auth, params, query, body });
+      if (result.file) return sendFile(res, result.status, result.file, headers);
+      send(res, result.status, { data: result.body }, headers);
+    });
   }
 
   return http.createServer((req, res) => {

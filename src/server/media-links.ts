@@ -31,11 +31,6 @@ export function parseMediaPath(pathname: string): { requestId: string; shortId: 
   return m ? { requestId: m[1]!, shortId: m[2]!, kind: m[3] as MediaKind } : null;
 }
 
-/** The cover image kept beside a clip's MP4 (JobArtifacts.coverPath): same name, `.jpg`. */
-export function coverFileOf(videoPath: string): string {
-  return videoPath.replace(/\.mp4$/i, '') + '.jpg';
-}
-
 export const DEFAULT_MEDIA_TTL_SEC = 24 * 3600;
 const MIN_SECRET_BYTES = 16;
 const SECRET_FILE = 'media-secret';

@@ -1,6 +1,7 @@
 // The OpenAPI 3.1 document of the Shorts API as `shorts serve` implements it (docs/api.md says the
-// same in prose). Nothing here is typed twice: the create body is generated from CREATE_OPTIONS (the
-// one definition of every option), error codes and their statuses come from ERROR_CODES, and the
+// same in prose). Nothing here is typed twice: the paths are made from the route table the server
+// dispatches on (src/api/routes.ts), the create body is generated from CREATE_OPTIONS (the one
+// definition of every option), error codes and their statuses come from ERROR_CODES, and the
 // rate-limit pools from ENDPOINT_LIMITERS; test/openapi.test.ts validates real Service responses
 // against these schemas, so the document cannot drift from the code. test/openapi-generated.test.ts
 // generates a client from the served document with openapi-typescript (default options), type-checks
@@ -10,27 +11,10 @@ import { CLIP_EDIT_OPTIONS, CLIP_LAYOUTS, CLIP_TITLE_MAX, CREATE_OPTIONS, type O
 import { ERROR_CODES, type ErrorCode } from '../errors.js';
 import { PLATFORMS, POST_STATUSES } from '../service/list-query.js';
 import { ENDPOINT_LIMITERS, type LimiterName } from './rate-limit.js';
-import { exportOpenApiPaths } from '../export/export-openapi.js';
-import { accountsOpenApiPaths, accountsOpenApiSchemas } from './accounts-openapi.js';
+import { accountsOpenApiSchemas } from './accounts-openapi.js';
+import { REQUEST_STATUSES, ROUTES, type EnvelopeRoute, type RouteSpec } from '../api/routes.js';
+import { bool, dateTime, enumOf, errorSchema, HEADERS_TOO_LARGE, int, link, nullable, num, obj, ref, str, type Schema } from '../api/schema.js';
 
-type Schema = Record<string, unknown>;
-
-const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
-const str: Schema = { type: 'string' };
-const num: Schema = { type: 'number' };
-const int: Schema = { type: 'integer' };
-const bool: Schema = { type: 'boolean' };
-const dateTime: Schema = { type: 'string', format: 'date-time' };
-/** An absolute link a client can fetch (http(s) from `serve`). */
-const link: Schema = { type: 'string', format: 'uri' };
-const nullable = (s: Schema): Schema => ({ ...s, type: [s.type as string, 'null'] });
-const enumOf = (values: readonly string[]): Schema => ({ type: 'string', enum: [...values] });
-/** A closed object: every listed property is required unless named in `optional`. */
-const obj = (properties: Record<string, Schema>, optional: readonly string[] = []): Schema => ({
-  type: 'object', additionalProperties: false, properties, required: Object.keys(properties).filter((k) => !optional.includes(k)),
-});
-
-export const REQUEST_STATUSES = ['queued', 'processing', 'completed', 'failed', 'cancelled'] as const;
 const STEPS = ['queued', 'fetching_video', 'transcribing_audio', 'finding_highlights', 'finalizing', 'completed', 'failed', 'cancelled'] as const;
 
 // ---------------------------------------------------------------------------------------------------
@@ -277,21 +261,6 @@ Object.assign(schemas, accountsOpenApiSchemas(), {
 // ---------------------------------------------------------------------------------------------------
 // Errors and headers
 
-/** The error envelope narrowed to the codes one response can carry. */
-function errorSchema(codes: readonly ErrorCode[]): Schema {
-  const details: Schema = codes.includes('rate_limit_exceeded')
-    ? {
-      ...obj({
-        retryAfter: { type: 'integer', minimum: 1, description: 'seconds until the blocking limit resets' },
-        reset: { ...dateTime, description: 'when the blocking limit resets' },
-        limit: { ...str, description: '"hourly", "daily" or the endpoint limiter\'s name' },
-      }),
-    }
-    : { type: 'object', description: 'e.g. {"field": "ctaText"} or {"parameter": "limit"}' };
-  const error = obj({ code: enumOf(codes), message: str, details }, codes.includes('rate_limit_exceeded') ? [] : ['details']);
-  return obj({ error });
-}
-
 const RATE_HEADERS: Record<string, Schema> = {
   'X-RateLimit-Limit-Hour': { description: 'Requests allowed per hour (account)', schema: int },
   'X-RateLimit-Remaining-Hour': { description: 'Requests left in the current hour (account)', schema: int },
@@ -320,32 +289,15 @@ const AUTH_ERRORS: readonly ErrorCode[] = ['missing_api_key', 'invalid_api_key',
 /** Either header carries the key; an operation names both alternatives. */
 const KEY_SECURITY = [{ apiKey: [] }, { bearer: [] }];
 
-/**
- * Node's HTTP parser answers a request whose headers exceed 16 KB with a bare 431 before any route runs:
- * a real answer of every endpoint (the only 4xx of health, readiness and this document).
- */
-const HEADERS_TOO_LARGE: Schema = { $ref: '#/components/responses/HeadersTooLarge' };
-
 /** Success bodies of the API: `{ "data": <the resource> }` (integrations read `result.data.<field>`). */
 const envelope = (schema: string): Schema => obj({ data: ref(schema) });
 
-interface OperationDef {
-  operationId: string;
-  summary: string;
-  description?: string;
-  tag: string;
-  limiter: LimiterName;
-  ok: { status: number; schema: string; description: string };
-  /** Codes besides the ones every authenticated endpoint can return (401s, 429, 500). */
-  errors: readonly ErrorCode[];
-  parameters?: Schema[];
-  requestBody?: Schema;
-}
-
-function operation(d: OperationDef): Schema {
-  const responses: Record<string, Schema> = {
-    [d.ok.status]: { description: d.ok.description, headers: rateHeaders(d.ok.status), content: { 'application/json': { schema: envelope(d.ok.schema) } } },
-  };
+/** An enveloped route's operation: key security, rate-limit headers, the `{data}` envelope (or an export's files), error bodies per status. */
+function operation(d: EnvelopeRoute): Schema {
+  const ok = 'file' in d.ok
+    ? { description: d.ok.file.description, headers: { ...rateHeaders(d.ok.status), ...d.ok.file.headers }, content: d.ok.file.content }
+    : { description: d.ok.description, headers: rateHeaders(d.ok.status), content: { 'application/json': { schema: envelope(d.ok.schema) } } };
+  const responses: Record<string, Schema> = { [d.ok.status]: ok };
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of [...d.errors, ...AUTH_ERRORS]) {
     const status = ERROR_CODES[code].http;
@@ -375,21 +327,6 @@ function operation(d: OperationDef): Schema {
   };
 }
 
-const query = (name: string, schema: Schema, description: string): Schema => ({ name, in: 'query', required: false, schema, description });
-const pageParams = (defaultLimit: number): Schema[] => [
-  query('page', { type: 'integer', minimum: 1, default: 1 }, 'Page number, from 1'),
-  query('limit', { type: 'integer', minimum: 1, maximum: 100, default: defaultLimit }, 'Items per page, 1-100'),
-];
-const idParam: Schema = {
-  name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9a-f]{24}$' },
-  description: '24-character hex request id; anything else (a malformed percent-encoding included) is 400 invalid_request',
-};
-const isoFilter = { type: 'string', description: 'ISO 8601 date or date-time' };
-const postIdParam: Schema = {
-  name: 'postId', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9a-f]{24}$' }, description: '24-character hex post id',
-};
-const connectedAccountParam: Schema = { name: 'accountId', in: 'path', required: true, schema: str, description: 'The connected account\'s id (GET /accounts)' };
-
 // ---------------------------------------------------------------------------------------------------
 // Endpoints outside /api/v1 (health, readiness, media links) are served from the root.
 
@@ -398,45 +335,19 @@ function rootOf(serverUrl: string): string {
   return trimmed.endsWith('/api/v1') ? trimmed.slice(0, -'/api/v1'.length) : trimmed;
 }
 
-/** A signed media link: the clip's MP4 (`video_url`) or its cover image (`thumbnail_url`, extension). */
-function mediaPath(kind: 'mp4' | 'jpg'): Schema {
-  const type = kind === 'mp4' ? 'video/mp4' : 'image/jpeg';
-  const fileHeaders: Record<string, Schema> = {
-    'Accept-Ranges': { schema: { type: 'string', const: 'bytes' } },
-    'Content-Length': { schema: int },
-    ETag: { schema: str, description: 'From the file\'s size and modification time' },
-    'Last-Modified': { schema: str },
-  };
-  const video = (withBody: boolean) => (withBody ? { content: { [type]: { schema: { type: 'string', contentMediaType: type } } } } : {});
-  const linkError = (codes: ErrorCode[], description: string, withBody: boolean): Schema =>
-    ({ description, ...(withBody ? { content: { 'application/json': { schema: errorSchema(codes) } } } : {}) });
-  const op = (operationId: string, summary: string, withBody: boolean): Schema => ({
-    operationId, summary, tags: ['media'],
-    description: `${kind === 'mp4' ? 'The `video_url` of a clip' : 'The `thumbnail_url` of a clip (extension): its cover image, 1080x1920 JPEG'}. `
-      + 'Signed and temporary: no API key; the link itself is the credential (a clip\'s two links are signed apart). '
-      + 'One byte range per request (several ranges get the whole file).',
-    security: [],
-    parameters: [
-      { name: 'requestId', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9a-f]{24}$' } },
-      { name: 'shortId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
-      { name: 'expires', in: 'query', required: true, schema: { type: 'string', pattern: '^[0-9]{1,12}$' }, description: 'Unix time the link expires' },
-      { name: 'sig', in: 'query', required: true, schema: { type: 'string' }, description: 'base64url HMAC-SHA256 of the link (requestId, shortId, kind, expires)' },
-      { name: 'Range', in: 'header', required: false, schema: { type: 'string' }, description: 'bytes=a-b, bytes=a- or bytes=-n' },
-      { name: 'If-Range', in: 'header', required: false, schema: { type: 'string' }, description: 'ETag or Last-Modified; a stale one gets the whole file' },
-    ],
-    responses: {
-      200: { description: 'The whole file', headers: fileHeaders, ...video(withBody) },
-      206: { description: 'The requested range', headers: { ...fileHeaders, 'Content-Range': { schema: str, description: 'bytes a-b/size' } }, ...video(withBody) },
-      304: { description: 'Not modified (If-None-Match / If-Modified-Since)' },
-      403: linkError(['invalid_media_link'], 'invalid_media_link: the link expired or was altered; GET /shorts/{id} hands out a fresh one', withBody),
-      404: linkError(['resource_not_found'], `resource_not_found: the clip has no ${kind === 'mp4' ? 'file' : 'cover'} (any more)`, withBody),
-      416: { description: 'Range not satisfiable', headers: { 'Content-Range': { schema: str, description: 'bytes */size' } } },
-      431: HEADERS_TOO_LARGE,
-    },
-  });
-  return kind === 'mp4'
-    ? { get: op('getClipVideo', 'Download or stream a rendered clip', true), head: op('headClipVideo', 'Headers of a rendered clip', false) }
-    : { get: op('getClipCover', 'Download a clip\'s cover image (extension)', true), head: op('headClipCover', 'Headers of a clip\'s cover image', false) };
+/**
+ * The document's `paths`, made from the route table: one path item per template, in table order, its
+ * operations in table order; a route served from the root names the root as its server.
+ */
+function paths(root: string): Record<string, Schema> {
+  const items: Record<string, Schema> = {};
+  for (const route of ROUTES as readonly RouteSpec[]) {
+    const op = route.answer === 'envelope' ? operation(route) : 'undocumented' in route.openapi ? null : { operationId: route.operationId, ...route.openapi };
+    if (!op) continue;
+    const item = (items[route.path] ??= route.mount === 'root' ? { servers: [{ url: root }] } : {});
+    item[route.method.toLowerCase()] = op;
+  }
+  return items;
 }
 
 /** Spec 6 deliveries, signed the Standard Webhooks way with the account's whsec_ secret. */
@@ -469,7 +380,7 @@ export function openApiDocument(opts: { serverUrl: string }): object {
         + '`Authorization: Bearer <key>` (both at once must name the same key). Every authenticated response except a 401 carries the '
         + 'X-RateLimit-* headers. Every success of /api/v1 is {"data": <the resource>} (paginated lists: {"data": {"<items>": [...], '
         + '"pagination": {...}}}); errors are {"error": {"code", "message", "details"?}}. Health, readiness and this document are not '
-        + 'API resources and answer bare objects.\n\nOn the /api/v1 paths, /healthz and /readyz: a method the path does not have is answered 405 '
+        + 'API resources and answer bare objects.\n\nOn every path of this document: a method the path does not have is answered 405 '
         + '`method_not_allowed` with an `Allow` header listing the methods it has (details.allow the same), before the key is checked; '
         + 'a request target that does not parse or a path with a malformed percent-encoding is 400 `invalid_request`.',
       license: { name: 'MIT', identifier: 'MIT' },
@@ -503,192 +414,7 @@ export function openApiDocument(opts: { serverUrl: string }): object {
         bearer: { type: 'http', scheme: 'bearer', description: 'The same key as `Authorization: Bearer <key>`' },
       },
     },
-    paths: {
-      '/shorts': {
-        get: operation({
-          operationId: 'listShorts', summary: 'List requests made through the API with this account', tag: 'shorts', limiter: 'listRequests',
-          ok: { status: 200, schema: 'RequestList', description: 'A page of requests' },
-          errors: ['invalid_request'],
-          parameters: [
-            ...pageParams(20),
-            query('status', enumOf(REQUEST_STATUSES), 'Only requests in this status; absent means all'),
-            query('sortBy', { type: 'string', enum: ['createdAt', 'updatedAt'], default: 'createdAt' }, 'Sort key'),
-            query('sortOrder', { type: 'string', enum: ['asc', 'desc'], default: 'desc' }, 'asc = oldest first, desc = newest first'),
-          ],
-        }),
-      },
-      '/shorts/create': {
-        post: operation({
-          operationId: 'createShorts', summary: 'Create shorts from a video (1 credit)', tag: 'shorts', limiter: 'videoCreation',
-          description: 'Accepted requests answer 202 and are processed asynchronously; poll GET /shorts/{id}/status or give a webhookUrl. '
-            + 'A rejected request (any 4xx) costs nothing.',
-          ok: { status: 202, schema: 'CreateResponse', description: 'Accepted; 1 credit taken' },
-          errors: ['invalid_request', 'invalid_video_site_url', 'invalid_file_url', 'invalid_webhook_url', 'file_too_large', 'video_too_long',
-            'subscription_required', 'insufficient_credits'],
-          requestBody: { $ref: '#/components/requestBodies/CreateShortsRequest' },
-        }),
-      },
-      '/shorts/{id}/status': {
-        get: operation({
-          operationId: 'getShortsStatus', summary: 'Status, step and progress of a request', tag: 'shorts', limiter: 'statusCheck',
-          ok: { status: 200, schema: 'Status', description: 'The request\'s status' },
-          errors: ['invalid_request', 'resource_not_found'],
-          parameters: [idParam],
-        }),
-      },
-      '/shorts/{id}': {
-        get: operation({
-          operationId: 'getShorts', summary: 'A request with its sentences and clips', tag: 'shorts', limiter: 'statusCheck',
-          description: 'Call after the status is completed; before that `shorts` may be empty or incomplete.',
-          ok: { status: 200, schema: 'RequestDetail', description: 'The request' },
-          errors: ['invalid_request', 'resource_not_found'],
-          parameters: [idParam],
-        }),
-        delete: operation({
-          operationId: 'cancelShorts', summary: 'Cancel a queued or processing request', tag: 'shorts', limiter: 'standard',
-          description: 'Stops the work at once. The credit comes back only if the request was still queued.',
-          ok: { status: 200, schema: 'Cancelled', description: 'Cancelled' },
-          errors: ['invalid_request', 'resource_not_found', 'request_not_cancellable'],
-          parameters: [idParam],
-        }),
-      },
-      '/shorts/{id}/shorts/{shortId}/render': {
-        post: operation({
-          operationId: 'renderShort', summary: 'Re-render one clip with changes (extension)', tag: 'shorts', limiter: 'standard',
-          description: 'Re-renders one clip of a completed request: a new range, template, layout, overlays, music or corrected caption words. '
-            + 'Answers at once with the clip, `recompiling` true; its previous `video_url` keeps serving the previous MP4 until the new one replaces it. '
-            + 'Poll GET /shorts/{id} until the clip\'s `recompiling` is false: then video_url, startTimestamp, endTimestamp, duration and sentenceIndexes '
-            + 'are the new ones, or `editError` says why it failed (the clip unchanged). Uses the cached transcript: an unchanged range costs one '
-            + 'render, no transcription. Costs no credit and sends no webhook. 409 while the request is not completed or the clip is already re-rendering.',
-          ok: { status: 202, schema: 'Short', description: 'The clip, recompiling' },
-          errors: ['invalid_request', 'resource_not_found', 'short_not_editable'],
-          parameters: [idParam, { name: 'shortId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: 'The clip\'s id (`shorts[].id`)' }],
-          requestBody: { $ref: '#/components/requestBodies/RenderShortRequest' },
-        }),
-      },
-      ...exportOpenApiPaths(operation, idParam),
-      '/posts': {
-        post: operation({
-          operationId: 'schedulePost', summary: 'Schedule a clip on a connected account (extension: the spec leaves it "not shown")', tag: 'posts', limiter: 'standard',
-          description: 'The post is `scheduled`; the server\'s scheduler publishes it at scheduledAt (`processing`, then `published` with url and '
-            + 'publishedAt, or `failed` with error, errorCode and retryable per spec 7.3). Retryable failures are tried 3 times in all, 1 and 5 minutes '
-            + 'apart (longer when the platform says so; a daily cap waits for its reset) before the post fails.',
-          ok: { status: 201, schema: 'Post', description: 'The post, scheduled' },
-          errors: ['invalid_request', 'subscription_required'],
-          requestBody: { $ref: '#/components/requestBodies/SchedulePostRequest' },
-        }),
-        get: operation({
-          operationId: 'listPosts', summary: 'Social posts made from clips, newest first', tag: 'posts', limiter: 'posts',
-          ok: { status: 200, schema: 'PostList', description: 'A page of posts' },
-          errors: ['invalid_request', 'subscription_required'],
-          parameters: [
-            ...pageParams(50),
-            query('status', enumOf(POST_STATUSES), 'Only posts in this status'),
-            query('platform', enumOf(PLATFORMS), 'Only posts on this platform'),
-            query('source', enumOf(['manual', 'automation']), 'Only manual or automation posts'),
-            query('requestId', { type: 'string', pattern: '^[0-9a-f]{24}$' }, 'Only posts from this request'),
-            query('shortId', { type: 'string', format: 'uuid' }, 'Only posts from this clip'),
-            query('since', isoFilter, 'Lower bound (inclusive) of the timestamp chosen by `date`'),
-            query('until', isoFilter, 'Upper bound (inclusive) of the timestamp chosen by `date`'),
-            query('date', { type: 'string', enum: ['scheduled', 'published'], default: 'scheduled' },
-              'Timestamp used by since, until and the sort; published implies status=published'),
-          ],
-        }),
-      },
-      ...accountsOpenApiPaths(operation, root),
-      '/posts/{postId}': {
-        get: operation({
-          operationId: 'getPost', summary: 'One post (extension)', tag: 'posts', limiter: 'posts',
-          ok: { status: 200, schema: 'Post', description: 'The post' },
-          errors: ['invalid_request', 'resource_not_found', 'subscription_required'],
-          parameters: [postIdParam],
-        }),
-        delete: operation({
-          operationId: 'cancelPost', summary: 'Cancel a scheduled post', tag: 'posts', limiter: 'standard',
-          description: 'A scheduled post becomes `canceled` and never goes out. Once it is being published (`processing`: uploading, or handed to the '
-            + 'platform and waiting for it) or has ended (published, failed, canceled) it is 409 `post_not_cancelable`, details.status saying which.',
-          ok: { status: 200, schema: 'Post', description: 'The post, canceled' },
-          errors: ['invalid_request', 'resource_not_found', 'post_not_cancelable'],
-          parameters: [postIdParam],
-        }),
-      },
-      '/accounts/{accountId}/automation': {
-        get: operation({
-          operationId: 'listAutomationRules', summary: 'Automation rules of a connected account (extension)', tag: 'posts', limiter: 'standard',
-          ok: { status: 200, schema: 'AutomationRuleList', description: 'The rules, oldest first' },
-          errors: ['resource_not_found'],
-          parameters: [connectedAccountParam],
-        }),
-        post: operation({
-          operationId: 'addAutomationRule', summary: 'Post new clips automatically at the free slots of a daily schedule (extension)', tag: 'posts', limiter: 'standard',
-          description: 'When one of the caller\'s requests completes after the rule was made, each of its clips with viral_score >= minViralScore, best '
-            + 'first, becomes a post with source "automation" at the next free slot (one post per slot per connected account; a slot is taken by '
-            + 'any post of the account at that time that is not canceled or failed). A clip is posted once per account by automation, even if that post was canceled.',
-          ok: { status: 201, schema: 'AutomationRule', description: 'The rule' },
-          errors: ['invalid_request', 'resource_not_found', 'subscription_required'],
-          parameters: [connectedAccountParam],
-          requestBody: { $ref: '#/components/requestBodies/AutomationRuleRequest' },
-        }),
-      },
-      '/accounts/{accountId}/automation/{ruleId}': {
-        delete: operation({
-          operationId: 'removeAutomationRule', summary: 'Remove an automation rule (the posts it made stay)', tag: 'posts', limiter: 'standard',
-          ok: { status: 200, schema: 'AutomationRule', description: 'The rule removed' },
-          errors: ['invalid_request', 'resource_not_found'],
-          parameters: [connectedAccountParam, { name: 'ruleId', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9a-f]{24}$' }, description: 'The rule\'s id' }],
-        }),
-      },
-      '/templates': {
-        get: operation({
-          operationId: 'listTemplates', summary: 'Caption templates and the default one', tag: 'catalogs', limiter: 'standard',
-          ok: { status: 200, schema: 'TemplateList', description: 'Every template' }, errors: [],
-        }),
-      },
-      '/music': {
-        get: operation({
-          operationId: 'listMusic', summary: 'Background music tracks', tag: 'catalogs', limiter: 'statusCheck',
-          ok: { status: 200, schema: 'MusicList', description: 'A page of tracks' }, errors: ['invalid_request'], parameters: pageParams(20),
-        }),
-      },
-      '/meme-hooks': {
-        get: operation({
-          operationId: 'listMemeHooks', summary: 'Meme intro clips', tag: 'catalogs', limiter: 'statusCheck',
-          ok: { status: 200, schema: 'MemeHookList', description: 'A page of meme hooks' }, errors: ['invalid_request'], parameters: pageParams(20),
-        }),
-      },
-      '/game-videos': {
-        get: operation({
-          operationId: 'listGameVideos', summary: 'Gameplay videos for split screen', tag: 'catalogs', limiter: 'statusCheck',
-          ok: { status: 200, schema: 'GameVideoList', description: 'A page of game videos' }, errors: ['invalid_request'], parameters: pageParams(20),
-        }),
-      },
-      '/openapi.json': {
-        get: {
-          operationId: 'getOpenApiDocument', summary: 'This document', tags: ['service'], security: [],
-          responses: { 200: { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } }, 431: HEADERS_TOO_LARGE },
-        },
-      },
-      '/healthz': {
-        servers: [{ url: root }],
-        get: {
-          operationId: 'getHealth', summary: 'Liveness: the process answers', tags: ['service'], security: [],
-          responses: { 200: { description: 'Alive', content: { 'application/json': { schema: ref('Health') } } }, 431: HEADERS_TOO_LARGE },
-        },
-      },
-      '/readyz': {
-        servers: [{ url: root }],
-        get: {
-          operationId: 'getReadiness', summary: 'Readiness: store, disk, ffmpeg, whisper and model present', tags: ['service'], security: [],
-          responses: {
-            200: { description: 'Ready', content: { 'application/json': { schema: ref('Readiness') } } },
-            431: HEADERS_TOO_LARGE,
-            503: { description: 'Not ready; `checks` says what is missing', content: { 'application/json': { schema: ref('Readiness') } } },
-          },
-        },
-      },
-      '/media/{requestId}/{shortId}.mp4': { servers: [{ url: root }], ...mediaPath('mp4') },
-      '/media/{requestId}/{shortId}.jpg': { servers: [{ url: root }], ...mediaPath('jpg') },
-    },
+    paths: paths(root),
     webhooks: {
       'shorts.completed': webhook('shortsCompletedWebhook', 'All clips were generated', 'ShortsCompletedEvent'),
       'shorts.failed': webhook('shortsFailedWebhook', 'Processing failed (the credit is refunded)', 'ShortsFailedEvent'),

@@ -13,8 +13,9 @@
 import type Database from 'better-sqlite3';
 import { ShortsError } from '../errors.js';
 import type { AccountRecord } from '../service/accounts.js';
+import type { LimiterName } from '../api/routes.js';
 
-export type LimiterName = 'videoCreation' | 'statusCheck' | 'listRequests' | 'standard' | 'posts';
+export type { LimiterName };
 
 export interface LimiterSpec { limit: number; windowSec: number }
 

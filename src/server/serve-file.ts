@@ -10,9 +10,10 @@
 //   file, or `a-b` with b < a answers 416 with `Content-Range: bytes */size`.
 // - ETag (size + mtime) and Last-Modified are sent; If-Range with a stale validator gets the whole
 //   file, and If-None-Match / If-Modified-Since that still match get 304.
-import { open, type FileHandle } from 'node:fs/promises';
 import type http from 'node:http';
 import { pipeline } from 'node:stream/promises';
+import type { BlobReader } from '../ports/blob-store.js';
+import { openFileReader } from '../adapters/fs/blob-store.js';
 
 export type ByteRange = [start: number, end: number];
 
@@ -75,30 +76,33 @@ function sendNotFound(res: http.ServerResponse, message: string, extra: Record<s
 }
 
 /**
- * Answers GET or HEAD for `filePath`. Resolves when the response has ended or the client has gone
- * away; it never rejects for a client abort, and the file descriptor is closed in every case.
+ * Answers GET or HEAD for a local file (the package's catalog assets). Resolves when the response has ended
+ * or the client has gone away; it never rejects for a client abort, and the file descriptor is closed in every case.
  */
 export async function serveFile(req: http.IncomingMessage, res: http.ServerResponse, filePath: string, contentType: string): Promise<void> {
+  return serveBlob(req, res, () => openFileReader(filePath), contentType);
+}
+
+/**
+ * Answers GET or HEAD for one object of the blob store (a clip, a cover), opened by `open`: the stat the
+ * validators and ranges are computed from and the bytes sent are one version of it. Same promises as serveFile.
+ */
+export async function serveBlob(req: http.IncomingMessage, res: http.ServerResponse, open: () => Promise<BlobReader>, contentType: string): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     sendNotFound(res, `${req.method ?? 'this method'} is not supported here; use GET or HEAD`, { allow: 'GET, HEAD' });
     return;
   }
-  // Open first and stat the open file: what is measured is what is sent, even if the path is replaced meanwhile.
-  let handle: FileHandle;
+  let reader: BlobReader;
   try {
-    handle = await open(filePath, 'r');
+    reader = await open();
   } catch {
+    // Missing, or unreadable: either way there is nothing to serve.
     sendNotFound(res, 'this file is no longer available');
     return;
   }
   let streaming = false;
   try {
-    const st = await handle.stat();
-    if (!st.isFile()) {
-      sendNotFound(res, 'this file is no longer available');
-      return;
-    }
-    const { size, mtimeMs } = st;
+    const { size, mtimeMs } = reader.stat;
     const etag = etagOf(size, mtimeMs);
     const common: Record<string, string> = {
       'accept-ranges': 'bytes',
@@ -133,10 +137,10 @@ export async function serveFile(req: http.IncomingMessage, res: http.ServerRespo
     // The stream owns the handle from here and closes it when it ends or is destroyed; pipeline
     // destroys it when the client goes away, so an aborted download leaks nothing.
     streaming = true;
-    await pipeline(handle.createReadStream({ start, end, autoClose: true }), res).catch(() => {
+    await pipeline(reader.stream({ start, end }), res).catch(() => {
       // The client went away mid-transfer (or the disk failed): headers are out, nothing more to say.
     });
   } finally {
-    if (!streaming) await handle.close().catch(() => undefined);
+    if (!streaming) await reader.close();
   }
 }

@@ -6,6 +6,7 @@ import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { FsBlobStore } from '../adapters/fs/blob-store.js';
 import { JobStore, type RequestRecord } from '../engine/job-store.js';
 import { Orchestrator } from '../engine/orchestrator.js';
 import { renderSettingsFromEnv } from '../engine/render-settings.js';
@@ -14,6 +15,8 @@ import { mediaBinaries } from '../media/binaries.js';
 import { checkFileUrl, checkVideoSiteUrl, checkWebhookUrl, guardUrlCheck } from '../net/url-guard.js';
 import { checkImageUrl } from '../net/image-url-check.js';
 import { createTranscriber } from '../pipeline/transcribe.js';
+import { createLocalMediaRunner } from '../media/local-runner.js';
+import { createFaceDetector } from '../pipeline/faces.js';
 import { whisperCliPath } from '../pipeline/whisper-cli.js';
 import { AccountStore } from '../service/accounts.js';
 import { Service } from '../service/service.js';
@@ -56,7 +59,12 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const mediaLinks = () => links.current!;
   let worker: Worker | null = null;
 
+  const blobs = new FsBlobStore(opts.dataDir);
+  // One runner for every child process of the jobs (counted, cancelled with each job); issue 22.
+  const media = createLocalMediaRunner();
   const service = new Service(store, {
+    blobs,
+    media,
     mediaUrl: (s) => mediaLinks().url(s.requestId, s.id),
     thumbnailUrl: (s) => mediaLinks().thumbnailUrl(s.requestId, s.id),
     // Template preview images are public files served by this server (known once it listens).
@@ -72,9 +80,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     onQueued: () => worker?.wake(),
     secondsPerSourceSecond: () => store.measuredSecondsPerSourceSecond() ?? 0.35,
   });
-  const transcriber = createTranscriber({ dataDir: opts.dataDir });
+  const transcriber = createTranscriber({ dataDir: opts.dataDir, media });
   const orchestrator = new Orchestrator({
-    store, transcriber, dataDir: opts.dataDir, render: renderSettingsFromEnv(),
+    store, blobs, transcriber, media, faces: createFaceDetector(), dataDir: opts.dataDir, render: renderSettingsFromEnv(),
     blurPreference: (id) => accounts.getAccount(id)?.blurBackground ?? true,
     checkUrl: guardUrlCheck('invalid_file_url'),
   });
@@ -85,7 +93,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const automation = new Automation(store, posts, opts.log);
   // Who runs a request, a re-render or a post is the holder of its lease (issue 22), renewed by one heartbeat.
   const leases = new LeaseKeeper(new SqliteLeaseStore(store.db));
-  const { scheduler } = createPublishing({ store, accounts: connectedAccounts, scope: { kind: 'api' }, automation, leases, log: opts.log });
+  const { scheduler } = createPublishing({ store, blobs, accounts: connectedAccounts, scope: { kind: 'api' }, automation, leases, log: opts.log });
   const onCompleted = (r: RequestRecord) => {
     try {
       if (automation.onRequestCompleted(r.id).length > 0) scheduler.wake();

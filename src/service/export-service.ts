@@ -2,7 +2,7 @@
 // rendered), the render plan as rendered, editor timelines (CMX3600 EDL, FCPXML, MLT) and the cover.
 // Everything comes from what the render kept in the job's folder: render-<shortId>.json (the plan,
 // measured gains included), cues-<shortId>.json (the words as captioned, clip time), captions/<id>.ass,
-// the cover beside the MP4, and source.json (the source's frame rate and length).
+// the cover (a blob beside the MP4), and source.json (the source's frame rate and length).
 //
 // Paths: a local request's files are the user's own, so its exports name them by their absolute paths
 // (the source as given). An API request's exports never name the server's paths (failure-reason.ts has
@@ -13,6 +13,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ShortsError } from '../errors.js';
 import { JobArtifacts } from '../engine/artifacts.js';
+import { BlobNotFoundError, type BlobStore } from '../ports/blob-store.js';
 import { TERMINAL, type JobStore, type RequestRecord, type ShortRecord } from '../engine/job-store.js';
 import type { RenderPlan } from '../media/render-plan.js';
 import type { CaptionCue, FetchedSource, MediaInfo } from '../pipeline/types.js';
@@ -33,7 +34,7 @@ const ID_PATTERN = /^[0-9a-f]{24}$/;
  * after the other). Errors are the API's: invalid_request (format), resource_not_found (ids, a failed
  * clip, a file the clip does not have), short_not_editable (409: the request is not completed yet).
  */
-export async function exportLocal(store: JobStore, account: ExportAccount, requestId: string, shortId: string | null, format: unknown): Promise<ExportFile> {
+export async function exportLocal({ store, blobs }: { store: JobStore; blobs: BlobStore }, account: ExportAccount, requestId: string, shortId: string | null, format: unknown): Promise<ExportFile> {
   if (!isExportFormat(format)) {
     throw new ShortsError('invalid_request', `format must be one of ${EXPORT_FORMATS.join(', ')}${format === undefined || format === '' ? '' : `, got "${String(format)}"`}`, { parameter: 'format' });
   }
@@ -52,7 +53,7 @@ export async function exportLocal(store: JobStore, account: ExportAccount, reque
   const files = new ExportFiles(req, art);
   if (short) {
     if (short.error) throw new ShortsError('resource_not_found', `short ${short.id} failed to render: it has nothing to export`);
-    return { contentType: info.contentType, filename: `${short.id}.${info.extension}`, body: await clipExport(files, short, format) };
+    return { contentType: info.contentType, filename: `${short.id}.${info.extension}`, body: await clipExport(files, blobs, short, format) };
   }
   if (!info.wholeRequest) {
     throw new ShortsError('invalid_request', `${format} exports one clip (${info.what}): add the short id (GET /shorts/${requestId}/shorts/<shortId>/export?format=${format})`, { parameter: 'format' });
@@ -62,11 +63,11 @@ export async function exportLocal(store: JobStore, account: ExportAccount, reque
   return { contentType: info.contentType, filename: `${requestId}.${info.extension}`, body: Buffer.from(requestExport(files, clips, format), 'utf8') };
 }
 
-async function clipExport(files: ExportFiles, short: ShortRecord, format: ExportFormat): Promise<Buffer> {
+async function clipExport(files: ExportFiles, blobs: BlobStore, short: ShortRecord, format: ExportFormat): Promise<Buffer> {
   if (format === 'jpg') {
-    const cover = files.art.coverPath(short.rank, short.id);
-    if (!existsSync(cover)) throw new ShortsError('resource_not_found', `short ${short.id} has no cover image`);
-    return readFileSync(cover);
+    const noCover = new ShortsError('resource_not_found', `short ${short.id} has no cover image`);
+    if (!short.coverKey) throw noCover;
+    return blobs.get(short.coverKey).catch((e: unknown) => { throw e instanceof BlobNotFoundError ? noCover : e; });
   }
   if (format === 'ass') {
     const ass = files.art.captionsPath(short.id);

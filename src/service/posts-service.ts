@@ -132,7 +132,7 @@ export class PostsService {
       WHERE s.id = ? AND r.account_id = ?`).get(shortId.toLowerCase(), account.id) as { requestId: string } | undefined;
     if (!row) throw bad('shortId', `no clip ${shortId} among this account's requests`);
     const clip = this.store.getShort(row.requestId, shortId.toLowerCase())!;
-    if (clip.error || !clip.filePath) throw bad('shortId', `clip ${shortId} has no video (its render failed): re-render it before posting`);
+    if (clip.error || !clip.fileKey) throw bad('shortId', `clip ${shortId} has no video (its render failed): re-render it before posting`);
     return clip;
   }
 

@@ -3,10 +3,11 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { ShortsError } from '../errors.js';
 import { checkClipEdit, validateClipEdit, validateCreateRequest, type CreateRequest } from './create-request.js';
 import { JobArtifacts } from '../engine/artifacts.js';
+import type { BlobStore } from '../ports/blob-store.js';
+import { FsBlobStore } from '../adapters/fs/blob-store.js';
 import { clipOptions } from '../engine/orchestrator.js';
 import { applyCaptionEdits, parseCaptionEdits, type CaptionEdits } from '../pipeline/caption-edits.js';
 import type { CaptionCue, MediaInfo } from '../pipeline/types.js';
@@ -16,6 +17,7 @@ import type {
 } from './api-types.js';
 import { JobStore, TERMINAL, type RequestRecord, type ShortRecord } from '../engine/job-store.js';
 import { STEP_MESSAGES } from '../engine/orchestrator.js';
+import type { MediaRunner } from '../ports/media-runner.js';
 import { probeMedia, MediaError } from '../media/probe.js';
 import { clampRange } from '../pipeline/range.js';
 import { DEFAULT_TEMPLATE, TEMPLATES, findTemplate } from '../catalog/templates.js';
@@ -33,7 +35,11 @@ import { PipelineError } from '../errors.js';
 export interface Account { id: string; email: string }
 
 export interface ServiceOptions {
-  /** Builds the temporary URL of a rendered clip (signed link in `serve`, file URL locally). */
+  /** Where clips and covers are kept; default the data dir of the store. */
+  blobs?: BlobStore;
+  /** Runs the ffprobe that checks a local source, with the engine's runner so the job reuses its answer. */
+  media?: MediaRunner;
+  /** Builds the temporary URL of a rendered clip (signed link in `serve`; else the blob store's link, a file URL locally). */
   mediaUrl?: (short: ShortRecord) => string;
   /** Builds the URL of a clip's cover image (signed link in `serve`, file URL locally). */
   thumbnailUrl?: (short: ShortRecord) => string;
@@ -81,7 +87,11 @@ export class Service {
   /** Abort handles of jobs running in this process, so DELETE kills their children at once. */
   private readonly running = new Map<string, AbortController>();
 
-  constructor(readonly store: JobStore, private readonly opts: ServiceOptions = {}) {}
+  readonly blobs: BlobStore;
+
+  constructor(readonly store: JobStore, private readonly opts: ServiceOptions = {}) {
+    this.blobs = opts.blobs ?? new FsBlobStore(store.dataDir);
+  }
 
   async create(account: Account, body: unknown, origin: 'api' | 'local'): Promise<CreateResponse> {
     const translator = this.opts.translator !== undefined ? this.opts.translator : translatorFromEnv();
@@ -120,7 +130,7 @@ export class Service {
       const abs = path.resolve(req.source.path);
       req.source = { kind: 'file', path: abs };
       url = abs;
-      timeAdjustment = await checkLocalFile(req, abs);
+      timeAdjustment = await checkLocalFile(req, abs, this.opts.media);
     } else {
       url = req.source.url;
       const checks = this.opts.urlChecks;
@@ -285,10 +295,9 @@ export class Service {
   }
 
   private shortObject(s: ShortRecord): ShortObject {
-    const o = shortObject(s, s.error ? '' : this.opts.mediaUrl?.(s) ?? (s.filePath ? pathToFileURL(s.filePath).href : ''), this.store.postsForShort(s.id));
-    // The cover is beside the MP4 (JobArtifacts.coverPath); linked only when it was made.
-    const cover = !s.error && s.filePath ? s.filePath.replace(/\.mp4$/, '.jpg') : null;
-    if (cover && existsSync(cover)) o.thumbnail_url = this.opts.thumbnailUrl?.(s) ?? pathToFileURL(cover).href;
+    const o = shortObject(s, s.error ? '' : this.opts.mediaUrl?.(s) ?? (s.fileKey ? this.blobs.url(s.fileKey) : ''), this.store.postsForShort(s.id));
+    // Linked only when a cover was made (the store says so: no look at the blobs on a read).
+    if (!s.error && s.fileKey && s.coverKey) o.thumbnail_url = this.opts.thumbnailUrl?.(s) ?? this.blobs.url(s.coverKey);
     return o;
   }
 
@@ -353,11 +362,11 @@ async function checkTranslationPair(translator: TranslatorConfig, from: string, 
   if (!ok) throw new ShortsError('invalid_request', `the configured translation service does not translate ${pair} (speech "${from}", captions "${to}")`, { field: 'captionLanguage' });
 }
 
-async function checkLocalFile(req: CreateRequest, abs: string): Promise<TimeAdjustment | null> {
+async function checkLocalFile(req: CreateRequest, abs: string, media?: MediaRunner): Promise<TimeAdjustment | null> {
   if (!existsSync(abs) || !statSync(abs).isFile()) throw new ShortsError('invalid_request', `file not found: ${abs}`);
   let info;
   try {
-    ({ info } = await probeMedia(abs));
+    ({ info } = await probeMedia(abs, undefined, { media }));
   } catch (e) {
     if (e instanceof MediaError) throw new ShortsError('invalid_request', `${path.basename(abs)}: ${e.message}`);
     throw e;

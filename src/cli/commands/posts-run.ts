@@ -14,7 +14,7 @@ import { note, printJson, printTable } from '../output.js';
 export async function runLocalPosts(client: LocalClient, flags: { watch?: boolean; json?: boolean }): Promise<number> {
   const accounts = ConnectedAccounts.forStore(client.store);
   const automation = new Automation(client.store, new PostsService(client.store, { accounts }), note);
-  const { scheduler, posts } = createPublishing({ store: client.store, accounts, scope: { kind: 'local' }, automation, log: note });
+  const { scheduler, posts } = createPublishing({ store: client.store, blobs: client.service.blobs, accounts, scope: { kind: 'local' }, automation, log: note });
   if (flags.watch) {
     scheduler.start();
     note('publishing posts as they fall due; Ctrl-C stops (an upload in progress resumes on the next run)');

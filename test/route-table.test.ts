@@ -1,0 +1,130 @@
+// One route table (src/api/routes.ts) makes both the server's dispatch and the OpenAPI `paths`. These
+// tests fail when the two drift: a route served but missing from the document, a documented operation
+// the server does not answer, or a route left out of the document without a reason. The served side is
+// checked on a real server (Service, accounts, limits on a temp SQLite store, HTTP on 127.0.0.1).
+import { mkdtempSync } from 'node:fs';
+import type http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fullPath, ROUTES, type RouteSpec } from '../src/api/routes.js';
+import { JobStore } from '../src/engine/job-store.js';
+import { mcpHttpHandler } from '../src/mcp/http-handler.js';
+import { Automation } from '../src/posts/automation.js';
+import { createApiServer } from '../src/server/http-server.js';
+import { loadOrCreateSecret, MediaLinks } from '../src/server/media-links.js';
+import { openApiDocument } from '../src/server/openapi.js';
+import { RateLimiter } from '../src/server/rate-limit.js';
+import { AccountStore } from '../src/service/accounts.js';
+import { PostsService } from '../src/service/posts-service.js';
+import { Service } from '../src/service/service.js';
+
+const routes = ROUTES as readonly RouteSpec[];
+const documented = (r: RouteSpec) => r.answer === 'envelope' || !('undocumented' in r.openapi);
+
+/** A concrete path for a route: ids of the right shape for the parameters (nothing has them: handlers answer 404 or 400). */
+function concrete(r: RouteSpec): string {
+  return fullPath(r).replace(/\{([^}]+)\}/g, (_, name: string) => (/^(shortId)$/.test(name) ? '00000000-0000-4000-8000-000000000000'
+    : /^(id|requestId|postId|ruleId)$/.test(name) ? 'a'.repeat(24) : 'x'));
+}
+
+describe('the OpenAPI paths are the route table', () => {
+  const doc = openApiDocument({ serverUrl: 'http://127.0.0.1:1/api/v1' }) as { paths: Record<string, Record<string, { operationId?: string }>> };
+
+  it('documents every route of the table, and nothing else, under its operationId', () => {
+    const inDocument = Object.entries(doc.paths).flatMap(([p, item]) => Object.entries(item).filter(([k]) => k !== 'servers')
+      .map(([method, op]) => `${method.toUpperCase()} ${p} ${op.operationId}`)).sort();
+    const inTable = routes.filter(documented).map((r) => `${r.method} ${r.path} ${r.operationId}`).sort();
+    expect(inDocument).toEqual(inTable);
+  });
+
+  it('leaves out only the routes that say why: public catalog files and the MCP endpoint', () => {
+    const left = routes.filter((r) => !documented(r)).map((r) => {
+      expect(r.answer === 'self' && 'undocumented' in r.openapi && r.openapi.undocumented.length > 20, r.operationId).toBe(true);
+      return `${r.method} ${fullPath(r)}`;
+    });
+    expect(left).toEqual(['GET /assets/templates/{file}', 'GET /assets/catalog/{catalog}/{name}/{part}', 'ANY /mcp']);
+  });
+
+  it('gives every route its own operationId', () => {
+    const ids = routes.map((r) => r.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});
+
+describe('every route of the table is served', () => {
+  let store: JobStore;
+  let server: http.Server;
+  let base = '';
+  let key = '';
+
+  beforeAll(async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'route-table-'));
+    store = new JobStore(path.join(dir, 'shorts.db'));
+    const accounts = new AccountStore(store.db);
+    const links = new MediaLinks({ secret: loadOrCreateSecret(dir), publicBaseUrl: 'http://127.0.0.1' });
+    // No URL checks and no workers: nothing leaves this machine and nothing is processed.
+    const service = new Service(store, { mediaUrl: (s) => links.url(s.requestId, s.id), thumbnailUrl: (s) => links.thumbnailUrl(s.requestId, s.id), credits: accounts });
+    const posts = new PostsService(store);
+    const limiter = new RateLimiter(store.db);
+    server = createApiServer({
+      service, store, accounts, limiter, posts, automation: new Automation(store, posts), publicUrl: () => base, mediaLinks: links,
+      openapi: () => openApiDocument({ serverUrl: `${base}/api/v1` }),
+      readiness: async () => ({ ready: true, checks: {} }),
+      mcp: mcpHttpHandler({
+        service, posts, log: () => {},
+        limit: (auth, name) => { const r = limiter.check(auth.keyId, auth.account, name); if (r.error) throw r.error; },
+      }),
+      log: () => {},
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    key = accounts.createKey(accounts.createAccount({ email: 'routes@example.com', credits: 1 }).id).key;
+  });
+  afterAll(async () => {
+    await new Promise<void>((r) => server.close(() => r()));
+    store.close();
+  });
+
+  async function call(method: string, p: string): Promise<{ status: number; allow: string | null; body: string }> {
+    const res = await fetch(`${base}${p}`, {
+      method, headers: { 'x-api-key': key, ...(method === 'POST' ? { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } : {}) },
+      body: method === 'POST' ? '{}' : undefined,
+    });
+    return { status: res.status, allow: res.headers.get('allow'), body: await res.text() };
+  }
+
+  it('answers each route with its method by its handler, never with the router\'s "no endpoint" 404 or a 405', async () => {
+    for (const r of routes) {
+      const method = r.method === 'ANY' ? 'POST' : r.method;
+      const got = await call(method, concrete(r));
+      const where = `${method} ${concrete(r)} (${r.operationId})`;
+      expect(got.status, where).not.toBe(405);
+      // HEAD has no body to read the router's message from: its media links answer 403 for a link not signed.
+      if (method === 'HEAD') expect(got.status, where).not.toBe(404);
+      expect(got.body, where).not.toMatch(/no endpoint/);
+      expect(got.status, where).toBeLessThan(500);
+    }
+  });
+
+  it('answers a method a route does not have with 405 naming its methods, and a path the table does not have with 404', async () => {
+    for (const r of routes.filter((x) => x.method !== 'ANY')) {
+      const got = await call('PATCH', concrete(r));
+      expect(got.status, `PATCH ${concrete(r)}`).toBe(405);
+      expect(got.allow!.split(', '), `PATCH ${concrete(r)}`).toContain(r.method);
+    }
+    for (const p of ['/api/v1/nothing-here', '/media/x', '/assets/nothing', '/oauth']) {
+      const got = await call('GET', p);
+      expect([got.status, JSON.parse(got.body)], p).toEqual([404, { error: { code: 'resource_not_found', message: `no endpoint GET ${p}` } }]);
+    }
+  });
+
+  it('media links and public catalog files answer GET and HEAD only', async () => {
+    const media = concrete(routes.find((r) => r.operationId === 'getClipVideo')!);
+    for (const p of [media, media.replace(/\.mp4$/, '.jpg'), '/assets/templates/x.png', '/assets/catalog/music/x/preview']) {
+      const got = await call('DELETE', p);
+      expect([got.status, got.allow, JSON.parse(got.body).error.code], p).toEqual([405, 'GET, HEAD', 'method_not_allowed']);
+    }
+  });
+});
