@@ -132,6 +132,10 @@ export const SETTINGS = {
     default: '1 (one job already uses every core)',
     meaning: 'Requests `serve` processes at once.',
   },
+  SHORTS_LEASE_TTL: {
+    default: '30',
+    meaning: 'Seconds a process\'s hold on a request, re-render, post or batch folder lasts without a heartbeat (renewed every third of it). Another `serve`, runner or `shorts wait` on the same data dir takes over work whose holder was killed only after this long; a clean stop hands it over at once.',
+  },
   SHORTS_DEBUG: {
     default: 'off',
     meaning: '`1`: the CLI prints stack traces of internal errors.',

@@ -47,7 +47,8 @@ const COMMON = ['--start', '0', '--end', '60', '--max-shorts', '1', '--preferred
 describe('shorts batch (local mode)', () => {
   // No multilingual model: the language is named, so no advisory language check runs (a second whisper.cpp
   // run per source, with a larger model); what batch does with an item does not depend on it.
-  const env = cliEnv({ SHORTS_WHISPER_MULTILINGUAL_MODEL: 'off' });
+  // A short lease (issue 22): after a kill -9 the re-run takes the folder and the orphaned request over once it runs out.
+  const env = cliEnv({ SHORTS_WHISPER_MULTILINGUAL_MODEL: 'off', SHORTS_LEASE_TTL: '3' });
   const work = mkdtempSync(path.join(os.tmpdir(), 'shorts-batch-'));
   const videos = path.join(work, 'videos');
   const CORRUPT = 'talk4';

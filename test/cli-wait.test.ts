@@ -113,7 +113,8 @@ describe('remote: create --no-wait, then wait', () => {
 
 describe('local: create --no-wait runs in a detached runner, wait follows it', () => {
   it('id on stdout, nothing on stderr with --quiet; Ctrl-C in wait leaves the runner going; exit 1 when one failed; a killed runner\'s request is interrupted, an unclaimed one run', async () => {
-    const env = seededEnv({ SHORTS_ALLOW_PRIVATE_URLS: '1' });
+    // A short lease (issue 22): a killed runner's request is settled once its lease runs out, not after 30 s.
+    const env = seededEnv({ SHORTS_ALLOW_PRIVATE_URLS: '1', SHORTS_LEASE_TTL: '5' });
     const ok = await runCli(['--quiet', 'create', ...SEEDED_CREATE, '--no-wait'], env);
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toMatch(ID_LINE);

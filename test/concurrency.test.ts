@@ -31,11 +31,16 @@ function freshDir(): string {
   return dir;
 }
 
-/** The store's view of a request, read the way an operator would (sqlite3 on the file). */
+/**
+ * The store's view of a request, read the way an operator would (sqlite3 on the file); `runner_pid` is the pid
+ * in the owner id of its lease's last holder (`host:pid:uuid`), null when none ever held it.
+ */
 function row(dir: string, id: string): { status: string; origin: string; attempts: number; runner_pid: number | null } {
   const db = new Database(path.join(dir, 'shorts.db'), { readonly: true });
   try {
-    return db.prepare('SELECT status, origin, attempts, runner_pid FROM requests WHERE id = ?').get(id) as never;
+    const r = db.prepare(`SELECT status, origin, attempts, l.owner AS owner FROM requests r
+      LEFT JOIN leases l ON l.kind = 'request' AND l.id = r.id WHERE r.id = ?`).get(id) as { status: string; origin: string; attempts: number; owner: string | null };
+    return { status: r.status, origin: r.origin, attempts: r.attempts, runner_pid: r.owner === null ? null : Number(r.owner.split(':').at(-2)) };
   } finally {
     db.close();
   }
@@ -101,12 +106,15 @@ describe('several shorts processes on one data dir', () => {
     store.close();
     // Each process waits for the same instant, takes, and stays alive a while (a live runner holds it).
     const jobStore = pathToFileURL(path.join(ROOT, 'dist', 'engine', 'job-store.js')).href;
+    const leaseStore = pathToFileURL(path.join(ROOT, 'dist', 'adapters', 'sqlite', 'lease-store.js')).href;
     const at = Date.now() + 2500;
     const script = `const { JobStore } = await import(${JSON.stringify(jobStore)});
+      const { SqliteLeaseStore } = await import(${JSON.stringify(leaseStore)});
       const store = new JobStore(${JSON.stringify(path.join(dir, 'shorts.db'))});
+      const leases = new SqliteLeaseStore(store.db);
       while (Date.now() < ${at}) await new Promise((r) => setTimeout(r, 1));
-      const alive = (pid) => { try { process.kill(pid, 0); return true; } catch { return false; } };
-      process.stdout.write(store.takeRunner(${JSON.stringify(id)}, process.pid, alive));
+      const lease = await leases.acquire({ kind: 'request', id: ${JSON.stringify(id)} }, 'runner-' + process.pid, 30000);
+      process.stdout.write(lease ? 'taken' : 'held');
       await new Promise((r) => setTimeout(r, 3000));`;
     const outcomes = await Promise.all(Array.from({ length: 6 }, () => new Promise<string>((resolve, reject) => {
       const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -120,7 +128,8 @@ describe('several shorts processes on one data dir', () => {
 
   it('a second serve on the same data dir leaves the first one\'s running job alone, and takes it over once that serve is killed', async () => {
     const dir = freshDir();
-    const env = serveEnv({ SHORTS_DATA_DIR: dir, SHORTS_WORKERS: '1' });
+    // A short lease: the killed serve's request is taken over once its lease runs out (issue 22).
+    const env = serveEnv({ SHORTS_DATA_DIR: dir, SHORTS_WORKERS: '1', SHORTS_LEASE_TTL: '4' });
     // The first request's download is held until released: it stays `processing` on serve A as long as needed.
     let released = false;
     const held: http.ServerResponse[] = [];

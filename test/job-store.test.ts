@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { SqliteLeaseStore } from '../src/adapters/sqlite/lease-store.js';
 import { JobStore, type ShortRecord } from '../src/engine/job-store.js';
 import { MIGRATIONS } from '../src/engine/migrations.js';
 import { validateCreateRequest } from '../src/service/create-request.js';
@@ -121,7 +122,7 @@ describe('JobStore (real SQLite file)', () => {
     again.close();
   });
 
-  it('re-renders one clip at a time, only on a completed request, and keeps what a restart needs (issue 14)', () => {
+  it('re-renders one clip at a time, only on a completed request, and keeps what a restart needs (issue 14)', async () => {
     const { s, file } = store();
     const id = 'e'.repeat(24);
     insert(s, id);
@@ -130,25 +131,26 @@ describe('JobStore (real SQLite file)', () => {
       startTimestamp: 10, endTimestamp: 40, duration: 30, width: 1080, height: 1920, recompiling: false, error: false, errorMessage: null, fileKey: 'x/01-c1.mp4',
     };
     s.replaceShorts(id, [clip]);
-    expect(s.startRerender(id, 'c1', { end: 35 }, null)).toBe('not_completed');
+    expect(s.startRerender(id, 'c1', { end: 35 })).toBe('not_completed');
     s.advance(id, 'finalizing', 80);
     s.finish(id, 'completed');
-    expect(s.startRerender(id, 'nope', { end: 35 }, null)).toBe('busy'); // no such clip: nothing marked
-    expect(s.startRerender(id, 'c1', { end: 35, captionEdits: { words: [{ word: 1, text: 'Hi' }], subtitles: null } }, null)).toBe('started');
-    expect(s.startRerender(id, 'c1', { end: 20 }, null)).toBe('busy');
+    expect(s.startRerender(id, 'nope', { end: 35 })).toBe('busy'); // no such clip: nothing marked
+    expect(s.startRerender(id, 'c1', { end: 35, captionEdits: { words: [{ word: 1, text: 'Hi' }], subtitles: null } })).toBe('started');
+    expect(s.startRerender(id, 'c1', { end: 20 })).toBe('busy');
     // What a restarted server needs: the clip still recompiling, with its pending change and no runner.
     s.close();
     const again = new JobStore(file);
-    expect(again.listRerendering()).toMatchObject([{ id: 'c1', origin: 'api', recompiling: true, pendingEdit: { end: 35 }, rerenderPid: null }]);
-    expect(again.claimRerender('c1', 4242)).toBe(1);
-    expect(again.claimRerender('c1', 4243)).toBe(2);
+    expect(again.listRerendering()).toMatchObject([{ id: 'c1', origin: 'api', recompiling: true, pendingEdit: { end: 35 }, leased: false }]);
+    const leases = new SqliteLeaseStore(again.db);
+    expect(again.claimRerender('c1', (await leases.acquire({ kind: 'rerender', id: 'c1' }, 'runner-a', 60_000))!)).toBe(1);
+    expect(again.claimRerender('c1', (await leases.acquire({ kind: 'rerender', id: 'c1' }, 'runner-a', 60_000))!)).toBe(2);
     again.abandonRerender('c1', 'the source could not be downloaded');
     expect(again.getShort(id, 'c1')).toMatchObject({ recompiling: false, pendingEdit: null, editError: 'the source could not be downloaded', endTimestamp: 40, duration: 30 });
-    expect(again.startRerender(id, 'c1', { start: 12 }, 99)).toBe('started');
-    expect(again.getShort(id, 'c1')).toMatchObject({ recompiling: true, editError: null, rerenderPid: 99 });
+    expect(again.startRerender(id, 'c1', { start: 12 })).toBe('started');
+    expect(again.getShort(id, 'c1')).toMatchObject({ recompiling: true, editError: null });
     again.finishRerender('c1', { title: 'New', reason: 'r2', sentenceIndexes: [1], startTimestamp: 12, endTimestamp: 40, duration: 28, layout: 'fit', fileKey: 'x/01-c1.mp4', coverKey: null, edit: { start: 12 } });
     expect(again.getShort(id, 'c1')).toMatchObject({
-      recompiling: false, pendingEdit: null, rerenderPid: null, editError: null, title: 'New', sentenceIndexes: [1], startTimestamp: 12, duration: 28, layout: 'fit', edit: { start: 12 },
+      recompiling: false, pendingEdit: null, editError: null, title: 'New', sentenceIndexes: [1], startTimestamp: 12, duration: 28, layout: 'fit', edit: { start: 12 },
     });
     expect(again.listRerendering()).toEqual([]);
   });

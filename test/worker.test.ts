@@ -4,6 +4,8 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SqliteLeaseStore } from '../src/adapters/sqlite/lease-store.js';
+import { LeaseKeeper } from '../src/engine/lease-keeper.js';
 import { JobStore } from '../src/engine/job-store.js';
 import { Orchestrator } from '../src/engine/orchestrator.js';
 import { renderSettingsFromEnv } from '../src/engine/render-settings.js';
@@ -22,11 +24,12 @@ function setup() {
   const orchestrator = new Orchestrator({ store, transcriber: createTranscriber({ dataDir }), dataDir, render: renderSettingsFromEnv() });
   const refunds: string[] = [];
   const finished: string[] = [];
+  const leases = new LeaseKeeper(new SqliteLeaseStore(store.db));
   const worker = new Worker({
-    store, orchestrator, concurrency: 1, refund: (id) => { refunds.push(id); }, onFinished: async (r) => { finished.push(`${r.id}:${r.status}`); },
+    store, orchestrator, leases, concurrency: 1, refund: (id) => { refunds.push(id); }, onFinished: async (r) => { finished.push(`${r.id}:${r.status}`); },
     track: () => () => {}, pollMs: 50,
   });
-  return { store, worker, refunds, finished };
+  return { store, worker, refunds, finished, leases };
 }
 
 describe('Worker recovery', () => {
@@ -34,7 +37,7 @@ describe('Worker recovery', () => {
     const { store, worker, refunds, finished } = setup();
     const id = 'd'.repeat(24);
     store.insertRequest({ id, accountId: 'acc', origin: 'api', userEmail: 'a@b.c', options, url: options.source.kind === 'fileUrl' ? options.source.url : '', start: 0, end: 120 });
-    store.db.prepare(`UPDATE requests SET status = 'processing', step = 'transcribing_audio', progress = 45, attempts = 3, runner_pid = 999999 WHERE id = ?`).run(id);
+    store.db.prepare(`UPDATE requests SET status = 'processing', step = 'transcribing_audio', progress = 45, attempts = 3 WHERE id = ?`).run(id);
     worker.start();
     await new Promise((r) => setTimeout(r, 300));
     await worker.stop();
@@ -44,12 +47,20 @@ describe('Worker recovery', () => {
   });
 
   it('takes queued API requests in creation order and leaves local ones alone', async () => {
-    const { store, worker } = setup();
+    const { store, worker, leases } = setup();
     for (const [i, origin] of (['api', 'local', 'api'] as const).entries())
       store.insertRequest({ id: String(i).repeat(24), accountId: 'acc', origin, userEmail: 'a@b.c', options, url: 'x', start: 0, end: 120 });
-    expect(store.claimNextQueued(1)?.id).toBe('0'.repeat(24));
-    expect(store.claimNextQueued(1)?.id).toBe('2'.repeat(24));
-    expect(store.claimNextQueued(1)).toBeUndefined();
+    // What a worker slot does: the oldest queued request whose lease is free, leased, then started.
+    const claimNextQueued = async () => {
+      for (const id of store.queuedUnleased(1)) {
+        const lease = await leases.acquire({ kind: 'request', id });
+        if (lease) return store.startQueued(id, lease);
+      }
+      return undefined;
+    };
+    expect((await claimNextQueued())?.id).toBe('0'.repeat(24));
+    expect((await claimNextQueued())?.id).toBe('2'.repeat(24));
+    expect(await claimNextQueued()).toBeUndefined();
     expect(store.getRequest('1'.repeat(24))!.status).toBe('queued');
     void worker;
   });

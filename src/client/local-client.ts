@@ -1,9 +1,10 @@
 // ShortsClient over the in-process engine: the local SQLite store, whisper.cpp and ffmpeg on this
 // machine. `wait` runs the job in the foreground; Ctrl-C (the signal) and `shorts cancel` from another
 // terminal both cancel it and kill its child processes. Any number of `shorts` processes share a data dir
-// (issue 15): a request has one runner at a time, recorded by pid and taken atomically (takeRunner), and
-// `wait` on a request another live process runs (a `create --no-wait` runner, a batch) follows it in the
-// store instead of running it a second time.
+// (issue 15): a request has one runner at a time, the holder of its lease (issue 22: renewed by this
+// process's heartbeat, taken atomically), and `wait` on a request whose lease another process holds (a
+// `create --no-wait` runner, a batch) follows it in the store instead of running it a second time; once that
+// lease has expired (its process was killed) the request is settled as interrupted.
 import { copyFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,7 +25,9 @@ import type { ShortObject, StatusResponse } from '../service/api-types.js';
 import { exportLocal } from '../service/export-service.js';
 import { FsBlobStore } from '../adapters/fs/blob-store.js';
 import type { ExportFormat } from '../export/formats.js';
-import { isAlive } from '../media/process.js';
+import { LeaseKeeper } from '../engine/lease-keeper.js';
+import { SqliteLeaseStore } from '../adapters/sqlite/lease-store.js';
+import { FIRST_TOKEN, type Lease, type LeaseKey } from '../ports/leases.js';
 import { Automation } from '../posts/automation.js';
 import { PostsService } from '../service/posts-service.js';
 
@@ -36,21 +39,18 @@ const FOLLOW_POLL_MS = 500;
 const INTERRUPTED = 'interrupted: the shorts process running this request stopped before it finished';
 
 /**
- * Requests some LocalClient of this process runs right now. The pid alone cannot tell "this process runs
- * it" (follow) from "this process created it and is about to run it" (take it): both record our pid.
+ * Requests some LocalClient of this process runs right now. This process's lease alone cannot tell "this
+ * process runs it" (follow) from "this process created it and is about to run it" (take it).
  */
 const runningHere = new Set<string>();
 
-/** Whether the process recorded as a request's runner still runs it. */
-function runnerRuns(id: string, holder: number): boolean {
-  return holder === process.pid ? runningHere.has(id) : isAlive(holder);
-}
+const requestKey = (id: string): LeaseKey => ({ kind: 'request', id });
 
 /** Local `create` options beyond the body. */
 export interface LocalCreateOptions {
   /**
-   * Record this process as the runner (default true: the creating process runs the job). False leaves the
-   * request unclaimed for another process to take (`create --no-wait` hands it to a detached runner).
+   * Take the request's lease for this process (default true: the creating process runs the job). False leaves
+   * the request unclaimed for another process to take (`create --no-wait` hands it to a detached runner).
    */
   claim?: boolean;
 }
@@ -61,6 +61,8 @@ export class LocalClient implements ShortsClient {
   /** The SQLite store, for the local clients of other resources (connected accounts, posts). */
   readonly store: JobStore;
   readonly account: Account;
+  /** This process's leases on the store (the requests and re-renders it runs). */
+  readonly leases: LeaseKeeper;
 
   /** Runs every child process of this client's jobs (and the create's probe, so the job reuses it). */
   readonly media: MediaRunner;
@@ -69,52 +71,76 @@ export class LocalClient implements ShortsClient {
 
   constructor(readonly dataDir: string, private readonly log: (line: string) => void = () => {}, opts: { media?: MediaRunner } = {}) {
     this.store = new JobStore(path.join(dataDir, 'shorts.db'));
+    this.leases = new LeaseKeeper(new SqliteLeaseStore(this.store.db));
     this.media = opts.media ?? createLocalMediaRunner();
     this.service = new Service(this.store, { blobs: new FsBlobStore(dataDir), media: this.media });
     this.account = { id: 'local', email: `${safeUser()}@localhost` };
     this.recoverOrphans();
   }
 
-  /** A local job whose process died (kill -9, power loss) would otherwise stay "processing" forever. */
+  /**
+   * A local job whose process was killed (kill -9, power loss) would otherwise stay "processing" forever:
+   * once its lease has expired it is failed. One never started (a --no-wait runner killed before it took it)
+   * stays queued: `wait` runs it.
+   */
   private recoverOrphans(): void {
-    for (const r of this.store.listLive()) {
-      if (r.origin !== 'local') continue;
-      const pid = this.store.runnerPid(r.id);
-      // One never claimed (a --no-wait runner that died before it took it) stays queued: `wait` runs it.
-      if (pid !== null && pid !== process.pid && !isAlive(pid)) this.store.finish(r.id, 'failed', INTERRUPTED);
+    for (const id of this.store.listOrphaned('local')) {
+      if (!runningHere.has(id)) this.store.finish(id, 'failed', INTERRUPTED);
     }
-    // A local re-render runs in its `shorts edit` process: when that died, the clip is the one before (its
-    // MP4 was never replaced), and says so.
+    // A local re-render runs in its `shorts edit` process: when that was killed, the clip is the one before
+    // (its MP4 was never replaced), and says so.
     for (const s of this.store.listRerendering()) {
-      if (s.origin !== 'local' || s.rerenderPid == null || s.rerenderPid === process.pid || isAlive(s.rerenderPid)) continue;
+      if (s.origin !== 'local' || s.leased) continue;
       this.store.abandonRerender(s.id, 'interrupted: the shorts process running this re-render stopped before it finished; the clip is as it was');
+    }
+  }
+
+  /**
+   * Settles the local requests a killed process (`owner`: a batch whose folder lock expired) held: waits up to
+   * one lease TTL for their leases to run out, then fails them as interrupted, as recoverOrphans does.
+   */
+  async settleOrphansOf(owner: string): Promise<void> {
+    const deadline = Date.now() + this.leases.ttlMs + 1000;
+    for (;;) {
+      this.recoverOrphans();
+      const live = this.store.listLive().filter((r) => r.origin === 'local' && r.status === 'processing' && !runningHere.has(r.id));
+      const held = await Promise.all(live.map((r) => this.leases.leases.holder(requestKey(r.id))));
+      if (!held.some((h) => h?.owner === owner) || Date.now() > deadline) return;
+      await sleep(200);
     }
   }
 
   async create(body: CreateBody, opts: LocalCreateOptions = {}) {
     const created = await this.service.create(this.account, body, 'local');
-    // Locally, the creating process is the one that runs the job, unless it hands it on.
-    if (opts.claim !== false) this.store.claim(created.requestId, process.pid);
+    // Locally, the creating process is the one that runs the job (its lease, renewed until it runs it), unless it hands it on.
+    if (opts.claim !== false) await this.leases.acquire(requestKey(created.requestId));
     return created;
   }
 
   /**
-   * Resolves with the terminal status. A request nobody runs (queued, its runner unset or gone) is run here,
-   * in the foreground; one another live process runs is followed until it ends. Aborting the signal cancels
-   * a request this process runs (nothing would run it after), and only stops following one another runs.
+   * Resolves with the terminal status. A request nobody runs (queued, its lease free or ours) is run here, in
+   * the foreground; one whose lease another process holds is followed until it ends; one left processing
+   * whose lease expired (its runner was killed) is failed as interrupted. Aborting the signal cancels a
+   * request this process runs (nothing would run it after), and only stops following one another runs.
    */
   async wait(id: string, opts: WaitOptions = {}): Promise<StatusResponse> {
     for (;;) {
-      const outcome = this.store.takeRunner(id, process.pid, (holder) => runnerRuns(id, holder));
-      if (outcome === 'taken') return this.runHere(id, opts);
-      if (outcome === 'orphaned') {
-        this.store.finish(id, 'failed', INTERRUPTED);
-        return this.service.status(this.account, id);
+      if (!runningHere.has(id)) {
+        const taken = await this.take(id);
+        if (taken === 'finished') return this.service.status(this.account, id); // or missing: throws not found
+        if (taken !== 'held') {
+          if (taken.status === 'queued' && !taken.takenOver) return this.runHere(id, opts, taken.lease);
+          try {
+            this.store.finish(id, 'failed', INTERRUPTED, taken.lease);
+          } finally {
+            await this.leases.release(taken.lease);
+          }
+          return this.service.status(this.account, id);
+        }
       }
-      if (outcome !== 'held') return this.service.status(this.account, id); // finished, or missing (throws not found)
       const followed = await this.follow(id, opts);
       if (followed) return followed;
-      // Its runner stopped without finishing it: settle it (take it, or mark it interrupted) on the next turn.
+      // Its runner's lease ran out without it finishing: settle it (take it, or mark it interrupted) on the next turn.
     }
   }
 
@@ -123,14 +149,36 @@ export class LocalClient implements ShortsClient {
    * runs it and runs it to the end. False when another process had it already (nothing was run).
    */
   async runDetached(id: string, opts: WaitOptions = {}): Promise<{ ran: boolean; status: StatusResponse }> {
-    const outcome = this.store.takeRunner(id, process.pid, (holder) => runnerRuns(id, holder));
-    if (outcome !== 'taken') return { ran: false, status: this.service.status(this.account, id) };
-    return { ran: true, status: await this.runHere(id, opts) };
+    const taken = await this.take(id);
+    if (taken === 'finished' || taken === 'held') return { ran: false, status: this.service.status(this.account, id) };
+    if (taken.status !== 'queued' || taken.takenOver) {
+      await this.leases.release(taken.lease);
+      return { ran: false, status: this.service.status(this.account, id) };
+    }
+    return { ran: true, status: await this.runHere(id, opts, taken.lease) };
   }
 
   /**
-   * Reads the request another process runs until it ends (its terminal status), its runner is gone (null),
-   * or the signal aborts (its status now, still live: nothing is cancelled).
+   * Takes a live request's lease for this process: `held` when another owner has it, `finished` when it is
+   * terminal (or missing), else the lease, the status it was found in, and whether another process had held
+   * it before (`takenOver`: a runner that took it and was killed, even before it started; never run twice).
+   */
+  private async take(id: string): Promise<'held' | 'finished' | { lease: Lease; status: 'queued' | 'processing'; takenOver: boolean }> {
+    const before = this.store.requestStatus(id);
+    if (before === undefined || TERMINAL.has(before)) return 'finished';
+    const lease = await this.leases.acquire(requestKey(id));
+    if (!lease) return 'held';
+    const status = this.store.requestStatus(id);
+    if (status === undefined || TERMINAL.has(status)) {
+      await this.leases.release(lease);
+      return 'finished';
+    }
+    return { lease, status: status as 'queued' | 'processing', takenOver: lease.token !== FIRST_TOKEN };
+  }
+
+  /**
+   * Reads the request another process runs until it ends (its terminal status), its lease is free (null: its
+   * runner was killed or stopped), or the signal aborts (its status now, still live: nothing is cancelled).
    */
   private async follow(id: string, opts: WaitOptions): Promise<StatusResponse | null> {
     let seen = '';
@@ -140,8 +188,7 @@ export class LocalClient implements ShortsClient {
       if (key !== seen) opts.onStatus?.(status);
       seen = key;
       if (TERMINAL.has(status.status)) return status;
-      const holder = this.store.runnerPid(id);
-      if (holder === null || !runnerRuns(id, holder)) return null;
+      if (!runningHere.has(id) && (await this.leases.leases.holder(requestKey(id))) === null) return null;
       if (opts.signal?.aborted) return status;
       try {
         await sleep(FOLLOW_POLL_MS, undefined, { signal: opts.signal });
@@ -152,8 +199,10 @@ export class LocalClient implements ShortsClient {
   }
 
   /** Runs a request this process has taken, in the foreground. */
-  private async runHere(id: string, opts: WaitOptions): Promise<StatusResponse> {
+  private async runHere(id: string, opts: WaitOptions, lease: Lease): Promise<StatusResponse> {
     const controller = new AbortController();
+    // Another process taking the lease over (this one stalled past it) stops the job here, without a finishing write.
+    this.leases.attach(lease, controller);
     const untrack = this.service.track(id, controller);
     const onAbort = () => {
       // Marks the request cancelled before returning (the refund, if any, follows); a terminal one refuses.
@@ -175,12 +224,13 @@ export class LocalClient implements ShortsClient {
     };
     try {
       await this.orchestrator(onModelDownload).run(id, controller.signal, {
-        onStep: emit, onProgress: emit, onClipRendered: opts.onClipRendered,
+        onStep: emit, onProgress: emit, onClipRendered: opts.onClipRendered, lease,
       });
       // Automation rules (issue 16) post a completed request's clips; idempotent, and `shorts posts run` sweeps too.
       if (this.store.getRequest(id)?.status === 'completed') new Automation(this.store, new PostsService(this.store)).onRequestCompleted(id);
     } finally {
       runningHere.delete(id);
+      await this.leases.release(lease);
       clearInterval(poll);
       opts.signal?.removeEventListener('abort', onAbort);
       untrack();
@@ -201,8 +251,15 @@ export class LocalClient implements ShortsClient {
   }
 
   async rerender(id: string, shortId: string, body: EditBody): Promise<ShortObject> {
-    // Locally, the process that asks is the one that renders (waitRerender): its pid marks the clip.
-    return this.service.rerender(this.account, id, shortId, body, process.pid);
+    // Locally, the process that asks is the one that renders (waitRerender): it holds the clip's lease from
+    // before the clip is marked, so no other process takes the re-render for an orphan meanwhile.
+    const lease = await this.leases.acquire({ kind: 'rerender', id: shortId });
+    try {
+      return await this.service.rerender(this.account, id, shortId, body);
+    } catch (e) {
+      if (lease) await this.leases.release(lease);
+      throw e;
+    }
   }
 
   /** Runs the clip's pending re-render in this process; Ctrl-C (the signal) stops it and keeps the previous clip. */
@@ -212,10 +269,14 @@ export class LocalClient implements ShortsClient {
     const controller = new AbortController();
     const onAbort = () => controller.abort();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
+    const lease = await this.leases.acquire({ kind: 'rerender', id: shortId }, controller);
+    // Another process renders it (its lease is live): the clip says how that goes.
+    if (!lease) return current;
     try {
-      this.store.claimRerender(shortId, process.pid);
-      await this.orchestrator().rerender(id, shortId, controller.signal, { onProgress: opts.onProgress });
+      this.store.claimRerender(shortId, lease);
+      await this.orchestrator().rerender(id, shortId, controller.signal, { onProgress: opts.onProgress, lease });
     } finally {
+      await this.leases.release(lease);
       opts.signal?.removeEventListener('abort', onAbort);
     }
     return this.service.short(this.account, id, shortId);
@@ -238,6 +299,8 @@ export class LocalClient implements ShortsClient {
   }
 
   close(): void {
+    // The SQLite adapter writes the releases before releaseAll returns its promise: the store can close now.
+    void this.leases.releaseAll();
     this.store.close();
   }
 }

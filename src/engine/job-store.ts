@@ -9,6 +9,8 @@ import type { HeatmapPoint, ResolvedLayout, TimeAdjustment } from '../pipeline/t
 import type { PostObject } from '../service/api-types.js';
 import type { PostsQuery } from '../service/list-query.js';
 import { postOfRow } from '../posts/post-store.js';
+import type { Lease } from '../ports/leases.js';
+import { fenced, NOW_MS } from '../adapters/sqlite/lease-store.js';
 
 export type RequestStatus = 'queued' | 'processing' | 'completed' | 'failed' | 'cancelled';
 export type Step = 'queued' | 'fetching_video' | 'transcribing_audio' | 'finding_highlights' | 'finalizing' | 'completed' | 'failed' | 'cancelled';
@@ -16,12 +18,6 @@ export const TERMINAL: ReadonlySet<RequestStatus> = new Set(['completed', 'faile
 
 /** How long a statement waits for another process's write lock before SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 15_000;
-
-/**
- * What takeRunner found: `taken` (this process runs it now), `held` (its runner is still at it: follow it),
- * `orphaned` (the process recorded as its runner is gone), `finished` (terminal already), `missing`.
- */
-export type TakeOutcome = 'taken' | 'held' | 'orphaned' | 'finished' | 'missing';
 
 export interface SentenceRecord { index: number; sentence: string; start: number; end: number }
 
@@ -83,8 +79,6 @@ export interface ShortRecord {
   edit?: ClipEdit | null;
   /** While `recompiling`: the change being rendered. */
   pendingEdit?: ClipEdit | null;
-  /** While `recompiling`: the process that runs the re-render (null until a worker takes it). */
-  rerenderPid?: number | null;
   /** Why the last re-render failed (the clip kept its previous MP4); null when it did not. */
   editError?: string | null;
 }
@@ -130,7 +124,7 @@ interface ShortRow {
   id: string; request_id: string; rank: number; title: string; sentence_indexes: string; reason: string; description: string;
   viral_score: number; start_ts: number; end_ts: number; duration: number; width: number; height: number;
   recompiling: number; error: number; error_message: string | null; file_key: string | null; cover_key: string | null; layout: ResolvedLayout | null;
-  edit: string | null; pending_edit: string | null; rerender_pid: number | null; edit_error: string | null;
+  edit: string | null; pending_edit: string | null; edit_error: string | null;
 }
 
 const now = () => new Date().toISOString();
@@ -157,7 +151,7 @@ function toShort(r: ShortRow): ShortRecord {
     errorMessage: r.error_message, fileKey: r.file_key, coverKey: r.cover_key, layout: r.layout,
     edit: r.edit ? (JSON.parse(r.edit) as ClipEdit) : null,
     pendingEdit: r.pending_edit ? (JSON.parse(r.pending_edit) as ClipEdit) : null,
-    rerenderPid: r.rerender_pid, editError: r.edit_error,
+    editError: r.edit_error,
   };
 }
 
@@ -233,11 +227,14 @@ export class JobStore {
     return { items: rows.map(toRequest), total };
   }
 
-  /** Moves a live request to a step; progress never goes backwards. Returns false if it is no longer live. */
-  advance(id: string, step: Step, progress: number): boolean {
-    const r = this.db.prepare(`UPDATE requests SET step = ?, progress = MAX(progress, ?), updated_at = ?,
+  /**
+   * Moves a live request to a step; progress never goes backwards. Returns false if it is no longer live;
+   * throws LeaseLost when `lease` (the runner's) was taken over.
+   */
+  advance(id: string, step: Step, progress: number, lease?: Lease): boolean {
+    const r = fenced(this.db, lease, () => this.db.prepare(`UPDATE requests SET step = ?, progress = MAX(progress, ?), updated_at = ?,
         status = 'processing', started_at = COALESCE(started_at, ?)
-      WHERE id = ? AND status IN ('queued', 'processing')`).run(step, progress, now(), now(), id);
+      WHERE id = ? AND status IN ('queued', 'processing')`).run(step, progress, now(), now(), id));
     return r.changes === 1;
   }
 
@@ -272,8 +269,9 @@ export class JobStore {
     this.db.prepare('UPDATE requests SET detected_language = ?, updated_at = ? WHERE id = ?').run(language, now(), id);
   }
 
-  replaceShorts(requestId: string, shorts: ShortRecord[]): void {
-    this.db.transaction(() => {
+  /** The request's clips, all at once; with `lease`, only while it is still held (else LeaseLost, nothing written). */
+  replaceShorts(requestId: string, shorts: ShortRecord[], lease?: Lease): void {
+    fenced(this.db, lease, () => {
       this.db.prepare('DELETE FROM shorts WHERE request_id = ?').run(requestId);
       const ins = this.db.prepare(`INSERT INTO shorts (id, request_id, rank, title, sentence_indexes, reason, description, viral_score,
           start_ts, end_ts, duration, width, height, recompiling, error, error_message, file_key, cover_key, layout)
@@ -282,7 +280,7 @@ export class JobStore {
       for (const s of shorts) {
         ins.run({ ...s, sentenceIndexes: JSON.stringify(s.sentenceIndexes), recompiling: s.recompiling ? 1 : 0, error: s.error ? 1 : 0, coverKey: s.coverKey ?? null, layout: s.layout ?? null });
       }
-    })();
+    });
   }
 
   listShorts(requestId: string): ShortRecord[] {
@@ -296,61 +294,71 @@ export class JobStore {
 
   /**
    * Marks a clip as re-rendering with the change to make (issue 14), in one transaction: only a clip of a
-   * completed request, and only one re-render of a clip at a time (two callers racing: one wins).
+   * completed request, and only one re-render of a clip at a time (two callers racing: one wins). Who renders
+   * it is the holder of its `rerender` lease (a worker, or the local `shorts edit` that asked).
    */
-  startRerender(requestId: string, shortId: string, edit: ClipEdit, pid: number | null): 'started' | 'busy' | 'not_completed' {
+  startRerender(requestId: string, shortId: string, edit: ClipEdit): 'started' | 'busy' | 'not_completed' {
     return this.db.transaction(() => {
       const r = this.db.prepare('SELECT status FROM requests WHERE id = ?').get(requestId) as { status: RequestStatus } | undefined;
       if (r?.status !== 'completed') return 'not_completed' as const;
-      const u = this.db.prepare(`UPDATE shorts SET recompiling = 1, pending_edit = ?, rerender_pid = ?, rerender_attempts = 0, edit_error = NULL
-        WHERE id = ? AND request_id = ? AND recompiling = 0`).run(JSON.stringify(edit), pid, shortId, requestId);
+      const u = this.db.prepare(`UPDATE shorts SET recompiling = 1, pending_edit = ?, rerender_attempts = 0, edit_error = NULL
+        WHERE id = ? AND request_id = ? AND recompiling = 0`).run(JSON.stringify(edit), shortId, requestId);
       return u.changes === 1 ? 'started' as const : 'busy' as const;
     })();
   }
 
   /**
-   * Takes a pending re-render for this process; returns how many times one has been started (this one
-   * included), or null when it is not pending any more. With `from` (the runner the caller saw: none, or a
-   * dead one) it is taken only if that is still the runner, so of two servers taking it exactly one does.
+   * Starts a pending re-render under its lease (taken by the caller first: of two servers exactly one gets
+   * it); returns how many times one has been started (this one included), or null when it is not pending any
+   * more. LeaseLost when the lease was taken over meanwhile.
    */
-  claimRerender(shortId: string, pid: number, from?: number | null): number | null {
-    const guard = from === undefined ? '' : ' AND rerender_pid IS @from';
-    const row = this.db.prepare(`UPDATE shorts SET rerender_pid = @pid, rerender_attempts = rerender_attempts + 1
-      WHERE id = @shortId AND recompiling = 1${guard} RETURNING rerender_attempts AS n`).get({ pid, shortId, from: from ?? null }) as { n: number } | undefined;
+  claimRerender(shortId: string, lease: Lease): number | null {
+    const row = fenced(this.db, lease, () => this.db.prepare(`UPDATE shorts SET rerender_attempts = rerender_attempts + 1
+      WHERE id = @shortId AND recompiling = 1 RETURNING rerender_attempts AS n`).get({ shortId }) as { n: number } | undefined);
     return row?.n ?? null;
   }
 
-  /** The new clip is in place: its facts change and `recompiling` goes false in the same transaction. */
-  finishRerender(shortId: string, r: RerenderResult): void {
-    this.db.transaction(() => {
+  /**
+   * The new clip is in place: its facts change and `recompiling` goes false in the same transaction (with
+   * `lease`, only while it is still held: else LeaseLost and nothing changes).
+   */
+  finishRerender(shortId: string, r: RerenderResult, lease?: Lease): void {
+    fenced(this.db, lease, () => {
       const row = this.db.prepare(`UPDATE shorts SET title = @title, reason = @reason, sentence_indexes = @sentenceIndexes, start_ts = @startTimestamp,
           end_ts = @endTimestamp, duration = @duration, layout = @layout, edit = @edit, file_key = @fileKey, cover_key = @coverKey, error = 0, error_message = NULL,
-          recompiling = 0, pending_edit = NULL, rerender_pid = NULL
+          recompiling = 0, pending_edit = NULL
         WHERE id = @id RETURNING request_id`).get({
         ...r, id: shortId, sentenceIndexes: JSON.stringify(r.sentenceIndexes), edit: JSON.stringify(r.edit), layout: r.layout ?? null,
       }) as { request_id: string } | undefined;
       if (row) this.db.prepare('UPDATE requests SET updated_at = ? WHERE id = ?').run(now(), row.request_id);
-    })();
+    });
   }
 
   /** A re-render that failed or was given up: the clip stays as it was (its previous MP4 was never replaced). */
-  abandonRerender(shortId: string, why: string): void {
-    this.db.prepare('UPDATE shorts SET recompiling = 0, pending_edit = NULL, rerender_pid = NULL, edit_error = ? WHERE id = ?').run(why, shortId);
+  abandonRerender(shortId: string, why: string, lease?: Lease): void {
+    fenced(this.db, lease, () => this.db.prepare('UPDATE shorts SET recompiling = 0, pending_edit = NULL, edit_error = ? WHERE id = ?').run(why, shortId));
   }
 
-  /** Clips marked re-rendering, with their request's origin (restart recovery and the workers' queue). */
-  listRerendering(): (ShortRecord & { origin: 'api' | 'local' })[] {
-    const rows = this.db.prepare(`SELECT s.*, r.origin AS origin FROM shorts s JOIN requests r ON r.id = s.request_id
-      WHERE s.recompiling = 1 ORDER BY r.updated_at, s.rank`).all() as (ShortRow & { origin: 'api' | 'local' })[];
-    return rows.map((row) => ({ ...toShort(row), origin: row.origin }));
+  /**
+   * Clips marked re-rendering, with their request's origin and whether a live lease holds the re-render
+   * (restart recovery and the workers' queue take only unleased ones).
+   */
+  listRerendering(): (ShortRecord & { origin: 'api' | 'local'; leased: boolean })[] {
+    const rows = this.db.prepare(`SELECT s.*, r.origin AS origin, EXISTS (SELECT 1 FROM leases l WHERE l.kind = 'rerender' AND l.id = s.id
+        AND l.expires_at > ${NOW_MS}) AS leased FROM shorts s JOIN requests r ON r.id = s.request_id
+      WHERE s.recompiling = 1 ORDER BY r.updated_at, s.rank`).all() as (ShortRow & { origin: 'api' | 'local'; leased: number })[];
+    return rows.map((row) => ({ ...toShort(row), origin: row.origin, leased: row.leased === 1 }));
   }
 
-  /** Terminal transitions happen only from a live state, so a late worker cannot overwrite a cancel. */
-  finish(id: string, status: 'completed' | 'failed' | 'cancelled', failureReason: string | null = null): boolean {
+  /**
+   * Terminal transitions happen only from a live state, so a late worker cannot overwrite a cancel. With
+   * `lease` (the runner's), only while it is still held: a stale runner's write throws LeaseLost.
+   */
+  finish(id: string, status: 'completed' | 'failed' | 'cancelled', failureReason: string | null = null, lease?: Lease): boolean {
     const progress = status === 'completed' ? 100 : null;
-    const r = this.db.prepare(`UPDATE requests SET status = ?, step = ?, progress = COALESCE(?, progress), failure_reason = ?,
+    const r = fenced(this.db, lease, () => this.db.prepare(`UPDATE requests SET status = ?, step = ?, progress = COALESCE(?, progress), failure_reason = ?,
         updated_at = ?, finished_at = ? WHERE id = ? AND status IN ('queued', 'processing')`)
-      .run(status, status, progress, status === 'failed' ? failureReason : null, now(), now(), id);
+      .run(status, status, progress, status === 'failed' ? failureReason : null, now(), now(), id));
     return r.changes === 1;
   }
 
@@ -378,29 +386,36 @@ export class JobStore {
     return (this.db.prepare('SELECT * FROM posts WHERE short_id = ? ORDER BY scheduled_at DESC, id DESC').all(shortId) as unknown[]).map(postOfRow);
   }
 
-  /** Takes the oldest queued API request for this process (atomic: two workers never take the same one). */
-  claimNextQueued(pid: number): RequestRecord | undefined {
-    const row = this.db.prepare(`UPDATE requests SET status = 'processing', runner_pid = @pid, attempts = attempts + 1, updated_at = @now
-      WHERE id = (SELECT id FROM requests WHERE status = 'queued' AND origin = 'api' ORDER BY created_at, rowid LIMIT 1) AND status = 'queued'
-      RETURNING *`).get({ pid, now: now() }) as RequestRow | undefined;
+  /** Queued API requests, oldest first, whose `request` lease is free (candidates for a worker to lease). */
+  queuedUnleased(limit: number): string[] {
+    return (this.db.prepare(`SELECT id FROM requests r WHERE status = 'queued' AND origin = 'api' AND NOT EXISTS (SELECT 1 FROM leases l
+        WHERE l.kind = 'request' AND l.id = r.id AND l.expires_at > ${NOW_MS}) ORDER BY created_at, rowid LIMIT ?`).all(limit) as { id: string }[]).map((r) => r.id);
+  }
+
+  /**
+   * Starts a queued request under its lease (taken by the caller first, so two workers never both get it):
+   * processing, one more attempt. Undefined when it is not queued any more; LeaseLost when the lease was lost.
+   */
+  startQueued(id: string, lease: Lease): RequestRecord | undefined {
+    const row = fenced(this.db, lease, () => this.db.prepare(`UPDATE requests SET status = 'processing', attempts = attempts + 1, updated_at = @now
+      WHERE id = @id AND status = 'queued' RETURNING *`).get({ id, now: now() }) as RequestRow | undefined);
     return row && toRequest(row);
   }
 
   /**
-   * Takes over a request left `processing` by a process that died (restart recovery). `from` is the runner
-   * the caller saw gone: the swap happens only if it is still that one, so of two servers resuming the same
-   * orphan at once exactly one gets it.
+   * Takes over a request left `processing` by a runner whose lease expired (restart recovery, another
+   * server killed), under the lease the caller took: one more attempt.
    */
-  reclaim(id: string, pid: number, from: number | null): RequestRecord | undefined {
-    const row = this.db.prepare(`UPDATE requests SET runner_pid = @pid, attempts = attempts + 1, updated_at = @now
-      WHERE id = @id AND status = 'processing' AND runner_pid IS @from RETURNING *`).get({ id, pid, from, now: now() }) as RequestRow | undefined;
+  reclaim(id: string, lease: Lease): RequestRecord | undefined {
+    const row = fenced(this.db, lease, () => this.db.prepare(`UPDATE requests SET attempts = attempts + 1, updated_at = @now
+      WHERE id = @id AND status = 'processing' RETURNING *`).get({ id, now: now() }) as RequestRow | undefined);
     return row && toRequest(row);
   }
 
-  /** Requests of an origin left `processing`, with the process recorded as running each (orphan scans). */
-  listProcessing(origin: 'api' | 'local'): { id: string; runnerPid: number | null }[] {
-    return this.db.prepare(`SELECT id, runner_pid AS runnerPid FROM requests WHERE status = 'processing' AND origin = ?
-      ORDER BY created_at, rowid`).all(origin) as { id: string; runnerPid: number | null }[];
+  /** Requests of an origin left `processing` with no live lease: their runner was killed or stopped (orphan scans). */
+  listOrphaned(origin: 'api' | 'local'): string[] {
+    return (this.db.prepare(`SELECT id FROM requests r WHERE status = 'processing' AND origin = ? AND NOT EXISTS (SELECT 1 FROM leases l
+        WHERE l.kind = 'request' AND l.id = r.id AND l.expires_at > ${NOW_MS}) ORDER BY created_at, rowid`).all(origin) as { id: string }[]).map((r) => r.id);
   }
 
   attempts(id: string): number {
@@ -413,35 +428,6 @@ export class JobStore {
       FROM (SELECT * FROM requests WHERE status = 'completed' AND origin = 'api' AND started_at IS NOT NULL
             ORDER BY finished_at DESC LIMIT ?)`).get(sample) as { rate: number | null };
     return row.rate;
-  }
-
-  /** Records which process runs a request, so another process can tell a live job from an orphan. */
-  claim(id: string, pid: number): void {
-    this.db.prepare('UPDATE requests SET runner_pid = ? WHERE id = ?').run(pid, id);
-  }
-
-  /**
-   * Makes `pid` the runner of a live request unless its recorded runner still runs it (`runs(holder)`, asked
-   * inside the transaction): the read and the write are one IMMEDIATE transaction, so of several processes
-   * taking the same request at once exactly one gets `taken` and the others see it `held`. Only a queued
-   * request nobody claimed (or claimed by `pid` itself, as a creating process does) is taken; one whose
-   * runner is gone is `orphaned`, left for the caller to settle.
-   */
-  takeRunner(id: string, pid: number, runs: (holder: number) => boolean): TakeOutcome {
-    return this.db.transaction((): TakeOutcome => {
-      const row = this.db.prepare('SELECT status, runner_pid AS holder FROM requests WHERE id = ?').get(id) as { status: RequestStatus; holder: number | null } | undefined;
-      if (!row) return 'missing';
-      if (TERMINAL.has(row.status)) return 'finished';
-      if (row.holder !== null && runs(row.holder)) return 'held';
-      if (row.status !== 'queued' || (row.holder !== null && row.holder !== pid)) return 'orphaned';
-      this.db.prepare('UPDATE requests SET runner_pid = ?, updated_at = ? WHERE id = ?').run(pid, now(), id);
-      return 'taken';
-    }).immediate();
-  }
-
-  runnerPid(id: string): number | null {
-    const row = this.db.prepare('SELECT runner_pid AS pid FROM requests WHERE id = ?').get(id) as { pid: number | null } | undefined;
-    return row?.pid ?? null;
   }
 
   /** Requests that were live when the process stopped (restart recovery). */

@@ -184,6 +184,19 @@ export const MIGRATIONS: readonly string[] = [
   // cover was made, so reads no longer look at the disk. MIGRATION_STEPS[8] converts the rows.
   `ALTER TABLE shorts RENAME COLUMN file_path TO file_key;
    ALTER TABLE shorts ADD COLUMN cover_key TEXT;`,
+  // v9 (issue 22): ownership is a lease (owner per process start, expiry on the database's clock, a fencing
+  // token), no longer a process id, whose column goes.
+  `CREATE TABLE leases (
+     kind TEXT NOT NULL,
+     id TEXT NOT NULL,
+     owner TEXT NOT NULL,
+     token INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL,
+     PRIMARY KEY (kind, id)
+   );
+   ALTER TABLE requests DROP COLUMN runner_pid;
+   ALTER TABLE shorts DROP COLUMN rerender_pid;
+   ALTER TABLE posts DROP COLUMN runner_pid;`,
 ];
 
 /**

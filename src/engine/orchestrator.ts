@@ -1,6 +1,7 @@
 // Runs one request through the pipeline: fetch -> probe -> transcribe -> highlights -> write ->
 // reframe -> captions -> render. It reports spec 3.2 steps, honours an AbortSignal at every stage
 // (child processes are killed, not waited for), and checkpoints each stage so a retry resumes.
+import { LeaseLost, type Lease } from '../ports/leases.js';
 import { randomUUID } from 'node:crypto';
 import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -62,6 +63,11 @@ export class ShutdownSignal extends Error {
   }
 }
 
+/** Whether work stopped because another process took its lease over (the keeper aborted it, or a write was refused). */
+function lostLease(e: unknown, signal: AbortSignal): boolean {
+  return e instanceof LeaseLost || (signal.aborted && signal.reason instanceof LeaseLost);
+}
+
 export const STEP_MESSAGES: Record<Step, string> = {
   queued: 'Waiting in queue...',
   fetching_video: 'Fetching video...',
@@ -82,6 +88,11 @@ export interface JobEvents {
   onStep?: (step: Step, progress: number) => void;
   onProgress?: (progress: number) => void;
   onClipRendered?: (done: number, total: number) => void;
+  /**
+   * The runner's lease on the request (issue 22): the writes that finish a step are made only while it is
+   * held; once another process took it over this run stops without writing (its signal aborts with LeaseLost).
+   */
+  lease?: Lease;
 }
 
 export interface OrchestratorDeps {
@@ -125,7 +136,7 @@ export class Orchestrator {
       if (!req) throw new Error(`request ${id} not found`);
       reasons.hideAllPaths = req.origin === 'api';
       const step = (s: keyof typeof STEP_PROGRESS) => {
-        if (!store.advance(id, s, STEP_PROGRESS[s])) throw new AbortedError();
+        if (!store.advance(id, s, STEP_PROGRESS[s], events.lease)) throw new AbortedError();
         events.onStep?.(s, STEP_PROGRESS[s]);
       };
       const within = (s: keyof typeof STEP_PROGRESS, span: number) => (fraction: number) => {
@@ -172,18 +183,25 @@ export class Orchestrator {
       step('finalizing');
       const shorts = await this.renderStage(req, art, source, info, transcript, plan, signal, within('finalizing', 20), events, reasons, media);
       if (signal.aborted) throw new AbortedError();
-      store.replaceShorts(id, shorts);
+      store.replaceShorts(id, shorts, events.lease);
       if (shorts.length > 0 && shorts.every((s) => s.error)) {
         throw new PipelineError('finalizing', `rendering failed for every clip: ${shorts[0]!.errorMessage ?? 'unknown error'}`);
       }
-      store.finish(id, 'completed');
+      store.finish(id, 'completed', null, events.lease);
       events.onStep?.('completed', 100);
       if (source.downloaded) rmSync(source.path, { force: true });
       art.removeWork();
     } catch (e) {
       if (signal.aborted && signal.reason instanceof ShutdownSignal) return store.getRequest(id)!;
-      if (signal.aborted || e instanceof AbortedError) store.finish(id, 'cancelled');
-      else store.finish(id, 'failed', failureReason(e, reasons));
+      // Another process runs it now: nothing here is written or removed (its artifacts are the new runner's).
+      if (lostLease(e, signal)) return store.getRequest(id)!;
+      try {
+        if (signal.aborted || e instanceof AbortedError) store.finish(id, 'cancelled', null, events.lease);
+        else store.finish(id, 'failed', failureReason(e, reasons), events.lease);
+      } catch (refused) {
+        if (refused instanceof LeaseLost) return store.getRequest(id)!;
+        throw refused;
+      }
       // Cancelled or failed requests keep no partial output.
       art.removeAll();
       await this.deps.blobs.deletePrefix(art.prefix).catch(() => undefined);
@@ -201,7 +219,7 @@ export class Orchestrator {
    * re-render: the clip keeps its previous MP4 and says why in `editError`. A ShutdownSignal leaves it
    * recompiling, for the next start to resume.
    */
-  async rerender(requestId: string, shortId: string, signal: AbortSignal, events: { onProgress?: (fraction: number) => void } = {}): Promise<ShortRecord | undefined> {
+  async rerender(requestId: string, shortId: string, signal: AbortSignal, events: { onProgress?: (fraction: number) => void; lease?: Lease } = {}): Promise<ShortRecord | undefined> {
     const { store } = this.deps;
     const req = store.getRequest(requestId);
     const short = store.getShort(requestId, shortId);
@@ -210,6 +228,7 @@ export class Orchestrator {
     // Its own scratch folder: two clips of one request may re-render at once, each removing its own.
     const workDir = path.join(art.dir, 'rerender', shortId);
     const reasons: ReasonContext = { dataDir: this.deps.dataDir, hideAllPaths: req.origin === 'api' };
+    let lost = false;
     const media = this.media.scoped(signal);
     try {
       const saved = art.read<SourceCheckpoint>('source');
@@ -295,14 +314,24 @@ export class Orchestrator {
         fileKey: key,
         coverKey,
         edit,
-      });
+      }, events.lease);
     } catch (e) {
       if (signal.aborted && signal.reason instanceof ShutdownSignal) return store.getShort(requestId, shortId);
+      if (lostLease(e, signal)) {
+        lost = true; // another process renders it now, in the same scratch folder: left to it
+        return store.getShort(requestId, shortId);
+      }
       const why = signal.aborted || e instanceof AbortedError ? 'the re-render was interrupted' : failureReason(e, reasons);
-      store.abandonRerender(shortId, why);
+      try {
+        store.abandonRerender(shortId, why, events.lease);
+      } catch (refused) {
+        if (!(refused instanceof LeaseLost)) throw refused;
+      }
     } finally {
-      rmSync(workDir, { recursive: true, force: true });
-      rmSync(path.join(path.dirname(art.captionsPath(shortId)), `${shortId}.next.ass`), { force: true });
+      if (!lost) {
+        rmSync(workDir, { recursive: true, force: true });
+        rmSync(path.join(path.dirname(art.captionsPath(shortId)), `${shortId}.next.ass`), { force: true });
+      }
     }
     return store.getShort(requestId, shortId);
   }

@@ -1,13 +1,16 @@
 // Workers inside `shorts serve`: take queued API requests from the SQLite store in creation order, a
 // bounded number at a time, run them through the orchestrator, refund the credit of a failed request
-// and send its webhook. On start, and every little while after, they resume requests left `processing`
-// by a process that is gone; one whose runner still lives (another `serve` on the same data dir, issue 15)
-// is that runner's, never taken.
-// The same slots run clip re-renders (issue 14): a clip marked `recompiling` that no live process runs
-// (a new one, or one a dead process left) is taken; a re-render sends no webhook and moves no credit.
+// and send its webhook. Each request and re-render run here is held under a lease (issue 22) that the
+// process's LeaseKeeper renews; on start, and every little while after, the workers take over requests left
+// `processing` whose lease expired (their process was killed); one whose lease is renewed (another `serve` on
+// the same data dir, issue 15, in whatever PID namespace) is that process's, never taken. A stop hands the
+// leases back so another process resumes the work at once.
+// The same slots run clip re-renders (issue 14): a clip marked `recompiling` whose lease is free (a new one,
+// or one a killed process left) is taken; a re-render sends no webhook and moves no credit.
 import { JobStore, type RequestRecord } from './job-store.js';
 import { Orchestrator, ShutdownSignal } from './orchestrator.js';
-import { isAlive } from '../media/process.js';
+import type { LeaseKeeper } from './lease-keeper.js';
+import { LeaseLost, type Lease } from '../ports/leases.js';
 
 /** How often a running worker looks for requests another process left behind when it died. */
 const ORPHAN_SCAN_MS = 5_000;
@@ -15,6 +18,8 @@ const ORPHAN_SCAN_MS = 5_000;
 export interface WorkerOptions {
   store: JobStore;
   orchestrator: Orchestrator;
+  /** This process's leases: every request and re-render run here is held under one. */
+  leases: LeaseKeeper;
   concurrency: number;
   /** Refunds the credit of a failed request (spec 6: failed requests are refunded). */
   refund: (requestId: string) => void;
@@ -31,13 +36,16 @@ export interface WorkerOptions {
 export class Worker {
   private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private readonly followUps = new Set<Promise<void>>();
-  /** Orphans to take over, with the dead runner each was seen with (reclaim swaps only from that one). */
-  private resume: { id: string; from: number | null }[] = [];
+  /** Orphans to take over (their lease had expired when seen). */
+  private resume: string[] = [];
   private lastOrphanScan = 0;
   /** Slots of running re-renders are keyed `rerender:<shortId>` beside requests' ids. */
   private static rerenderKey(shortId: string): string { return `rerender:${shortId}`; }
   private timer: NodeJS.Timeout | null = null;
   private stopped = true;
+  /** A pump is taking work (claims are async): a second one waits for it instead of racing it. */
+  private pumping: Promise<void> | null = null;
+  private pumpAgain = false;
 
   constructor(private readonly opts: WorkerOptions) {}
 
@@ -66,21 +74,18 @@ export class Worker {
   }
 
   /**
-   * API requests left `processing` whose runner is gone: no pid, a dead pid, or our own pid on a request
-   * we do not run (a previous life of this process, same pid after a restart as in a container). A live
-   * runner's request is left alone: a second `serve` on the same data dir must not run it a second time.
+   * API requests left `processing` whose lease is missing or expired: their runner was killed (or stopped
+   * cleanly and handed them back). One whose lease is renewed is left alone: a second `serve` on the same
+   * data dir must not run it a second time.
    */
   private scanOrphans(): number {
     this.lastOrphanScan = Date.now();
     let found = 0;
-    const queued = new Set(this.resume.map((r) => r.id));
-    for (const r of this.opts.store.listProcessing('api')) {
-      if (this.isOurs(r.id) || queued.has(r.id)) continue;
-      const gone = r.runnerPid === null || r.runnerPid === process.pid || !isAlive(r.runnerPid);
-      if (gone) {
-        this.resume.push({ id: r.id, from: r.runnerPid });
-        found++;
-      }
+    const queued = new Set(this.resume);
+    for (const id of this.opts.store.listOrphaned('api')) {
+      if (this.isOurs(id) || queued.has(id)) continue;
+      this.resume.push(id);
+      found++;
     }
     return found;
   }
@@ -96,6 +101,7 @@ export class Worker {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    await this.pumping;
     for (const job of this.active.values()) job.controller.abort(new ShutdownSignal());
     await Promise.all([...this.active.values()].map((j) => j.done));
     await Promise.all(this.followUps);
@@ -109,73 +115,106 @@ export class Worker {
     return this.active.has(id);
   }
 
+  /** Fills the free slots: queued and orphaned requests first, then pending re-renders. One pump at a time. */
   private pump(): void {
-    while (!this.stopped && this.active.size < this.opts.concurrency) {
-      const record = this.next();
-      if (record) {
-        this.run(record);
-        continue;
-      }
-      const short = this.nextRerender();
-      if (!short) return;
-      this.runRerender(short.requestId, short.id, short.rerenderPid ?? null);
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
     }
+    this.pumping = (async () => {
+      do {
+        this.pumpAgain = false;
+        while (!this.stopped && this.active.size < this.opts.concurrency) {
+          const taken = await this.next();
+          if (taken) {
+            this.run(taken.record, taken.lease, taken.controller);
+            continue;
+          }
+          if (!(await this.nextRerender())) break;
+        }
+      } while (this.pumpAgain && !this.stopped);
+    })().catch((e: unknown) => this.opts.log?.(`worker: ${e instanceof Error ? e.message : String(e)}`))
+      .finally(() => { this.pumping = null; });
   }
 
   /**
-   * A clip of an API request marked re-rendering that nobody runs: not started yet (no pid), or left by a
-   * process that is gone. Our own pid on a clip we do not run is a previous life of this process (same pid
-   * after a restart, as in a container).
+   * Takes a clip of an API request marked re-rendering whose lease is free (not started yet, or left by a
+   * process that was killed) and starts it; false when there is none.
    */
-  private nextRerender(): { id: string; requestId: string; rerenderPid?: number | null } | undefined {
-    return this.opts.store.listRerendering().find((s) => s.origin === 'api' && !this.active.has(Worker.rerenderKey(s.id))
-      && (s.rerenderPid == null || s.rerenderPid === process.pid || !isAlive(s.rerenderPid)));
+  private async nextRerender(): Promise<boolean> {
+    const { store, leases } = this.opts;
+    for (const s of store.listRerendering()) {
+      if (s.origin !== 'api' || s.leased || this.active.has(Worker.rerenderKey(s.id))) continue;
+      const controller = new AbortController();
+      // Of two servers seeing it free, exactly one gets the lease.
+      const lease = await leases.acquire({ kind: 'rerender', id: s.id }, controller);
+      if (!lease) continue;
+      this.runRerender(s.requestId, s.id, lease, controller);
+      return true;
+    }
+    return false;
   }
 
-  private runRerender(requestId: string, shortId: string, from: number | null): void {
-    const { store, orchestrator } = this.opts;
+  private runRerender(requestId: string, shortId: string, lease: Lease, controller: AbortController): void {
+    const { store, orchestrator, leases } = this.opts;
     const key = Worker.rerenderKey(shortId);
-    // Swapped only from the runner seen (none, or a dead one): another server taking it at once gets null.
-    const attempts = store.claimRerender(shortId, process.pid, from);
-    const controller = new AbortController();
     const entry = { controller, done: Promise.resolve() };
     this.active.set(key, entry);
     entry.done = (async () => {
       await Promise.resolve();
       try {
-        if (attempts === null) return; // finished, given up or taken by another server meanwhile
+        const attempts = store.claimRerender(shortId, lease);
+        if (attempts === null) return; // finished or given up meanwhile
         if (attempts > (this.opts.maxAttempts ?? 3)) {
-          store.abandonRerender(shortId, `internal error: the re-render stopped unexpectedly ${attempts - 1} times; the clip is as it was`);
+          store.abandonRerender(shortId, `internal error: the re-render stopped unexpectedly ${attempts - 1} times; the clip is as it was`, lease);
           return;
         }
-        await orchestrator.rerender(requestId, shortId, controller.signal);
+        await orchestrator.rerender(requestId, shortId, controller.signal, { lease });
+        if (controller.signal.reason instanceof LeaseLost) this.opts.log?.(`re-render of ${shortId}: another process took it over; stopped here`);
       } catch (e) {
         this.opts.log?.(`worker error on the re-render of ${shortId}: ${e instanceof Error ? e.message : String(e)}`);
       } finally {
+        await leases.release(lease);
         this.active.delete(key);
         this.pump();
       }
     })();
   }
 
-  private next(): RequestRecord | undefined {
-    const { store } = this.opts;
-    // Another server on the same data dir may die while this one runs: its requests are picked up here.
+  /** The next request to run here, under its lease: an orphan to resume, else the oldest queued one. */
+  private async next(): Promise<{ record: RequestRecord; lease: Lease; controller: AbortController } | undefined> {
+    const { store, leases } = this.opts;
+    // Another server on the same data dir may be killed while this one runs: its requests are picked up here.
     if (Date.now() - this.lastOrphanScan >= ORPHAN_SCAN_MS) {
       const found = this.scanOrphans();
       if (found) this.opts.log?.(`taking over ${found} request(s) left processing by a stopped process`);
     }
+    const take = async (id: string, claim: (lease: Lease) => RequestRecord | undefined) => {
+      const controller = new AbortController();
+      const lease = await leases.acquire({ kind: 'request', id }, controller);
+      if (!lease) return undefined; // another process holds it: its lease is live again, or it was quicker
+      const record = claim(lease);
+      if (record) return { record, lease, controller };
+      await leases.release(lease);
+      return undefined;
+    };
     while (this.resume.length) {
-      const { id, from } = this.resume.shift()!;
-      const taken = store.reclaim(id, process.pid, from);
+      const id = this.resume.shift()!;
+      if (this.isOurs(id)) continue;
+      const taken = await take(id, (lease) => store.reclaim(id, lease));
       if (taken) return taken;
     }
-    return store.claimNextQueued(process.pid);
+    // The oldest queued request whose lease is free; two servers racing for it: the lease decides.
+    for (const id of store.queuedUnleased(this.opts.concurrency + 1)) {
+      if (this.isOurs(id)) continue;
+      const taken = await take(id, (lease) => store.startQueued(id, lease));
+      if (taken) return taken;
+    }
+    return undefined;
   }
 
-  private run(record: RequestRecord): void {
-    const { store, orchestrator, refund } = this.opts;
-    const controller = new AbortController();
+  private run(record: RequestRecord, lease: Lease, controller: AbortController): void {
+    const { store, orchestrator, refund, leases } = this.opts;
     const untrack = this.opts.track(record.id, controller);
     const maxAttempts = this.opts.maxAttempts ?? 3;
     const entry = { controller, done: Promise.resolve() };
@@ -185,10 +224,15 @@ export class Worker {
       try {
         let final: RequestRecord;
         if (store.attempts(record.id) > maxAttempts) {
-          store.finish(record.id, 'failed', `internal error: processing stopped unexpectedly ${maxAttempts} times`);
+          store.finish(record.id, 'failed', `internal error: processing stopped unexpectedly ${maxAttempts} times`, lease);
           final = store.getRequest(record.id)!;
         } else {
-          final = await orchestrator.run(record.id, controller.signal);
+          final = await orchestrator.run(record.id, controller.signal, { lease });
+        }
+        // Lost to another process (this one stalled past its lease): that process finishes it, refunds, notifies.
+        if (controller.signal.reason instanceof LeaseLost || !(await leases.confirm(lease))) {
+          this.opts.log?.(`request ${record.id}: another process took it over (this one stopped renewing its lease in time); stopped here`);
+          return;
         }
         if (final.status === 'failed') refund(final.id);
         if ((final.status === 'failed' || final.status === 'completed') && this.opts.onFinished) {
@@ -200,6 +244,8 @@ export class Worker {
         this.opts.log?.(`worker error on ${record.id}: ${e instanceof Error ? e.message : String(e)}`);
       } finally {
         untrack();
+        // Finished, or stopped by a shutdown: either way another process may take it at once.
+        await leases.release(lease);
         this.active.delete(record.id);
         this.pump();
       }

@@ -1,8 +1,9 @@
 // Local mode of `shorts mcp`: a create must answer at once (an agent's tool call cannot block for minutes),
 // so the job runs in the background of the MCP process, one at a time in creation order (one job already
-// uses every core). The request row carries this process's pid from creation on, so other `shorts`
+// uses every core). This process holds the request's lease from creation on (issue 22), so other `shorts`
 // processes see it as live; when the MCP server stops, unfinished jobs are marked failed with a reason
-// that says so and their children are killed, and a kill -9 is caught by LocalClient's orphan recovery.
+// that says so and their children are killed, and a kill -9 is caught by LocalClient's orphan recovery
+// once the lease has expired.
 import type { LocalClient } from '../client/local-client.js';
 import type { CreateResponse } from '../service/api-types.js';
 import type { McpBackend } from './tools.js';

@@ -124,13 +124,3 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
     });
   });
 }
-
-/** Whether a process with this pid is running (EPERM: it is, but another user's). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

@@ -156,6 +156,13 @@ export class Automation {
    * that existed before it finished ("new" clips). Returns the posts made.
    */
   onRequestCompleted(requestId: string, now = Date.now()): PostObject[] {
+    // One IMMEDIATE transaction (the database's write lock) per request's run: two processes applying the rules
+    // to one request at once (two serves' start-up sweeps, a serve and `shorts posts run`) cannot both find a
+    // clip unposted and post it twice; the second sees the first one's posts.
+    return this.db.transaction(() => this.applyRules(requestId, now)).immediate();
+  }
+
+  private applyRules(requestId: string, now: number): PostObject[] {
     const request = this.store.getRequest(requestId);
     if (!request || request.status !== 'completed') return [];
     const made: PostObject[] = [];

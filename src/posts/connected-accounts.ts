@@ -397,7 +397,7 @@ export class ConnectedAccounts {
     this.db.transaction(() => {
       this.db.prepare(`UPDATE connected_accounts SET status = 'expired', updated_at = ? WHERE id = ?`).run(now, r.id);
       this.db.prepare(`UPDATE posts SET status = 'failed', error = ?, error_code = 'auth_expired', retryable = 0, next_attempt_at = NULL,
-        runner_pid = NULL, updated_at = ? WHERE connected_account_id = ? AND status IN ('scheduled', 'processing')`).run(error.message, now, r.id);
+        updated_at = ? WHERE connected_account_id = ? AND status IN ('scheduled', 'processing')`).run(error.message, now, r.id);
     })();
     return error;
   }

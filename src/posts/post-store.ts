@@ -1,11 +1,14 @@
 // The writes of the posts table (issue 16): scheduling, canceling, the publisher's claim of due posts,
 // its saved progress, and the end of an attempt (published, failed, or retried later). Every change is one
 // guarded UPDATE, so two processes (a serve and a `shorts posts run`, or a cancel racing a claim) never both
-// win: the status in the WHERE clause decides. Reading lists stays in JobStore.listPosts (spec 4.6 filters).
+// win: the status in the WHERE clause decides. Who publishes a post is the holder of its `post` lease
+// (issue 22): the claim and every write of the publisher are made only while that lease is still held. Reading lists stays in JobStore.listPosts (spec 4.6 filters).
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { PostObject } from '../service/api-types.js';
 import type { Platform, PostErrorCode, PublishState } from '../publish/types.js';
+import type { Lease } from '../ports/leases.js';
+import { fenced, NOW_MS } from '../adapters/sqlite/lease-store.js';
 
 export type PostStatus = PostObject['status'];
 
@@ -32,7 +35,6 @@ export interface PostRecord {
   publishState: PublishState | null;
   attempts: number;
   nextAttemptAt: string | null;
-  runnerPid: number | null;
   createdAt: string;
   updatedAt: string | null;
 }
@@ -41,7 +43,7 @@ interface Row {
   id: string; account_id: string; connected_account_id: string | null; platform: Platform; status: PostStatus; scheduled_at: string;
   published_at: string | null; url: string | null; short_id: string; request_id: string; title: string; description: string;
   account_handle: string; source: 'manual' | 'automation'; error: string | null; error_code: PostErrorCode | null; retryable: number | null;
-  publish_state: string | null; attempts: number; next_attempt_at: string | null; runner_pid: number | null; created_at: string; updated_at: string | null;
+  publish_state: string | null; attempts: number; next_attempt_at: string | null; created_at: string; updated_at: string | null;
 }
 
 function toRecord(r: Row): PostRecord {
@@ -50,7 +52,7 @@ function toRecord(r: Row): PostRecord {
     scheduledAt: r.scheduled_at, publishedAt: r.published_at, url: r.url, shortId: r.short_id, requestId: r.request_id, title: r.title,
     description: r.description, accountHandle: r.account_handle, source: r.source, error: r.error, errorCode: r.error_code,
     retryable: r.retryable === null ? null : r.retryable === 1, publishState: r.publish_state ? JSON.parse(r.publish_state) as PublishState : null,
-    attempts: r.attempts, nextAttemptAt: r.next_attempt_at, runnerPid: r.runner_pid, createdAt: r.created_at, updatedAt: r.updated_at,
+    attempts: r.attempts, nextAttemptAt: r.next_attempt_at, createdAt: r.created_at, updatedAt: r.updated_at,
   };
 }
 
@@ -120,90 +122,77 @@ export class PostStore {
   }
 
   /**
-   * Takes the posts due now for this process: scheduled and due (and past any retry wait) become
-   * `processing` with the runner's pid and one more attempt; posts left `processing` by a process that is gone
-   * (`orphan(pid)` true), or waiting out a retry with progress kept (runner_pid NULL), are taken over as they
-   * are. One statement per post, guarded by its status and runner, so two processes never take the same post.
+   * Posts to take now, oldest first, whose `post` lease is free: scheduled and due (and past any retry wait),
+   * and posts left `processing` by a process whose lease expired or that handed them back, or waiting out a
+   * retry with progress kept, once that wait is over. The caller leases one, then claims it.
    */
-  claimDue(pid: number, scope: PostScope, orphan: (runnerPid: number, postId: string) => boolean, limit: number, at = now()): PostRecord[] {
-    const claimed: PostRecord[] = [];
-    const params = { local: LOCAL_ACCOUNT, at, limit };
-    const take = this.db.prepare(`UPDATE posts SET status = 'processing', runner_pid = @pid, attempts = attempts + 1, next_attempt_at = NULL,
-        updated_at = @at WHERE id = @id AND status = 'scheduled' RETURNING *`);
-    const retake = this.db.prepare(`UPDATE posts SET runner_pid = @pid, attempts = attempts + @more, next_attempt_at = NULL, updated_at = @at
-        WHERE id = @id AND status = 'processing' AND runner_pid IS @old RETURNING *`);
-    this.db.transaction(() => {
-      const due = this.db.prepare(`SELECT id FROM posts WHERE status = 'scheduled' AND ${scopeClause(scope)}
-          AND scheduled_at <= @at AND (next_attempt_at IS NULL OR next_attempt_at <= @at) ORDER BY scheduled_at, id LIMIT @limit`)
-        .all(params) as { id: string }[];
-      for (const { id } of due) {
-        const row = take.get({ id, pid, at }) as Row | undefined;
-        if (row) claimed.push(toRecord(row));
-      }
-      const left = limit - claimed.length;
-      if (left <= 0) return;
-      const stale = this.db.prepare(`SELECT id, runner_pid AS pid, next_attempt_at AS next FROM posts WHERE status = 'processing' AND ${scopeClause(scope)}
-          ORDER BY scheduled_at, id`).all(params) as { id: string; pid: number | null; next: string | null }[];
-      const taken = new Set(claimed.map((p) => p.id));
-      for (const s of stale) {
-        if (claimed.length >= limit) break;
-        // Just taken above: this process holds it now, it is no orphan.
-        if (taken.has(s.id)) continue;
-        // A retry wait ends at next_attempt_at (a new attempt); a dead runner's publish is resumed (the same attempt).
-        const waiting = s.pid === null;
-        if (waiting ? s.next !== null && s.next > at : !orphan(s.pid!, s.id)) continue;
-        const row = retake.get({ id: s.id, pid, old: s.pid, more: waiting ? 1 : 0, at }) as Row | undefined;
-        if (row) claimed.push(toRecord(row));
-      }
-    })();
-    return claimed;
+  dueUnleased(scope: PostScope, limit: number, at = now()): string[] {
+    return (this.db.prepare(`SELECT id FROM posts p WHERE ${scopeClause(scope)} AND status IN ('scheduled', 'processing')
+        AND (status = 'processing' OR scheduled_at <= @at) AND (next_attempt_at IS NULL OR next_attempt_at <= @at)
+        AND NOT EXISTS (SELECT 1 FROM leases l WHERE l.kind = 'post' AND l.id = p.id AND l.expires_at > ${NOW_MS})
+      ORDER BY status = 'processing' DESC, scheduled_at, id LIMIT @limit`).all({ local: LOCAL_ACCOUNT, at, limit }) as { id: string }[]).map((r) => r.id);
+  }
+
+  /**
+   * Claims a due post under its lease (taken first by the caller, so two processes never both get it):
+   * `processing`, and one more attempt unless it resumes an attempt a stopped process left half-way (a retry
+   * wait that ended starts a new one). Undefined when it is not due any more (canceled, published, ...).
+   */
+  claim(id: string, lease: Lease, at = now()): PostRecord | undefined {
+    const row = fenced(this.db, lease, () => this.db.prepare(`UPDATE posts SET
+        attempts = attempts + CASE WHEN status = 'scheduled' OR next_attempt_at IS NOT NULL THEN 1 ELSE 0 END,
+        status = 'processing', next_attempt_at = NULL, updated_at = @at
+      WHERE id = @id AND (status = 'processing' OR (status = 'scheduled' AND scheduled_at <= @at))
+        AND (next_attempt_at IS NULL OR next_attempt_at <= @at) RETURNING *`).get({ id, at }) as Row | undefined);
+    return row && toRecord(row);
   }
 
   /** The earliest time something of this scope becomes due (the scheduler sleeps until then at most). */
   nextDueAt(scope: PostScope): string | null {
-    const row = this.db.prepare(`SELECT MIN(COALESCE(next_attempt_at, scheduled_at)) AS at FROM posts
-      WHERE ${scopeClause(scope)} AND ((status = 'scheduled') OR (status = 'processing' AND runner_pid IS NULL))`).get({ local: LOCAL_ACCOUNT }) as { at: string | null };
+    const row = this.db.prepare(`SELECT MIN(COALESCE(next_attempt_at, scheduled_at)) AS at FROM posts p
+      WHERE ${scopeClause(scope)} AND ((status = 'scheduled') OR (status = 'processing'
+        AND NOT EXISTS (SELECT 1 FROM leases l WHERE l.kind = 'post' AND l.id = p.id AND l.expires_at > ${NOW_MS})))`).get({ local: LOCAL_ACCOUNT }) as { at: string | null };
     return row.at;
   }
 
   /** The connector's progress, written before it takes a step that must not be repeated (synchronous: it is on disk when this returns). */
-  saveState(id: string, pid: number, state: PublishState): void {
-    this.db.prepare(`UPDATE posts SET publish_state = @state, updated_at = @at WHERE id = @id AND status = 'processing' AND runner_pid = @pid`)
-      .run({ id, pid, state: JSON.stringify(state), at: now() });
+  /**
+   * Throws when nothing was saved (the connector must not take the step): LeaseLost when another process took
+   * the post over, an Error when it is not processing any more (its account's posts were failed meanwhile).
+   */
+  saveState(id: string, lease: Lease, state: PublishState): void {
+    const r = fenced(this.db, lease, () => this.db.prepare(`UPDATE posts SET publish_state = @state, updated_at = @at WHERE id = @id AND status = 'processing'`)
+      .run({ id, state: JSON.stringify(state), at: now() }));
+    if (r.changes !== 1) throw new Error(`post ${id} is not being published any more; its progress was not saved`);
   }
 
-  published(id: string, url: string | null, at = now()): PostRecord | undefined {
-    const row = this.db.prepare(`UPDATE posts SET status = 'published', published_at = @at, url = @url, error = NULL, error_code = NULL,
-        retryable = NULL, runner_pid = NULL, next_attempt_at = NULL, updated_at = @at WHERE id = @id AND status = 'processing' RETURNING *`)
-      .get({ id, url, at }) as Row | undefined;
+  /** With `lease`, only while it is still held (LeaseLost: another process publishes it now). */
+  published(id: string, url: string | null, at = now(), lease?: Lease): PostRecord | undefined {
+    const row = fenced(this.db, lease, () => this.db.prepare(`UPDATE posts SET status = 'published', published_at = @at, url = @url, error = NULL, error_code = NULL,
+        retryable = NULL, next_attempt_at = NULL, updated_at = @at WHERE id = @id AND status = 'processing' RETURNING *`)
+      .get({ id, url, at }) as Row | undefined);
     return row && toRecord(row);
   }
 
   /** The end of a post that will not go out; `retryable` as spec 7.3 says for the code. */
-  failed(id: string, code: PostErrorCode, message: string, retryable: boolean, from: readonly PostStatus[] = ['processing']): PostRecord | undefined {
-    const row = this.db.prepare(`UPDATE posts SET status = 'failed', error = @message, error_code = @code, retryable = @retryable,
-        runner_pid = NULL, next_attempt_at = NULL, updated_at = @at WHERE id = @id AND status IN (SELECT value FROM json_each(@from)) RETURNING *`)
-      .get({ id, code, message, retryable: retryable ? 1 : 0, from: JSON.stringify(from), at: now() }) as Row | undefined;
+  failed(id: string, code: PostErrorCode, message: string, retryable: boolean, from: readonly PostStatus[] = ['processing'], lease?: Lease): PostRecord | undefined {
+    const row = fenced(this.db, lease, () => this.db.prepare(`UPDATE posts SET status = 'failed', error = @message, error_code = @code, retryable = @retryable,
+        next_attempt_at = NULL, updated_at = @at WHERE id = @id AND status IN (SELECT value FROM json_each(@from)) RETURNING *`)
+      .get({ id, code, message, retryable: retryable ? 1 : 0, from: JSON.stringify(from), at: now() }) as Row | undefined);
     return row && toRecord(row);
   }
 
   /**
    * A retryable failure with attempts left: tried again at `next`. With nothing handed to the platform yet
    * (no saved progress) the post is `scheduled` again and can still be canceled; with progress (a session,
-   * a container, an accepted upload that may still go live) it stays `processing`, runner released, so the
-   * next attempt resumes it and a cancel cannot pretend to stop it.
+   * a container, an accepted upload that may still go live) it stays `processing` (the publisher then hands
+   * its lease back), so the next attempt resumes it and a cancel cannot pretend to stop it.
    */
-  retryLater(id: string, next: string): PostRecord | undefined {
-    const row = this.db.prepare(`UPDATE posts SET status = CASE WHEN publish_state IS NULL THEN 'scheduled' ELSE 'processing' END,
-        runner_pid = NULL, next_attempt_at = @next, updated_at = @at WHERE id = @id AND status = 'processing' RETURNING *`)
-      .get({ id, next, at: now() }) as Row | undefined;
+  retryLater(id: string, next: string, lease?: Lease): PostRecord | undefined {
+    const row = fenced(this.db, lease, () => this.db.prepare(`UPDATE posts SET status = CASE WHEN publish_state IS NULL THEN 'scheduled' ELSE 'processing' END,
+        next_attempt_at = @next, updated_at = @at WHERE id = @id AND status = 'processing' RETURNING *`)
+      .get({ id, next, at: now() }) as Row | undefined);
     return row && toRecord(row);
-  }
-
-  /** Gives a post back when its process stops on purpose (shutdown): the next start resumes it at once. */
-  release(id: string, pid: number): void {
-    this.db.prepare(`UPDATE posts SET runner_pid = NULL, next_attempt_at = NULL, attempts = MAX(attempts - 1, 0), updated_at = @at
-      WHERE id = @id AND status = 'processing' AND runner_pid = @pid`).run({ id, pid, at: now() });
   }
 
   /** Posts of one connected account still to go out (scheduled or processing). */

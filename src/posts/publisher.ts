@@ -8,6 +8,7 @@ import { BlobNotFoundError, type BlobStore } from '../ports/blob-store.js';
 import { PublishError, RETRYABLE, type ClipMedia, type Connector, type Platform, type PostErrorCode } from '../publish/types.js';
 import type { ConnectedAccounts } from './connected-accounts.js';
 import type { PostRecord, PostStore } from './post-store.js';
+import { LeaseLost, type Lease } from '../ports/leases.js';
 
 /** Attempts of one post before a retryable failure becomes final. */
 export const MAX_ATTEMPTS = 3;
@@ -25,7 +26,6 @@ export interface PublisherOptions {
   connector: (platform: Platform) => Connector;
   /** ffprobe facts of the clip file (P1's media check). */
   probe: (file: string) => Promise<ClipMedia>;
-  pid?: number;
   maxAttempts?: number;
   retryDelaysMs?: readonly number[];
   dailyCapWaitMs?: number;
@@ -35,11 +35,13 @@ export interface PublisherOptions {
   now?: () => number;
 }
 
-/** What became of one attempt. */
-export type AttemptOutcome = 'published' | 'failed' | 'retry' | 'released';
+/**
+ * What became of one attempt: `released` (stopped by a shutdown, resumed by the next start), `lost` (another
+ * process took the post's lease over: it publishes the post, nothing more is written here).
+ */
+export type AttemptOutcome = 'published' | 'failed' | 'retry' | 'released' | 'lost';
 
 export class Publisher {
-  readonly pid: number;
   private readonly maxAttempts: number;
   private readonly delays: readonly number[];
   private readonly dailyCapWaitMs: number;
@@ -47,7 +49,6 @@ export class Publisher {
   private readonly now: () => number;
 
   constructor(private readonly opts: PublisherOptions) {
-    this.pid = opts.pid ?? process.pid;
     this.maxAttempts = opts.maxAttempts ?? MAX_ATTEMPTS;
     this.delays = opts.retryDelaysMs ?? RETRY_DELAYS_MS;
     this.dailyCapWaitMs = opts.dailyCapWaitMs ?? DAILY_CAP_WAIT_MS;
@@ -55,37 +56,46 @@ export class Publisher {
     this.now = opts.now ?? Date.now;
   }
 
-  /** Runs one attempt of a post this process has claimed (status processing, runner = this pid). */
-  async publish(post: PostRecord, signal?: AbortSignal): Promise<AttemptOutcome> {
+  /**
+   * Runs one attempt of a post this process has claimed under `lease` (status processing). Every write is
+   * made only while the lease is held; once another process took it over this attempt stops, writing nothing.
+   */
+  async publish(post: PostRecord, lease: Lease, signal?: AbortSignal): Promise<AttemptOutcome> {
     const { posts } = this.opts;
     try {
-      const result = await this.attempt(post, signal);
-      posts.published(post.id, result.url);
+      const result = await this.attempt(post, lease, signal);
+      posts.published(post.id, result.url, undefined, lease);
       this.log(`post ${post.id} published on ${post.platform}${result.url ? `: ${result.url}` : ''}`);
       return 'published';
     } catch (e) {
-      if (signal?.aborted) {
-        // Shutdown, not a failure: the progress is saved, the next start resumes this attempt.
-        posts.release(post.id, this.pid);
-        return 'released';
+      if (e instanceof LeaseLost || signal?.reason instanceof LeaseLost) {
+        this.log(`post ${post.id}: another process took it over; this attempt stops`);
+        return 'lost';
       }
+      // Shutdown, not a failure: the progress is saved, the next start resumes this attempt (the lease is handed back).
+      if (signal?.aborted) return 'released';
       const err = e instanceof PublishError ? e : new PublishError('unknown', `publishing failed: ${e instanceof Error ? e.message : String(e)}`);
-      return this.fail(post, err);
+      try {
+        return this.fail(post, err, lease);
+      } catch (refused) {
+        if (refused instanceof LeaseLost) return 'lost';
+        throw refused;
+      }
     }
   }
 
-  private async attempt(post: PostRecord, signal?: AbortSignal) {
+  private async attempt(post: PostRecord, lease: Lease, signal?: AbortSignal) {
     const clip = this.opts.store.getShort(post.requestId, post.shortId);
     const missing = () => new PublishError('video_missing', 'the clip\'s video file is no longer available; re-create or re-render the clip, then schedule it again');
     if (!clip || clip.error || !clip.fileKey) throw missing();
     try {
-      return await this.opts.blobs.withLocalFile(clip.fileKey, (file) => this.attemptWith(post, file, signal));
+      return await this.opts.blobs.withLocalFile(clip.fileKey, (file) => this.attemptWith(post, file, lease, signal));
     } catch (e) {
       throw e instanceof BlobNotFoundError ? missing() : e;
     }
   }
 
-  private async attemptWith(post: PostRecord, file: string, signal?: AbortSignal) {
+  private async attemptWith(post: PostRecord, file: string, lease: Lease, signal?: AbortSignal) {
     const { posts, accounts } = this.opts;
     let media: ClipMedia;
     try {
@@ -101,25 +111,25 @@ export class Publisher {
     const connectedAccountId = post.connectedAccountId;
     return connector.publish({
       postId: post.id, media, title: post.title, description: post.description, account, state: post.publishState,
-      saveState: (state) => posts.saveState(post.id, this.pid, state),
+      saveState: (state) => posts.saveState(post.id, lease, state),
       refreshAccessToken: () => accounts.freshAccessToken(connectedAccountId, { force: true, signal }),
       signal,
     });
   }
 
-  private fail(post: PostRecord, err: PublishError): AttemptOutcome {
+  private fail(post: PostRecord, err: PublishError, lease: Lease): AttemptOutcome {
     const { posts } = this.opts;
     if (err.retryable && post.attempts < this.maxAttempts) {
       const wait = Math.min(this.delay(post.attempts, err), this.opts.maxWaitMs ?? Infinity);
       const next = new Date(this.now() + wait).toISOString();
-      if (posts.retryLater(post.id, next)) {
+      if (posts.retryLater(post.id, next, lease)) {
         this.log(`post ${post.id} on ${post.platform}: ${err.errorCode} (${err.message}); attempt ${post.attempts} of ${this.maxAttempts}, next at ${next}`);
         return 'retry';
       }
       return 'failed';
     }
     // An account whose refresh was refused has had its posts failed (auth_expired) already: the guard leaves them.
-    posts.failed(post.id, err.errorCode, message(err), RETRYABLE[err.errorCode]);
+    posts.failed(post.id, err.errorCode, message(err), RETRYABLE[err.errorCode], undefined, lease);
     this.log(`post ${post.id} on ${post.platform} failed: ${err.errorCode}: ${err.message}`);
     return 'failed';
   }

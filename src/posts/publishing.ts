@@ -7,6 +7,8 @@ import type { BlobStore } from '../ports/blob-store.js';
 import { FsBlobStore } from '../adapters/fs/blob-store.js';
 import { clipMedia } from '../publish/media-check.js';
 import type { Automation } from './automation.js';
+import { LeaseKeeper } from '../engine/lease-keeper.js';
+import { SqliteLeaseStore } from '../adapters/sqlite/lease-store.js';
 import type { ConnectedAccounts } from './connected-accounts.js';
 import { PostStore, type PostScope } from './post-store.js';
 import { Publisher, type PublisherOptions } from './publisher.js';
@@ -18,6 +20,8 @@ export interface PublishingOptions {
   blobs?: BlobStore;
   accounts: ConnectedAccounts;
   scope: PostScope;
+  /** This process's leases (a post is published under one); default: a keeper of its own on the store's database. */
+  leases?: LeaseKeeper;
   automation?: Automation;
   log?: (line: string) => void;
   env?: NodeJS.ProcessEnv;
@@ -34,6 +38,6 @@ export function createPublishing(o: PublishingOptions): { publisher: Publisher; 
     probe: clipMedia,
     maxAttempts: t.maxAttempts, retryDelaysMs: t.retryDelaysMs, dailyCapWaitMs: t.dailyCapWaitMs, maxWaitMs: t.maxWaitMs,
   });
-  const scheduler = new Scheduler({ posts, publisher, accounts: o.accounts, scope: o.scope, automation: o.automation, intervalMs: t.intervalMs, log: o.log });
+  const scheduler = new Scheduler({ posts, publisher, leases: o.leases ?? new LeaseKeeper(new SqliteLeaseStore(o.store.db)), accounts: o.accounts, scope: o.scope, automation: o.automation, intervalMs: t.intervalMs, log: o.log });
   return { publisher, scheduler, posts };
 }

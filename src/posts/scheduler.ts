@@ -1,9 +1,11 @@
 // The post scheduler (issue 16): inside `shorts serve` a tick every few seconds (and a wake when a post is
 // scheduled) refreshes tokens about to run out, claims the posts that are due and publishes them in the
 // background, a few at a time; `shorts posts run` uses runDue to publish what is due now and wait for it.
-// A post left `processing` by a process that died (kill -9, power loss) is claimed again and resumed from
-// its saved progress; on a clean stop the in-flight publishes are aborted and handed back the same way.
-import { isAlive } from '../media/process.js';
+// Each publish holds the post's lease (issue 22): a post left `processing` by a process that was killed
+// (kill -9, power loss) is claimed again once its lease expired and resumed from its saved progress; on a
+// clean stop the in-flight publishes are aborted and their leases handed back, so another process resumes
+// them at once.
+import type { LeaseKeeper } from '../engine/lease-keeper.js';
 import type { Automation } from './automation.js';
 import type { ConnectedAccounts } from './connected-accounts.js';
 import type { PostRecord, PostScope, PostStore } from './post-store.js';
@@ -12,6 +14,8 @@ import type { AttemptOutcome, Publisher } from './publisher.js';
 export interface SchedulerOptions {
   posts: PostStore;
   publisher: Publisher;
+  /** This process's leases: each post published here is held under one. */
+  leases: LeaseKeeper;
   accounts: ConnectedAccounts;
   /** Serve: API accounts' posts; `shorts posts run`: the local account's. */
   scope: PostScope;
@@ -42,15 +46,6 @@ export class Scheduler {
     this.concurrency = opts.concurrency ?? 2;
     this.log = opts.log ?? (() => {});
   }
-
-  private get pid(): number { return this.opts.publisher.pid; }
-
-  /**
-   * A runner that is gone: another process that is not alive, or this very pid without the post in hand (a
-   * restarted container often gets the same pid as the process it replaces).
-   */
-  private orphan = (runnerPid: number, postId: string): boolean =>
-    runnerPid === this.pid ? !this.active.has(postId) : !isAlive(runnerPid);
 
   start(): void {
     if (this.looping) return;
@@ -88,7 +83,7 @@ export class Scheduler {
         do {
           this.again = false;
           await this.opts.accounts.refreshExpiring().catch((e: unknown) => this.log(`token refresh: ${e instanceof Error ? e.message : String(e)}`));
-          this.startDue();
+          await this.startDue();
         } while (this.again && !this.stopping);
       } catch (e) {
         this.log(`scheduler: ${e instanceof Error ? e.message : String(e)}`);
@@ -100,16 +95,27 @@ export class Scheduler {
     return this.ticking;
   }
 
-  /** Claims what is due (up to the free slots) and publishes each in the background. */
-  private startDue(): PostRecord[] {
-    const room = this.concurrency - this.active.size;
-    if (room <= 0 || this.stopping) return [];
-    const claimed = this.opts.posts.claimDue(this.pid, this.opts.scope, this.orphan, room);
-    for (const post of claimed) {
+  /** Leases and claims what is due (up to the free slots) and publishes each in the background. */
+  private async startDue(): Promise<PostRecord[]> {
+    const claimed: PostRecord[] = [];
+    const { posts, leases, publisher } = this.opts;
+    for (const id of posts.dueUnleased(this.opts.scope, this.concurrency * 2)) {
+      if (this.active.size >= this.concurrency || this.stopping) break;
+      if (this.active.has(id)) continue;
       const controller = new AbortController();
-      const done = this.opts.publisher.publish(post, controller.signal)
+      // Of two processes seeing it due, exactly one gets the lease.
+      const lease = await leases.acquire({ kind: 'post', id }, controller);
+      if (!lease) continue;
+      const post = posts.claim(id, lease);
+      if (!post || this.stopping) {
+        await leases.release(lease);
+        continue;
+      }
+      claimed.push(post);
+      const done = publisher.publish(post, lease, controller.signal)
         .catch((e: unknown) => { this.log(`post ${post.id}: ${e instanceof Error ? e.message : String(e)}`); return 'failed' as const; })
-        .finally(() => {
+        .finally(async () => {
+          await leases.release(lease);
           this.active.delete(post.id);
           // A slot is free: more may be waiting.
           this.wake();
@@ -139,7 +145,7 @@ export class Scheduler {
     const seen = new Set<string>();
     await this.opts.accounts.refreshExpiring().catch((e: unknown) => this.log(`token refresh: ${e instanceof Error ? e.message : String(e)}`));
     for (;;) {
-      for (const p of this.startDue()) seen.add(p.id);
+      for (const p of await this.startDue()) seen.add(p.id);
       if (this.active.size === 0) break;
       await Promise.race([...this.active.values()].map((a) => a.done));
     }

@@ -35,6 +35,8 @@ import { ConnectedAccounts } from '../posts/connected-accounts.js';
 import { PostsService } from '../service/posts-service.js';
 import { Automation } from '../posts/automation.js';
 import { createPublishing } from '../posts/publishing.js';
+import { LeaseKeeper } from '../engine/lease-keeper.js';
+import { SqliteLeaseStore } from '../adapters/sqlite/lease-store.js';
 
 export interface ServeOptions {
   host: string;
@@ -93,7 +95,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const connectedAccounts = ConnectedAccounts.forStore(store);
   const posts = new PostsService(store, { accounts: connectedAccounts, onScheduled: () => scheduler.wake() });
   const automation = new Automation(store, posts, opts.log);
-  const { scheduler } = createPublishing({ store, blobs, accounts: connectedAccounts, scope: { kind: 'api' }, automation, log: opts.log });
+  // Who runs a request, a re-render or a post is the holder of its lease (issue 22), renewed by one heartbeat.
+  const leases = new LeaseKeeper(new SqliteLeaseStore(store.db));
+  const { scheduler } = createPublishing({ store, blobs, accounts: connectedAccounts, scope: { kind: 'api' }, automation, leases, log: opts.log });
   const onCompleted = (r: RequestRecord) => {
     try {
       if (automation.onRequestCompleted(r.id).length > 0) scheduler.wake();
@@ -110,7 +114,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     await webhooks.deliver(url, account.webhookSecret, webhookEvent(r, service, account));
   };
   worker = new Worker({
-    store, orchestrator, concurrency: opts.workers ?? Number(setting('SHORTS_WORKERS') ?? 1),
+    store, orchestrator, leases, concurrency: opts.workers ?? Number(setting('SHORTS_WORKERS') ?? 1),
     refund: (id) => { accounts.refundCredit(id).catch((e: unknown) => opts.log(`refund of ${id}: ${e instanceof Error ? e.message : String(e)}`)); },
     onFinished: notify,
     track: (id, c) => service.track(id, c),
@@ -148,6 +152,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     close: () => (closing ??= (async () => {
       await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
       await Promise.all([worker!.stop(), scheduler.stop()]);
+      // A clean stop hands every lease back: another server resumes the work at once, not after the TTL.
+      await leases.releaseAll();
       store.close();
     })()),
   };

@@ -255,9 +255,9 @@ export class Service {
    * Re-renders one clip of a completed request (issue 14): validates the change with the create options'
    * rules, marks the clip `recompiling` with it (one transaction, so two callers cannot both start one), and
    * returns the clip as it is now, previous video included. The work itself is the engine's: a worker of
-   * `serve` (woken through onQueued) or the local client in the foreground (`runner` = its pid). No credit.
+   * `serve` (woken through onQueued) or the local client in the foreground (holding the clip's lease). No credit.
    */
-  async rerender(account: Account, id: string, shortId: string, body: unknown, runner: number | null = null): Promise<ShortObject> {
+  async rerender(account: Account, id: string, shortId: string, body: unknown): Promise<ShortObject> {
     const r = this.owned(account, id);
     // A request still running has no clips yet: it is 409 (retry later), not 404.
     if (r.status !== 'completed') throw new ShortsError('short_not_editable', `request ${id} is ${r.status}: its clips can be re-rendered once it is completed`);
@@ -280,7 +280,7 @@ export class Service {
       if (!seen) throw new ShortsError('invalid_request', 'this clip was rendered without captions, so there are no caption words to correct; re-render it with captionsEnabled first', { field: 'captionEdits' });
       applyCaptionEdits(seen, edit.captionEdits as CaptionEdits);
     }
-    const state = this.store.startRerender(id, shortId, edit, runner);
+    const state = this.store.startRerender(id, shortId, edit);
     if (state === 'not_completed') throw new ShortsError('short_not_editable', `request ${id} is not completed: its clips can be re-rendered once it is`);
     if (state === 'busy') throw new ShortsError('short_not_editable', `clip ${shortId} is already being re-rendered; retry once its recompiling is false`);
     this.opts.onQueued?.();

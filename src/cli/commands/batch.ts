@@ -5,6 +5,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { ShortsClient } from '../../client/shorts-client.js';
+import { LocalClient } from '../../client/local-client.js';
 import { CREATE_OPTIONS } from '../../service/create-options.js';
 import { CliError, EXIT } from '../cli-error.js';
 import { isQuiet, liveProgress, note, printJson } from '../output.js';
@@ -40,7 +41,10 @@ export async function batchCommand(client: ShortsClient, sources: string[], flag
   const plan = planBatch({ sources, manifest: flags.manifest, options, mode: client.mode });
   const dir = path.resolve(flags.out);
   mkdirSync(dir, { recursive: true });
-  const release = lockBatchFolder(dir);
+  const { release, killedOwner } = await lockBatchFolder(dir);
+  // A batch killed here a moment ago: its running requests are settled (interrupted) once their leases run out,
+  // so this run starts each again instead of following a request nobody runs.
+  if (killedOwner && client instanceof LocalClient) await client.settleOrphansOf(killedOwner);
   const interrupt = new AbortController();
   // First Ctrl-C: cancel what runs and save the state (those items become `interrupted`). A second one
   // leaves at once; the state on disk is whole (every write is atomic) and a re-run still continues.

@@ -1,8 +1,9 @@
 // `create --no-wait` in local mode: the request is created in this process and run by a detached `shorts`
 // child (the hidden `run-detached <id>` subcommand) that outlives it. The child's stdout and stderr go to
 // <data dir>/runners/<id>.log (not inside jobs/<id>/: the engine removes that folder when a request fails or
-// is cancelled, just when the log is wanted); it records itself as the request's runner (its pid), so `shorts wait`
-// from anywhere follows it, `shorts cancel` stops it, and a runner that dies is told from a live one.
+// is cancelled, just when the log is wanted); it takes the request's lease (issue 22), so `shorts wait` from
+// anywhere follows it, `shorts cancel` stops it, and a runner that was killed is told from a live one by its
+// lease running out.
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
@@ -53,12 +54,11 @@ export async function startDetachedRunner(client: LocalClient, id: string): Prom
   }
   const deadline = Date.now() + RUNNER_START_MS;
   for (;;) {
-    const holder = client.store.runnerPid(id);
-    if (pid !== undefined && holder === pid) return pid;
-    const status = client.store.getRequest(id)?.status;
-    // Already finished or taken by someone else (a `shorts wait` quicker than node's start): not ours to run.
-    if (holder !== null && holder !== process.pid) return holder;
-    if (status !== 'queued') return pid ?? -1;
+    // Held by another owner: the runner (or a `shorts wait` quicker than node's start); either way not ours to run.
+    const holder = await client.leases.leases.holder({ kind: 'request', id });
+    if (holder !== null && holder.owner !== client.leases.owner) return pid ?? -1;
+    // Already finished: nothing to run.
+    if (client.store.getRequest(id)?.status !== 'queued') return pid ?? -1;
     if (exited !== undefined || Date.now() > deadline) {
       throw new Error(`the runner of request ${id} did not start (see ${log}); the request is queued: \`shorts wait ${id}\` runs it`);
     }
