@@ -8,9 +8,7 @@
 //   const done = await client.wait(requestId);          // polls; honours a 429's retryAfter
 //   for await (const r of paginate(client, 'list', { status: 'completed' })) console.log(r.requestId);
 
-export {
-  createClient, type CreateClientOptions, type LocalOptions, type RemoteOptions,
-} from './client/client-factory.js';
+export { createClient, type CreateClientOptions, type LocalOptions, type RemoteOptions } from './client/client-factory.js';
 export { LocalClient } from './client/local-client.js';
 export {
   RemoteClient, apiBaseUrl, DEFAULT_POLL_INTERVAL_MS, DEFAULT_WAIT_TIMEOUT_MS, type RemoteClientOptions,
@@ -22,9 +20,10 @@ export type { ExportFile, ExportFormat } from './export/formats.js';
 export type { CreateShortRequest } from './service/create-options.js';
 export { paginate, pages, type PagedMethod, type PageItem, type PageOf, type PageQuery } from './client/paginate.js';
 
-export type * from './service/api-types.js';
-export type { RequestStatus, SentenceRecord, Step } from './engine/job-store.js';
-export type { HeatmapPoint, TimeAdjustment } from './pipeline/types.js';
+export type * from './api/types.js';
+export type { RequestStatus, SentenceRecord, Step } from './domain/request.js';
+export type { HeatmapPoint } from './domain/source.js';
+export type { TimeAdjustment } from './domain/time.js';
 
 export { ShortsError, ERROR_CODES, type ErrorCode } from './errors.js';
 

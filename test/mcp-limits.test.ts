@@ -12,9 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobStore } from '../src/engine/job-store.js';
 import { AccountStore } from '../src/service/accounts.js';
 import { Service } from '../src/service/service.js';
-import { PostsService } from '../src/service/posts-service.js';
+import { PostsService } from '../src/posts/posts-service.js';
 import { RateLimiter } from '../src/server/rate-limit.js';
-import { serviceBackend } from '../src/mcp/http-handler.js';
+import { serviceBackend } from '../src/server/mcp-handler.js';
 import { createMcpServer } from '../src/mcp/server.js';
 
 let dir: string;

@@ -14,8 +14,8 @@ import type {
 } from './shorts-client.js';
 import type {
   CancelResponse, CreateResponse, Pagination, PostObject, RequestDetail, RequestListItem, ShortObject, StatusResponse, TemplateList,
-} from '../service/api-types.js';
-import type { RequestStatus } from '../engine/job-store.js';
+} from '../api/types.js';
+import type { RequestStatus } from '../domain/request.js';
 import { ERROR_CODES, ShortsError, rateLimitWaitSec, type ErrorCode } from '../errors.js';
 import { exportRemote } from './export-remote.js';
 import { PollPacer } from './poll-pacer.js';

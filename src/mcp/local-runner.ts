@@ -4,7 +4,7 @@
 // processes see it as live; when the MCP server stops, unfinished jobs are marked failed with a reason
 // that says so and their children are killed, and a kill -9 is caught by LocalClient's orphan recovery.
 import type { LocalClient } from '../client/local-client.js';
-import type { CreateResponse } from '../service/api-types.js';
+import type { CreateResponse } from '../api/types.js';
 import type { McpBackend } from './tools.js';
 import { clientBackend } from './client-backend.js';
 

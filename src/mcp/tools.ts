@@ -4,7 +4,7 @@
 // that read text only.
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { ShortsClient, Query } from '../client/shorts-client.js';
-import type { PostObject, RequestDetail, StatusResponse } from '../service/api-types.js';
+import type { PostObject, RequestDetail, StatusResponse } from '../api/types.js';
 import type { ConnectedAccount } from '../posts/connected-accounts.js';
 import { PLATFORMS, type Platform } from '../publish/types.js';
 import { TERMINAL } from '../engine/job-store.js';

@@ -5,7 +5,7 @@
 import { ShortsError } from '../errors.js';
 import { mediaBinaries } from './binaries.js';
 import { ProcessError, runProcess } from './process.js';
-import type { MediaInfo } from '../pipeline/types.js';
+import type { MediaInfo } from '../domain/source.js';
 
 /** Spec 4.2: the longest source accepted, 18000 seconds (5 hours); longer is 400 `video_too_long`. */
 export const MAX_SOURCE_SECONDS = 18_000;

@@ -8,7 +8,7 @@ import { AbortedError, ProcessError, runProcess } from '../media/process.js';
 import { PipelineError, ShortsError } from '../errors.js';
 import { formatBytes } from './download.js';
 import { proxiedEnv, type EgressProxy } from './egress-proxy.js';
-import type { HeatmapPoint } from '../pipeline/types.js';
+import type { HeatmapPoint } from '../domain/source.js';
 import { setting } from '../settings.js';
 
 export interface YtDlpInfo {

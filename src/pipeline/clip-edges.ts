@@ -9,7 +9,9 @@
 // The render adds a few milliseconds of fade at each edge (ffmpeg-args.ts), so nothing clicks.
 import { mediaBinaries } from '../media/binaries.js';
 import { AbortedError, runProcess } from '../media/process.js';
-import type { Highlight, TimeRange, Transcript, Word } from './types.js';
+import type { Highlight } from '../domain/highlight.js';
+import type { TimeRange } from '../domain/time.js';
+import type { Transcript, Word } from '../domain/transcript.js';
 
 /** Silence kept on each side of a cut when the pause allows: 80 ms plus one analysis frame. */
 export const EDGE_GUARD_SEC = 0.09;

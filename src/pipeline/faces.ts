@@ -12,7 +12,8 @@ import { mediaBinaries } from '../media/binaries.js';
 import { probeMedia } from '../media/probe.js';
 import { AbortedError, ProcessError, runProcess } from '../media/process.js';
 import { PipelineError } from '../errors.js';
-import type { FaceBox, TimeRange } from './types.js';
+import type { FaceBox } from '../domain/layout.js';
+import type { TimeRange } from '../domain/time.js';
 
 /** A point in frame coordinates (0..1 of width and height). */
 export interface FacePoint { x: number; y: number }

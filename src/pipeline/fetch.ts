@@ -9,12 +9,7 @@ import { DEFAULT_MAX_BYTES, downloadFile, type UrlCheck } from '../net/download.
 import { startEgressProxy } from '../net/egress-proxy.js';
 import { downloadWithYtDlp, fetchYtDlpInfo, parsePageUrl, resolveYtDlp } from '../net/ytdlp.js';
 import { ShortsError } from '../errors.js';
-import type { FetchedSource } from './types.js';
-
-export type SourceInput =
-  | { kind: 'file'; path: string }
-  | { kind: 'fileUrl'; url: string }
-  | { kind: 'pageUrl'; url: string };
+import type { FetchedSource, SourceInput } from '../domain/source.js';
 
 export interface FetchOptions {
   /** Folder for downloaded files (created if missing); local files are read in place. */

@@ -12,7 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { ProcessError, findOnPath, runProcess } from '../media/process.js';
 import { setting } from '../settings.js';
-import type { TimeRange, Word } from './types.js';
+import type { TimeRange } from '../domain/time.js';
+import type { Word } from '../domain/transcript.js';
 
 export interface ForcedAligner {
   bin: string;

@@ -13,7 +13,9 @@ import {
 import { findCuts, frameSignature, splitShots, type SampledFrame } from './shots.js';
 import { median } from './stats.js';
 import { findTwoPeople, needsSplit, splitCropSize, type Person } from './two-people.js';
-import type { CropKeyframe, Layout, MediaInfo, ReframePlan, ResolvedLayout, SpeakerSpan, TimeRange } from './types.js';
+import type { CropKeyframe, Layout, ReframePlan, ResolvedLayout, SpeakerSpan } from '../domain/layout.js';
+import type { MediaInfo } from '../domain/source.js';
+import type { TimeRange } from '../domain/time.js';
 import { evenSize } from '../media/layout-graphs.js';
 
 export interface ReframeRequest {

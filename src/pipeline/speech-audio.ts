@@ -3,7 +3,7 @@
 import { mediaBinaries } from '../media/binaries.js';
 import { ProcessError, lastLines, runProcess } from '../media/process.js';
 import { PipelineError } from '../errors.js';
-import type { TimeRange } from './types.js';
+import type { TimeRange } from '../domain/time.js';
 
 export const SAMPLE_RATE = 16_000;
 

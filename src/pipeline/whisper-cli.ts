@@ -7,7 +7,8 @@ import path from 'node:path';
 import { ProcessError, lastLines, runProcess } from '../media/process.js';
 import { PipelineError } from '../errors.js';
 import { hasNoSpaceScript, segmentWords } from './script-text.js';
-import type { TimeRange, Word } from './types.js';
+import type { TimeRange } from '../domain/time.js';
+import type { Word } from '../domain/transcript.js';
 
 const STAGE = 'transcribing_audio';
 

@@ -7,7 +7,7 @@ import { ProcessError, lastLines, runProcess } from '../media/process.js';
 import { PipelineError } from '../errors.js';
 import type { LanguageDetection } from './model-choice.js';
 import type { EnergyEnvelope } from './onset-align.js';
-import type { TimeRange } from './types.js';
+import type { TimeRange } from '../domain/time.js';
 import { writeJsonAtomically } from './transcript-cache.js';
 import { whisperEnv } from './whisper-cli.js';
 

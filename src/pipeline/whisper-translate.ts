@@ -8,7 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { writeSpeechWav } from './speech-audio.js';
 import { DEFAULT_DECODING, runWhisperCli, whisperCliPath, type WhisperJson } from './whisper-cli.js';
-import type { CaptionCue, TimeRange, Word } from './types.js';
+import type { CaptionCue } from '../domain/captions.js';
+import type { TimeRange } from '../domain/time.js';
+import type { Word } from '../domain/transcript.js';
 
 const STAGE = 'finalizing';
 /** How far (seconds) a phrase edge may move to reach a word edge of the original speech. */

@@ -6,7 +6,7 @@ import { connectorFor } from '../publish/connectors.js';
 import { clipMedia } from '../publish/media-check.js';
 import type { Automation } from './automation.js';
 import type { ConnectedAccounts } from './connected-accounts.js';
-import { PostStore, type PostScope } from './post-store.js';
+import { PostStore, type PostScope } from '../engine/post-store.js';
 import { Publisher, type PublisherOptions } from './publisher.js';
 import { Scheduler } from './scheduler.js';
 

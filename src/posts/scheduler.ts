@@ -6,7 +6,7 @@
 import { isAlive } from '../media/process.js';
 import type { Automation } from './automation.js';
 import type { ConnectedAccounts } from './connected-accounts.js';
-import type { PostRecord, PostScope, PostStore } from './post-store.js';
+import type { PostRecord, PostScope, PostStore } from '../engine/post-store.js';
 import type { AttemptOutcome, Publisher } from './publisher.js';
 
 export interface SchedulerOptions {

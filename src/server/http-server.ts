@@ -11,11 +11,11 @@ import type { JobStore } from '../engine/job-store.js';
 import type { RateLimiter } from './rate-limit.js';
 import { coverFileOf, MEDIA_CONTENT_TYPES, parseMediaPath, type MediaLinks } from './media-links.js';
 import { serveFile } from './serve-file.js';
-import { templateAssetFile } from '../catalog/template-previews.js';
+import { templateAssetFile } from '../pipeline/template-previews.js';
 import { catalogAssetFile } from '../catalog/catalog-assets.js';
 import { matchRoute, type Route, type RouteResult } from './router.js';
 import { exportLocal } from '../service/export-service.js';
-import type { PostsService } from '../service/posts-service.js';
+import type { PostsService } from '../posts/posts-service.js';
 import type { Automation } from '../posts/automation.js';
 import { accountsRoutes, handleOAuthCallback, OAUTH_CALLBACK_PATH } from './accounts-routes.js';
 

@@ -3,8 +3,8 @@
 // is taken over, which is what lets a re-run continue after a crash.
 import { openSync, readFileSync, rmSync, writeSync, closeSync } from 'node:fs';
 import path from 'node:path';
-import { isAlive } from '../media/process.js';
-import { CliError, EXIT } from '../cli/cli-error.js';
+import { isAlive } from '../../media/process.js';
+import { CliError, EXIT } from '../cli-error.js';
 
 export const LOCK_FILE = '.batch.lock';
 

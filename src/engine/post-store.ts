@@ -4,7 +4,7 @@
 // win: the status in the WHERE clause decides. Reading lists stays in JobStore.listPosts (spec 4.6 filters).
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import type { PostObject } from '../service/api-types.js';
+import type { PostObject } from '../api/types.js';
 import type { Platform, PostErrorCode, PublishState } from '../publish/types.js';
 
 export type PostStatus = PostObject['status'];

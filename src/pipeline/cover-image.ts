@@ -7,13 +7,13 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PipelineError } from '../errors.js';
 import { fontsDir } from '../catalog/templates.js';
-import { chooseCoverFrame, coverCropCentre, cropCentreAt, type CoverChoice, type CoverFace } from '../pipeline/cover-frame.js';
-import { HOOK_SECONDS, withOverlays } from '../pipeline/overlays.js';
-import { mediaBinaries } from './binaries.js';
-import { buildFilterGraph, fileArg } from './ffmpeg-args.js';
-import { AbortedError, ProcessError, runProcess } from './process.js';
-import type { RenderPlan } from './render-plan.js';
-import { ffmpegReason } from './render.js';
+import { chooseCoverFrame, coverCropCentre, cropCentreAt, type CoverChoice, type CoverFace } from './cover-frame.js';
+import { HOOK_SECONDS, withOverlays } from './overlays.js';
+import { mediaBinaries } from '../media/binaries.js';
+import { buildFilterGraph, fileArg } from '../media/ffmpeg-args.js';
+import { AbortedError, ProcessError, runProcess } from '../media/process.js';
+import type { RenderPlan } from '../media/render-plan.js';
+import { ffmpegReason } from '../media/render.js';
 
 /** Seconds of source read after the frame: enough for the fps filter to emit its first frame. */
 const READ_SEC = 0.5;
