@@ -8,7 +8,9 @@
 //   const done = await client.wait(requestId);          // polls; honours a 429's retryAfter
 //   for await (const r of paginate(client, 'list', { status: 'completed' })) console.log(r.requestId);
 
-export { createClient, type CreateClientOptions, type LocalOptions, type RemoteOptions } from './client/client-factory.js';
+export {
+  createClient, type CreateClientOptions, type LocalOptions, type RemoteOptions,
+} from './client/client-factory.js';
 export { LocalClient } from './client/local-client.js';
 export {
   RemoteClient, apiBaseUrl, DEFAULT_POLL_INTERVAL_MS, DEFAULT_WAIT_TIMEOUT_MS, type RemoteClientOptions,
