@@ -5,15 +5,20 @@
 // Usage: node scripts/bench-scripts.mjs [path/to/ggml-multilingual.bin] [path/to/dist]
 // (defaults ../shared/models/ggml-base-q5_1.bin and this checkout's dist/; another dist compares builds)
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.resolve(process.argv[3] ?? path.join(root, 'dist'));
-const { createTranscriber } = await import(path.join(dist, 'pipeline', 'transcribe.js'));
-const { buildCues, buildAss } = await import(path.join(dist, 'pipeline', 'captions.js'));
+/** A module of the build: where this layout has it, else straight in the folder above (a build from before the pipeline's stage folders). */
+const distModule = (...parts) => {
+  const full = path.join(dist, ...parts);
+  return existsSync(full) ? full : path.join(dist, ...parts.slice(0, -2), parts.at(-1));
+};
+const { createTranscriber } = await import(distModule('pipeline', 'transcribe.js'));
+const { buildCues, buildAss } = await import(distModule('pipeline', 'captions.js'));
 const { DEFAULT_TEMPLATE } = await import(path.join(dist, 'catalog', 'templates.js'));
 const model = process.argv[2] ?? path.resolve(root, '..', 'shared', 'models', 'ggml-base-q5_1.bin');
 

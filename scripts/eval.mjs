@@ -50,8 +50,16 @@ if (!process.env.SHORTS_WHISPER_MODEL && existsSync(sharedModel)) process.env.SH
 const log = (...a) => console.error(...a);
 const say = asJson ? log : console.log;
 
-const dist = (p) => import(pathToFileURL(path.join(distDir, p)).href);
-if (!existsSync(path.join(distDir, 'pipeline', 'highlights.js'))) {
+/**
+ * A module of the build: where this layout has it, else straight in the folder above (a baseline built before
+ * src/pipeline had one folder per stage keeps `pipeline/<stage>/x.js` as `pipeline/x.js`).
+ */
+function distFile(p) {
+  const full = path.join(distDir, p);
+  return existsSync(full) ? full : path.join(distDir, path.dirname(path.dirname(p)), path.basename(p));
+}
+const dist = (p) => import(pathToFileURL(distFile(p)).href);
+if (!existsSync(distFile('pipeline/highlights.js'))) {
   log(`eval: no build at ${distDir} (run npm run build, or give --dist)`);
   process.exit(2);
 }
@@ -68,7 +76,7 @@ const lexicon = wordNetLexicon((name) => readFileSync(debFile(cacheDir, 'wordnet
  * existed (the baseline) composed the same three stages in the orchestrator: do exactly that for them.
  */
 async function loadPickMoments() {
-  if (existsSync(path.join(distDir, 'pipeline', 'moments.js'))) return (await dist('pipeline/moments.js')).pickMoments;
+  if (existsSync(distFile('pipeline/moments.js'))) return (await dist('pipeline/moments.js')).pickMoments;
   const { measureLoudness } = await dist('pipeline/loudness.js');
   const { findHighlights } = await dist('pipeline/highlights.js');
   const { writeCopy } = await dist('pipeline/copywriter.js');
@@ -90,10 +98,12 @@ function transcriberFingerprint() {
   const model = process.env.SHORTS_WHISPER_MODEL ?? 'tiny.en';
   h.update(model);
   if (existsSync(model)) h.update(String(readFileSync(model).length));
+  // By file name, in any subfolder: the same code gives the same key whether or not the pipeline has stage folders.
   for (const dir of ['pipeline', 'media']) {
     const d = path.join(distDir, dir);
-    for (const f of readdirSync(d).filter((n) => /transcri|whisper|sentence|vad|align|speech/i.test(n) && n.endsWith('.js')).sort()) {
-      h.update(f).update(readFileSync(path.join(d, f)));
+    const files = readdirSync(d, { recursive: true }).map(String).filter((n) => /transcri|whisper|sentence|vad|align|speech/i.test(path.basename(n)) && n.endsWith('.js'));
+    for (const f of files.sort((a, b) => (path.basename(a) < path.basename(b) ? -1 : 1))) {
+      h.update(path.basename(f)).update(readFileSync(path.join(d, f)));
     }
   }
   return h.digest('hex').slice(0, 16);

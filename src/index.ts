@@ -18,13 +18,14 @@ export {
 export type {
   CatalogPage, CreateBody, EditBody, GameVideoItem, MemeHookItem, MusicTrackItem, Query, RerenderWaitOptions, ShortsClient, WaitOptions,
 } from './client/shorts-client.js';
-export type { ExportFile, ExportFormat } from './export/formats.js';
+export type { ExportFile, ExportFormat } from './api/export-formats.js';
 export type { CreateShortRequest } from './service/create-options.js';
 export { paginate, pages, type PagedMethod, type PageItem, type PageOf, type PageQuery } from './client/paginate.js';
 
-export type * from './service/api-types.js';
-export type { RequestStatus, SentenceRecord, Step } from './engine/job-store.js';
-export type { HeatmapPoint, TimeAdjustment } from './pipeline/types.js';
+export type * from './api/types.js';
+export type { RequestStatus, SentenceRecord, Step } from './domain/request.js';
+export type { HeatmapPoint } from './domain/source.js';
+export type { TimeAdjustment } from './domain/time.js';
 
 export { ShortsError, ERROR_CODES, type ErrorCode } from './errors.js';
 

@@ -14,12 +14,12 @@ import { XMLParser } from 'fast-xml-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE, cliEnv, runCli, startCli } from './helpers/cli.js';
 import { FIXTURES } from './helpers/media.js';
-import type { BatchState } from '../src/batch/state.js';
-import { parseCsv } from '../src/batch/manifest.js';
-import { expandGlob } from '../src/batch/glob.js';
-import { expandSources } from '../src/batch/plan.js';
-import { xmlEscape } from '../src/batch/junit.js';
-import type { RequestDetail } from '../src/service/api-types.js';
+import type { BatchState } from '../src/cli/batch/state.js';
+import { parseCsv } from '../src/cli/batch/manifest.js';
+import { expandGlob } from '../src/cli/batch/glob.js';
+import { expandSources } from '../src/cli/batch/plan.js';
+import { xmlEscape } from '../src/cli/batch/junit.js';
+import type { RequestDetail } from '../src/api/types.js';
 
 /** A minute of the sample from `offset` s, 320x240 at 5 fps: real speech, cheap pictures; cached by its recipe. */
 function sampleCut(offset: number): string {

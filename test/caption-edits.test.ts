@@ -14,7 +14,8 @@ import {
 } from '../src/pipeline/caption-edits.js';
 import { subtitlesOf, toSrt, toVtt } from '../src/export/subtitles.js';
 import { buildCues } from '../src/pipeline/captions.js';
-import type { CaptionCue, Word } from '../src/pipeline/types.js';
+import type { CaptionCue } from '../src/domain/captions.js';
+import type { Word } from '../src/domain/transcript.js';
 import { renderCaptions } from './helpers/caption-render.js';
 import { video } from './helpers/media.js';
 import { framesAtSeeks } from './helpers/seek-frames.js';

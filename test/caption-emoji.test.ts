@@ -13,7 +13,8 @@ import type { RenderPlan } from '../src/media/render-plan.js';
 import { buildAss, buildCues, captionEmoji, wordsPerCueFor } from '../src/pipeline/captions.js';
 import { EMOJI_KEYWORDS, emojiDir, emojiFileName, emojiForPhrase, emojiForWord, wordStems } from '../src/pipeline/emoji.js';
 import { translatedCues } from '../src/pipeline/translate.js';
-import type { CaptionCue, Word } from '../src/pipeline/types.js';
+import type { CaptionCue } from '../src/domain/captions.js';
+import type { Word } from '../src/domain/transcript.js';
 import { video } from './helpers/media.js';
 import { frameAt } from './helpers/frames.js';
 

@@ -10,7 +10,8 @@ import { TEMPLATES, fontsDir, type CaptionTemplate } from '../src/catalog/templa
 import { textWidth } from '../src/pipeline/caption-text.js';
 import { parseFont } from '../src/pipeline/font-file.js';
 import { buildAss, buildCues, wordsPerCueFor } from '../src/pipeline/captions.js';
-import type { CaptionCue, Word } from '../src/pipeline/types.js';
+import type { CaptionCue } from '../src/domain/captions.js';
+import type { Word } from '../src/domain/transcript.js';
 import { renderCaptions } from './helpers/caption-render.js';
 import { video } from './helpers/media.js';
 import { frameAt } from './helpers/frames.js';

@@ -21,7 +21,8 @@ import { JFK_WAV, clmtrackrMedia } from './helpers/media.js';
 import { loadFaceDetector } from '../src/pipeline/faces.js';
 import { probeMedia } from '../src/media/probe.js';
 import { planReframe } from '../src/pipeline/reframe.js';
-import type { CaptionCue, ReframePlan } from '../src/pipeline/types.js';
+import type { CaptionCue } from '../src/domain/captions.js';
+import type { ReframePlan } from '../src/domain/layout.js';
 import { framesAt } from './helpers/frame-times.js';
 
 const HELLO = '/usr/share/forensics-samples/original-files/movie2/movie-hello.mp4';

@@ -9,7 +9,8 @@ import {
   type BusyArea, type CaptionBlock, type Rect,
 } from '../src/pipeline/caption-placement.js';
 import { buildAss, captionBlocks, captionEmoji } from '../src/pipeline/captions.js';
-import type { CaptionCue, ReframePlan } from '../src/pipeline/types.js';
+import type { CaptionCue } from '../src/domain/captions.js';
+import type { ReframePlan } from '../src/domain/layout.js';
 
 const SOURCE = { width: 1920, height: 1080 };
 const PICTURE = { width: 1080, height: 1920 };

@@ -12,7 +12,7 @@ import { assFontText, breakToWidth, captionUpperCase, fontRuns, textWidth } from
 import { buildAss, escapeAssText } from '../src/pipeline/captions.js';
 import { loadFontFile } from '../src/pipeline/font-file.js';
 import { SUBSCRIBE_LINES, buildOutroAss } from '../src/pipeline/outro.js';
-import type { CaptionCue } from '../src/pipeline/types.js';
+import type { CaptionCue } from '../src/domain/captions.js';
 
 const W = 270, H = 480;
 const template = (name: string): CaptionTemplate => TEMPLATES.find((t) => t.name === name)!;

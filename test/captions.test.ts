@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_TEMPLATE, TEMPLATES, findTemplate, fontsDir, type CaptionTemplate } from '../src/catalog/templates.js';
 import { assTime, buildAss, buildCues, escapeAssText, safeMargins, wordsPerCueFor } from '../src/pipeline/captions.js';
 import { segmentWords } from '../src/pipeline/script-text.js';
-import type { CaptionCue, Word } from '../src/pipeline/types.js';
+import type { CaptionCue } from '../src/domain/captions.js';
+import type { Word } from '../src/domain/transcript.js';
 
 /** Words at absolute source times: [text, start, end]. */
 function words(list: [string, number, number][]): Word[] {

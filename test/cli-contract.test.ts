@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE, cliEnv, runCli } from './helpers/cli.js';
 import { createKey, fileHandler, loopback, serveEnv, startServe, type Loopback, type ServeProcess } from './helpers/serve.js';
 import { keepTranscripts, shareTranscripts } from './helpers/transcript-pool.js';
-import type { RequestDetail } from '../src/service/api-types.js';
+import type { RequestDetail } from '../src/api/types.js';
 import { CLIP_LAYOUTS } from '../src/service/create-options.js';
 
 let cdn: Loopback;

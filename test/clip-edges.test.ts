@@ -15,7 +15,8 @@ import { buildCues } from '../src/pipeline/captions.js';
 import { energyTrack, findCut, placeClipEdges } from '../src/pipeline/clip-edges.js';
 import { pickMoments } from '../src/pipeline/moments.js';
 import { createTranscriber } from '../src/pipeline/transcribe.js';
-import type { Highlight, Transcript } from '../src/pipeline/types.js';
+import type { Highlight } from '../src/domain/highlight.js';
+import type { Transcript } from '../src/domain/transcript.js';
 import { ALLISON, JFK_WAV, LIBRIVOX, assemble, ebur128, FrameLevels, loudestFrame, overMusic, rmsDb, samplesOf, withGain } from './helpers/audio-edges.js';
 import { video } from './helpers/media.js';
 

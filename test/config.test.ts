@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { registerConfigCommand } from '../src/cli/commands/config.js';
 import { Settings, maskKey, settingsDir } from '../src/cli/config.js';
 import { CliError } from '../src/cli/cli-error.js';
-import { makeClient, resolveConnection } from '../src/client/client-factory.js';
+import { makeClient, resolveConnection } from '../src/cli/connection.js';
 import { LocalClient } from '../src/client/local-client.js';
 import { RemoteClient } from '../src/client/remote-client.js';
 

@@ -16,7 +16,8 @@ import { buildSentences } from '../src/pipeline/sentences.js';
 import { LANGUAGES } from '../src/languages.js';
 import { connectives, hasOwnStopWordList, isStopWord, lookupForm, splitWords, stopWordList, withoutElision } from '../src/pipeline/stop-words.js';
 import { caseTitle } from '../src/pipeline/title-case.js';
-import type { ClipCopy, Highlight, PreferredLength, Transcript, Word } from '../src/pipeline/types.js';
+import type { ClipCopy, Highlight, PreferredLength } from '../src/domain/highlight.js';
+import type { Transcript, Word } from '../src/domain/transcript.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildCoverArgs, coverPlan, hookTitleAss, writeCover } from '../src/media/cover-image.js';
+import { buildCoverArgs, coverPlan, hookTitleAss, writeCover } from '../src/pipeline/cover-image.js';
 import { buildFilterGraph } from '../src/media/ffmpeg-args.js';
 import { probeMedia } from '../src/media/probe.js';
 import { renderClip } from '../src/media/render.js';

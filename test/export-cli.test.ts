@@ -8,7 +8,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildRenderArgs } from '../src/media/ffmpeg-args.js';
 import type { RenderPlan } from '../src/media/render-plan.js';
-import type { RequestDetail } from '../src/service/api-types.js';
+import type { RequestDetail } from '../src/api/types.js';
 import { SAMPLE, cliEnv, runCli } from './helpers/cli.js';
 import { keepTranscripts, shareTranscripts } from './helpers/transcript-pool.js';
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { centredPicture, splitGeometry } from '../src/media/layout-graphs.js';
 import { buildFilterGraph } from '../src/media/ffmpeg-args.js';
 import type { RenderPlan } from '../src/media/render-plan.js';
-import type { CaptionCue } from '../src/pipeline/types.js';
+import type { CaptionCue } from '../src/domain/captions.js';
 import { buildTimeline, offsets, rateOf, timecode, type TimelineSource } from '../src/export/timeline.js';
 import { subtitlesOf, toSrt, toVtt } from '../src/export/subtitles.js';
 import { reelName, toEdl } from '../src/export/edl.js';

@@ -11,7 +11,7 @@ import { parseText } from 'media-captions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildRenderArgs } from '../src/media/ffmpeg-args.js';
 import type { RenderPlan } from '../src/media/render-plan.js';
-import type { CaptionCue } from '../src/pipeline/types.js';
+import type { CaptionCue } from '../src/domain/captions.js';
 import { exportRemote, filenameOf } from '../src/client/export-remote.js';
 import { ROOT, SAMPLE } from './helpers/cli.js';
 import { seed, warmCache } from './helpers/seeded-cache.js';

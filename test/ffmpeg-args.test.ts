@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildRenderArgs, cropExpression, filterPath, partialOutputPath, segmentLoudnessArgs, SILENT_HALF_DIM } from '../src/media/ffmpeg-args.js';
 import { panelCrop, screenGeometry, splitGeometry } from '../src/media/layout-graphs.js';
 import { outputFps, RENDER_PLAN_VERSION, type RenderPlan } from '../src/media/render-plan.js';
-import type { CropKeyframe, ReframePlan } from '../src/pipeline/types.js';
+import type { CropKeyframe, ReframePlan } from '../src/domain/layout.js';
 
 /** A 30 s clip from a 1920x1080 source, rendered to 1080x1920. */
 function plan(over: { reframe?: Partial<ReframePlan>; input?: Partial<RenderPlan['input']>; output?: Partial<RenderPlan['output']> } & Partial<Pick<RenderPlan, 'background' | 'captions'>> = {}): RenderPlan {

@@ -21,7 +21,7 @@ import { JFK_WAV, concatSpeech, video } from './helpers/media.js';
 import { cliEnv, runCli } from './helpers/cli.js';
 import { rejection } from './helpers/rejection.js';
 import { wordErrorRate } from './helpers/wer.js';
-import type { RequestDetail, StatusResponse } from '../src/service/api-types.js';
+import type { RequestDetail, StatusResponse } from '../src/api/types.js';
 
 const MAIN = process.env.SHORTS_WHISPER_MODEL!;
 const MULTILINGUAL = process.env.SHORTS_WHISPER_MULTILINGUAL_MODEL!;

@@ -20,7 +20,7 @@ import { findHighlights } from '../src/pipeline/highlights.js';
 import { MISMATCH_MIN_PROBABILITY } from '../src/pipeline/model-choice.js';
 import { isStopWord, lookupForm, splitWords, stopWordList, withoutElision, writtenWithoutSpaces } from '../src/pipeline/stop-words.js';
 import { createTranscriber } from '../src/pipeline/transcribe.js';
-import type { Transcript } from '../src/pipeline/types.js';
+import type { Transcript } from '../src/domain/transcript.js';
 import { scriptMismatch } from '../src/pipeline/script-text.js';
 import { speechTranscripts, languageSample, languageSpeech, wavSeconds } from './helpers/language-speech.js';
 

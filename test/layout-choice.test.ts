@@ -7,7 +7,7 @@ import { probeMedia } from '../src/media/probe.js';
 import { sampleFaces } from '../src/pipeline/faces.js';
 import { planReframe } from '../src/pipeline/reframe.js';
 import { screenHeight } from '../src/pipeline/screen-detect.js';
-import type { CropKeyframe, ReframePlan } from '../src/pipeline/types.js';
+import type { CropKeyframe, ReframePlan } from '../src/domain/layout.js';
 import { clmtrackrMedia, video } from './helpers/media.js';
 import { cropAt } from './helpers/crop.js';
 

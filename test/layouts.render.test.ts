@@ -14,7 +14,7 @@ import type { RenderPlan } from '../src/media/render-plan.js';
 import { buildAss, buildCues } from '../src/pipeline/captions.js';
 import { loadFaceDetector, type DetectedFace } from '../src/pipeline/faces.js';
 import { planReframe } from '../src/pipeline/reframe.js';
-import type { ReframePlan } from '../src/pipeline/types.js';
+import type { ReframePlan } from '../src/domain/layout.js';
 import { framesAt } from './helpers/frame-times.js';
 import { frameAt } from './helpers/frames.js';
 import { clmtrackrMedia, FIXTURES, video } from './helpers/media.js';

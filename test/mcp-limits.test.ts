@@ -13,10 +13,10 @@ import { JobStore } from '../src/engine/job-store.js';
 import { AccountStore } from '../src/service/accounts.js';
 import { SqliteAccounts } from '../src/adapters/sqlite/accounts.js';
 import { Service } from '../src/service/service.js';
-import { PostsService } from '../src/service/posts-service.js';
+import { PostsService } from '../src/posts/posts-service.js';
 import { RateLimiter } from '../src/server/rate-limit.js';
 import { SqliteRateLimits } from '../src/adapters/sqlite/rate-limits.js';
-import { serviceBackend } from '../src/mcp/http-handler.js';
+import { serviceBackend } from '../src/server/mcp-handler.js';
 import { createMcpServer } from '../src/mcp/server.js';
 
 let dir: string;

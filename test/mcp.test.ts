@@ -13,7 +13,7 @@ import { issueKey } from './helpers/issue-key.js';
 import { seed, warmCache } from './helpers/seeded-cache.js';
 import { fileHandler, loopback, serveEnv, startServe, type Loopback, type ServeProcess } from './helpers/serve.js';
 import { CREATE_OPTIONS } from '../src/service/create-options.js';
-import type { CreateResponse, RequestDetail, StatusResponse } from '../src/service/api-types.js';
+import type { CreateResponse, RequestDetail, StatusResponse } from '../src/api/types.js';
 
 const TOOLS = ['cancel_request', 'create_shorts', 'get_request', 'get_status', 'list_game_videos', 'list_meme_hooks', 'list_music',
   'list_posts', 'list_requests', 'list_templates', 'wait_for_request', 'edit_short', 'export_short', 'list_connected_accounts', 'schedule_post', 'cancel_post'].sort();

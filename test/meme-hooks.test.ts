@@ -20,7 +20,7 @@ import { renderedSeconds, type RenderPlan } from '../src/media/render-plan.js';
 import { validateCreateRequest } from '../src/service/create-request.js';
 import { ShortsError } from '../src/errors.js';
 import { Service } from '../src/service/service.js';
-import type { RequestDetail } from '../src/service/api-types.js';
+import type { RequestDetail } from '../src/api/types.js';
 import { SAMPLE, cliEnv, runCli } from './helpers/cli.js';
 import { SEEDED_RANGE, seed, warmCache } from './helpers/seeded-cache.js';
 import { framesAtSeeks, type Shot } from './helpers/seek-frames.js';

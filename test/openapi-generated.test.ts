@@ -3,7 +3,7 @@
 // default options, and a small client program written against those generated types (a create call
 // with only fileUrl, start and end, then status, detail, list, cancel, templates and the catalogs) is
 // type-checked strictly and run against the same server. The generated schemas must also agree, type
-// for type, with src/service/api-types.ts and the library's interface, so the library and the document
+// for type, with src/api/types.ts and the library's interface, so the library and the document
 // cannot describe two APIs. Finally Redocly lints the served document with recommended-strict
 // (redocly.yaml) and must find nothing. Everything runs offline: loopback only, no telemetry.
 import { execFile } from 'node:child_process';
@@ -152,7 +152,7 @@ export async function promises(api: ReturnType<typeof client>): Promise<void> {
 // added, dropped, renamed or made optional on either side fails the type check.
 const agreement = (src: string) => `
 import type { components } from './schema.js';
-import type * as Api from '${src}/service/api-types.js';
+import type * as Api from '${src}/api/types.js';
 import type { GameVideoItem, MemeHookItem, MusicTrackItem } from '${src}/catalog/catalog-assets.js';
 import type { ShortsClient } from '${src}/client/shorts-client.js';
 

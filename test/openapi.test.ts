@@ -25,7 +25,7 @@ import { ERROR_CODES } from '../src/errors.js';
 import { Service } from '../src/service/service.js';
 import { video } from './helpers/media.js';
 import { fakePlatformEnv, startFakePlatform } from './helpers/fake-platforms/index.js';
-import { PostsService } from '../src/service/posts-service.js';
+import { PostsService } from '../src/posts/posts-service.js';
 import { Automation } from '../src/posts/automation.js';
 import { ConnectedAccounts } from '../src/posts/connected-accounts.js';
 

@@ -14,7 +14,7 @@ import type { RenderOutro, RenderPlan } from '../src/media/render-plan.js';
 import { guardUrlCheck } from '../src/net/url-guard.js';
 import { SUBSCRIBE_LINES, buildOutroAss, fetchOutroImage, outroHandle, outroLine, outroStingPath } from '../src/pipeline/outro.js';
 import { LANGUAGES } from '../src/languages.js';
-import type { RequestDetail } from '../src/service/api-types.js';
+import type { RequestDetail } from '../src/api/types.js';
 import { SAMPLE, cliEnv, runCli } from './helpers/cli.js';
 import { frameAt } from './helpers/frames.js';
 import { SEEDED_RANGE, seed, warmCache } from './helpers/seeded-cache.js';

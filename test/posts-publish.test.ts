@@ -11,11 +11,11 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobStore } from '../src/engine/job-store.js';
 import { ConnectedAccounts } from '../src/posts/connected-accounts.js';
-import type { PostRecord } from '../src/posts/post-store.js';
+import type { PostRecord } from '../src/engine/post-store.js';
 import { createPublishing } from '../src/posts/publishing.js';
 import type { Platform } from '../src/publish/types.js';
-import type { PostObject, RequestDetail } from '../src/service/api-types.js';
-import { PostsService } from '../src/service/posts-service.js';
+import type { PostObject, RequestDetail } from '../src/api/types.js';
+import { PostsService } from '../src/posts/posts-service.js';
 import {
   SHORT_VIDEO_SITE_FAULTS, startFakePlatform, VIDEO_SITE_FAULTS, type FakePhotoSite, type FakeShortVideoSite, type FakeVideoSite,
 } from './helpers/fake-platforms/index.js';

@@ -4,7 +4,7 @@
 // filter of spec 4.6 works on posts that really were scheduled, canceled, published and failed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectedAccount } from '../src/posts/connected-accounts.js';
-import type { PostObject, RequestDetail } from '../src/service/api-types.js';
+import type { PostObject, RequestDetail } from '../src/api/types.js';
 import { startFakePlatform, VIDEO_SITE_FAULTS, type FakePhotoSite, type FakeVideoSite } from './helpers/fake-platforms/index.js';
 import { addAccount, completedRequest, settledPost, startPostsServe, type PostsServe } from './helpers/posts-fixture.js';
 import { issueKey } from './helpers/issue-key.js';

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { findHighlights } from '../src/pipeline/highlights.js';
 import { clock, writeReason } from '../src/pipeline/reason.js';
 import { buildSentences } from '../src/pipeline/sentences.js';
-import type { Evidence, Highlight, HighlightFeatures, Sentence, Word } from '../src/pipeline/types.js';
+import type { Evidence, Highlight, HighlightFeatures } from '../src/domain/highlight.js';
+import type { Sentence, Word } from '../src/domain/transcript.js';
 import { dryTalkTranscript } from './helpers/dry-talk-transcript.js';
 
 const flat: HighlightFeatures = {

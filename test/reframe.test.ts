@@ -7,7 +7,7 @@ import { cropWindow, decideLayout, facesChange, mainFacesByShot, planReframe, sh
 import { cutCandidates, exactCut, findCuts, frameSignature, pickCut, showinfoTimes, splitShots, type SampledFrame } from '../src/pipeline/shots.js';
 import { faceCropSize, FrameEvidenceBuilder, insetRect, judgeScreen, screenHeight, screenRegion, summariseTrack, toSourceRect } from '../src/pipeline/screen-detect.js';
 import { findTwoPeople, needsSplit, splitCropSize } from '../src/pipeline/two-people.js';
-import type { MediaInfo } from '../src/pipeline/types.js';
+import type { MediaInfo } from '../src/domain/source.js';
 import { clmtrackrMedia, video } from './helpers/media.js';
 import { cropAt } from './helpers/crop.js';
 

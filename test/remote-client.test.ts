@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RemoteClient, apiBaseUrl } from '../src/client/remote-client.js';
 import { ShortsError } from '../src/errors.js';
-import type { StatusResponse } from '../src/service/api-types.js';
+import type { StatusResponse } from '../src/api/types.js';
 import { rejection } from './helpers/rejection.js';
 
 const KEY = 'sk_live_testkey0000000000000000000000000000000000000';

@@ -9,7 +9,7 @@ import { partialOutputPath } from '../src/media/ffmpeg-args.js';
 import { renderClip } from '../src/media/render.js';
 import type { RenderPlan } from '../src/media/render-plan.js';
 import { buildAss, buildCues } from '../src/pipeline/captions.js';
-import type { ReframePlan } from '../src/pipeline/types.js';
+import type { ReframePlan } from '../src/domain/layout.js';
 import { PipelineError } from '../src/errors.js';
 import { speech, video } from './helpers/media.js';
 import { frameAt } from './helpers/frames.js';

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fullPath, ROUTES, type RouteSpec } from '../src/api/routes.js';
 import { JobStore } from '../src/engine/job-store.js';
-import { mcpHttpHandler } from '../src/mcp/http-handler.js';
+import { mcpHttpHandler } from '../src/server/mcp-handler.js';
 import { Automation } from '../src/posts/automation.js';
 import { createApiServer } from '../src/server/http-server.js';
 import { loadOrCreateSecret, MediaLinks } from '../src/server/media-links.js';
@@ -19,7 +19,7 @@ import { RateLimiter } from '../src/server/rate-limit.js';
 import { AccountStore } from '../src/service/accounts.js';
 import { SqliteAccounts } from '../src/adapters/sqlite/accounts.js';
 import { SqliteRateLimits } from '../src/adapters/sqlite/rate-limits.js';
-import { PostsService } from '../src/service/posts-service.js';
+import { PostsService } from '../src/posts/posts-service.js';
 import { Service } from '../src/service/service.js';
 
 const routes = ROUTES as readonly RouteSpec[];

@@ -12,7 +12,7 @@ import { TEMPLATES, fontsDir, type CaptionTemplate } from '../src/catalog/templa
 import { renderClip } from '../src/media/render.js';
 import type { RenderPlan } from '../src/media/render-plan.js';
 import { bidiText, buildAss, buildCues, escapeAssText, wordsPerCueFor } from '../src/pipeline/captions.js';
-import type { Word } from '../src/pipeline/types.js';
+import type { Word } from '../src/domain/transcript.js';
 import { withOverlays } from '../src/pipeline/overlays.js';
 import { assFontText } from '../src/pipeline/caption-text.js';
 import { frameAt } from './helpers/frames.js';

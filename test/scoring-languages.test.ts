@@ -12,7 +12,9 @@ import { findHighlights, type HighlightRequest } from '../src/pipeline/highlight
 import { baseLanguage, endsAsQuestion, hasLexicon } from '../src/pipeline/neutral-signals.js';
 import { buildSentences } from '../src/pipeline/sentences.js';
 import { contentStems, segmentTopics } from '../src/pipeline/topics.js';
-import type { AudioTrack, Highlight, PreferredLength, Transcript, Word } from '../src/pipeline/types.js';
+import type { AudioTrack } from '../src/domain/audio.js';
+import type { Highlight, PreferredLength } from '../src/domain/highlight.js';
+import type { Transcript, Word } from '../src/domain/transcript.js';
 import { flatGermanTalk, frenchMenuTalk, type ForeignTalk } from './helpers/foreign-talks.js';
 
 function savedTranscript(name: string): Transcript {

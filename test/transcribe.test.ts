@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { DECODER_VERSION, createTranscriber, extractAudioArgs, wavSamples } from '../src/pipeline/transcribe.js';
 import { transcriptCacheFile } from '../src/pipeline/transcript-cache.js';
-import type { Transcript, Word } from '../src/pipeline/types.js';
+import type { Transcript, Word } from '../src/domain/transcript.js';
 import { MIN_WORD_SEC, energyEnvelope, energyRises, giveEveryWordTime, refineOnsets, spreadOverSpeech } from '../src/pipeline/onset-align.js';
 import { findForcedAligner, matchDecoded, parseHypseg, spokenTokens } from '../src/pipeline/forced-align.js';
 import { DEFAULT_DECODING, dtwPresetFor, whisperArgs, wordsFromWhisperJson, type WhisperJson } from '../src/pipeline/whisper-cli.js';

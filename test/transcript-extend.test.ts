@@ -13,7 +13,7 @@ import { contentKey } from '../src/pipeline/fetch.js';
 import { createTranscriber, type Transcriber } from '../src/pipeline/transcribe.js';
 import { coverRange, type CoverReport } from '../src/pipeline/transcript-extend.js';
 import { whisperCliPath } from '../src/pipeline/whisper-cli.js';
-import type { Transcript } from '../src/pipeline/types.js';
+import type { Transcript } from '../src/domain/transcript.js';
 import { JFK_TEXT, JFK_WAV } from './helpers/media.js';
 import { seed, warmCache } from './helpers/seeded-cache.js';
 import { wordErrorRate } from './helpers/wer.js';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { findForcedAligner } from '../src/pipeline/forced-align.js';
 import { createTranscriber, wavSamples } from '../src/pipeline/transcribe.js';
-import type { Word } from '../src/pipeline/types.js';
+import type { Word } from '../src/domain/transcript.js';
 import { FIXTURES, JFK_TEXT, JFK_WAV } from './helpers/media.js';
 import { normalizeWords, wordErrorRate } from './helpers/wer.js';
 import { festivalWithWordTimes } from '../scripts/festival-words.mjs';

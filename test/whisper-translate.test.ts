@@ -7,7 +7,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTranscriber } from '../src/pipeline/transcribe.js';
 import { phraseCues, phrasesFromJson, snapPhrases, type TranslatedPhrase } from '../src/pipeline/whisper-translate.js';
-import type { TimeRange, Transcript, Word } from '../src/pipeline/types.js';
+import type { TimeRange } from '../src/domain/time.js';
+import type { Transcript, Word } from '../src/domain/transcript.js';
 import { captionCuesFor } from '../src/engine/orchestrator.js';
 import { DEFAULT_TEMPLATE } from '../src/catalog/templates.js';
 

@@ -21,7 +21,7 @@ import { TALK } from './helpers/talk.js';
 import { planWindows } from '../src/pipeline/windows.js';
 import { validateCreateRequest, type ValidationContext } from '../src/service/create-request.js';
 import { DEFAULT_TEMPLATE, TEMPLATES } from '../src/catalog/templates.js';
-import type { RequestDetail } from '../src/service/api-types.js';
+import type { RequestDetail } from '../src/api/types.js';
 
 const REAL_WHISPER = path.join(ROOT, 'node_modules', 'nodejs-whisper', 'cpp', 'whisper.cpp', 'build', 'bin', 'whisper-cli');
 const DURATION = 1500;

@@ -3,7 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { AUTOMATIC_FLOOR, LENGTH_BANDS, MAX_AUTOMATIC_SHORTS, OVERSHOOT } from '../src/pipeline/highlights.js';
 import { automaticCap, mergeWindowPicks, picksPerWindow, planWindows, WINDOW_SECONDS, windowOverlap } from '../src/pipeline/windows.js';
-import type { Highlight, HighlightFeatures, PreferredLength, Sentence, TimeRange } from '../src/pipeline/types.js';
+import type { Highlight, HighlightFeatures, PreferredLength } from '../src/domain/highlight.js';
+import type { Sentence } from '../src/domain/transcript.js';
+import type { TimeRange } from '../src/domain/time.js';
 
 const LENGTHS = Object.keys(LENGTH_BANDS) as PreferredLength[];
 

@@ -12,7 +12,8 @@ import { placeClipEdges } from '../src/pipeline/clip-edges.js';
 import { pickMoments } from '../src/pipeline/moments.js';
 import { RangeAudio } from '../src/pipeline/speech-audio.js';
 import { createTranscriber } from '../src/pipeline/transcribe.js';
-import type { Highlight, Transcript } from '../src/pipeline/types.js';
+import type { Highlight } from '../src/domain/highlight.js';
+import type { Transcript } from '../src/domain/transcript.js';
 import { SAMPLE } from './helpers/cli.js';
 
 let dir: string;

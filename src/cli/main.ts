@@ -3,7 +3,7 @@
 import { CommanderError } from 'commander';
 import { buildProgram } from './program.js';
 import { CliError, EXIT } from './cli-error.js';
-import { makeClient } from '../client/client-factory.js';
+import { makeClient } from './connection.js';
 import { ShortsError } from '../errors.js';
 import { note } from './output.js';
 import { setting } from '../settings.js';

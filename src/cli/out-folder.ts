@@ -4,7 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ShortsClient } from '../client/shorts-client.js';
-import type { RequestDetail } from '../service/api-types.js';
+import type { RequestDetail } from '../api/types.js';
 
 /** Writes the clips, covers and request.json of a finished request into `out`; returns the detail as written. */
 export async function writeOutFolder(client: ShortsClient, detail: RequestDetail, out: string): Promise<RequestDetail> {

@@ -3,7 +3,7 @@
 // envelope, turned into the same ShortsError the rest of the client throws.
 import got, { HTTPError, RequestError } from 'got';
 import { ERROR_CODES, ShortsError, type ErrorCode } from '../errors.js';
-import type { ExportFile } from '../export/formats.js';
+import type { ExportFile } from '../api/export-formats.js';
 import { apiBaseUrl } from './remote-client.js';
 
 export async function exportRemote(baseUrl: string, apiKey: string, requestId: string, shortId: string | null, format: string, signal?: AbortSignal): Promise<ExportFile> {

@@ -16,20 +16,21 @@ import type {
 import { JobStore, TERMINAL } from '../engine/job-store.js';
 import { Orchestrator } from '../engine/orchestrator.js';
 import { renderSettingsFromEnv } from '../engine/render-settings.js';
-import { Service, type Account } from '../service/service.js';
 import { createLocalMediaRunner } from '../media/local-runner.js';
 import { createFaceDetector } from '../pipeline/faces.js';
 import type { MediaRunner } from '../ports/media-runner.js';
 import { createTranscriber } from '../pipeline/transcribe.js';
-import type { ShortObject, StatusResponse } from '../service/api-types.js';
+import type { ShortObject, StatusResponse } from '../api/types.js';
 import { exportLocal } from '../service/export-service.js';
 import { FsBlobStore } from '../adapters/fs/blob-store.js';
-import type { ExportFormat } from '../export/formats.js';
+import type { ExportFormat } from '../api/export-formats.js';
 import { LeaseKeeper } from '../engine/lease-keeper.js';
 import { SqliteLeaseStore } from '../adapters/sqlite/lease-store.js';
 import { FIRST_TOKEN, type Lease, type LeaseKey } from '../ports/leases.js';
 import { Automation } from '../posts/automation.js';
-import { PostsService } from '../service/posts-service.js';
+import { PostsService } from '../posts/posts-service.js';
+import { Service } from '../service/service.js';
+import type { Account } from '../domain/account.js';
 
 /** How often a foreground job looks for a cancel made by another `shorts` process. */
 const CANCEL_POLL_MS = 500;

@@ -6,7 +6,7 @@
 // Functions over a ShortsClient rather than methods on each client, so LocalClient, RemoteClient and any
 // other ShortsClient page the same way. A page is fetched only when the loop asks for more: `break`
 // stops fetching. The method is named rather than passed (`client.list` alone would lose its `this`).
-import type { Pagination } from '../service/api-types.js';
+import type { Pagination } from '../api/types.js';
 import type { Query, ShortsClient } from './shorts-client.js';
 
 /** The ShortsClient methods that answer one page of a list. */

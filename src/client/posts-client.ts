@@ -4,8 +4,8 @@
 import type { ShortsClient } from './shorts-client.js';
 import { LocalClient } from './local-client.js';
 import type { RemoteClient } from './remote-client.js';
-import type { PostObject } from '../service/api-types.js';
-import { PostsService, type ScheduleBody } from '../service/posts-service.js';
+import type { PostObject } from '../api/types.js';
+import { PostsService, type ScheduleBody } from '../posts/posts-service.js';
 import { Automation, type AutomationRule } from '../posts/automation.js';
 
 export type { AutomationRule, ScheduleBody };

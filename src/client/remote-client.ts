@@ -14,12 +14,12 @@ import type {
 } from './shorts-client.js';
 import type {
   CancelResponse, CreateResponse, Pagination, PostObject, RequestDetail, RequestListItem, ShortObject, StatusResponse, TemplateList,
-} from '../service/api-types.js';
-import type { RequestStatus } from '../engine/job-store.js';
+} from '../api/types.js';
+import type { RequestStatus } from '../domain/request.js';
 import { ERROR_CODES, ShortsError, rateLimitWaitSec, type ErrorCode } from '../errors.js';
 import { exportRemote } from './export-remote.js';
 import { PollPacer } from './poll-pacer.js';
-import type { ExportFormat } from '../export/formats.js';
+import type { ExportFormat } from '../api/export-formats.js';
 
 /** Spec 4.3: poll every 10 seconds, give up after about 45 minutes. */
 export const DEFAULT_POLL_INTERVAL_MS = 10_000;

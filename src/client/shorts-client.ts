@@ -3,9 +3,9 @@
 import type { CreateShortRequest } from '../service/create-options.js';
 import type {
   CancelResponse, CreateResponse, Pagination, PostObject, RequestDetail, RequestListItem, ShortObject, StatusResponse, TemplateList,
-} from '../service/api-types.js';
+} from '../api/types.js';
 import type { GameVideoItem, MemeHookItem, MusicTrackItem } from '../catalog/catalog-assets.js';
-import type { ExportFile, ExportFormat } from '../export/formats.js';
+import type { ExportFile, ExportFormat } from '../api/export-formats.js';
 
 export type { GameVideoItem, MemeHookItem, MusicTrackItem };
 

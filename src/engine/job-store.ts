@@ -4,22 +4,21 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { MIGRATIONS, MIGRATION_STEPS } from './migrations.js';
-import type { ClipEdit, CreateRequest } from '../service/create-request.js';
-import type { HeatmapPoint, ResolvedLayout, TimeAdjustment } from '../pipeline/types.js';
-import type { PostObject } from '../service/api-types.js';
-import type { PostsQuery } from '../service/list-query.js';
-import { postOfRow } from '../posts/post-store.js';
 import type { Lease } from '../ports/leases.js';
 import { fenced, NOW_MS } from '../adapters/sqlite/lease-store.js';
+import { postOfRow } from './post-store.js';
+import type { PostsQuery } from '../api/posts-query.js';
+import type { PostObject } from '../api/types.js';
+import type { HeatmapPoint } from '../domain/source.js';
+import type { ResolvedLayout } from '../domain/layout.js';
+import type { TimeAdjustment } from '../domain/time.js';
+import type { ClipEdit, CreateRequest, RequestStatus, SentenceRecord, Step } from '../domain/request.js';
 
-export type RequestStatus = 'queued' | 'processing' | 'completed' | 'failed' | 'cancelled';
-export type Step = 'queued' | 'fetching_video' | 'transcribing_audio' | 'finding_highlights' | 'finalizing' | 'completed' | 'failed' | 'cancelled';
 export const TERMINAL: ReadonlySet<RequestStatus> = new Set(['completed', 'failed', 'cancelled']);
 
 /** How long a statement waits for another process's write lock before SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 15_000;
 
-export interface SentenceRecord { index: number; sentence: string; start: number; end: number }
 
 export interface RequestRecord {
   id: string;

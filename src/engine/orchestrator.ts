@@ -8,7 +8,6 @@ import path from 'node:path';
 import { JobArtifacts, coverKeyOf } from './artifacts.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import { FsBlobStore } from '../adapters/fs/blob-store.js';
-import { JobStore, type RequestRecord, type ShortRecord, type Step } from './job-store.js';
 import { mapPool } from './pool.js';
 import type { RenderSettings } from './render-settings.js';
 import { probeMedia } from '../media/probe.js';
@@ -43,14 +42,19 @@ import { findGameVideo, gameVideoFilePath, randomGameOffset, randomGameVideo } f
 import { findMemeHook, memeHookCatalog, memeHookFilePath, memeHookForClip, type MemeHook } from '../catalog/meme-hooks.js';
 import { measureIntegratedLoudness } from '../media/speech-loudness.js';
 import { PipelineError } from '../errors.js';
-import type { CaptionCue, ClipCopy, FetchedSource, Highlight, MediaInfo, ReframePlan, ResolvedLayout, TimeRange, Transcript } from '../pipeline/types.js';
-import type { ClipEdit, CreateRequest } from '../service/create-request.js';
+import type { CaptionCue } from '../domain/captions.js';
+import type { ClipCopy, Highlight } from '../domain/highlight.js';
+import type { FetchedSource, MediaInfo } from '../domain/source.js';
+import type { ReframePlan, ResolvedLayout } from '../domain/layout.js';
+import type { TimeRange } from '../domain/time.js';
+import type { Transcript } from '../domain/transcript.js';
 import { applyCaptionEdits, wordsWithEdits, type CaptionEdits } from '../pipeline/caption-edits.js';
 import { coverRange } from '../pipeline/transcript-extend.js';
-import type { SentenceRecord } from './job-store.js';
-import { writeCover } from '../media/cover-image.js';
+import { writeCover } from '../pipeline/cover-image.js';
 import type { SpeechTiming } from '../pipeline/active-speaker.js';
 import type { CaptionTemplate } from '../catalog/templates.js';
+import { JobStore, type RequestRecord, type ShortRecord } from './job-store.js';
+import type { ClipEdit, CreateRequest, SentenceRecord, Step } from '../domain/request.js';
 
 /**
  * Abort reason for a server shutting down: the request is neither cancelled nor failed, it stays

@@ -2,7 +2,7 @@
 // translated when captionLanguage asked). One subtitle per cue, shown from the cue's first word to its
 // last, as the burned-in captions show it; the text is the cue's words joined the way their script
 // writes them (no spaces between Chinese or Japanese words).
-import type { CaptionCue } from '../pipeline/types.js';
+import type { CaptionCue } from '../domain/captions.js';
 import { joinWords } from '../pipeline/script-text.js';
 
 /** A subtitle on the exported file's own timeline (seconds). */

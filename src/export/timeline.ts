@@ -8,7 +8,8 @@
 // clip edges fall between frames by less than half a frame.
 import { centredPicture, clampCrop, screenGeometry, splitGeometry, type Rect, type Size } from '../media/layout-graphs.js';
 import type { RenderPlan } from '../media/render-plan.js';
-import type { CaptionCue, CropKeyframe } from '../pipeline/types.js';
+import type { CaptionCue } from '../domain/captions.js';
+import type { CropKeyframe } from '../domain/layout.js';
 
 /** A frame rate as a fraction (30000/1001 for 29.97). */
 export interface Rate { num: number; den: number }

@@ -5,7 +5,7 @@
 // that says so and their children are killed, and a kill -9 is caught by LocalClient's orphan recovery
 // once the lease has expired.
 import type { LocalClient } from '../client/local-client.js';
-import type { CreateResponse } from '../service/api-types.js';
+import type { CreateResponse } from '../api/types.js';
 import type { McpBackend } from './tools.js';
 import { clientBackend } from './client-backend.js';
 

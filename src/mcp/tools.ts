@@ -4,13 +4,13 @@
 // that read text only.
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { ShortsClient, Query } from '../client/shorts-client.js';
-import type { PostObject, RequestDetail, StatusResponse } from '../service/api-types.js';
+import type { PostObject, RequestDetail, StatusResponse } from '../api/types.js';
 import type { ConnectedAccount } from '../posts/connected-accounts.js';
 import { PLATFORMS, type Platform } from '../publish/types.js';
 import { TERMINAL } from '../engine/job-store.js';
 import { ShortsError } from '../errors.js';
 import { REQUEST_ID_INPUT, createInputSchema, outputSchema, queryInputSchema, renderInputSchema, requestBodyInputSchema, type ObjectSchema } from './tool-schemas.js';
-import { EXPORT_FORMATS } from '../export/formats.js';
+import { EXPORT_FORMATS } from '../api/export-formats.js';
 
 /** What the tools call: the ShortsClient operations, whoever implements them. */
 export type McpBackend = Pick<ShortsClient, 'create' | 'status' | 'get' | 'list' | 'cancel' | 'templates' | 'music' | 'memeHooks' | 'gameVideos' | 'posts'

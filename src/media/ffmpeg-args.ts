@@ -2,7 +2,7 @@
 // clip: input seeking, one filter graph (fps cap, reframe, background, captions; split-screen gameplay;
 // music mix; a meme intro before and the end-screen outro after, joined with concat), x264 + AAC, faststart.
 // Costs behind the choices are measured in DESIGN.md "Performance notes".
-import type { CropKeyframe, SpeakerSpan } from '../pipeline/types.js';
+import type { CropKeyframe, SpeakerSpan } from '../domain/layout.js';
 import { centredPicture, clampCrop, screenGeometry, splitGeometry, type Size } from './layout-graphs.js';
 import {
   PLATFORM_LOUDNESS, RENDER_PLAN_VERSION, type RenderCaptionEmoji, type RenderLoudness, type RenderMemeHook, type RenderOutro, type RenderPlan, type SegmentGains,

@@ -5,7 +5,7 @@
 //
 // "Picture" is what the layout fills: the whole output frame, or its top half with `gameVideo`.
 // Every size here is even (yuv420p chroma is subsampled 2x2).
-import type { SourceRect } from '../pipeline/types.js';
+import type { SourceRect } from '../domain/layout.js';
 
 export interface Size { width: number; height: number }
 /** A rectangle in picture pixels (or source pixels, for crops and the screen region). */

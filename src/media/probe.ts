@@ -7,7 +7,7 @@ import { stat } from 'node:fs/promises';
 import { defaultMediaRunner } from './local-runner.js';
 import { AbortedError, ProcessError } from './process.js';
 import type { MediaRunner } from '../ports/media-runner.js';
-import type { MediaInfo } from '../pipeline/types.js';
+import type { MediaInfo } from '../domain/source.js';
 
 /** Spec 4.2: the longest source accepted, 18000 seconds (5 hours); longer is 400 `video_too_long`. */
 export const MAX_SOURCE_SECONDS = 18_000;

@@ -1,7 +1,8 @@
 // The render plan: everything one clip's ffmpeg run needs, as plain data. It is versioned because plans
 // are stored with a job's artifacts and replayed on retry; a plan written by another version is
 // rebuilt, never half-understood.
-import type { MediaInfo, ReframePlan } from '../pipeline/types.js';
+import type { MediaInfo } from '../domain/source.js';
+import type { ReframePlan } from '../domain/layout.js';
 
 export const RENDER_PLAN_VERSION = 1;
 

@@ -10,7 +10,7 @@ import { AbortedError } from './process.js';
 import type { MediaRunner } from '../ports/media-runner.js';
 import type { RenderPlan, SegmentGains } from './render-plan.js';
 import { PipelineError } from '../errors.js';
-import type { TimeRange } from '../pipeline/types.js';
+import type { TimeRange } from '../domain/time.js';
 
 /** Below this the clip has no voice worth following (ebur128's absolute gate is -70 LUFS). */
 const SILENT_LUFS = -60;

@@ -10,7 +10,7 @@ import type { MediaRunner } from '../ports/media-runner.js';
 import { PipelineError, ShortsError } from '../errors.js';
 import { formatBytes } from './download.js';
 import { proxiedEnv, type EgressProxy } from './egress-proxy.js';
-import type { HeatmapPoint } from '../pipeline/types.js';
+import type { HeatmapPoint } from '../domain/source.js';
 import { setting } from '../settings.js';
 
 export interface YtDlpInfo {

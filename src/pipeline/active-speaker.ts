@@ -19,7 +19,9 @@ import { buildTracks, fillHoles, type FaceTrack } from './face-tracker.js';
 import type { FaceSample } from './faces.js';
 import { mouthActivity, speechAgreement, speechFromWords, type MouthActivity } from './mouth-activity.js';
 import { median } from './stats.js';
-import type { FaceBox, TimeRange, Word } from './types.js';
+import type { FaceBox } from '../domain/layout.js';
+import type { TimeRange } from '../domain/time.js';
+import type { Word } from '../domain/transcript.js';
 
 /** What the transcript says about when people speak (source seconds). */
 export interface SpeechTiming {

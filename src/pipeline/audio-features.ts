@@ -11,7 +11,9 @@ import { defaultMediaRunner } from '../media/local-runner.js';
 import { AbortedError } from '../media/process.js';
 import type { MediaRunner } from '../ports/media-runner.js';
 import { PipelineError } from '../errors.js';
-import type { AudioEvent, AudioEventKind, AudioTrack, TimeRange, Word } from './types.js';
+import type { AudioEvent, AudioEventKind, AudioTrack } from '../domain/audio.js';
+import type { TimeRange } from '../domain/time.js';
+import type { Word } from '../domain/transcript.js';
 import { quantile } from './stats.js';
 
 export const AUDIO_SAMPLE_RATE = 8000;

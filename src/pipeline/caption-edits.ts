@@ -12,7 +12,9 @@
 import * as mediaCaptions from 'media-captions';
 import { ShortsError } from '../errors.js';
 import { hasNoSpaceScript, segmentWords, spokenLength } from './script-text.js';
-import type { CaptionCue, TimeRange, Word } from './types.js';
+import type { CaptionCue } from '../domain/captions.js';
+import type { TimeRange } from '../domain/time.js';
+import type { Word } from '../domain/transcript.js';
 
 /** One word replaced. `text` "" removes the word; several words ("going to") share its time. */
 export interface WordEdit {

@@ -4,7 +4,7 @@
 // and each page's block (measured by captions.ts) is moved off them. The template's position is a
 // preference: kept whenever it is free, and for the whole clip when it can be, so captions do not jump.
 import { centredPicture, clampCrop, screenGeometry, splitGeometry } from '../media/layout-graphs.js';
-import type { CropKeyframe, ReframePlan } from './types.js';
+import type { CropKeyframe, ReframePlan } from '../domain/layout.js';
 
 export interface Size { width: number; height: number }
 /** A rectangle in output-picture pixels. */

@@ -4,7 +4,9 @@ import { FALLBACK_FONTS, type CaptionTemplate } from '../catalog/templates.js';
 import { assFontText, breakToWidth, breaksAnywhere, captionUpperCase, pageFont, textWidth } from './caption-text.js';
 import { emojiForPhrase, emojiPath } from './emoji.js';
 import { RLM, isRightToLeft, readsRightToLeft, spaceBetween } from './script-text.js';
-import type { CaptionCue, TimeRange, Word } from './types.js';
+import type { CaptionCue } from '../domain/captions.js';
+import type { TimeRange } from '../domain/time.js';
+import type { Word } from '../domain/transcript.js';
 import type { CaptionBlock } from './caption-placement.js';
 import type { RenderCaptionEmoji } from '../media/render-plan.js';
 

@@ -11,7 +11,9 @@ import { defaultMediaRunner } from '../media/local-runner.js';
 import { AbortedError } from '../media/process.js';
 import type { MediaRunner } from '../ports/media-runner.js';
 import type { RangeAudio } from './speech-audio.js';
-import type { Highlight, TimeRange, Transcript, Word } from './types.js';
+import type { Highlight } from '../domain/highlight.js';
+import type { TimeRange } from '../domain/time.js';
+import type { Transcript, Word } from '../domain/transcript.js';
 
 /** Silence kept on each side of a cut when the pause allows: 80 ms plus one analysis frame. */
 export const EDGE_GUARD_SEC = 0.09;

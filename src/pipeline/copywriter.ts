@@ -4,7 +4,8 @@ import { hookScore, NUMBER_WORDS, startCleanliness, tokens } from './highlight-f
 import { writeReason } from './reason.js';
 import { baseLanguage, connectives, coreOf, hasOwnStopWordList, lookupForm, splitWords, withoutElision, writtenWithoutSpaces } from './stop-words.js';
 import { caseTitle, capitaliseWord, displayWidth } from './title-case.js';
-import type { ClipCopy, Highlight, Sentence, Transcript } from './types.js';
+import type { ClipCopy, Highlight } from '../domain/highlight.js';
+import type { Sentence, Transcript } from '../domain/transcript.js';
 import {
   canEndTitle, classifyWords, isEnglish, isTopicWord, LEADING_CONNECTIVES, normWord, SUBORDINATORS, wordTrail, type ClassedWord,
 } from './word-classes.js';

@@ -16,7 +16,7 @@ import { loadFaceDetector, type DetectedFace, type FaceDetector, type FacePoint 
 import { CANDIDATE_DISTANCE, frameSignature, showinfoTimes, signatureDistance, type SampledFrame } from './shots.js';
 import { median, quantile } from './stats.js';
 import { mouthOpening } from './mouth-activity.js';
-import type { CropKeyframe } from './types.js';
+import type { CropKeyframe } from '../domain/layout.js';
 
 /** At most this many frames are measured, whatever the clip's length (each costs a detection, ~10 ms). */
 export const MAX_CANDIDATES = 40;

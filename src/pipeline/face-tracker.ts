@@ -1,7 +1,7 @@
 // Turns per-frame detections into face tracks and picks the main face. Pure: no I/O, no model.
 // Why tracks and not the best box per frame: single-frame false positives score like real faces
 // (a cat's face 0.78 against people from 0.80), but they do not persist from one sample to the next.
-import type { FaceBox } from './types.js';
+import type { FaceBox } from '../domain/layout.js';
 import { median } from './stats.js';
 
 export interface TrackedSample { t: number; faces: Omit<FaceBox, 't'>[] }

@@ -13,7 +13,8 @@ import { defaultMediaRunner } from '../media/local-runner.js';
 import { AbortedError, ProcessError } from '../media/process.js';
 import type { MediaRunner } from '../ports/media-runner.js';
 import { PipelineError } from '../errors.js';
-import type { FaceBox, TimeRange } from './types.js';
+import type { FaceBox } from '../domain/layout.js';
+import type { TimeRange } from '../domain/time.js';
 
 /** A point in frame coordinates (0..1 of width and height). */
 export interface FacePoint { x: number; y: number }

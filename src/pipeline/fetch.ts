@@ -10,12 +10,8 @@ import { startEgressProxy } from '../net/egress-proxy.js';
 import { downloadWithYtDlp, fetchYtDlpInfo, parsePageUrl, resolveYtDlp } from '../net/ytdlp.js';
 import { ShortsError } from '../errors.js';
 import type { MediaRunner } from '../ports/media-runner.js';
-import type { FetchedSource } from './types.js';
+import type { FetchedSource, SourceInput } from '../domain/source.js';
 
-export type SourceInput =
-  | { kind: 'file'; path: string }
-  | { kind: 'fileUrl'; url: string }
-  | { kind: 'pageUrl'; url: string };
 
 export interface FetchOptions {
   /** Folder for downloaded files (created if missing); local files are read in place. */

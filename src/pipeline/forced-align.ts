@@ -14,7 +14,8 @@ import { defaultMediaRunner } from '../media/local-runner.js';
 import { ProcessError, findOnPath } from '../media/process.js';
 import type { MediaRunner } from '../ports/media-runner.js';
 import { setting } from '../settings.js';
-import type { TimeRange, Word } from './types.js';
+import type { TimeRange } from '../domain/time.js';
+import type { Word } from '../domain/transcript.js';
 
 export interface ForcedAligner {
   bin: string;

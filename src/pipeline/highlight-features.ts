@@ -12,9 +12,11 @@ import {
 } from './neutral-signals.js';
 import { median, quantile } from './stats.js';
 import { segmentTopics, type TopicSegmentation } from './topics.js';
-import type {
-  AudioEvent, AudioEventKind, AudioTrack, Evidence, HeatmapPoint, HighlightFeatures, Sentence, TimeRange,
-} from './types.js';
+import type { AudioEvent, AudioEventKind, AudioTrack } from '../domain/audio.js';
+import type { Evidence, HighlightFeatures } from '../domain/highlight.js';
+import type { HeatmapPoint } from '../domain/source.js';
+import type { Sentence } from '../domain/transcript.js';
+import type { TimeRange } from '../domain/time.js';
 
 const CONTRAST = new Set(['but', 'however', 'actually', 'instead', 'yet', 'although', 'though', 'wrong', 'myth', 'unless']);
 const CONTRAST_PHRASES = ['the truth is', 'turns out', 'in fact', 'the problem is', 'the reality is', 'the thing is', 'here\'s the thing'];

@@ -6,9 +6,11 @@
 import { findAudioEvents } from './audio-features.js';
 import { SegmentScorer, type LengthBand } from './highlight-features.js';
 import { contentStems } from './topics.js';
-import type {
-  AudioTrack, HeatmapPoint, Highlight, HighlightFeatures, PreferredLength, Sentence, TimeRange, Transcript,
-} from './types.js';
+import type { AudioTrack } from '../domain/audio.js';
+import type { HeatmapPoint } from '../domain/source.js';
+import type { Highlight, HighlightFeatures, PreferredLength } from '../domain/highlight.js';
+import type { Sentence, Transcript } from '../domain/transcript.js';
+import type { TimeRange } from '../domain/time.js';
 
 export interface HighlightRequest {
   transcript: Transcript;

@@ -2,7 +2,7 @@
 // picks and rewrite titles and descriptions. Never required and never fatal: any failure or any
 // answer that does not fit the expected shape leaves the local result exactly as it was.
 import { chatJson, type ChatMessage } from '../net/chat-completions.js';
-import type { ClipCopy, Highlight } from './types.js';
+import type { ClipCopy, Highlight } from '../domain/highlight.js';
 import { languageLabel } from '../languages.js';
 import { baseLanguage } from './stop-words.js';
 

@@ -8,9 +8,12 @@ import { mergeWindowPicks, picksPerWindow, planWindows } from './windows.js';
 import { writeCopies } from './copywriter.js';
 import { analyseAudio } from './audio-features.js';
 import { placeClipEdges } from './clip-edges.js';
-import type { ClipCopy, HeatmapPoint, Highlight, PreferredLength, TimeRange, Transcript } from './types.js';
 import type { MediaRunner } from '../ports/media-runner.js';
 import type { RangeAudio } from './speech-audio.js';
+import type { ClipCopy, Highlight, PreferredLength } from '../domain/highlight.js';
+import type { HeatmapPoint } from '../domain/source.js';
+import type { TimeRange } from '../domain/time.js';
+import type { Transcript } from '../domain/transcript.js';
 
 export interface MomentsRequest {
   mediaPath: string;

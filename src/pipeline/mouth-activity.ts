@@ -18,7 +18,9 @@
 // (AUC 1.00 raw on franck, whose listening seconds are also still ones, but 0.52-0.63 once the upper
 // face's own difference is taken off), so the keypoint it is.
 import type { FaceKeypoints, FacePoint } from './faces.js';
-import type { AudioTrack, TimeRange, Word } from './types.js';
+import type { AudioTrack } from '../domain/audio.js';
+import type { TimeRange } from '../domain/time.js';
+import type { Word } from '../domain/transcript.js';
 
 /** One sample of a face track: its time (source seconds) and the detector's keypoints when it had them. */
 export interface MouthSample { t: number; keypoints?: FaceKeypoints }

@@ -5,7 +5,8 @@
 // within limits, and kept where the audio shows none (words running into each other without a dip).
 // Measured against known onsets in docs/benchmarks.md (issue 10).
 import { spokenLength } from './script-text.js';
-import type { TimeRange, Word } from './types.js';
+import type { TimeRange } from '../domain/time.js';
+import type { Word } from '../domain/transcript.js';
 
 export interface OnsetOptions {
   /** How far before Whisper's start a rise may be taken (s). */

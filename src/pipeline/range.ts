@@ -3,7 +3,7 @@
 // A local request that left the end out (a whole recording, issue 15) runs to the source's end: nothing
 // the user asked for changed, so nothing is reported.
 import { ShortsError } from '../errors.js';
-import type { TimeAdjustment, TimeRange } from './types.js';
+import type { TimeAdjustment, TimeRange } from '../domain/time.js';
 
 /** Seconds rounded to milliseconds, so reported values do not carry ffprobe's float noise. */
 function round3(seconds: number): number {

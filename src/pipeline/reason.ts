@@ -8,7 +8,9 @@
 // nothing about the text, so the reason names the finding and its time without them.
 import { hookSignals } from './highlight-features.js';
 import { baseLanguage, isEnglish } from './stop-words.js';
-import type { Evidence, Highlight, ResolvedLayout, Sentence } from './types.js';
+import type { Evidence, Highlight } from '../domain/highlight.js';
+import type { ResolvedLayout } from '../domain/layout.js';
+import type { Sentence } from '../domain/transcript.js';
 
 /** Quotes longer than this are cut at a word boundary. */
 const QUOTE_MAX_CHARS = 70;

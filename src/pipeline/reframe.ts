@@ -14,8 +14,10 @@ import { findCuts, frameSignature, splitShots, type SampledFrame } from './shots
 import { median } from './stats.js';
 import { findTwoPeople, needsSplit, splitCropSize, type Person } from './two-people.js';
 import type { MediaRunner } from '../ports/media-runner.js';
-import type { CropKeyframe, Layout, MediaInfo, ReframePlan, ResolvedLayout, SpeakerSpan, TimeRange } from './types.js';
 import { evenSize } from '../media/layout-graphs.js';
+import type { CropKeyframe, Layout, ReframePlan, ResolvedLayout, SpeakerSpan } from '../domain/layout.js';
+import type { MediaInfo } from '../domain/source.js';
+import type { TimeRange } from '../domain/time.js';
 
 export interface ReframeRequest {
   mediaPath: string;

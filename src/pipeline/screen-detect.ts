@@ -18,7 +18,7 @@
 // it only rules out moving pictures (a game, a film) under a small face. Saturation is reported, not used:
 // slides can be as colourful as a room. What decides: a small, still, off-centre face (the inset) AND a
 // rest of the frame that is static and edge-dense.
-import type { FaceBox, SourceRect } from './types.js';
+import type { FaceBox, SourceRect } from '../domain/layout.js';
 import { evenSize } from '../media/layout-graphs.js';
 
 /** Per-pixel statistics of the sampled thumbnails (gray levels). */

@@ -1,7 +1,7 @@
 // Groups recognised words into sentences (spec 2.2). Pure: the highlight stage scores whole sentences
 // and captions never cut one in half, so the boundaries must be predictable and testable.
 import { endsWithSentenceMark, joinWords, stripClosers } from './script-text.js';
-import type { Sentence, Word } from './types.js';
+import type { Sentence, Word } from '../domain/transcript.js';
 
 /** A silence longer than this ends a sentence even without punctuation (Whisper often omits it). */
 export const PAUSE_BREAK_SEC = 1.2;

@@ -6,7 +6,7 @@
 // drop the candidate when the change was gradual (a pan, a zoom, someone walking past the lens).
 import { defaultMediaRunner } from '../media/local-runner.js';
 import type { MediaRunner } from '../ports/media-runner.js';
-import type { TimeRange } from './types.js';
+import type { TimeRange } from '../domain/time.js';
 
 /** Mean R, G, B over a GRID x GRID grid, 0..1: where the light and colour are in the picture. */
 export type FrameSignature = Float32Array;

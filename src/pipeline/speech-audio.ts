@@ -4,7 +4,7 @@ import { open, rm } from 'node:fs/promises';
 import { ProcessError, lastLines } from '../media/process.js';
 import type { MediaRunner } from '../ports/media-runner.js';
 import { PipelineError } from '../errors.js';
-import type { TimeRange } from './types.js';
+import type { TimeRange } from '../domain/time.js';
 
 export const SAMPLE_RATE = 16_000;
 

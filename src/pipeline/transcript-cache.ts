@@ -3,7 +3,8 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { TimeRange, Transcript } from './types.js';
+import type { TimeRange } from '../domain/time.js';
+import type { Transcript } from '../domain/transcript.js';
 
 export interface TranscriptCacheKey {
   /** FetchedSource.contentKey: identity of the media content, not of its path. */

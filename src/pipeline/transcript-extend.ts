@@ -5,7 +5,8 @@
 // no word is cut, doubled or lost at the seam. The request's transcript itself is never changed.
 import { buildSentences } from './sentences.js';
 import type { Transcriber } from './transcribe.js';
-import type { TimeRange, Transcript, Word } from './types.js';
+import type { TimeRange } from '../domain/time.js';
+import type { Transcript, Word } from '../domain/transcript.js';
 
 export interface CoverOptions {
   /** The source media (FetchedSource.path). */

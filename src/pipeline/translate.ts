@@ -5,7 +5,7 @@
 import got from 'got';
 import { LANGUAGES, languageLabel } from '../languages.js';
 import { NoContentError, chatJson } from '../net/chat-completions.js';
-import type { CaptionCue } from './types.js';
+import type { CaptionCue } from '../domain/captions.js';
 import { setting } from '../settings.js';
 
 export interface TranslatorConfig { kind: 'libretranslate' | 'openai'; baseUrl: string; apiKey?: string; model?: string }

@@ -11,7 +11,7 @@
 // when both do (BOTH_SPEAK_SHARE). Without a transcript, presence alone decides, as before.
 import { buildTracks, fillHoles, type FaceTrack, type TrackedSample } from './face-tracker.js';
 import { median } from './stats.js';
-import type { FaceBox } from './types.js';
+import type { FaceBox } from '../domain/layout.js';
 import { evenSize } from '../media/layout-graphs.js';
 
 /** Each person is in at least this share of the samples... */

@@ -9,7 +9,8 @@ import { ProcessError, lastLines } from '../media/process.js';
 import type { MediaRunner } from '../ports/media-runner.js';
 import { PipelineError } from '../errors.js';
 import { hasNoSpaceScript, segmentWords } from './script-text.js';
-import type { TimeRange, Word } from './types.js';
+import type { TimeRange } from '../domain/time.js';
+import type { Word } from '../domain/transcript.js';
 
 const STAGE = 'transcribing_audio';
 

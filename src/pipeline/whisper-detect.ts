@@ -9,7 +9,7 @@ import type { MediaRunner } from '../ports/media-runner.js';
 import { PipelineError } from '../errors.js';
 import type { LanguageDetection } from './model-choice.js';
 import type { EnergyEnvelope } from './onset-align.js';
-import type { TimeRange } from './types.js';
+import type { TimeRange } from '../domain/time.js';
 import { writeJsonAtomically } from './transcript-cache.js';
 import { whisperEnv } from './whisper-cli.js';
 

@@ -9,7 +9,9 @@ import path from 'node:path';
 import type { MediaRunner } from '../ports/media-runner.js';
 import { writeSpeechWav } from './speech-audio.js';
 import { DEFAULT_DECODING, runWhisperCli, whisperCliPath, type WhisperJson } from './whisper-cli.js';
-import type { CaptionCue, TimeRange, Word } from './types.js';
+import type { CaptionCue } from '../domain/captions.js';
+import type { TimeRange } from '../domain/time.js';
+import type { Word } from '../domain/transcript.js';
 
 const STAGE = 'finalizing';
 /** How far (seconds) a phrase edge may move to reach a word edge of the original speech. */

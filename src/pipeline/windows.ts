@@ -7,7 +7,9 @@
 // Pure: plans and merges only; moments.ts reads the audio and runs the detection.
 import { AUTOMATIC_FLOOR, LENGTH_BANDS, MAX_AUTOMATIC_SHORTS, OVERSHOOT } from './highlights.js';
 import { contentStems } from './topics.js';
-import type { Highlight, PreferredLength, Sentence, TimeRange } from './types.js';
+import type { Highlight, PreferredLength } from '../domain/highlight.js';
+import type { Sentence } from '../domain/transcript.js';
+import type { TimeRange } from '../domain/time.js';
 
 /** The spec's longest request window (4.2): the range one detection pass scores, as the API has always done. */
 export const WINDOW_SECONDS = 1200;

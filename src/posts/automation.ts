@@ -9,8 +9,8 @@ import type Database from 'better-sqlite3';
 import { ShortsError } from '../errors.js';
 import type { JobStore } from '../engine/job-store.js';
 import type { Platform } from '../publish/types.js';
-import { PostsService, TEXT_LIMITS } from '../service/posts-service.js';
-import type { AutomationRule, PostObject } from '../service/api-types.js';
+import { PostsService, TEXT_LIMITS } from './posts-service.js';
+import type { AutomationRule, PostObject } from '../api/types.js';
 
 export type { AutomationRule };
 

@@ -12,13 +12,13 @@ import type { LimiterName, RateLimiter } from './rate-limit.js';
 import { MEDIA_CONTENT_TYPES, parseMediaPath, type MediaLinks } from './media-links.js';
 import { serveBlob, serveFile } from './serve-file.js';
 import { BlobNotFoundError } from '../ports/blob-store.js';
-import { templateAssetFile } from '../catalog/template-previews.js';
 import { catalogAssetFile } from '../catalog/catalog-assets.js';
 import { bindRoutes, matchRoute, type RouteHandlers, type RouteResult, type SelfHandler } from './router.js';
 import { exportLocal } from '../service/export-service.js';
-import type { PostsService } from '../service/posts-service.js';
+import type { PostsService } from '../posts/posts-service.js';
 import type { Automation } from '../posts/automation.js';
 import { accountsRoutes, handleOAuthCallback } from './accounts-routes.js';
+import { templateAssetFile } from '../pipeline/template-previews.js';
 
 export interface ReadinessReport { ready: boolean; checks: Record<string, { ok: boolean; detail: string }> }
 

@@ -5,11 +5,11 @@
 // rate-limit pools from ENDPOINT_LIMITERS; test/openapi.test.ts validates real Service responses
 // against these schemas, so the document cannot drift from the code. test/openapi-generated.test.ts
 // generates a client from the served document with openapi-typescript (default options), type-checks
-// it against src/service/api-types.ts and runs it against a live `serve`, and lints the document with
+// it against src/api/types.ts and runs it against a live `serve`, and lints the document with
 // Redocly's recommended-strict rules: generators are this document's main readers.
 import { CLIP_EDIT_OPTIONS, CLIP_LAYOUTS, CLIP_TITLE_MAX, CREATE_OPTIONS, type OptionDef } from '../service/create-options.js';
 import { ERROR_CODES, type ErrorCode } from '../errors.js';
-import { PLATFORMS, POST_STATUSES } from '../service/list-query.js';
+import { PLATFORMS, POST_STATUSES } from '../api/posts-query.js';
 import { ENDPOINT_LIMITERS, type LimiterName } from './rate-limit.js';
 import { accountsOpenApiSchemas } from './accounts-openapi.js';
 import { REQUEST_STATUSES, ROUTES, type EnvelopeRoute, type RouteSpec } from '../api/routes.js';
@@ -138,7 +138,7 @@ const automationRuleRequest: Schema = {
 };
 
 // ---------------------------------------------------------------------------------------------------
-// Response schemas (src/service/api-types.ts, field for field).
+// Response schemas (src/api/types.ts, field for field).
 
 const timeRange = obj({ start: num, end: num });
 const WARNINGS: Schema = {

@@ -28,11 +28,11 @@ import { MediaLinks, loadOrCreateSecret, parseMediaTtl } from './media-links.js'
 import { openApiDocument } from './openapi.js';
 import { RateLimiter } from './rate-limit.js';
 import { WebhookSender, type WebhookEvent } from './webhooks.js';
-import { mcpHttpHandler } from '../mcp/http-handler.js';
+import { mcpHttpHandler } from './mcp-handler.js';
 import { setting } from '../settings.js';
 import { checkSecretKeySetting } from '../posts/secret-key.js';
 import { ConnectedAccounts } from '../posts/connected-accounts.js';
-import { PostsService } from '../service/posts-service.js';
+import { PostsService } from '../posts/posts-service.js';
 import { Automation } from '../posts/automation.js';
 import { createPublishing } from '../posts/publishing.js';
 import { LeaseKeeper } from '../engine/lease-keeper.js';

@@ -2,52 +2,11 @@
 // CreateRequest, with the spec's error codes. Network checks of URLs (HEAD, address guard) are not
 // here: they belong to the service, which runs them after these pure rules pass.
 import { ShortsError } from '../errors.js';
-import { CLIP_EDIT_OPTIONS, CLIP_TITLE_MAX, CREATE_OPTIONS, type OptionDef, type LAYOUTS, type PREFERRED_LENGTHS } from './create-options.js';
+import { CLIP_EDIT_OPTIONS, CLIP_TITLE_MAX, CREATE_OPTIONS, type OptionDef } from './create-options.js';
 import type { Language } from '../languages.js';
 import { MAX_SOURCE_SECONDS } from '../media/probe.js';
-
-import type { SourceInput } from '../pipeline/fetch.js';
-
-export interface CreateRequest {
-  source: SourceInput;
-  start: number;
-  /** With `toSourceEnd`, only an upper bound (MAX_SOURCE_SECONDS) until the source is probed. */
-  end: number;
-  /**
-   * Local mode only (issue 15, whole recordings): no end was given, so the range runs to the source's end,
-   * resolved when the source is probed and not reported as a time adjustment (nothing asked for changed).
-   */
-  toSourceEnd: boolean;
-  preferredLength: (typeof PREFERRED_LENGTHS)[number];
-  maxShorts: number | null;
-  /** "auto" (local mode only): whisper.cpp detects the spoken language; the request then records the detected one. */
-  language: Language | 'auto';
-  /** '' when the same as `language` (spec 2.1). */
-  captionLanguage: string;
-  templateId: string;
-  noClipping: boolean;
-  captionsEnabled: boolean;
-  hookTitle: boolean;
-  memeHook: boolean;
-  memeHookName: string | null;
-  gameVideo: boolean;
-  gameVideoName: string | null;
-  ctaEnabled: boolean;
-  ctaText: string | null;
-  music: boolean;
-  musicName: string | null;
-  musicVolume: number;
-  layout: (typeof LAYOUTS)[number];
-  /** null = the account's saved preference. */
-  blurBackground: boolean | null;
-  outroEnabled: boolean;
-  outroText: string | null;
-  outroImageUrl: string | null;
-  outroSeconds: number;
-  outroSting: boolean;
-  outroHandle: string | null;
-  webhookUrl: string | null;
-}
+import type { ClipEdit, CreateRequest } from '../domain/request.js';
+import type { SourceInput } from '../domain/source.js';
 
 export interface ValidationContext {
   /** Local mode only: `file` (a path on this machine) is accepted as a source. */
@@ -285,27 +244,6 @@ function refuseUnsupported(req: CreateRequest, ctx: ValidationContext): void {
   if (req.captionLanguage && !offline && !ctx.supportedFeatures.has('captionTranslation'))
     throw bad(`captions in "${req.captionLanguage}" for speech in "${req.language}" need a translation service, and none is configured` +
       (req.captionLanguage === 'en' ? ' (nor a multilingual Whisper model to translate offline: SHORTS_WHISPER_MULTILINGUAL_MODEL)' : ''), 'captionLanguage');
-}
-
-/**
- * A re-render of one clip (issue 14): the fields given, each under its create option's name and rule; what is
- * absent stays as the clip has it. `captionEdits` is kept as its parser returned it.
- */
-export interface ClipEdit {
-  start?: number;
-  end?: number;
-  title?: string;
-  templateId?: string;
-  captionsEnabled?: boolean;
-  hookTitle?: boolean;
-  ctaEnabled?: boolean;
-  ctaText?: string | null;
-  music?: boolean;
-  musicName?: string | null;
-  musicVolume?: number;
-  layout?: CreateRequest['layout'];
-  blurBackground?: boolean;
-  captionEdits?: unknown;
 }
 
 export interface ClipEditContext {

@@ -1,7 +1,8 @@
 // Pagination and filter parsing for the list endpoints (spec 4.1, 4.8-4.10), from strings (query
 // strings, CLI flags) into typed values; the error names the bad parameter.
 import { ShortsError } from '../errors.js';
-import type { ListRequestsQuery } from './api-types.js';
+import type { ListRequestsQuery } from '../api/types.js';
+import { PLATFORMS, POST_STATUSES, type PostsQuery } from '../api/posts-query.js';
 
 const STATUSES = ['queued', 'processing', 'completed', 'failed', 'cancelled'] as const;
 type Raw = Record<string, string | undefined>;
@@ -38,22 +39,6 @@ export function parseListRequests(raw: Raw): ListRequestsQuery {
 export function paginate<T>(items: readonly T[], page: number, limit: number) {
   const totalCount = items.length;
   return { items: items.slice((page - 1) * limit, page * limit), pagination: { page, limit, totalPages: Math.ceil(totalCount / limit), totalCount } };
-}
-
-export const POST_STATUSES = ['scheduled', 'processing', 'published', 'failed', 'canceled'] as const;
-export const PLATFORMS = ['video_site', 'photo_site', 'short_video_site'] as const;
-
-export interface PostsQuery {
-  page: number;
-  limit: number;
-  status?: (typeof POST_STATUSES)[number];
-  platform?: (typeof PLATFORMS)[number];
-  source?: 'manual' | 'automation';
-  requestId?: string;
-  shortId?: string;
-  since?: string;
-  until?: string;
-  date: 'scheduled' | 'published';
 }
 
 function isoTime(raw: Raw, name: string): string | undefined {

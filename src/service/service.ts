@@ -4,35 +4,36 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { ShortsError } from '../errors.js';
-import { checkClipEdit, validateClipEdit, validateCreateRequest, type CreateRequest } from './create-request.js';
+import { checkClipEdit, validateClipEdit, validateCreateRequest } from './create-request.js';
+import type { CreateRequest } from '../domain/request.js';
 import { JobArtifacts } from '../engine/artifacts.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import { FsBlobStore } from '../adapters/fs/blob-store.js';
 import { clipOptions } from '../engine/orchestrator.js';
 import { applyCaptionEdits, parseCaptionEdits, type CaptionEdits } from '../pipeline/caption-edits.js';
-import type { CaptionCue, MediaInfo } from '../pipeline/types.js';
+import type { CaptionCue } from '../domain/captions.js';
+import type { MediaInfo } from '../domain/source.js';
 import { parseListRequests, parsePostsQuery, paginate, parsePage } from './list-query.js';
 import type {
   CancelResponse, CreateResponse, PostObject, RequestDetail, RequestListItem, ShortObject, StatusResponse, TemplateList, Pagination,
-} from './api-types.js';
+} from '../api/types.js';
 import { JobStore, TERMINAL, type RequestRecord, type ShortRecord } from '../engine/job-store.js';
 import { STEP_MESSAGES } from '../engine/orchestrator.js';
 import type { MediaRunner } from '../ports/media-runner.js';
 import { probeMedia, MediaError } from '../media/probe.js';
 import { clampRange } from '../pipeline/range.js';
 import { DEFAULT_TEMPLATE, TEMPLATES, findTemplate } from '../catalog/templates.js';
-import { templatePreviewUrls } from '../catalog/template-previews.js';
+import { templatePreviewUrls } from '../pipeline/template-previews.js';
 import { findMusic, musicCatalog } from '../catalog/music.js';
 import { findGameVideo, gameVideoCatalog } from '../catalog/game-videos.js';
 import { findMemeHook, memeHookCatalog } from '../catalog/meme-hooks.js';
 import { catalogAssetUrl, type GameVideoItem, type MemeHookItem, type MusicTrackItem } from '../catalog/catalog-assets.js';
-import type { TimeAdjustment } from '../pipeline/types.js';
+import type { TimeAdjustment } from '../domain/time.js';
 import { pairLabel, supportsPair, translatorFromEnv, type TranslatorConfig } from '../pipeline/translate.js';
 import { modelSet, modelSpecs, type ModelSpecs } from '../pipeline/transcribe.js';
 import { detectionModel, languageRefusal, type ModelSet } from '../pipeline/model-choice.js';
 import { PipelineError } from '../errors.js';
-
-export interface Account { id: string; email: string }
+import type { Account } from '../domain/account.js';
 
 export interface ServiceOptions {
   /** Where clips and covers are kept; default the data dir of the store. */

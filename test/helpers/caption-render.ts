@@ -6,7 +6,8 @@ import { fontsDir, type CaptionTemplate } from '../../src/catalog/templates.js';
 import { renderClip } from '../../src/media/render.js';
 import type { RenderPlan } from '../../src/media/render-plan.js';
 import { buildAss } from '../../src/pipeline/captions.js';
-import type { CaptionCue, TimeRange } from '../../src/pipeline/types.js';
+import type { CaptionCue } from '../../src/domain/captions.js';
+import type { TimeRange } from '../../src/domain/time.js';
 
 export interface CaptionRender {
   template: CaptionTemplate;

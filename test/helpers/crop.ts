@@ -1,5 +1,5 @@
 // The renderer's reading of crop keyframes, for tests that check where a crop window is at a time.
-import type { CropKeyframe } from '../../src/pipeline/types.js';
+import type { CropKeyframe } from '../../src/domain/layout.js';
 
 /** Linear between keyframes, held before the first and after the last (as cropExpression renders them). */
 export function cropAt(frames: CropKeyframe[], t: number): { cx: number; cy: number } {

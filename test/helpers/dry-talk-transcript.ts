@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSentences } from '../../src/pipeline/sentences.js';
-import type { Transcript, Word } from '../../src/pipeline/types.js';
+import type { Transcript, Word } from '../../src/domain/transcript.js';
 
 export function dryTalkTranscript(): Transcript {
   const file = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'highlights', 'dry-talk.transcript.json');

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createTranscriber, type Transcriber } from '../../src/pipeline/transcribe.js';
 import type { LanguageDetection } from '../../src/pipeline/model-choice.js';
-import type { Transcript } from '../../src/pipeline/types.js';
+import type { Transcript } from '../../src/domain/transcript.js';
 import * as speech from '../../scripts/language-speech.mjs';
 
 export interface LanguageSample {

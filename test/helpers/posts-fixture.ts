@@ -6,7 +6,7 @@
 // still a real one (fit layout: no face detection; no captions; a solid background).
 import type { ConnectedAccount } from '../../src/posts/connected-accounts.js';
 import type { Platform } from '../../src/publish/types.js';
-import type { PostObject, RequestDetail } from '../../src/service/api-types.js';
+import type { PostObject, RequestDetail } from '../../src/api/types.js';
 import type { FakePlatform } from './fake-platforms/fake-server.js';
 import { SAMPLE } from './cli.js';
 import { issueKey } from './issue-key.js';

@@ -1,6 +1,6 @@
 // Builds realistic Transcript objects from plain text for the highlight and copy tests: every word gets
 // a plausible time at a steady talking pace, sentences are separated by a short breath.
-import type { Sentence, Transcript, Word } from '../../src/pipeline/types.js';
+import type { Sentence, Transcript, Word } from '../../src/domain/transcript.js';
 
 export interface SpokenSentence { text: string; wordsPerSec?: number; pauseAfter?: number }
 

@@ -10,13 +10,13 @@ import { CREATE_OPTIONS } from '../../service/create-options.js';
 import { CliError, EXIT } from '../cli-error.js';
 import { isQuiet, liveProgress, note, printJson } from '../output.js';
 import { addCreateOptions, attr, bodyFromFlags } from './create.js';
-import { planBatch } from '../../batch/plan.js';
-import { loadState } from '../../batch/state.js';
-import { mergeState, runBatch } from '../../batch/runner.js';
-import { LineProgress, LiveProgress, clock, type Throughput } from '../../batch/progress.js';
-import { writeJunit } from '../../batch/junit.js';
-import { lockBatchFolder } from '../../batch/lock.js';
-import { DEFAULT_REMOTE_JOBS, defaultLocalJobs } from '../../batch/concurrency.js';
+import { planBatch } from '../batch/plan.js';
+import { loadState } from '../batch/state.js';
+import { mergeState, runBatch } from '../batch/runner.js';
+import { LineProgress, LiveProgress, clock, type Throughput } from '../batch/progress.js';
+import { writeJunit } from '../batch/junit.js';
+import { lockBatchFolder } from '../batch/lock.js';
+import { DEFAULT_REMOTE_JOBS, defaultLocalJobs } from '../batch/concurrency.js';
 
 export interface BatchFlags {
   manifest?: string;

@@ -7,7 +7,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import ora from 'ora';
 import { CREATE_OPTIONS, type OptionDef } from '../../service/create-options.js';
 import type { ShortsClient } from '../../client/shorts-client.js';
-import type { RequestDetail, StatusResponse } from '../../service/api-types.js';
+import type { RequestDetail, StatusResponse } from '../../api/types.js';
 import { CliError, EXIT } from '../cli-error.js';
 import { liveProgress, note, printJson, printWarnings, progress, useColor } from '../output.js';
 import { writeOutFolder } from '../out-folder.js';

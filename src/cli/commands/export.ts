@@ -6,7 +6,7 @@ import { writeFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import type { ShortsClient } from '../../client/shorts-client.js';
-import { EXPORT_FORMATS, FORMAT_INFO, type ExportFormat } from '../../export/formats.js';
+import { EXPORT_FORMATS, FORMAT_INFO, type ExportFormat } from '../../api/export-formats.js';
 import { CliError, EXIT } from '../cli-error.js';
 import { note } from '../output.js';
 

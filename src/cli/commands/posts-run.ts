@@ -5,9 +5,9 @@
 import type { LocalClient } from '../../client/local-client.js';
 import { ConnectedAccounts } from '../../posts/connected-accounts.js';
 import { Automation } from '../../posts/automation.js';
-import { postObject } from '../../posts/post-store.js';
+import { postObject } from '../../engine/post-store.js';
 import { createPublishing } from '../../posts/publishing.js';
-import { PostsService } from '../../service/posts-service.js';
+import { PostsService } from '../../posts/posts-service.js';
 import { EXIT } from '../cli-error.js';
 import { note, printJson, printTable } from '../output.js';
 

@@ -4,7 +4,7 @@
 import { Option, type Command } from 'commander';
 import type { Query, ShortsClient } from '../../client/shorts-client.js';
 import { postsClient, type AutomationRule } from '../../client/posts-client.js';
-import type { PostObject } from '../../service/api-types.js';
+import type { PostObject } from '../../api/types.js';
 import { LocalClient } from '../../client/local-client.js';
 import { CliError, EXIT } from '../cli-error.js';
 import { note, printJson, printPagination, printTable } from '../output.js';

@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import ora from 'ora';
 import type { ShortsClient } from '../../client/shorts-client.js';
-import type { StatusResponse } from '../../service/api-types.js';
+import type { StatusResponse } from '../../api/types.js';
 import { TERMINAL } from '../../engine/job-store.js';
 import { ShortsError } from '../../errors.js';
 import { EXIT } from '../cli-error.js';

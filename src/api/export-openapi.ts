@@ -1,6 +1,6 @@
 // What the export endpoints' entries of the route table (src/api/routes.ts) say about the files: the
 // format parameter and the 200, one media type per format (an export is the file, not the `{data}` envelope).
-import { EXPORT_FORMATS, FORMAT_INFO, type ExportFormat } from './formats.js';
+import { EXPORT_FORMATS, FORMAT_INFO, type ExportFormat } from './export-formats.js';
 
 type Schema = Record<string, unknown>;
 

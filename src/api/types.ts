@@ -1,7 +1,9 @@
 // Response shapes of the Shorts API (spec sections 2 and 4), shared by the service, the HTTP server,
 // both clients and the CLI's --json output.
-import type { HeatmapPoint, ResolvedLayout, TimeAdjustment } from '../pipeline/types.js';
-import type { RequestStatus, SentenceRecord, Step } from '../engine/job-store.js';
+import type { HeatmapPoint } from '../domain/source.js';
+import type { ResolvedLayout } from '../domain/layout.js';
+import type { TimeAdjustment } from '../domain/time.js';
+import type { RequestStatus, SentenceRecord, Step } from '../domain/request.js';
 
 export interface Pagination { page: number; limit: number; totalPages: number; totalCount: number }
 

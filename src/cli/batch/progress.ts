@@ -2,7 +2,7 @@
 // ETA, redrawn in place, finished items scrolling above them. Elsewhere (a CI log, a pipe): plain lines,
 // one per event worth a line (started, step reached, finished), never a redraw. --quiet keeps only what a
 // script must still learn (failures, rate-limit pauses, the summary).
-import type { StatusResponse } from '../service/api-types.js';
+import type { StatusResponse } from '../../api/types.js';
 import type { ItemRecord } from './state.js';
 
 export interface ProgressSink {

@@ -6,8 +6,8 @@
 // value applies.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { CREATE_OPTIONS } from '../service/create-options.js';
-import { CliError, EXIT } from '../cli/cli-error.js';
+import { CREATE_OPTIONS } from '../../service/create-options.js';
+import { CliError, EXIT } from '../cli-error.js';
 
 /** One row: its line in the file (for messages), the body fields it gives and its `out` folder, if any. */
 export interface ManifestRow {

@@ -2,12 +2,12 @@
 // typo in row 40 of a manifest is a usage error naming that row, not a failed item an hour later. Checks
 // that need the engine or the network (the file is a readable video, the URL answers, the language has a
 // model, a feature is enabled here) stay with the create itself and fail only that item.
-import { ShortsError } from '../errors.js';
-import { validateCreateRequest, type ValidationContext } from '../service/create-request.js';
-import { DEFAULT_TEMPLATE, findTemplate } from '../catalog/templates.js';
-import { findMusic } from '../catalog/music.js';
-import { findGameVideo } from '../catalog/game-videos.js';
-import { findMemeHook } from '../catalog/meme-hooks.js';
+import { ShortsError } from '../../errors.js';
+import { validateCreateRequest, type ValidationContext } from '../../service/create-request.js';
+import { DEFAULT_TEMPLATE, findTemplate } from '../../catalog/templates.js';
+import { findMusic } from '../../catalog/music.js';
+import { findGameVideo } from '../../catalog/game-videos.js';
+import { findMemeHook } from '../../catalog/meme-hooks.js';
 
 const EVERY_FEATURE: ValidationContext['supportedFeatures'] = new Set(['hookTitle', 'memeHook', 'gameVideo', 'ctaEnabled', 'music', 'outroEnabled', 'captionTranslation', 'speechToEnglish']);
 

@@ -12,10 +12,12 @@ import { defaultMediaRunner } from '../media/local-runner.js';
 import type { MediaRunner } from '../ports/media-runner.js';
 import { renderClip } from '../media/render.js';
 import type { RenderCaptions, RenderPlan } from '../media/render-plan.js';
-import { buildAss, buildCues, captionEmoji, wordsPerCueFor } from '../pipeline/captions.js';
-import { createTranscriber } from '../pipeline/transcribe.js';
-import type { CaptionCue, TimeRange, Word } from '../pipeline/types.js';
-import { fontsDir, type CaptionTemplate } from './templates.js';
+import { buildAss, buildCues, captionEmoji, wordsPerCueFor } from './captions.js';
+import { createTranscriber } from './transcribe.js';
+import type { CaptionCue } from '../domain/captions.js';
+import type { TimeRange } from '../domain/time.js';
+import type { Word } from '../domain/transcript.js';
+import { fontsDir, type CaptionTemplate } from '../catalog/templates.js';
 
 /** The rendered clip and the static preview: a quarter of 1080x1920, small enough to ship ten of. */
 export const PREVIEW_SIZE = { width: 270, height: 480 } as const;
@@ -28,7 +30,7 @@ export const PREVIEW_SOURCE = { file: 'talk.mp4', clip: { start: 0, end: 6 } } a
 
 export interface TemplatePreviewFiles { thumbnail: string; preview: string; gif: string }
 
-/** Absolute path of assets/templates (same depth from src/catalog and dist/catalog). */
+/** Absolute path of assets/templates (same depth from src/pipeline and dist/pipeline). */
 export function templatesAssetsDir(): string {
   return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'assets', 'templates');
 }

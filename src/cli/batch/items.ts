@@ -3,7 +3,7 @@
 // command finds its items again, and a changed manifest row is a new item rather than a stale result.
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import type { CreateBody } from '../client/shorts-client.js';
+import type { CreateBody } from '../../client/shorts-client.js';
 
 /** One item the command line or the manifest asks for, before it meets the saved state. */
 export interface PlannedItem {

@@ -9,13 +9,13 @@ import { PipelineError } from '../errors.js';
 import { fontsDir } from '../catalog/templates.js';
 import { chooseCoverFrame, coverCropCentre, cropCentreAt, type CoverChoice, type CoverFace } from '../pipeline/cover-frame.js';
 import { HOOK_SECONDS, withOverlays } from '../pipeline/overlays.js';
-import { buildFilterGraph, fileArg } from './ffmpeg-args.js';
-import { defaultMediaRunner } from './local-runner.js';
-import { AbortedError, ProcessError } from './process.js';
 import type { MediaRunner } from '../ports/media-runner.js';
 import type { FaceDetector } from '../pipeline/faces.js';
-import type { RenderPlan } from './render-plan.js';
-import { ffmpegReason } from './render.js';
+import { ffmpegReason } from '../media/render.js';
+import type { RenderPlan } from '../media/render-plan.js';
+import { AbortedError, ProcessError } from '../media/process.js';
+import { defaultMediaRunner } from '../media/local-runner.js';
+import { buildFilterGraph, fileArg } from '../media/ffmpeg-args.js';
 
 /** Seconds of source read after the frame: enough for the fps filter to emit its first frame. */
 const READ_SEC = 0.5;

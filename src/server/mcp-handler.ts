@@ -8,11 +8,11 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { ShortsError } from '../errors.js';
 import type { AuthContext } from '../service/accounts.js';
 import type { Service } from '../service/service.js';
-import type { LimiterName } from '../server/rate-limit.js';
-import { createMcpServer } from './server.js';
-import type { McpBackend } from './tools.js';
+import type { LimiterName } from './rate-limit.js';
+import { createMcpServer } from '../mcp/server.js';
+import type { McpBackend } from '../mcp/tools.js';
 import { exportLocal } from '../service/export-service.js';
-import type { PostsService } from '../service/posts-service.js';
+import type { PostsService } from '../posts/posts-service.js';
 import { ConnectedAccounts } from '../posts/connected-accounts.js';
 
 /** As the API's JSON bodies. */

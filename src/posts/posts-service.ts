@@ -4,11 +4,11 @@
 // creation), a post that is not the caller's is 404, and one that has gone out or is going out is 409.
 import { ShortsError } from '../errors.js';
 import type { JobStore } from '../engine/job-store.js';
-import type { PostObject, SchedulePostBody } from './api-types.js';
+import type { PostObject, SchedulePostBody } from '../api/types.js';
 import { PLATFORMS, type Platform } from '../publish/types.js';
-import { POST_ID_PATTERN, PostStore, postObject } from '../posts/post-store.js';
-import type { Account } from './service.js';
-import { ConnectedAccounts, normalizeHandle, type ConnectedAccount } from '../posts/connected-accounts.js';
+import { POST_ID_PATTERN, PostStore, postObject } from '../engine/post-store.js';
+import type { Account } from '../domain/account.js';
+import { ConnectedAccounts, normalizeHandle, type ConnectedAccount } from './connected-accounts.js';
 
 export type ScheduleBody = SchedulePostBody;
 

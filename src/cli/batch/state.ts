@@ -3,7 +3,7 @@
 // previous or the next complete version, never half of one.
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { CliError, EXIT } from '../cli/cli-error.js';
+import { CliError, EXIT } from '../cli-error.js';
 import { SOURCE_FIELDS, sourceOf, type PlannedItem } from './items.js';
 
 export const STATE_FILE = 'batch.json';

@@ -10,8 +10,8 @@ import { closeSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, w
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CliError, EXIT } from '../cli/cli-error.js';
-import { leaseTtlMs, PROCESS_OWNER } from '../engine/lease-keeper.js';
+import { PROCESS_OWNER, leaseTtlMs } from '../../engine/lease-keeper.js';
+import { CliError, EXIT } from '../cli-error.js';
 
 export const LOCK_FILE = '.batch.lock';
 

@@ -3,9 +3,9 @@
 // them), validated, named and keyed.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { CreateBody } from '../client/shorts-client.js';
-import { CliError, EXIT } from '../cli/cli-error.js';
-import { refuseRemoteRange } from '../cli/remote-range.js';
+import type { CreateBody } from '../../client/shorts-client.js';
+import { CliError, EXIT } from '../cli-error.js';
+import { refuseRemoteRange } from '../remote-range.js';
 import { expandGlob, isGlob, naturalCompare } from './glob.js';
 import { folderNameFor, itemKey, sourceOf, uniqueName, type PlannedItem } from './items.js';
 import { readManifest } from './manifest.js';

@@ -1,0 +1,42 @@
+// What a create works from: the source as submitted, the local file it became and what ffprobe says of it.
+// Times are seconds in the *source* timeline unless a name says "clip-relative" (true of all of src/domain).
+
+/** What the user submitted: a local path (local mode), a direct file URL or a video-platform page. */
+export type SourceInput =
+  | { kind: 'file'; path: string }
+  | { kind: 'fileUrl'; url: string }
+  | { kind: 'pageUrl'; url: string };
+
+/** One point of a platform's "most replayed" graph (yt-dlp's `heatmap`); value is 0..1. */
+export interface HeatmapPoint { start: number; end: number; value: number }
+
+/** Stage 1 output: a local file we can read, plus what we know about where it came from. */
+export interface FetchedSource {
+  /** Local path of the media file. */
+  path: string;
+  /** Source title: platform title, container tag, else the file name. */
+  title: string;
+  /** What the user submitted (path, file URL or page URL). */
+  url: string;
+  heatmap: HeatmapPoint[];
+  /** Stable identity of the content (sha256 of size + head + tail bytes), used as a cache key. */
+  contentKey: string;
+  /** True when the file was downloaded into a temp/work folder that we own and may delete. */
+  downloaded: boolean;
+}
+
+/** ffprobe facts the later stages need. */
+export interface MediaInfo {
+  durationSec: number;
+  hasVideo: boolean;
+  hasAudio: boolean;
+  /** Display size (rotation already applied). 0 when there is no video stream. */
+  width: number;
+  height: number;
+  fps: number;
+  /** True when the average and nominal frame rates disagree (phone recordings). */
+  variableFrameRate: boolean;
+  videoCodec: string | null;
+  audioCodec: string | null;
+  formatName: string;
+}
