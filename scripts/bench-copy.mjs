@@ -8,10 +8,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = (p) => import(pathToFileURL(path.join(root, 'dist', p)).href);
-const { classifyWords } = await dist('pipeline/word-classes.js');
-const { writeCopies } = await dist('pipeline/copywriter.js');
-const { findHighlights } = await dist('pipeline/highlights.js');
-const { buildSentences } = await dist('pipeline/sentences.js');
+const { classifyWords } = await dist('pipeline/analyze/word-classes.js');
+const { writeCopies } = await dist('pipeline/analyze/copywriter.js');
+const { findHighlights } = await dist('pipeline/analyze/highlights.js');
+const { buildSentences } = await dist('pipeline/transcribe/sentences.js');
 
 function saved(name) {
   const t = JSON.parse(readFileSync(path.join(root, 'test', 'fixtures', 'copywriter', `${name}.words.json`), 'utf8'));

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createTranscriber } from '../dist/pipeline/transcribe.js';
+import { createTranscriber } from '../dist/pipeline/transcribe/transcribe.js';
 
 const sample = path.resolve('assets/sample/talk.mp4');
 const spanish = process.argv[2];

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run bench:languages` (issue 11): transcription speed and accuracy per spoken language with the
-// shipped models on the project's own transcriber (dist/pipeline/transcribe.js: whisper.cpp beam 5 with
+// shipped models on the project's own transcriber (dist/pipeline/transcribe/transcribe.js: whisper.cpp beam 5 with
 // temperature fallback, then the word-time alignment). Speech with known text from
 // scripts/language-speech.mjs: real recorded prompts (Spanish, French, Italian, Russian), Festival voices
 // (Italian, Catalan, Czech, Finnish, Russian, Hindi, Marathi, Telugu, English), espeak-ng (German, Chinese,
@@ -24,7 +24,7 @@ import { LANGUAGE_SAMPLES, errorRate, languageSpeech, sampleText, wavSeconds } f
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const out = path.join(root, 'bench-out');
 mkdirSync(out, { recursive: true });
-const { createTranscriber } = await import(path.join(root, 'dist', 'pipeline', 'transcribe.js'));
+const { createTranscriber } = await import(path.join(root, 'dist', 'pipeline', 'transcribe', 'transcribe.js'));
 
 const args = process.argv.slice(2);
 const opt = (name) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -44,7 +44,7 @@ const ENGLISH_SAMPLE = {
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-languages-'));
 process.on('exit', () => rmSync(dataDir, { recursive: true, force: true }));
 // As shipped: the English-only main model for English, the multilingual one for every other language and
-// for detection (src/pipeline/model-choice.ts).
+// for detection (src/pipeline/transcribe/model-choice.ts).
 const shipped = createTranscriber({ dataDir, model: ENGLISH, multilingualModel: MULTI, threads: THREADS });
 const multiOnly = createTranscriber({ dataDir, model: MULTI, multilingualModel: MULTI, threads: THREADS });
 

@@ -15,12 +15,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const { sampleFaces, loadFaceDetector } = await import(path.join(ROOT, 'dist/pipeline/faces.js'));
-const { buildTracks } = await import(path.join(ROOT, 'dist/pipeline/face-tracker.js'));
-const { analyseAudio } = await import(path.join(ROOT, 'dist/pipeline/audio-features.js'));
-const { mouthActivity, speechAgreement, speechFromAudio } = await import(path.join(ROOT, 'dist/pipeline/mouth-activity.js'));
-const { decideSpeakers } = await import(path.join(ROOT, 'dist/pipeline/active-speaker.js'));
-const { planReframe } = await import(path.join(ROOT, 'dist/pipeline/reframe.js'));
+const { sampleFaces, loadFaceDetector } = await import(path.join(ROOT, 'dist/pipeline/reframe/faces.js'));
+const { buildTracks } = await import(path.join(ROOT, 'dist/pipeline/reframe/face-tracker.js'));
+const { analyseAudio } = await import(path.join(ROOT, 'dist/pipeline/analyze/audio-features.js'));
+const { mouthActivity, speechAgreement, speechFromAudio } = await import(path.join(ROOT, 'dist/pipeline/reframe/mouth-activity.js'));
+const { decideSpeakers } = await import(path.join(ROOT, 'dist/pipeline/reframe/active-speaker.js'));
+const { planReframe } = await import(path.join(ROOT, 'dist/pipeline/reframe/reframe.js'));
 const { probeMedia } = await import(path.join(ROOT, 'dist/media/probe.js'));
 
 const MOVIE_HELLO = '/usr/share/forensics-samples/original-files/movie2/movie-hello.mp4';

@@ -23,11 +23,11 @@ if (!process.env.SHORTS_WHISPER_MODEL && existsSync(sharedModel)) process.env.SH
 const source = benchSource(root, out, ffmpeg);
 const { probeMedia } = await dist('media/probe.js');
 const { renderClip } = await dist('media/render.js');
-const { planReframe } = await dist('pipeline/reframe.js');
-const { buildCues, buildAss, captionEmoji } = await dist('pipeline/captions.js');
-const { withOverlays } = await dist('pipeline/overlays.js');
-const { buildOutroAss, outroLine, outroStingPath } = await dist('pipeline/outro.js');
-const { createTranscriber } = await dist('pipeline/transcribe.js');
+const { planReframe } = await dist('pipeline/reframe/reframe.js');
+const { buildCues, buildAss, captionEmoji } = await dist('pipeline/captions/captions.js');
+const { withOverlays } = await dist('pipeline/render/overlays.js');
+const { buildOutroAss, outroLine, outroStingPath } = await dist('pipeline/render/outro.js');
+const { createTranscriber } = await dist('pipeline/transcribe/transcribe.js');
 const { DEFAULT_TEMPLATE, TEMPLATES, fontsDir } = await dist('catalog/templates.js');
 const { musicCatalog, musicFilePath } = await dist('catalog/music.js');
 const { gameVideoCatalog, gameVideoFilePath } = await dist('catalog/game-videos.js');

@@ -17,8 +17,8 @@ const distModule = (...parts) => {
   const full = path.join(dist, ...parts);
   return existsSync(full) ? full : path.join(dist, ...parts.slice(0, -2), parts.at(-1));
 };
-const { createTranscriber } = await import(distModule('pipeline', 'transcribe.js'));
-const { buildCues, buildAss } = await import(distModule('pipeline', 'captions.js'));
+const { createTranscriber } = await import(distModule('pipeline', 'transcribe', 'transcribe.js'));
+const { buildCues, buildAss } = await import(distModule('pipeline', 'captions', 'captions.js'));
 const { DEFAULT_TEMPLATE } = await import(path.join(dist, 'catalog', 'templates.js'));
 const model = process.argv[2] ?? path.resolve(root, '..', 'shared', 'models', 'ggml-base-q5_1.bin');
 

@@ -25,7 +25,7 @@ const OUTPUT = { width: 1080, height: 1920 };
 // Child mode: one planReframe run, timed from outside. argv: --plan <layout> <source> <speech.json|-> <out.json>
 if (process.argv[2] === '--plan') {
   const [, , , layout, source, speechFile, out] = process.argv;
-  const { planReframe } = await import(path.join(ROOT, 'dist/pipeline/reframe.js'));
+  const { planReframe } = await import(path.join(ROOT, 'dist/pipeline/reframe/reframe.js'));
   const { probeMedia } = await import(path.join(ROOT, 'dist/media/probe.js'));
   const { info } = await probeMedia(source);
   const speech = speechFile === '-' ? undefined : JSON.parse(readFileSync(speechFile, 'utf8'));
@@ -50,7 +50,7 @@ const { module: fixtures } = await runnerImport(path.join(ROOT, 'test/helpers/po
 const source = fixtures.sideBySide({ left: 'cap12', right: 'franck', turns: fixtures.LONG_TURNS }).path;
 
 // The speech the orchestrator hands the planner: the transcript's words and sentences (source seconds).
-const { createTranscriber } = await import(path.join(ROOT, 'dist/pipeline/transcribe.js'));
+const { createTranscriber } = await import(path.join(ROOT, 'dist/pipeline/transcribe/transcribe.js'));
 const transcript = await createTranscriber({ dataDir: path.join(dir, 'data') }).transcribe({ mediaPath: source, range: CLIP, language: 'en' });
 const speechFile = path.join(dir, 'speech.json');
 writeFileSync(speechFile, JSON.stringify({ words: transcript.words, sentences: transcript.sentences.map((s) => ({ start: s.start, end: s.end })) }));

@@ -15,8 +15,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const models = path.resolve(root, '..', 'shared', 'models');
 process.env.SHORTS_WHISPER_MODEL ??= path.join(models, 'ggml-tiny.en-q8_0.bin');
 process.env.SHORTS_WHISPER_MULTILINGUAL_MODEL ??= path.join(models, 'ggml-base-q5_1.bin');
-const { createTranscriber } = await import(path.join(root, 'dist', 'pipeline', 'transcribe.js'));
-const { snapPhrases } = await import(path.join(root, 'dist', 'pipeline', 'whisper-translate.js'));
+const { createTranscriber } = await import(path.join(root, 'dist', 'pipeline', 'transcribe', 'transcribe.js'));
+const { snapPhrases } = await import(path.join(root, 'dist', 'pipeline', 'transcribe', 'whisper-translate.js'));
 
 const PROMPTS = '/usr/share/asterisk/sounds/es';
 if (!existsSync(path.join(PROMPTS, 'demo-congrats.wav'))) {

@@ -86,7 +86,7 @@ line(`Peak memory (largest single process, /usr/bin/time): ${full.maxRssMb.toFix
 line();
 
 // 2. Transcription alone.
-const { createTranscriber } = await import(path.join(root, 'dist', 'pipeline', 'transcribe.js'));
+const { createTranscriber } = await import(path.join(root, 'dist', 'pipeline', 'transcribe', 'transcribe.js'));
 const transcriber = createTranscriber({ dataDir: path.join(out, 'data-transcribe') });
 rmSync(path.join(out, 'data-transcribe'), { recursive: true, force: true });
 let t0 = now();
@@ -98,8 +98,8 @@ line(`${fmt(RANGE_END)} of speech in ${fmt(tTranscribe)}: **${(RANGE_END / tTran
 line();
 
 // 3. One 60 s captioned clip vs a bare crop+scale+encode of the same range.
-const { planReframe } = await import(path.join(root, 'dist', 'pipeline', 'reframe.js'));
-const { buildCues, buildAss } = await import(path.join(root, 'dist', 'pipeline', 'captions.js'));
+const { planReframe } = await import(path.join(root, 'dist', 'pipeline', 'reframe', 'reframe.js'));
+const { buildCues, buildAss } = await import(path.join(root, 'dist', 'pipeline', 'captions', 'captions.js'));
 const { DEFAULT_TEMPLATE, fontsDir } = await import(path.join(root, 'dist', 'catalog', 'templates.js'));
 const { renderClip } = await import(path.join(root, 'dist', 'media', 'render.js'));
 const { PLATFORM_LOUDNESS } = await import(path.join(root, 'dist', 'media', 'render-plan.js'));

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Writes the caption emoji PNGs into assets/emoji: one per emoji of the keyword table
-// (src/pipeline/emoji.ts), taken from Noto Color Emoji (Debian fonts-noto-color-emoji, SIL OFL 1.1).
+// (src/pipeline/captions/emoji.ts), taken from Noto Color Emoji (Debian fonts-noto-color-emoji, SIL OFL 1.1).
 // That font stores every emoji as a ready-made PNG in its CBDT table, so the images are copied out
 // byte for byte (no rasteriser, no pango, reproducible) and then squared to 128x128 with ffmpeg.
 // `npm run emoji` (builds first). Font: --font PATH, else the system's copy of the Debian package, else
@@ -12,8 +12,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { EMOJI_KEYWORDS, emojiDir, emojiFileName } = await import(path.join(ROOT, 'dist', 'pipeline', 'emoji.js'));
-const { parseFont } = await import(path.join(ROOT, 'dist', 'pipeline', 'font-file.js'));
+const { EMOJI_KEYWORDS, emojiDir, emojiFileName } = await import(path.join(ROOT, 'dist', 'pipeline', 'captions', 'emoji.js'));
+const { parseFont } = await import(path.join(ROOT, 'dist', 'pipeline', 'captions', 'font-file.js'));
 const { mediaBinaries } = await import(path.join(ROOT, 'dist', 'media', 'binaries.js'));
 
 const PACKAGE = 'fonts-noto-color-emoji';

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { dataDir } = await import(path.join(ROOT, 'dist', 'client', 'data-dir.js'));
 const { TEMPLATES } = await import(path.join(ROOT, 'dist', 'catalog', 'templates.js'));
-const { renderTemplatePreview, templatesAssetsDir, transcribePreviewSample } = await import(path.join(ROOT, 'dist', 'pipeline', 'template-previews.js'));
+const { renderTemplatePreview, templatesAssetsDir, transcribePreviewSample } = await import(path.join(ROOT, 'dist', 'pipeline', 'captions', 'template-previews.js'));
 
 const shared = path.resolve(ROOT, '..', 'shared', 'models', 'ggml-tiny.en-q8_0.bin');
 const model = process.env.SHORTS_WHISPER_MODEL || (existsSync(shared) ? shared : undefined);

@@ -59,11 +59,11 @@ function distFile(p) {
   return existsSync(full) ? full : path.join(distDir, path.dirname(path.dirname(p)), path.basename(p));
 }
 const dist = (p) => import(pathToFileURL(distFile(p)).href);
-if (!existsSync(distFile('pipeline/highlights.js'))) {
+if (!existsSync(distFile('pipeline/analyze/highlights.js'))) {
   log(`eval: no build at ${distDir} (run npm run build, or give --dist)`);
   process.exit(2);
 }
-const { createTranscriber } = await dist('pipeline/transcribe.js');
+const { createTranscriber } = await dist('pipeline/transcribe/transcribe.js');
 const { mediaBinaries } = await dist('media/binaries.js');
 const ffmpeg = process.env.SHORTS_FFMPEG ?? mediaBinaries().ffmpeg;
 const pickMoments = await loadPickMoments();
@@ -72,15 +72,15 @@ const pickMoments = await loadPickMoments();
 const lexicon = wordNetLexicon((name) => readFileSync(debFile(cacheDir, 'wordnet-base', `usr/share/wordnet/${name}`), 'utf8'));
 
 /**
- * pickMoments (src/pipeline/moments.ts) is the one entry the orchestrator uses. Builds from before it
+ * pickMoments (src/pipeline/analyze/moments.ts) is the one entry the orchestrator uses. Builds from before it
  * existed (the baseline) composed the same three stages in the orchestrator: do exactly that for them.
  */
 async function loadPickMoments() {
-  if (existsSync(distFile('pipeline/moments.js'))) return (await dist('pipeline/moments.js')).pickMoments;
+  if (existsSync(distFile('pipeline/analyze/moments.js'))) return (await dist('pipeline/analyze/moments.js')).pickMoments;
   const { measureLoudness } = await dist('pipeline/loudness.js');
-  const { findHighlights } = await dist('pipeline/highlights.js');
-  const { writeCopy } = await dist('pipeline/copywriter.js');
-  log('eval: this build has no pipeline/moments.js; composing loudness + findHighlights + writeCopy as its orchestrator did');
+  const { findHighlights } = await dist('pipeline/analyze/highlights.js');
+  const { writeCopy } = await dist('pipeline/analyze/copywriter.js');
+  log('eval: this build has no pipeline/analyze/moments.js; composing loudness + findHighlights + writeCopy as its orchestrator did');
   return async (req) => {
     const loudness = await measureLoudness(req.mediaPath, req.range, req.signal);
     const highlights = findHighlights({ ...req, loudness });

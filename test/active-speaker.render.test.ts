@@ -13,7 +13,7 @@
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadFaceDetector } from '../src/pipeline/faces.js';
+import { loadFaceDetector } from '../src/pipeline/reframe/faces.js';
 import type { RequestDetail } from '../src/api/types.js';
 import { cliEnv, runCli } from './helpers/cli.js';
 import { HOLD_SEC, LONG_TURNS, ONE_SPEAKER_CROSS_TALK_TURNS, PEOPLE, sideBySide, twoCameraEdit, type PersonName, type PodcastFixture, type TwoCameraFixture } from './helpers/podcast-fixture.js';

@@ -6,10 +6,10 @@
 // test/active-speaker.render.test.ts.
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decideSpeakers, holdTurns, HOLD_SEC, markCrossTalk, speechUnits, voteSentences, type SentenceVote, type SpeechTiming } from '../src/pipeline/active-speaker.js';
-import { sampleFaces, type FaceSample } from '../src/pipeline/faces.js';
-import { offFrameGrid, planReframe, SPEAKER_FPS } from '../src/pipeline/reframe.js';
-import { createTranscriber } from '../src/pipeline/transcribe.js';
+import { decideSpeakers, holdTurns, HOLD_SEC, markCrossTalk, speechUnits, voteSentences, type SentenceVote, type SpeechTiming } from '../src/pipeline/reframe/active-speaker.js';
+import { sampleFaces, type FaceSample } from '../src/pipeline/reframe/faces.js';
+import { offFrameGrid, planReframe, SPEAKER_FPS } from '../src/pipeline/reframe/reframe.js';
+import { createTranscriber } from '../src/pipeline/transcribe/transcribe.js';
 import { probeMedia } from '../src/media/probe.js';
 import type { MediaInfo } from '../src/domain/source.js';
 import type { Word } from '../src/domain/transcript.js';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyseAudio, audioArgs, findAudioEvents, voicedSeconds } from '../src/pipeline/audio-features.js';
+import { analyseAudio, audioArgs, findAudioEvents, voicedSeconds } from '../src/pipeline/analyze/audio-features.js';
 import { PipelineError } from '../src/errors.js';
 import { dryTalk } from './helpers/dry-talk.js';
 import { dryTalkTranscript } from './helpers/dry-talk-transcript.js';

@@ -11,9 +11,9 @@ import { JobArtifacts } from '../src/engine/artifacts.js';
 import { ShortsError } from '../src/errors.js';
 import {
   applyCaptionEdits, captionEditsFromFlags, numberCaptionWords, parseCaptionEdits, wordEditFromFlag, wordsWithEdits, type CaptionEdits,
-} from '../src/pipeline/caption-edits.js';
+} from '../src/pipeline/captions/caption-edits.js';
 import { subtitlesOf, toSrt, toVtt } from '../src/export/subtitles.js';
-import { buildCues } from '../src/pipeline/captions.js';
+import { buildCues } from '../src/pipeline/captions/captions.js';
 import type { CaptionCue } from '../src/domain/captions.js';
 import type { Word } from '../src/domain/transcript.js';
 import { renderCaptions } from './helpers/caption-render.js';

@@ -10,9 +10,9 @@ import { TEMPLATES, fontsDir, type CaptionTemplate } from '../src/catalog/templa
 import { buildFilterGraph, buildRenderArgs } from '../src/media/ffmpeg-args.js';
 import { renderClip } from '../src/media/render.js';
 import type { RenderPlan } from '../src/media/render-plan.js';
-import { buildAss, buildCues, captionEmoji, wordsPerCueFor } from '../src/pipeline/captions.js';
-import { EMOJI_KEYWORDS, emojiDir, emojiFileName, emojiForPhrase, emojiForWord, wordStems } from '../src/pipeline/emoji.js';
-import { translatedCues } from '../src/pipeline/translate.js';
+import { buildAss, buildCues, captionEmoji, wordsPerCueFor } from '../src/pipeline/captions/captions.js';
+import { EMOJI_KEYWORDS, emojiDir, emojiFileName, emojiForPhrase, emojiForWord, wordStems } from '../src/pipeline/captions/emoji.js';
+import { translatedCues } from '../src/pipeline/captions/translate.js';
 import type { CaptionCue } from '../src/domain/captions.js';
 import type { Word } from '../src/domain/transcript.js';
 import { video } from './helpers/media.js';

@@ -7,8 +7,8 @@ import { cropExpression } from '../src/media/ffmpeg-args.js';
 import {
   captionTops, cropOffsetAt, eyesMouthBand, faceAreas, faceBandsOnPicture, faceRectsOnPicture, placeCaptions,
   type BusyArea, type CaptionBlock, type Rect,
-} from '../src/pipeline/caption-placement.js';
-import { buildAss, captionBlocks, captionEmoji } from '../src/pipeline/captions.js';
+} from '../src/pipeline/captions/caption-placement.js';
+import { buildAss, captionBlocks, captionEmoji } from '../src/pipeline/captions/captions.js';
 import type { CaptionCue } from '../src/domain/captions.js';
 import type { ReframePlan } from '../src/domain/layout.js';
 

@@ -8,10 +8,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FALLBACK_FONTS, TEMPLATES, fontsDir, type CaptionTemplate, type FontRef } from '../src/catalog/templates.js';
-import { assFontText, breakToWidth, captionUpperCase, fontRuns, textWidth } from '../src/pipeline/caption-text.js';
-import { buildAss, escapeAssText } from '../src/pipeline/captions.js';
-import { loadFontFile } from '../src/pipeline/font-file.js';
-import { SUBSCRIBE_LINES, buildOutroAss } from '../src/pipeline/outro.js';
+import { assFontText, breakToWidth, captionUpperCase, fontRuns, textWidth } from '../src/pipeline/captions/caption-text.js';
+import { buildAss, escapeAssText } from '../src/pipeline/captions/captions.js';
+import { loadFontFile } from '../src/pipeline/captions/font-file.js';
+import { SUBSCRIBE_LINES, buildOutroAss } from '../src/pipeline/render/outro.js';
 import type { CaptionCue } from '../src/domain/captions.js';
 
 const W = 270, H = 480;

@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TEMPLATE, TEMPLATES, findTemplate, fontsDir, type CaptionTemplate } from '../src/catalog/templates.js';
-import { assTime, buildAss, buildCues, escapeAssText, safeMargins, wordsPerCueFor } from '../src/pipeline/captions.js';
-import { segmentWords } from '../src/pipeline/script-text.js';
+import { assTime, buildAss, buildCues, escapeAssText, safeMargins, wordsPerCueFor } from '../src/pipeline/captions/captions.js';
+import { segmentWords } from '../src/pipeline/shared/script-text.js';
 import type { CaptionCue } from '../src/domain/captions.js';
 import type { Word } from '../src/domain/transcript.js';
 

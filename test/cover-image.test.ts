@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildCoverArgs, coverPlan, hookTitleAss, writeCover } from '../src/pipeline/cover-image.js';
+import { buildCoverArgs, coverPlan, hookTitleAss, writeCover } from '../src/pipeline/render/cover-image.js';
 import { buildFilterGraph } from '../src/media/ffmpeg-args.js';
 import { probeMedia } from '../src/media/probe.js';
 import { renderClip } from '../src/media/render.js';
@@ -15,12 +15,12 @@ import {
   candidateStep, changeAround, chooseCoverFrame, decodeCandidates, CLOSED_EYES_RATIO, coverCropCentre, cropCentreAt, eyesOpenness, faceOffCentre, laplacianVariance, lumaOf, MAX_CANDIDATES,
   MIN_EYE_FACE_PX, pickCover, speakerFace,
   type CoverCandidate,
-} from '../src/pipeline/cover-frame.js';
-import { loadFaceDetector } from '../src/pipeline/faces.js';
-import { planReframe } from '../src/pipeline/reframe.js';
-import { frameSignature } from '../src/pipeline/shots.js';
-import { withOverlays } from '../src/pipeline/overlays.js';
-import { median } from '../src/pipeline/stats.js';
+} from '../src/pipeline/render/cover-frame.js';
+import { loadFaceDetector } from '../src/pipeline/reframe/faces.js';
+import { planReframe } from '../src/pipeline/reframe/reframe.js';
+import { frameSignature } from '../src/pipeline/reframe/shots.js';
+import { withOverlays } from '../src/pipeline/render/overlays.js';
+import { median } from '../src/pipeline/shared/stats.js';
 import { fontsDir } from '../src/catalog/templates.js';
 import { MediaLinks, parseMediaPath } from '../src/server/media-links.js';
 import { coverKeyOf as coverFileOf } from '../src/engine/artifacts.js';

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { UrlCheck } from '../src/net/download.js';
 import { parseConnectTarget, proxiedEnv, startEgressProxy, type EgressProxy } from '../src/net/egress-proxy.js';
 import { guardUrlCheck, type Resolver } from '../src/net/url-guard.js';
-import { fetchSource } from '../src/pipeline/fetch.js';
+import { fetchSource } from '../src/pipeline/fetch/fetch.js';
 import { PipelineError, ShortsError } from '../src/errors.js';
 import { video } from './helpers/media.js';
 import { rejection } from './helpers/rejection.js';

@@ -3,10 +3,10 @@
 // must leave alone, and the speech language reaching captionEmoji (translated captions included).
 import { describe, expect, it } from 'vitest';
 import { TEMPLATES } from '../src/catalog/templates.js';
-import { buildCues, captionEmoji } from '../src/pipeline/captions.js';
-import { EMOJI_WORDS, SHARED_EMOJI_WORDS, type EmojiLanguage } from '../src/pipeline/emoji-words.js';
-import { EMOJI_KEYWORDS, emojiForPhrase, emojiForWord, emojiLanguage, wordForms } from '../src/pipeline/emoji.js';
-import { translatedCues } from '../src/pipeline/translate.js';
+import { buildCues, captionEmoji } from '../src/pipeline/captions/captions.js';
+import { EMOJI_WORDS, SHARED_EMOJI_WORDS, type EmojiLanguage } from '../src/pipeline/captions/emoji-words.js';
+import { EMOJI_KEYWORDS, emojiForPhrase, emojiForWord, emojiLanguage, wordForms } from '../src/pipeline/captions/emoji.js';
+import { translatedCues } from '../src/pipeline/captions/translate.js';
 
 const LANGUAGES = Object.keys(EMOJI_WORDS) as EmojiLanguage[];
 const accent = TEMPLATES.find((t) => t.emoji)!;

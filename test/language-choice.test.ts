@@ -5,15 +5,15 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contentKey } from '../src/pipeline/fetch.js';
-import { createTranscriber, modelSpecs, wavSamples } from '../src/pipeline/transcribe.js';
-import { fileIsMultilingual, modelFacts, parseModelSpec } from '../src/pipeline/whisper-model.js';
+import { contentKey } from '../src/pipeline/fetch/fetch.js';
+import { createTranscriber, modelSpecs, wavSamples } from '../src/pipeline/transcribe/transcribe.js';
+import { fileIsMultilingual, modelFacts, parseModelSpec } from '../src/pipeline/transcribe/whisper-model.js';
 import {
   MISMATCH_MIN_PROBABILITY, languageForAuto, languageRefusal, mismatchWarning, modelForLanguage, unsureDetectionWarning,
   type LanguageDetection, type ModelSet,
-} from '../src/pipeline/model-choice.js';
-import { detectArgs, parseDetectedLanguage, speechiestWindow } from '../src/pipeline/whisper-detect.js';
-import { energyEnvelope } from '../src/pipeline/onset-align.js';
+} from '../src/pipeline/transcribe/model-choice.js';
+import { detectArgs, parseDetectedLanguage, speechiestWindow } from '../src/pipeline/transcribe/whisper-detect.js';
+import { energyEnvelope } from '../src/pipeline/transcribe/onset-align.js';
 import { Service } from '../src/service/service.js';
 import { JobStore } from '../src/engine/job-store.js';
 import { ShortsError } from '../src/errors.js';

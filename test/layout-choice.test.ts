@@ -4,9 +4,9 @@
 // source clips themselves, placed where ffmpeg put them.
 import { describe, expect, it } from 'vitest';
 import { probeMedia } from '../src/media/probe.js';
-import { sampleFaces } from '../src/pipeline/faces.js';
-import { planReframe } from '../src/pipeline/reframe.js';
-import { screenHeight } from '../src/pipeline/screen-detect.js';
+import { sampleFaces } from '../src/pipeline/reframe/faces.js';
+import { planReframe } from '../src/pipeline/reframe/reframe.js';
+import { screenHeight } from '../src/pipeline/reframe/screen-detect.js';
 import type { CropKeyframe, ReframePlan } from '../src/domain/layout.js';
 import { clmtrackrMedia, video } from './helpers/media.js';
 import { cropAt } from './helpers/crop.js';

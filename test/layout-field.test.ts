@@ -7,7 +7,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE, cliEnv, runCli } from './helpers/cli.js';
 import { SEEDED_RANGE, seed, warmCache } from './helpers/seeded-cache.js';
-import { layoutReason, withLayoutReason } from '../src/pipeline/reason.js';
+import { layoutReason, withLayoutReason } from '../src/pipeline/analyze/reason.js';
 import type { RequestDetail } from '../src/api/types.js';
 
 /** The cells of a cli-table3 table (header first), one array per row; colours (the borders') removed. */

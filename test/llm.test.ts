@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { llmConfigFromEnv, refineWithLlm, type LlmConfig, type LlmItem } from '../src/pipeline/llm.js';
+import { llmConfigFromEnv, refineWithLlm, type LlmConfig, type LlmItem } from '../src/pipeline/analyze/llm.js';
 import type { Highlight } from '../src/domain/highlight.js';
 
 interface Seen { path: string; auth: string | undefined; body: { model: string; messages: { role: string; content: string }[]; response_format: unknown } }

@@ -14,7 +14,7 @@ import { PLATFORM_LOUDNESS } from '../src/media/ffmpeg-args.js';
 import { renderClip } from '../src/media/render.js';
 import type { RenderPlan } from '../src/media/render-plan.js';
 import { measureIntegratedLoudness } from '../src/media/speech-loudness.js';
-import { outroStingPath } from '../src/pipeline/outro.js';
+import { outroStingPath } from '../src/pipeline/render/outro.js';
 import { ALLISON, LIBRIVOX, JFK_WAV, assemble, ebur128, rmsDb, samplesOf, withGain } from './helpers/audio-edges.js';
 import { video } from './helpers/media.js';
 

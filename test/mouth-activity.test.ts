@@ -7,10 +7,10 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { analyseAudio } from '../src/pipeline/audio-features.js';
-import { buildTracks } from '../src/pipeline/face-tracker.js';
-import { decodeOutputs, sampleFaces, weightedNms, type FaceKeypoints } from '../src/pipeline/faces.js';
-import { mouthActivity, mouthOpening, speechAgreement, speechFromAudio, speechFromWords, type MouthActivity } from '../src/pipeline/mouth-activity.js';
+import { analyseAudio } from '../src/pipeline/analyze/audio-features.js';
+import { buildTracks } from '../src/pipeline/reframe/face-tracker.js';
+import { decodeOutputs, sampleFaces, weightedNms, type FaceKeypoints } from '../src/pipeline/reframe/faces.js';
+import { mouthActivity, mouthOpening, speechAgreement, speechFromAudio, speechFromWords, type MouthActivity } from '../src/pipeline/reframe/mouth-activity.js';
 import { clmtrackrMedia, FIXTURES } from './helpers/media.js';
 
 const MOVIE_HELLO = '/usr/share/forensics-samples/original-files/movie2/movie-hello.mp4';

@@ -12,7 +12,7 @@ import { fontsDir } from '../src/catalog/templates.js';
 import { renderClip } from '../src/media/render.js';
 import type { RenderOutro, RenderPlan } from '../src/media/render-plan.js';
 import { guardUrlCheck } from '../src/net/url-guard.js';
-import { SUBSCRIBE_LINES, buildOutroAss, fetchOutroImage, outroHandle, outroLine, outroStingPath } from '../src/pipeline/outro.js';
+import { SUBSCRIBE_LINES, buildOutroAss, fetchOutroImage, outroHandle, outroLine, outroStingPath } from '../src/pipeline/render/outro.js';
 import { LANGUAGES } from '../src/languages.js';
 import type { RequestDetail } from '../src/api/types.js';
 import { SAMPLE, cliEnv, runCli } from './helpers/cli.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clampRange } from '../src/pipeline/range.js';
+import { clampRange } from '../src/pipeline/fetch/range.js';
 import { ShortsError } from '../src/errors.js';
 
 describe('clampRange', () => {

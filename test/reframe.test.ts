@@ -2,11 +2,11 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { probeMedia } from '../src/media/probe.js';
-import { sampleFaces } from '../src/pipeline/faces.js';
-import { cropWindow, decideLayout, facesChange, mainFacesByShot, planReframe, shotKeyframes, smoothPath, type PathPoint } from '../src/pipeline/reframe.js';
-import { cutCandidates, exactCut, findCuts, frameSignature, pickCut, showinfoTimes, splitShots, type SampledFrame } from '../src/pipeline/shots.js';
-import { faceCropSize, FrameEvidenceBuilder, insetRect, judgeScreen, screenHeight, screenRegion, summariseTrack, toSourceRect } from '../src/pipeline/screen-detect.js';
-import { findTwoPeople, needsSplit, splitCropSize } from '../src/pipeline/two-people.js';
+import { sampleFaces } from '../src/pipeline/reframe/faces.js';
+import { cropWindow, decideLayout, facesChange, mainFacesByShot, planReframe, shotKeyframes, smoothPath, type PathPoint } from '../src/pipeline/reframe/reframe.js';
+import { cutCandidates, exactCut, findCuts, frameSignature, pickCut, showinfoTimes, splitShots, type SampledFrame } from '../src/pipeline/reframe/shots.js';
+import { faceCropSize, FrameEvidenceBuilder, insetRect, judgeScreen, screenHeight, screenRegion, summariseTrack, toSourceRect } from '../src/pipeline/reframe/screen-detect.js';
+import { findTwoPeople, needsSplit, splitCropSize } from '../src/pipeline/reframe/two-people.js';
 import type { MediaInfo } from '../src/domain/source.js';
 import { clmtrackrMedia, video } from './helpers/media.js';
 import { cropAt } from './helpers/crop.js';

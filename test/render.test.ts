@@ -8,7 +8,7 @@ import { DEFAULT_TEMPLATE, fontsDir } from '../src/catalog/templates.js';
 import { partialOutputPath } from '../src/media/ffmpeg-args.js';
 import { renderClip } from '../src/media/render.js';
 import type { RenderPlan } from '../src/media/render-plan.js';
-import { buildAss, buildCues } from '../src/pipeline/captions.js';
+import { buildAss, buildCues } from '../src/pipeline/captions/captions.js';
 import type { ReframePlan } from '../src/domain/layout.js';
 import { PipelineError } from '../src/errors.js';
 import { speech, video } from './helpers/media.js';

@@ -11,10 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEMPLATES, fontsDir, type CaptionTemplate } from '../src/catalog/templates.js';
 import { renderClip } from '../src/media/render.js';
 import type { RenderPlan } from '../src/media/render-plan.js';
-import { bidiText, buildAss, buildCues, escapeAssText, wordsPerCueFor } from '../src/pipeline/captions.js';
+import { bidiText, buildAss, buildCues, escapeAssText, wordsPerCueFor } from '../src/pipeline/captions/captions.js';
 import type { Word } from '../src/domain/transcript.js';
-import { withOverlays } from '../src/pipeline/overlays.js';
-import { assFontText } from '../src/pipeline/caption-text.js';
+import { withOverlays } from '../src/pipeline/render/overlays.js';
+import { assFontText } from '../src/pipeline/captions/caption-text.js';
 import { frameAt } from './helpers/frames.js';
 import { video } from './helpers/media.js';
 

@@ -4,9 +4,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { joinWords, scriptMismatch, segmentWords, spokenLength } from '../src/pipeline/script-text.js';
+import { joinWords, scriptMismatch, segmentWords, spokenLength } from '../src/pipeline/shared/script-text.js';
 import { scriptWarning } from '../src/engine/orchestrator.js';
-import { wordsFromWhisperJson, type WhisperJson } from '../src/pipeline/whisper-cli.js';
+import { wordsFromWhisperJson, type WhisperJson } from '../src/pipeline/transcribe/whisper-cli.js';
 
 const FIXTURES = path.join(import.meta.dirname, 'fixtures', 'whisper-json');
 /** As runWhisperCli reads it: latin1, so each token keeps its raw UTF-8 bytes. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildSentences, MAX_SENTENCE_SEC, MAX_SENTENCE_WORDS } from '../src/pipeline/sentences.js';
+import { buildSentences, MAX_SENTENCE_SEC, MAX_SENTENCE_WORDS } from '../src/pipeline/transcribe/sentences.js';
 import type { Word } from '../src/domain/transcript.js';
 
 /** Words from "text" at a steady pace: each word 0.3 s, 0.1 s apart, with extra pauses where asked. */

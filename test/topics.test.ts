@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contentStems, segmentTopics } from '../src/pipeline/topics.js';
+import { contentStems, segmentTopics } from '../src/pipeline/analyze/topics.js';
 import { dryTalkTranscript } from './helpers/dry-talk-transcript.js';
 
 describe('segmentTopics', () => {

@@ -10,11 +10,11 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   supportsPair, translateTexts, translatedCues, translatorFromEnv, TranslationError, type TranslatorConfig,
-} from '../src/pipeline/translate.js';
+} from '../src/pipeline/captions/translate.js';
 import { captionCuesFor, Orchestrator } from '../src/engine/orchestrator.js';
 import { JobStore } from '../src/engine/job-store.js';
-import { createTranscriber, modelSpecs } from '../src/pipeline/transcribe.js';
-import { buildAss, buildCues } from '../src/pipeline/captions.js';
+import { createTranscriber, modelSpecs } from '../src/pipeline/transcribe/transcribe.js';
+import { buildAss, buildCues } from '../src/pipeline/captions/captions.js';
 import { DEFAULT_TEMPLATE } from '../src/catalog/templates.js';
 import { Service } from '../src/service/service.js';
 import { PipelineError, ShortsError } from '../src/errors.js';

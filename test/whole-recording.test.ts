@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, SAMPLE, cliEnv, runCli } from './helpers/cli.js';
 import { FIXTURES, speech, video } from './helpers/media.js';
 import { TALK } from './helpers/talk.js';
-import { planWindows } from '../src/pipeline/windows.js';
+import { planWindows } from '../src/pipeline/analyze/windows.js';
 import { validateCreateRequest, type ValidationContext } from '../src/service/create-request.js';
 import { DEFAULT_TEMPLATE, TEMPLATES } from '../src/catalog/templates.js';
 import type { RequestDetail } from '../src/api/types.js';

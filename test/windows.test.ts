@@ -1,8 +1,8 @@
 // Whole recordings (issue 15): how a long range is cut into detection windows and how the picks of the
 // windows are ranked together. Pure: no media, no processes.
 import { describe, expect, it } from 'vitest';
-import { AUTOMATIC_FLOOR, LENGTH_BANDS, MAX_AUTOMATIC_SHORTS, OVERSHOOT } from '../src/pipeline/highlights.js';
-import { automaticCap, mergeWindowPicks, picksPerWindow, planWindows, WINDOW_SECONDS, windowOverlap } from '../src/pipeline/windows.js';
+import { AUTOMATIC_FLOOR, LENGTH_BANDS, MAX_AUTOMATIC_SHORTS, OVERSHOOT } from '../src/pipeline/analyze/highlights.js';
+import { automaticCap, mergeWindowPicks, picksPerWindow, planWindows, WINDOW_SECONDS, windowOverlap } from '../src/pipeline/analyze/windows.js';
 import type { Highlight, HighlightFeatures, PreferredLength } from '../src/domain/highlight.js';
 import type { Sentence } from '../src/domain/transcript.js';
 import type { TimeRange } from '../src/domain/time.js';

@@ -10,7 +10,7 @@ import { JobStore } from '../src/engine/job-store.js';
 import { Orchestrator } from '../src/engine/orchestrator.js';
 import { renderSettingsFromEnv } from '../src/engine/render-settings.js';
 import { Worker } from '../src/engine/worker.js';
-import { createTranscriber } from '../src/pipeline/transcribe.js';
+import { createTranscriber } from '../src/pipeline/transcribe/transcribe.js';
 import { validateCreateRequest } from '../src/service/create-request.js';
 import { DEFAULT_TEMPLATE } from '../src/catalog/templates.js';
 

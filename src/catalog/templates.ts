@@ -68,7 +68,7 @@ export interface CaptionTemplate {
   maxLines: number;
   animation: CaptionAnimation;
   /**
-   * Emoji accents: a phrase with a keyword of src/pipeline/emoji.ts shows that emoji (an image: libass
+   * Emoji accents: a phrase with a keyword of src/pipeline/captions/emoji.ts shows that emoji (an image: libass
    * draws no colour emoji) centred above the phrase while it is up, at most one per phrase; null = none.
    */
   emoji: {

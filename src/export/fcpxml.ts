@@ -9,7 +9,7 @@
 // mask short of a Motion template): the other panel is left to the editor.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { joinWords } from '../pipeline/script-text.js';
+import { joinWords } from '../pipeline/shared/script-text.js';
 import { rateOf, type Rate, type Timeline, type TimelineClip, type TimelineSource } from './timeline.js';
 import { attrs, xmlEscape } from './xml.js';
 

@@ -9,7 +9,7 @@
 // only (the top person, the screen region), cropped to what that panel shows: MLT's transitions fit a
 // second picture track to the source's aspect again, so the other panel is left to the editor.
 import { attrs, xmlEscape } from './xml.js';
-import { joinWords } from '../pipeline/script-text.js';
+import { joinWords } from '../pipeline/shared/script-text.js';
 import type { Picture, Timeline } from './timeline.js';
 
 export function toMlt(t: Timeline): string {

@@ -3,7 +3,7 @@
 // last, as the burned-in captions show it; the text is the cue's words joined the way their script
 // writes them (no spaces between Chinese or Japanese words).
 import type { CaptionCue } from '../domain/captions.js';
-import { joinWords } from '../pipeline/script-text.js';
+import { joinWords } from '../pipeline/shared/script-text.js';
 
 /** A subtitle on the exported file's own timeline (seconds). */
 export interface Subtitle { start: number; end: number; text: string }

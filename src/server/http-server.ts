@@ -18,7 +18,7 @@ import { exportLocal } from '../service/export-service.js';
 import type { PostsService } from '../posts/posts-service.js';
 import type { Automation } from '../posts/automation.js';
 import { accountsRoutes, handleOAuthCallback } from './accounts-routes.js';
-import { templateAssetFile } from '../pipeline/template-previews.js';
+import { templateAssetFile } from '../pipeline/captions/template-previews.js';
 
 export interface ReadinessReport { ready: boolean; checks: Record<string, { ok: boolean; detail: string }> }
 

@@ -24,7 +24,7 @@ import { buildTimeline, type TimelineInput, type TimelineSource } from '../expor
 import { toEdl } from '../export/edl.js';
 import { toFcpxml } from '../export/fcpxml.js';
 import { toMlt } from '../export/mlt.js';
-import { numberCaptionWords, type NumberedWord } from '../pipeline/caption-edits.js';
+import { numberCaptionWords, type NumberedWord } from '../pipeline/captions/caption-edits.js';
 
 export interface ExportAccount { id: string }
 

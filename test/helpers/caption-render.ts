@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fontsDir, type CaptionTemplate } from '../../src/catalog/templates.js';
 import { renderClip } from '../../src/media/render.js';
 import type { RenderPlan } from '../../src/media/render-plan.js';
-import { buildAss } from '../../src/pipeline/captions.js';
+import { buildAss } from '../../src/pipeline/captions/captions.js';
 import type { CaptionCue } from '../../src/domain/captions.js';
 import type { TimeRange } from '../../src/domain/time.js';
 

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildSentences } from '../../src/pipeline/sentences.js';
+import { buildSentences } from '../../src/pipeline/transcribe/sentences.js';
 import type { Transcript, Word } from '../../src/domain/transcript.js';
 
 export function dryTalkTranscript(): Transcript {

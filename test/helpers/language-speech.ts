@@ -5,8 +5,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createTranscriber, type Transcriber } from '../../src/pipeline/transcribe.js';
-import type { LanguageDetection } from '../../src/pipeline/model-choice.js';
+import { createTranscriber, type Transcriber } from '../../src/pipeline/transcribe/transcribe.js';
+import type { LanguageDetection } from '../../src/pipeline/transcribe/model-choice.js';
 import type { Transcript } from '../../src/domain/transcript.js';
 import * as speech from '../../scripts/language-speech.mjs';
 

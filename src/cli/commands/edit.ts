@@ -7,7 +7,7 @@ import { Command, Option } from 'commander';
 import { CLIP_EDIT_OPTIONS, type OptionDef } from '../../service/create-options.js';
 import type { EditBody, ShortsClient } from '../../client/shorts-client.js';
 import type { ShortObject } from '../../api/types.js';
-import { captionEditsFromFlags } from '../../pipeline/caption-edits.js';
+import { captionEditsFromFlags } from '../../pipeline/captions/caption-edits.js';
 import { CliError, EXIT } from '../cli-error.js';
 import { note, printJson, progress } from '../output.js';
 import { attr, parseNumber } from './create.js';

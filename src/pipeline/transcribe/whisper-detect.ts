@@ -1,0 +1,99 @@
+// Spoken-language detection with whisper.cpp (`whisper-cli -dl`): which 30 s of the audio to listen to
+// (the window with the most speech, not a silent or musical intro), running it, and reading its answer.
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { defaultMediaRunner } from '../../media/local-runner.js';
+import { ProcessError, lastLines } from '../../media/process.js';
+import type { MediaRunner } from '../../ports/media-runner.js';
+import { PipelineError } from '../../errors.js';
+import type { LanguageDetection } from './model-choice.js';
+import type { EnergyEnvelope } from './onset-align.js';
+import type { TimeRange } from '../../domain/time.js';
+import { writeJsonAtomically } from './transcript-cache.js';
+import { whisperEnv } from './whisper-cli.js';
+
+/** Whisper listens to 30 s at a time: detection hears exactly one such window. */
+export const DETECTION_WINDOW_SEC = 30;
+
+/**
+ * The DETECTION_WINDOW_SEC stretch of the audio (seconds from its start) with the most speech: the most
+ * frames clearly above the quiet ones. Ties go to the earliest window. Shorter audio is taken whole.
+ */
+export function speechiestWindow(env: EnergyEnvelope, totalSec: number, windowSec = DETECTION_WINDOW_SEC): { start: number; end: number } {
+  if (totalSec <= windowSec || env.db.length === 0) return { start: 0, end: Math.max(0, totalSec) };
+  // A frame is speech-like when it stands well clear of the floor (room tone, hiss) and is not far under
+  // the loud frames: music beds and breaths count less than words.
+  const threshold = Math.max(env.floor + 10, env.loud - 30);
+  const frames = env.db.length;
+  const span = Math.max(1, Math.round(windowSec / env.frameSec));
+  const step = Math.max(1, Math.round(0.5 / env.frameSec));
+  const prefix = new Int32Array(frames + 1);
+  for (let i = 0; i < frames; i++) prefix[i + 1] = prefix[i]! + (env.db[i]! > threshold ? 1 : 0);
+  let best = 0, bestCount = -1;
+  for (let f = 0; f + span <= frames; f += step) {
+    const count = prefix[f + span]! - prefix[f]!;
+    if (count > bestCount) { best = f; bestCount = count; }
+  }
+  const start = Math.min(best * env.frameSec, totalSec - windowSec);
+  return { start, end: start + windowSec };
+}
+
+/** Reads "auto-detected language: es (p = 0.859847)" from whisper-cli's stderr; null when absent. */
+export function parseDetectedLanguage(stderr: string): { language: string; probability: number } | null {
+  const m = /auto-detected language:\s*([a-z]{2,3}(?:-[a-z]+)?)\s*\(p\s*=\s*([0-9.]+)\)/i.exec(stderr);
+  if (!m) return null;
+  const probability = Number(m[2]);
+  return { language: m[1]!.toLowerCase(), probability: Number.isFinite(probability) ? probability : 0 };
+}
+
+/** whisper-cli arguments that only detect the language of `window` (seconds from the start of the WAV). */
+export function detectArgs(i: { modelPath: string; wavPath: string; threads: number; window: { start: number; end: number } }): string[] {
+  return [
+    '-m', i.modelPath, '-f', i.wavPath, '-l', 'auto', '-dl', '-t', String(Math.max(1, Math.floor(i.threads))),
+    '-ot', String(Math.max(0, Math.round(i.window.start * 1000))), '-d', String(Math.max(1, Math.round((i.window.end - i.window.start) * 1000))),
+    // Flash attention: the same setting transcription runs with (whisper-cli.ts).
+    '-fa',
+  ];
+}
+
+/** Runs whisper-cli -dl on one window of a 16 kHz WAV and returns its language and probability. */
+export async function runLanguageDetection(bin: string, input: Parameters<typeof detectArgs>[0], signal?: AbortSignal, media: MediaRunner = defaultMediaRunner()): Promise<{ language: string; probability: number }> {
+  let stderr: string;
+  try {
+    // No -np: whisper-cli prints the detected language only with its log on.
+    ({ stderr } = await media.run('whisper-cli', detectArgs(input), { program: bin, signal, env: whisperEnv() }));
+  } catch (e) {
+    if (e instanceof ProcessError) throw new PipelineError('transcribing_audio', `language detection failed (${lastLines(e.stderr, 2) || `exit code ${e.code}`})`, { cause: e });
+    throw e;
+  }
+  const found = parseDetectedLanguage(stderr);
+  if (!found) throw new PipelineError('transcribing_audio', 'language detection gave no answer (whisper-cli printed no detected language)');
+  return found;
+}
+
+/** What decides a detection: the content, the range (and so the window picked in it) and the model. */
+export interface DetectionCacheKey { contentKey: string; range: TimeRange; modelName: string; modelSizeBytes: number }
+
+/** Bump when the window choice or the detection call changes, so old answers are not reused. */
+const DETECTION_VERSION = 'dl1';
+
+export function detectionCacheFile(dataDir: string, key: DetectionCacheKey): string {
+  const id = [DETECTION_VERSION, key.contentKey, key.range.start, key.range.end, `${key.modelName}+${key.modelSizeBytes}`].join('|');
+  return path.join(dataDir, 'cache', 'languages', `${createHash('sha256').update(id).digest('hex')}.json`);
+}
+
+/** A detection made before for the same content, range and model (a retry, a second request); null when none. */
+export async function readCachedDetection(dataDir: string, key: DetectionCacheKey): Promise<LanguageDetection | null> {
+  try {
+    const v = JSON.parse(await readFile(detectionCacheFile(dataDir, key), 'utf8')) as Partial<LanguageDetection>;
+    if (typeof v.language === 'string' && typeof v.probability === 'number' && v.window && typeof v.model === 'string') return v as LanguageDetection;
+  } catch {
+    // Missing or unreadable: detect again.
+  }
+  return null;
+}
+
+export async function writeCachedDetection(dataDir: string, key: DetectionCacheKey, detection: LanguageDetection): Promise<void> {
+  await writeJsonAtomically(detectionCacheFile(dataDir, key), detection);
+}
