@@ -19,7 +19,7 @@ export type {
   CatalogPage, CreateBody, EditBody, GameVideoItem, MemeHookItem, MusicTrackItem, Query, RerenderWaitOptions, ShortsClient, WaitOptions,
 } from './client/shorts-client.js';
 export type { ExportFile, ExportFormat } from './api/export-formats.js';
-export type { CreateShortRequest } from './service/create-options.js';
+export type { CreateShortRequest } from './api/create-options.js';
 export { paginate, pages, type PagedMethod, type PageItem, type PageOf, type PageQuery } from './client/paginate.js';
 
 export type * from './api/types.js';

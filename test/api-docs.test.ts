@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openApiDocument } from '../src/server/openapi.js';
+import { openApiDocument } from '../src/api/openapi.js';
 import { ERROR_CODES } from '../src/errors.js';
 import { ROOT } from './helpers/cli.js';
 import { SHARED } from './helpers/media.js';

@@ -8,7 +8,7 @@ import { SAMPLE, cliEnv, runCli } from './helpers/cli.js';
 import { createKey, fileHandler, loopback, serveEnv, startServe, type Loopback, type ServeProcess } from './helpers/serve.js';
 import { keepTranscripts, shareTranscripts } from './helpers/transcript-pool.js';
 import type { RequestDetail } from '../src/api/types.js';
-import { CLIP_LAYOUTS } from '../src/service/create-options.js';
+import { CLIP_LAYOUTS } from '../src/api/create-options.js';
 
 let cdn: Loopback;
 let serve: ServeProcess;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { validateCreateRequest, type ValidationContext } from '../src/service/create-request.js';
 import { ShortsError } from '../src/errors.js';
-import { CREATE_OPTIONS } from '../src/service/create-options.js';
+import { CREATE_OPTIONS } from '../src/api/create-options.js';
 import { DEFAULT_TEMPLATE, TEMPLATES } from '../src/catalog/templates.js';
 
 const ctx: ValidationContext = {

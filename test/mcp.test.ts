@@ -12,7 +12,7 @@ import { BIN, SAMPLE, cliEnv, runCli } from './helpers/cli.js';
 import { issueKey } from './helpers/issue-key.js';
 import { seed, warmCache } from './helpers/seeded-cache.js';
 import { fileHandler, loopback, serveEnv, startServe, type Loopback, type ServeProcess } from './helpers/serve.js';
-import { CREATE_OPTIONS } from '../src/service/create-options.js';
+import { CREATE_OPTIONS } from '../src/api/create-options.js';
 import type { CreateResponse, RequestDetail, StatusResponse } from '../src/api/types.js';
 
 const TOOLS = ['cancel_request', 'create_shorts', 'get_request', 'get_status', 'list_game_videos', 'list_meme_hooks', 'list_music',

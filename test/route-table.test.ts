@@ -14,7 +14,7 @@ import { mcpHttpHandler } from '../src/server/mcp-handler.js';
 import { Automation } from '../src/posts/automation.js';
 import { createApiServer } from '../src/server/http-server.js';
 import { loadOrCreateSecret, MediaLinks } from '../src/server/media-links.js';
-import { openApiDocument } from '../src/server/openapi.js';
+import { openApiDocument } from '../src/api/openapi.js';
 import { RateLimiter } from '../src/server/rate-limit.js';
 import { AccountStore } from '../src/service/accounts.js';
 import { SqliteAccounts } from '../src/adapters/sqlite/accounts.js';

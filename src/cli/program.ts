@@ -1,6 +1,5 @@
 // The commander program: one subcommand per API operation, each a plain async function that returns
 // an exit code or throws. Nothing here prints errors; main.ts does.
-import path from 'node:path';
 import { Command, Option } from 'commander';
 import type { ShortsClient } from '../client/shorts-client.js';
 import { addCreateOptions, bodyFromFlags, createCommand } from './commands/create.js';
@@ -18,10 +17,8 @@ import { registerWaitCommand } from './commands/wait.js';
 import { registerRunnerCommand } from './commands/runner.js';
 import { registerOutputOptions } from './output.js';
 import { packageVersion } from '../package-version.js';
+import { createEngine } from '../app/create-engine.js';
 import { dataDir } from '../client/data-dir.js';
-import { JobStore } from '../engine/job-store.js';
-import { AccountStore } from '../service/accounts.js';
-import { SqliteAccounts } from '../adapters/sqlite/accounts.js';
 
 /** Global connection options: a remote `shorts serve` and its key (else env, saved config, local). */
 export interface ConnectionOptions { remote?: string; apiKey?: string }
@@ -87,8 +84,8 @@ export function buildProgram(makeClient: ClientFactory, setExit: (code: number) 
   registerRunnerCommand(program, setExit);
   registerConfigCommand(program, setExit);
   registerKeysCommand(program, () => {
-    const store = new JobStore(path.join(dataDir(), 'shorts.db'));
-    return { accounts: new AccountStore(new SqliteAccounts(store.db)), close: () => store.close() };
+    const engine = createEngine({ dataDir: dataDir() });
+    return { accounts: engine.accounts, close: () => { void engine.close(); } };
   }, setExit);
   program.command('serve').description('serve the Shorts API over HTTP, with workers that process requests')
     .option('--host <host>', 'address to listen on', '127.0.0.1')

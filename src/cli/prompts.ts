@@ -3,7 +3,7 @@
 // what is offered is exactly what the engine accepts.
 import { checkbox, confirm, input, number, select } from '@inquirer/prompts';
 import type { CatalogPage, ShortsClient } from '../client/shorts-client.js';
-import { PREFERRED_LENGTHS, LAYOUTS } from '../service/create-options.js';
+import { PREFERRED_LENGTHS, LAYOUTS } from '../api/create-options.js';
 
 /** The prompt functions used; injectable so the flow is testable without a terminal. */
 export interface Prompter {

@@ -52,7 +52,7 @@ export interface AccountsClient {
 class LocalAccounts implements AccountsClient {
   private readonly accounts: ConnectedAccounts;
   constructor(private readonly client: LocalClient, private readonly env: NodeJS.ProcessEnv) {
-    this.accounts = ConnectedAccounts.forStore(client.store);
+    this.accounts = client.engine.connectedAccounts;
   }
   private get owner(): string { return this.client.account.id; }
 

@@ -7,7 +7,6 @@
 // lease has expired (its process was killed) the request is settled as interrupted.
 import { copyFile } from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type {
@@ -15,20 +14,14 @@ import type {
 } from './shorts-client.js';
 import { JobStore, TERMINAL } from '../engine/job-store.js';
 import { Orchestrator } from '../engine/orchestrator.js';
-import { renderSettingsFromEnv } from '../engine/render-settings.js';
-import { createLocalMediaRunner } from '../media/local-runner.js';
-import { createFaceDetector } from '../pipeline/reframe/faces.js';
 import type { MediaRunner } from '../ports/media-runner.js';
-import { createTranscriber } from '../pipeline/transcribe/transcribe.js';
 import type { ShortObject, StatusResponse } from '../api/types.js';
 import { exportLocal } from '../service/export-service.js';
-import { FsBlobStore } from '../adapters/fs/blob-store.js';
 import type { ExportFormat } from '../api/export-formats.js';
 import { LeaseKeeper } from '../engine/lease-keeper.js';
-import { SqliteLeaseStore } from '../adapters/sqlite/lease-store.js';
+import { createEngine, type Engine } from '../app/create-engine.js';
 import { FIRST_TOKEN, type Lease, type LeaseKey } from '../ports/leases.js';
 import { Automation } from '../posts/automation.js';
-import { PostsService } from '../posts/posts-service.js';
 import { Service } from '../service/service.js';
 import type { Account } from '../domain/account.js';
 
@@ -67,14 +60,12 @@ export class LocalClient implements ShortsClient {
 
   /** Runs every child process of this client's jobs (and the create's probe, so the job reuses it). */
   readonly media: MediaRunner;
-  /** Finds faces for this client's jobs: made once, its model loaded on the first face looked for. */
-  private readonly faces = createFaceDetector();
+  /** The engine this client drives, from the composition root (the other local clients take their parts from it). */
+  readonly engine: Engine;
 
   constructor(readonly dataDir: string, private readonly log: (line: string) => void = () => {}, opts: { media?: MediaRunner } = {}) {
-    this.store = new JobStore(path.join(dataDir, 'shorts.db'));
-    this.leases = new LeaseKeeper(new SqliteLeaseStore(this.store.db));
-    this.media = opts.media ?? createLocalMediaRunner();
-    this.service = new Service(this.store, { blobs: new FsBlobStore(dataDir), media: this.media });
+    this.engine = createEngine({ dataDir, log, media: opts.media });
+    ({ store: this.store, leases: this.leases, media: this.media, service: this.service } = this.engine);
     this.account = { id: 'local', email: `${safeUser()}@localhost` };
     this.recoverOrphans();
   }
@@ -228,7 +219,7 @@ export class LocalClient implements ShortsClient {
         onStep: emit, onProgress: emit, onClipRendered: opts.onClipRendered, lease,
       });
       // Automation rules (issue 16) post a completed request's clips; idempotent, and `shorts posts run` sweeps too.
-      if (this.store.getRequest(id)?.status === 'completed') new Automation(this.store, new PostsService(this.store)).onRequestCompleted(id);
+      if (this.store.getRequest(id)?.status === 'completed') this.engine.automation.onRequestCompleted(id);
     } finally {
       runningHere.delete(id);
       await this.leases.release(lease);
@@ -240,15 +231,7 @@ export class LocalClient implements ShortsClient {
   }
 
   private orchestrator(onModelDownload?: (got: number, total: number) => void): Orchestrator {
-    return new Orchestrator({
-      store: this.store,
-      blobs: this.service.blobs,
-      transcriber: createTranscriber({ dataDir: this.dataDir, onModelDownload, media: this.media }),
-      dataDir: this.dataDir,
-      render: renderSettingsFromEnv(),
-      media: this.media,
-      faces: this.faces,
-    });
+    return this.engine.orchestrator({ onModelDownload });
   }
 
   async rerender(id: string, shortId: string, body: EditBody): Promise<ShortObject> {

@@ -27,8 +27,8 @@ class LocalPostsClient implements PostsClient {
   private readonly automation: Automation;
 
   constructor(private readonly local: LocalClient) {
-    this.service = new PostsService(local.store);
-    this.automation = new Automation(local.store, this.service);
+    this.service = local.engine.posts;
+    this.automation = local.engine.automation;
   }
 
   async schedule(body: ScheduleBody) { return this.service.schedule(this.local.account, body); }

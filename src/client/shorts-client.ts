@@ -1,6 +1,6 @@
 // The one interface every CLI subcommand talks to. LocalClient runs the engine in this process;
 // RemoteClient (the `serve` issue) speaks HTTP to a `shorts serve`. Both return the API's shapes.
-import type { CreateShortRequest } from '../service/create-options.js';
+import type { CreateShortRequest } from '../api/create-options.js';
 import type {
   CancelResponse, CreateResponse, Pagination, PostObject, RequestDetail, RequestListItem, ShortObject, StatusResponse, TemplateList,
 } from '../api/types.js';

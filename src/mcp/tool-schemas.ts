@@ -3,8 +3,8 @@
 // the OpenAPI operations' parameters, and every output from the OpenAPI response schemas (with their
 // $refs inlined, since a tool schema must stand alone). test/openapi.test.ts keeps those schemas true to
 // the Service's responses, so the SDK client's validation of structuredContent checks real shapes.
-import { CREATE_OPTIONS } from '../service/create-options.js';
-import { openApiDocument, optionSchema } from '../server/openapi.js';
+import { CREATE_OPTIONS } from '../api/create-options.js';
+import { openApiDocument, optionSchema } from '../api/openapi.js';
 
 export type JsonSchema = Record<string, unknown>;
 /** MCP requires tool input and output schemas to describe an object. */

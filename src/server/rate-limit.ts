@@ -15,18 +15,11 @@ import { ShortsError } from '../errors.js';
 import type { RateLimitsPort } from '../ports/rate-limits.js';
 import type { AccountRecord } from '../service/accounts.js';
 import type { LimiterName } from '../api/routes.js';
+import { ENDPOINT_LIMITERS, type LimiterSpec } from '../api/limits.js';
 
 export type { LimiterName };
+export { ENDPOINT_LIMITERS, type LimiterSpec };
 
-export interface LimiterSpec { limit: number; windowSec: number }
-
-export const ENDPOINT_LIMITERS: Record<LimiterName, LimiterSpec> = {
-  videoCreation: { limit: 500, windowSec: 60 },
-  statusCheck: { limit: 500, windowSec: 60 },
-  listRequests: { limit: 500, windowSec: 60 },
-  standard: { limit: 1000, windowSec: 900 },
-  posts: { limit: 500, windowSec: 60 },
-};
 
 /** Names as the spec writes them, for 429 messages. */
 const LIMITER_LABELS: Record<LimiterName, string> = {

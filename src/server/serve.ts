@@ -6,37 +6,22 @@ import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { FsBlobStore } from '../adapters/fs/blob-store.js';
 import { JobStore, type RequestRecord } from '../engine/job-store.js';
-import { Orchestrator } from '../engine/orchestrator.js';
-import { renderSettingsFromEnv } from '../engine/render-settings.js';
 import { Worker } from '../engine/worker.js';
 import { mediaBinaries } from '../media/binaries.js';
 import { checkFileUrl, checkVideoSiteUrl, checkWebhookUrl, guardUrlCheck } from '../net/url-guard.js';
 import { checkImageUrl } from '../net/image-url-check.js';
-import { createTranscriber } from '../pipeline/transcribe/transcribe.js';
-import { createLocalMediaRunner } from '../media/local-runner.js';
-import { createFaceDetector } from '../pipeline/reframe/faces.js';
 import { whisperCliPath } from '../pipeline/transcribe/whisper-cli.js';
-import { AccountStore } from '../service/accounts.js';
-import { SqliteAccounts } from '../adapters/sqlite/accounts.js';
-import { SqliteRateLimits } from '../adapters/sqlite/rate-limits.js';
-import { SqliteWebhookDeliveries } from '../adapters/sqlite/webhook-deliveries.js';
 import { Service } from '../service/service.js';
 import { createApiServer, type ReadinessReport } from './http-server.js';
 import { MediaLinks, loadOrCreateSecret, parseMediaTtl } from './media-links.js';
-import { openApiDocument } from './openapi.js';
+import { openApiDocument } from '../api/openapi.js';
 import { RateLimiter } from './rate-limit.js';
 import { WebhookSender, type WebhookEvent } from './webhooks.js';
 import { mcpHttpHandler } from './mcp-handler.js';
+import { createEngine } from '../app/create-engine.js';
 import { setting } from '../settings.js';
 import { checkSecretKeySetting } from '../posts/secret-key.js';
-import { ConnectedAccounts } from '../posts/connected-accounts.js';
-import { PostsService } from '../posts/posts-service.js';
-import { Automation } from '../posts/automation.js';
-import { createPublishing } from '../posts/publishing.js';
-import { LeaseKeeper } from '../engine/lease-keeper.js';
-import { SqliteLeaseStore } from '../adapters/sqlite/lease-store.js';
 
 export interface ServeOptions {
   host: string;
@@ -54,50 +39,33 @@ export interface RunningServer { url: string; server: http.Server; worker: Worke
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   // A malformed SHORTS_SECRET_KEY stops serve at start with the rule, not at the first account connected.
   checkSecretKeySetting();
-  const store = new JobStore(path.join(opts.dataDir, 'shorts.db'));
-  // One SQLite connection for the store and these ports: a creation's insert and its charge share a transaction.
-  const accounts = new AccountStore(new SqliteAccounts(store.db));
-  const limiter = new RateLimiter(new SqliteRateLimits(store.db));
-  const webhooks = new WebhookSender(new SqliteWebhookDeliveries(store.db));
   const links: { current: MediaLinks | null } = { current: null };
   const mediaLinks = () => links.current!;
   let worker: Worker | null = null;
-
-  const blobs = new FsBlobStore(opts.dataDir);
-  // One runner for every child process of the jobs (counted, cancelled with each job); issue 22.
-  const media = createLocalMediaRunner();
-  const service = new Service(store, {
-    blobs,
-    media,
-    mediaUrl: (s) => mediaLinks().url(s.requestId, s.id),
-    thumbnailUrl: (s) => mediaLinks().thumbnailUrl(s.requestId, s.id),
-    // Template preview images are public files served by this server (known once it listens).
-    assetsBaseUrl: () => baseUrl,
-    credits: accounts,
-    preferences: accounts,
-    urlChecks: {
-      fileUrl: async (u) => { await checkFileUrl(u); },
-      videoSiteUrl: async (u) => { await checkVideoSiteUrl(u); },
-      webhookUrl: async (u) => { await checkWebhookUrl(u); },
-      outroImageUrl: async (u) => { await checkImageUrl(u); },
+  // Every part of the engine comes from the composition root; serve adds the HTTP parts around it.
+  const engine = createEngine({
+    dataDir: opts.dataDir, log: opts.log, apiAccounts: true,
+    service: {
+      mediaUrl: (s) => mediaLinks().url(s.requestId, s.id),
+      thumbnailUrl: (s) => mediaLinks().thumbnailUrl(s.requestId, s.id),
+      // Template preview images are public files served by this server (known once it listens).
+      assetsBaseUrl: () => baseUrl,
+      urlChecks: {
+        fileUrl: async (u) => { await checkFileUrl(u); },
+        videoSiteUrl: async (u) => { await checkVideoSiteUrl(u); },
+        webhookUrl: async (u) => { await checkWebhookUrl(u); },
+        outroImageUrl: async (u) => { await checkImageUrl(u); },
+      },
+      onQueued: () => worker?.wake(),
+      secondsPerSourceSecond: () => engine.store.measuredSecondsPerSourceSecond() ?? 0.35,
     },
-    onQueued: () => worker?.wake(),
-    secondsPerSourceSecond: () => store.measuredSecondsPerSourceSecond() ?? 0.35,
   });
-  const transcriber = createTranscriber({ dataDir: opts.dataDir, media });
-  const orchestrator = new Orchestrator({
-    store, blobs, transcriber, media, faces: createFaceDetector(), dataDir: opts.dataDir, render: renderSettingsFromEnv(),
-    blurPreference: async (id) => (await accounts.getAccount(id))?.blurBackground ?? true,
-    checkUrl: guardUrlCheck('invalid_file_url'),
-  });
+  const { store, accounts, service, posts, automation } = engine;
+  const limiter = new RateLimiter(engine.rateLimits);
+  const webhooks = new WebhookSender(engine.webhookDeliveries);
 
   // Posts (issue 16): scheduling, the automation rules that post clips as requests complete.
-  const connectedAccounts = ConnectedAccounts.forStore(store);
-  const posts = new PostsService(store, { accounts: connectedAccounts, onScheduled: () => scheduler.wake() });
-  const automation = new Automation(store, posts, opts.log);
-  // Who runs a request, a re-render or a post is the holder of its lease (issue 22), renewed by one heartbeat.
-  const leases = new LeaseKeeper(new SqliteLeaseStore(store.db));
-  const { scheduler } = createPublishing({ store, blobs, accounts: connectedAccounts, scope: { kind: 'api' }, automation, leases, log: opts.log });
+  const { scheduler } = engine.publishing({ scope: { kind: 'api' } });
   const onCompleted = (r: RequestRecord) => {
     try {
       if (automation.onRequestCompleted(r.id).length > 0) scheduler.wake();
@@ -113,12 +81,11 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     if (!url || !account) return;
     await webhooks.deliver(url, account.webhookSecret, webhookEvent(r, service, account));
   };
-  worker = new Worker({
-    store, orchestrator, leases, concurrency: opts.workers ?? Number(setting('SHORTS_WORKERS') ?? 1),
-    refund: (id) => { accounts.refundCredit(id).catch((e: unknown) => opts.log(`refund of ${id}: ${e instanceof Error ? e.message : String(e)}`)); },
+  worker = engine.worker({
+    concurrency: opts.workers ?? Number(setting('SHORTS_WORKERS') ?? 1),
     onFinished: notify,
-    track: (id, c) => service.track(id, c),
-    log: opts.log,
+    blurPreference: async (id) => (await accounts.getAccount(id))?.blurBackground ?? true,
+    checkUrl: guardUrlCheck('invalid_file_url'),
   });
 
   const server = createApiServer({
@@ -153,8 +120,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
       await Promise.all([worker!.stop(), scheduler.stop()]);
       // A clean stop hands every lease back: another server resumes the work at once, not after the TTL.
-      await leases.releaseAll();
-      store.close();
+      await engine.close();
     })()),
   };
 }

@@ -2,7 +2,7 @@
 // CreateRequest, with the spec's error codes. Network checks of URLs (HEAD, address guard) are not
 // here: they belong to the service, which runs them after these pure rules pass.
 import { ShortsError } from '../errors.js';
-import { CLIP_EDIT_OPTIONS, CLIP_TITLE_MAX, CREATE_OPTIONS, type OptionDef } from './create-options.js';
+import { CLIP_EDIT_OPTIONS, CLIP_TITLE_MAX, CREATE_OPTIONS, type OptionDef } from '../api/create-options.js';
 import type { Language } from '../languages.js';
 import { MAX_SOURCE_SECONDS } from '../media/probe.js';
 import type { ClipEdit, CreateRequest } from '../domain/request.js';

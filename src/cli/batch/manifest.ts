@@ -6,7 +6,7 @@
 // value applies.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { CREATE_OPTIONS } from '../../service/create-options.js';
+import { CREATE_OPTIONS } from '../../api/create-options.js';
 import { CliError, EXIT } from '../cli-error.js';
 
 /** One row: its line in the file (for messages), the body fields it gives and its `out` folder, if any. */

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { ShortsClient } from '../../client/shorts-client.js';
 import { LocalClient } from '../../client/local-client.js';
-import { CREATE_OPTIONS } from '../../service/create-options.js';
+import { CREATE_OPTIONS } from '../../api/create-options.js';
 import { CliError, EXIT } from '../cli-error.js';
 import { isQuiet, liveProgress, note, printJson } from '../output.js';
 import { addCreateOptions, attr, bodyFromFlags } from './create.js';

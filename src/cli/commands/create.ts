@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import ora from 'ora';
-import { CREATE_OPTIONS, type OptionDef } from '../../service/create-options.js';
+import { CREATE_OPTIONS, type OptionDef } from '../../api/create-options.js';
 import type { ShortsClient } from '../../client/shorts-client.js';
 import type { RequestDetail, StatusResponse } from '../../api/types.js';
 import { CliError, EXIT } from '../cli-error.js';

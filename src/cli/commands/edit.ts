@@ -4,7 +4,7 @@
 // until the clip's `recompiling` is false (unless --no-wait).
 import { readFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
-import { CLIP_EDIT_OPTIONS, type OptionDef } from '../../service/create-options.js';
+import { CLIP_EDIT_OPTIONS, type OptionDef } from '../../api/create-options.js';
 import type { EditBody, ShortsClient } from '../../client/shorts-client.js';
 import type { ShortObject } from '../../api/types.js';
 import { captionEditsFromFlags } from '../../pipeline/captions/caption-edits.js';

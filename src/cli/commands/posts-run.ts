@@ -3,18 +3,12 @@
 // running like serve's scheduler until Ctrl-C, which hands unfinished uploads back for the next run.
 // Loaded on use: the connectors are needed by no other command.
 import type { LocalClient } from '../../client/local-client.js';
-import { ConnectedAccounts } from '../../posts/connected-accounts.js';
-import { Automation } from '../../posts/automation.js';
 import { postObject } from '../../engine/post-store.js';
-import { createPublishing } from '../../posts/publishing.js';
-import { PostsService } from '../../posts/posts-service.js';
 import { EXIT } from '../cli-error.js';
 import { note, printJson, printTable } from '../output.js';
 
 export async function runLocalPosts(client: LocalClient, flags: { watch?: boolean; json?: boolean }): Promise<number> {
-  const accounts = ConnectedAccounts.forStore(client.store);
-  const automation = new Automation(client.store, new PostsService(client.store, { accounts }), note);
-  const { scheduler, posts } = createPublishing({ store: client.store, blobs: client.service.blobs, accounts, scope: { kind: 'local' }, automation, log: note });
+  const { scheduler, posts, automation } = client.engine.publishing({ scope: { kind: 'local' }, log: note });
   if (flags.watch) {
     scheduler.start();
     note('publishing posts as they fall due; Ctrl-C stops (an upload in progress resumes on the next run)');
@@ -27,7 +21,7 @@ export async function runLocalPosts(client: LocalClient, flags: { watch?: boolea
     });
     return EXIT.ok;
   }
-  const made = automation.sweep('local');
+  const made = automation!.sweep('local');
   if (made.length) note(`automation: ${made.length} post(s) scheduled`);
   const ids = await scheduler.runDue();
   const worked = ids.map((id) => postObject(posts.get(id)!));

@@ -7,13 +7,14 @@
 // generates a client from the served document with openapi-typescript (default options), type-checks
 // it against src/api/types.ts and runs it against a live `serve`, and lints the document with
 // Redocly's recommended-strict rules: generators are this document's main readers.
-import { CLIP_EDIT_OPTIONS, CLIP_LAYOUTS, CLIP_TITLE_MAX, CREATE_OPTIONS, type OptionDef } from '../service/create-options.js';
+import { CLIP_EDIT_OPTIONS, CLIP_LAYOUTS, CLIP_TITLE_MAX, CREATE_OPTIONS, type OptionDef } from './create-options.js';
 import { ERROR_CODES, type ErrorCode } from '../errors.js';
-import { PLATFORMS, POST_STATUSES } from '../api/posts-query.js';
-import { ENDPOINT_LIMITERS, type LimiterName } from './rate-limit.js';
+import { PLATFORMS, POST_STATUSES } from './posts-query.js';
+import { ENDPOINT_LIMITERS } from './limits.js';
+import type { LimiterName } from './routes.js';
 import { accountsOpenApiSchemas } from './accounts-openapi.js';
-import { REQUEST_STATUSES, ROUTES, type EnvelopeRoute, type RouteSpec } from '../api/routes.js';
-import { bool, dateTime, enumOf, errorSchema, HEADERS_TOO_LARGE, int, link, nullable, num, obj, ref, str, type Schema } from '../api/schema.js';
+import { REQUEST_STATUSES, ROUTES, type EnvelopeRoute, type RouteSpec } from './routes.js';
+import { bool, dateTime, enumOf, errorSchema, HEADERS_TOO_LARGE, int, link, nullable, num, obj, ref, str, type Schema } from './schema.js';
 
 const STEPS = ['queued', 'fetching_video', 'transcribing_audio', 'finding_highlights', 'finalizing', 'completed', 'failed', 'cancelled'] as const;
 

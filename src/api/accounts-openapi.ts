@@ -1,7 +1,7 @@
 // The OpenAPI schemas of connected accounts (issue 16), for openapi.ts to merge into components.schemas;
 // their operations are entries of the route table (src/api/routes.ts).
-import { PLATFORMS } from '../publish/types.js';
-import { dateTime, enumOf, nullable, obj, ref, str, type Schema } from '../api/schema.js';
+import { PLATFORMS } from './posts-query.js';
+import { dateTime, enumOf, nullable, obj, ref, str, type Schema } from './schema.js';
 
 const platform: Schema = enumOf(PLATFORMS);
 

@@ -1,0 +1,128 @@
+// The composition root (issue 22): the one place that chooses adapters and builds the engine from them —
+// the store, leases, blobs, the media runner, accounts and limit counters, the services, the orchestrator,
+// the workers and the post scheduler. `shorts serve`, the local client (and through it `create`, `wait`,
+// `batch`, `shorts mcp`, `posts run`) and `shorts keys` all start here, so a new adapter (PostgreSQL, S3,
+// BullMQ) is chosen in this file and nowhere else. Parts a command may not need (the orchestrator, the
+// worker, the scheduler) are built when asked for: a `shorts list` pays only for opening the store.
+import path from 'node:path';
+import { FsBlobStore } from '../adapters/fs/blob-store.js';
+import { SqliteAccounts } from '../adapters/sqlite/accounts.js';
+import { SqliteLeaseStore } from '../adapters/sqlite/lease-store.js';
+import { SqliteRateLimits } from '../adapters/sqlite/rate-limits.js';
+import { SqliteWebhookDeliveries } from '../adapters/sqlite/webhook-deliveries.js';
+import { JobStore, type RequestRecord } from '../engine/job-store.js';
+import { LeaseKeeper } from '../engine/lease-keeper.js';
+import { Orchestrator, type OrchestratorDeps } from '../engine/orchestrator.js';
+import { renderSettingsFromEnv } from '../engine/render-settings.js';
+import { Worker } from '../engine/worker.js';
+import { createLocalMediaRunner } from '../media/local-runner.js';
+import { createFaceDetector, type FaceDetector } from '../pipeline/reframe/faces.js';
+import { createTranscriber } from '../pipeline/transcribe/transcribe.js';
+import type { BlobStore } from '../ports/blob-store.js';
+import type { MediaRunner } from '../ports/media-runner.js';
+import type { RateLimitsPort } from '../ports/rate-limits.js';
+import type { WebhookDeliveriesPort } from '../ports/webhook-deliveries.js';
+import { Automation } from '../posts/automation.js';
+import { ConnectedAccounts } from '../posts/connected-accounts.js';
+import { PostsService } from '../posts/posts-service.js';
+import { createPublishing, type PublishingOptions } from '../posts/publishing.js';
+import { AccountStore } from '../service/accounts.js';
+import { Service, type ServiceOptions } from '../service/service.js';
+
+export interface EngineSettings {
+  /** All local state: the SQLite store and, in the data dir adapter, the blobs. */
+  dataDir: string;
+  log?: (line: string) => void;
+  /** The service's rules that differ by front end (serve: signed links, URL checks, the credit ledger...). */
+  service?: Omit<ServiceOptions, 'blobs' | 'media' | 'credits' | 'preferences'>;
+  /** API mode (serve): creations are charged to the account's credits and blurBackground is its saved preference. */
+  apiAccounts?: boolean;
+  /** A runner made by the caller (tests count its children); default one for this engine. */
+  media?: MediaRunner;
+}
+
+/** What `Engine.orchestrator` varies by caller. */
+export type OrchestratorOptions = Pick<OrchestratorDeps, 'blurPreference' | 'checkUrl'> & {
+  /** Progress of a first-use Whisper model download (the local CLI shows it). */
+  onModelDownload?: (got: number, total: number) => void;
+};
+
+export interface Engine {
+  readonly dataDir: string;
+  readonly store: JobStore;
+  /** This process's leases: who runs a request, a re-render or a post (one owner id, one heartbeat). */
+  readonly leases: LeaseKeeper;
+  readonly blobs: BlobStore;
+  readonly media: MediaRunner;
+  readonly faces: FaceDetector;
+  readonly accounts: AccountStore;
+  readonly rateLimits: RateLimitsPort;
+  readonly webhookDeliveries: WebhookDeliveriesPort;
+  readonly service: Service;
+  readonly connectedAccounts: ConnectedAccounts;
+  readonly posts: PostsService;
+  readonly automation: Automation;
+  orchestrator(opts?: OrchestratorOptions): Orchestrator;
+  /** The request and re-render workers of `serve` (refunds of failed requests through the ledger). */
+  worker(opts: { concurrency: number; onFinished?: (r: RequestRecord) => Promise<void>; track?: (id: string, c: AbortController) => () => void } & OrchestratorOptions): Worker;
+  /** The post scheduler and publisher for one scope (serve: API accounts; `posts run`: the local account). */
+  publishing(opts: Pick<PublishingOptions, 'scope' | 'tuning' | 'env' | 'log'> & { automation?: boolean }): ReturnType<typeof createPublishing> & { automation?: Automation };
+  /** Hands every lease back (another process resumes the work at once) and closes the store. */
+  close(): Promise<void>;
+}
+
+export function createEngine(settings: EngineSettings): Engine {
+  const { dataDir } = settings;
+  const log = settings.log ?? (() => {});
+  const store = new JobStore(path.join(dataDir, 'shorts.db'));
+  // One SQLite connection for the store and these ports: a creation's insert and its charge share a transaction.
+  const accounts = new AccountStore(new SqliteAccounts(store.db));
+  const leases = new LeaseKeeper(new SqliteLeaseStore(store.db));
+  const blobs = new FsBlobStore(dataDir);
+  // One runner for every child process of the jobs (counted, capped, cancelled with each job).
+  const media = settings.media ?? createLocalMediaRunner();
+  // Made once; its model loads on the first face looked for.
+  const faces = createFaceDetector();
+  const service = new Service(store, { ...settings.service, blobs, media, ...(settings.apiAccounts ? { credits: accounts, preferences: accounts } : {}) });
+  const connectedAccounts = ConnectedAccounts.forStore(store);
+  const rateLimits = new SqliteRateLimits(store.db);
+  const webhookDeliveries = new SqliteWebhookDeliveries(store.db);
+  let posts: PostsService | undefined;
+  let automation: Automation | undefined;
+  let onScheduled: (() => void) | undefined;
+  const postsService = () => (posts ??= new PostsService(store, { accounts: connectedAccounts, onScheduled: () => onScheduled?.() }));
+  const automationRules = () => (automation ??= new Automation(store, postsService(), log));
+
+  const orchestrator = (opts: OrchestratorOptions = {}) => new Orchestrator({
+    store, blobs, media, faces, dataDir, render: renderSettingsFromEnv(),
+    transcriber: createTranscriber({ dataDir, media, onModelDownload: opts.onModelDownload }),
+    blurPreference: opts.blurPreference, checkUrl: opts.checkUrl,
+  });
+
+  return {
+    dataDir, store, leases, blobs, media, faces, accounts, rateLimits, webhookDeliveries, service, connectedAccounts,
+    get posts() { return postsService(); },
+    get automation() { return automationRules(); },
+    orchestrator,
+    worker: (opts) => new Worker({
+      store, leases, orchestrator: orchestrator(opts), concurrency: opts.concurrency, log,
+      refund: (id) => { accounts.refundCredit(id).catch((e: unknown) => log(`refund of ${id}: ${e instanceof Error ? e.message : String(e)}`)); },
+      onFinished: opts.onFinished,
+      track: opts.track ?? ((id, c) => service.track(id, c)),
+    }),
+    publishing: (opts) => {
+      // `posts run` reports what automation does on its own output (opts.log); serve in the engine's log.
+      const rules = opts.automation === false ? undefined : opts.log ? new Automation(store, postsService(), opts.log) : automationRules();
+      const made = createPublishing({
+        store, blobs, leases, accounts: connectedAccounts, scope: opts.scope, log: opts.log ?? log, tuning: opts.tuning, env: opts.env, automation: rules,
+      });
+      // A post scheduled through this engine's service wakes its scheduler at once.
+      onScheduled = () => made.scheduler.wake();
+      return { ...made, automation: rules };
+    },
+    close: async () => {
+      await leases.releaseAll();
+      store.close();
+    },
+  };
+}
