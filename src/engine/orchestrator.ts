@@ -47,6 +47,7 @@ import { memeHookChooser, memeHookPlan, outroFor } from '../pipeline/render/clip
 import { putClipCover } from '../pipeline/render/clip-cover.js';
 import { renderOne, type ClipRender } from '../pipeline/render/render-plan-builder.js';
 import type { CaptionTemplate } from '../catalog/templates.js';
+import { REQUEST_STAGES, STAGES, withRetry, type RequestStageName } from './stages.js';
 import { JobStore, type RequestRecord, type ShortRecord } from './job-store.js';
 import type { ClipEdit, CreateRequest, Step } from '../domain/request.js';
 
@@ -66,6 +67,11 @@ function lostLease(e: unknown, signal: AbortSignal): boolean {
   return e instanceof LeaseLost || (signal.aborted && signal.reason instanceof LeaseLost);
 }
 
+/** Errors no retry may hold back: a cancel, a shutdown, a lease another process took. */
+function passesThrough(signal: AbortSignal): (e: unknown) => boolean {
+  return (e) => e instanceof AbortedError || lostLease(e, signal);
+}
+
 export const STEP_MESSAGES: Record<Step, string> = {
   queued: 'Waiting in queue...',
   fetching_video: 'Fetching video...',
@@ -75,11 +81,6 @@ export const STEP_MESSAGES: Record<Step, string> = {
   completed: 'Task complete!',
   failed: 'Processing failed',
   cancelled: 'Request cancelled',
-};
-
-/** Progress at the start of each step (spec 3.2); finer progress moves within [this, next step). */
-const STEP_PROGRESS: Record<'fetching_video' | 'transcribing_audio' | 'finding_highlights' | 'finalizing', number> = {
-  fetching_video: 20, transcribing_audio: 40, finding_highlights: 60, finalizing: 80,
 };
 
 export interface JobEvents {
@@ -113,6 +114,21 @@ export interface OrchestratorDeps {
 interface SourceCheckpoint { source: FetchedSource; info: MediaInfo; range: TimeRange }
 interface PlanCheckpoint { clips: { id: string; highlight: Highlight; copy: ClipCopy }[] }
 
+/** One request's run as it goes through the stages: what it started with and what each stage made. */
+interface RunState {
+  req: RequestRecord;
+  art: JobArtifacts;
+  signal: AbortSignal;
+  events: JobEvents;
+  reasons: ReasonContext;
+  media: MediaRunner;
+  source?: SourceCheckpoint;
+  audio?: RangeAudio;
+  transcript?: Transcript;
+  plan?: PlanCheckpoint;
+  shorts?: ShortRecord[];
+}
+
 export class Orchestrator {
   private readonly deps: OrchestratorDeps & { blobs: BlobStore };
   private readonly media: MediaRunner;
@@ -122,7 +138,11 @@ export class Orchestrator {
     this.media = deps.media ?? defaultMediaRunner();
   }
 
-  /** Runs a queued or interrupted request to a terminal state and returns it. Never throws for job failures. */
+  /**
+   * Runs a queued or interrupted request to a terminal state and returns it. Never throws for job failures.
+   * It walks the stage table (stages.ts): each stage advances the request's step, reports progress within
+   * its span, and runs under its retry policy from its checkpoint; a final error fails the request at once.
+   */
   async run(id: string, signal: AbortSignal, events: JobEvents = {}): Promise<RequestRecord> {
     const { store } = this.deps;
     const art = new JobArtifacts(this.deps.dataDir, id);
@@ -133,61 +153,30 @@ export class Orchestrator {
       const req = store.getRequest(id);
       if (!req) throw new Error(`request ${id} not found`);
       reasons.hideAllPaths = req.origin === 'api';
-      const step = (s: keyof typeof STEP_PROGRESS) => {
-        if (!store.advance(id, s, STEP_PROGRESS[s], events.lease)) throw new AbortedError();
-        events.onStep?.(s, STEP_PROGRESS[s]);
-      };
-      const within = (s: keyof typeof STEP_PROGRESS, span: number) => (fraction: number) => {
-        const p = Math.floor(STEP_PROGRESS[s] + Math.max(0, Math.min(1, fraction)) * (span - 1));
-        store.setProgress(id, p);
-        events.onProgress?.(p);
-      };
-
-      step('fetching_video');
-      const { source, info, range } = await this.fetchStage(req, art, signal, within('fetching_video', 20), media);
-      reasons.sourcePath = source.path;
-      // The range's speech audio, decoded once for the recogniser and the clip edges; gone after the highlights.
-      const audio = new RangeAudio(source.path, range, path.join(art.workDir, 'range-speech.wav'), media);
-
-      step('transcribing_audio');
-      const transcript = await this.deps.transcriber.transcribe({
-        mediaPath: source.path, range, language: req.options.language, cacheKey: source.contentKey,
-        // Advisory (issue 11): speech confidently detected in another language than the one named is a warning.
-        checkLanguage: true,
-        onLanguageDetected: (d) => {
-          if (req.options.language === 'auto') {
-            store.saveDetectedLanguage(id, languageForAuto(d));
-            const unsure = unsureDetectionWarning(d);
-            if (unsure) store.addWarning(id, unsure);
-          }
-          const warning = mismatchWarning(req.options.language, d);
-          if (warning) store.addWarning(id, warning);
-        },
-        audio, media, signal, onProgress: within('transcribing_audio', 20),
-      });
-      // "auto" resolved: every later stage works in the language the words are in (not persisted: the
-      // stored options keep what was asked, the detected language has its own column).
-      if (req.options.language === 'auto') req.options.language = transcript.language as Language;
-      store.saveSentences(id, transcript.sentences.map(({ index, sentence, start, end }) => ({ index, sentence, start, end })));
-      const script = scriptMismatch(transcript.language, transcript.sentences.map((s) => s.sentence).join(' '));
-      if (script) store.addWarning(id, scriptWarning(transcript, script));
-      if (transcript.sentences.length === 0)
-        throw new PipelineError('transcribing_audio', 'no speech was found in the selected range, so there is nothing to clip');
-
-      step('finding_highlights');
-      const plan = await this.highlightStage(req, art, source, range, transcript, signal, media, audio);
-      await audio.remove();
-
-      step('finalizing');
-      const shorts = await this.renderStage(req, art, source, info, transcript, plan, signal, within('finalizing', 20), events, reasons, media);
+      const run: RunState = { req, art, signal, events, reasons, media };
+      for (const stage of REQUEST_STAGES) {
+        const { step: s, progress } = stage;
+        if (!store.advance(id, s, progress.from, events.lease)) throw new AbortedError();
+        events.onStep?.(s, progress.from);
+        const within = (fraction: number) => {
+          const p = Math.floor(progress.from + Math.max(0, Math.min(1, fraction)) * (progress.span - 1));
+          store.setProgress(id, p);
+          events.onProgress?.(p);
+        };
+        const handler = this.stageHandlers[stage.name];
+        // The render stage retries per clip (renderStage); the others as a whole, from their checkpoint.
+        if (stage.name === 'render') await handler(run, within);
+        else await withRetry(stage.retry, () => handler(run, within), { signal, stop: passesThrough(signal) });
+      }
+      const { source, shorts } = run;
       if (signal.aborted) throw new AbortedError();
-      store.replaceShorts(id, shorts, events.lease);
-      if (shorts.length > 0 && shorts.every((s) => s.error)) {
-        throw new PipelineError('finalizing', `rendering failed for every clip: ${shorts[0]!.errorMessage ?? 'unknown error'}`);
+      store.replaceShorts(id, shorts!, events.lease);
+      if (shorts!.length > 0 && shorts!.every((s) => s.error)) {
+        throw new PipelineError('finalizing', `rendering failed for every clip: ${shorts![0]!.errorMessage ?? 'unknown error'}`);
       }
       store.finish(id, 'completed', null, events.lease);
       events.onStep?.('completed', 100);
-      if (source.downloaded) rmSync(source.path, { force: true });
+      if (source!.source.downloaded) rmSync(source!.source.path, { force: true });
       art.removeWork();
     } catch (e) {
       if (signal.aborted && signal.reason instanceof ShutdownSignal) return store.getRequest(id)!;
@@ -206,6 +195,57 @@ export class Orchestrator {
     }
     return store.getRequest(id)!;
   }
+
+  /** What each request stage does with the run's state; each leaves its result on it for the next. */
+  private readonly stageHandlers: Record<RequestStageName, (run: RunState, onProgress: (fraction: number) => void) => Promise<void>> = {
+    fetch: async (run, onProgress) => {
+      const { req, art, signal, media } = run;
+      run.source = await this.fetchStage(req, art, signal, onProgress, media);
+      const { source, range } = run.source;
+      run.reasons.sourcePath = source.path;
+      // The range's speech audio, decoded once for the recogniser and the clip edges; gone after the highlights.
+      run.audio = new RangeAudio(source.path, range, path.join(art.workDir, 'range-speech.wav'), media);
+    },
+    transcribe: async (run, onProgress) => {
+      const { store } = this.deps;
+      const { req, signal, media, audio } = run;
+      const { id } = req;
+      const { source, range } = run.source!;
+      const transcript = await this.deps.transcriber.transcribe({
+        mediaPath: source.path, range, language: req.options.language, cacheKey: source.contentKey,
+        // Advisory (issue 11): speech confidently detected in another language than the one named is a warning.
+        checkLanguage: true,
+        onLanguageDetected: (d) => {
+          if (req.options.language === 'auto') {
+            store.saveDetectedLanguage(id, languageForAuto(d));
+            const unsure = unsureDetectionWarning(d);
+            if (unsure) store.addWarning(id, unsure);
+          }
+          const warning = mismatchWarning(req.options.language, d);
+          if (warning) store.addWarning(id, warning);
+        },
+        audio, media, signal, onProgress,
+      });
+      // "auto" resolved: every later stage works in the language the words are in (not persisted: the
+      // stored options keep what was asked, the detected language has its own column).
+      if (req.options.language === 'auto') req.options.language = transcript.language as Language;
+      store.saveSentences(id, transcript.sentences.map(({ index, sentence, start, end }) => ({ index, sentence, start, end })));
+      const script = scriptMismatch(transcript.language, transcript.sentences.map((s) => s.sentence).join(' '));
+      if (script) store.addWarning(id, scriptWarning(transcript, script));
+      if (transcript.sentences.length === 0)
+        throw new PipelineError('transcribing_audio', 'no speech was found in the selected range, so there is nothing to clip');
+      run.transcript = transcript;
+    },
+    analyze: async (run) => {
+      const { source, range } = run.source!;
+      run.plan = await this.highlightStage(run.req, run.art, source, range, run.transcript!, run.signal, run.media, run.audio!);
+      await run.audio!.remove();
+    },
+    render: async (run, onProgress) => {
+      const { source, info } = run.source!;
+      run.shorts = await this.renderStage(run.req, run.art, source, info, run.transcript!, run.plan!, run.signal, onProgress, run.events, run.reasons, run.media);
+    },
+  };
 
   /**
    * Re-renders one clip of a completed request with the change marked on it (issue 14: its pending edit),
@@ -365,7 +405,8 @@ export class Orchestrator {
   private async fetchStage(req: RequestRecord, art: JobArtifacts, signal: AbortSignal, onProgress: (f: number) => void, media: MediaRunner): Promise<SourceCheckpoint> {
     const saved = art.read<SourceCheckpoint>('source');
     if (saved && existsSync(saved.source.path)) return saved;
-    const source = await fetchSource(req.options.source, { workDir: art.workDir, signal, media, onProgress, checkUrl: this.deps.checkUrl });
+    // The stage table retries a transient download as a whole stage (stages.ts), so the downloader does not retry too.
+    const source = await fetchSource(req.options.source, { workDir: art.workDir, signal, media, onProgress, checkUrl: this.deps.checkUrl, downloadRetries: 0 });
     // Refuses a source above MAX_SOURCE_SECONDS (probe.ts) with video_too_long before anything else is judged.
     const { info } = await probeMedia(source.path, signal, { media });
     if (!info.hasVideo) throw new PipelineError('fetching_video', 'the file has no video stream (audio only)');
@@ -433,31 +474,34 @@ export class Orchestrator {
         width, height, recompiling: false, error: false, errorMessage: null, fileKey: key, coverKey: null,
       };
       try {
-        if (await this.deps.blobs.stat(key)) {
-          // A job stopped between the render and its cover makes the cover on resuming; the kept plan also
-          // says what layout the clip got (auto resolved).
-          const rendered = art.read<RenderPlan>(JobArtifacts.renderPlanName(id));
-          record.layout = rendered?.reframe.layout ?? null;
-          const coverKey = coverKeyOf(key);
-          if (await this.deps.blobs.stat(coverKey)) record.coverKey = coverKey;
-          else if (rendered) record.coverKey = await this.coverFor(rendered, art, key, req.options.hookTitle ? copy.title : null, signal, media);
-        } else {
-          const cues = captionSet ? (captionSet.cues.get(id) ?? []) : null;
-          // The words as captioned (clip time, translated when asked): what SRT/VTT exports and caption edits work on.
-          if (cues) art.write(JobArtifacts.cuesName(id), cues);
-          const rendered = await this.renderOne(req, source, info, transcript.language, {
-            id, clip, title: copy.title, options: req.options, cues, template: captionSet?.template ?? template,
-            assPath: art.captionsPath(id), output, outro, speech: { words: transcript.words, sentences: transcript.sentences },
-            memeHook: meme ? await memeHookPlan(meme, outputFps(info) ?? info.fps, memeAudio, signal, media) : null,
-            onProgress: (f) => { fractions[rank] = f; report(); },
-          }, signal, media);
-          // What the clip got (auto resolved), for the request detail and `shorts get`.
-          record.layout = rendered.reframe.layout;
-          // What exports, re-renders and a resumed job start from: the exact plan, measured gains included.
-          art.write(JobArtifacts.renderPlanName(id), rendered);
-          await this.deps.blobs.putFile(key, output, { move: true });
-          record.coverKey = await this.coverFor(rendered, art, key, req.options.hookTitle ? copy.title : null, signal, media);
-        }
+        // The clip's own checkpoint is its blob: a retry (stages.ts, a render killed for memory) starts from it.
+        await withRetry(STAGES.render.retry, async () => {
+          if (await this.deps.blobs.stat(key)) {
+            // A job stopped between the render and its cover makes the cover on resuming; the kept plan also
+            // says what layout the clip got (auto resolved).
+            const rendered = art.read<RenderPlan>(JobArtifacts.renderPlanName(id));
+            record.layout = rendered?.reframe.layout ?? null;
+            const coverKey = coverKeyOf(key);
+            if (await this.deps.blobs.stat(coverKey)) record.coverKey = coverKey;
+            else if (rendered) record.coverKey = await this.coverFor(rendered, art, key, req.options.hookTitle ? copy.title : null, signal, media);
+          } else {
+            const cues = captionSet ? (captionSet.cues.get(id) ?? []) : null;
+            // The words as captioned (clip time, translated when asked): what SRT/VTT exports and caption edits work on.
+            if (cues) art.write(JobArtifacts.cuesName(id), cues);
+            const rendered = await this.renderOne(req, source, info, transcript.language, {
+              id, clip, title: copy.title, options: req.options, cues, template: captionSet?.template ?? template,
+              assPath: art.captionsPath(id), output, outro, speech: { words: transcript.words, sentences: transcript.sentences },
+              memeHook: meme ? await memeHookPlan(meme, outputFps(info) ?? info.fps, memeAudio, signal, media) : null,
+              onProgress: (f) => { fractions[rank] = f; report(); },
+            }, signal, media);
+            // What the clip got (auto resolved), for the request detail and `shorts get`.
+            record.layout = rendered.reframe.layout;
+            // What exports, re-renders and a resumed job start from: the exact plan, measured gains included.
+            art.write(JobArtifacts.renderPlanName(id), rendered);
+            await this.deps.blobs.putFile(key, output, { move: true });
+            record.coverKey = await this.coverFor(rendered, art, key, req.options.hookTitle ? copy.title : null, signal, media);
+          }
+        }, { signal, stop: passesThrough(signal) });
       } catch (e) {
         if (signal.aborted || e instanceof AbortedError) throw e;
         record.error = true;
