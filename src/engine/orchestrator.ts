@@ -1,6 +1,7 @@
-// Runs one request through the pipeline: fetch -> probe -> transcribe -> highlights -> write ->
-// reframe -> captions -> render. It reports spec 3.2 steps, honours an AbortSignal at every stage
-// (child processes are killed, not waited for), and checkpoints each stage so a retry resumes.
+// Runs one request through the stage table (stages.ts): fetch -> transcribe -> analyze -> render. It only
+// sequences: reports spec 3.2 steps and progress, checkpoints each stage so a retry or a restart resumes,
+// applies each stage's retry policy, and honours an AbortSignal at every stage (child processes are killed,
+// not waited for). What a stage does lives in its folder of src/pipeline.
 import { LeaseLost, type Lease } from '../ports/leases.js';
 import { randomUUID } from 'node:crypto';
 import { existsSync, renameSync, rmSync } from 'node:fs';
