@@ -47,11 +47,18 @@ export function rateLimitWaitSec(e: unknown): number | null {
 }
 
 /**
+ * Where a PipelineError happened: a request's step (spec 3.2; the engine's stage table maps its stages to
+ * them) or a finer part of one that a test or a log may tell apart (highlights inside finding_highlights,
+ * reframe and rendering inside finalizing). Spelled out here because this module imports nothing.
+ */
+export type PipelineStage = 'fetching_video' | 'transcribing_audio' | 'finding_highlights' | 'finalizing' | 'highlights' | 'reframe' | 'rendering';
+
+/**
  * A processing failure with a reason a user understands (becomes `failureReason`). `stage` says where
  * it happened; the message never contains a stack trace or a raw command line.
  */
 export class PipelineError extends Error {
-  constructor(readonly stage: string, message: string, options?: { cause?: unknown }) {
+  constructor(readonly stage: PipelineStage, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'PipelineError';
   }

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { joinWords, scriptMismatch, segmentWords, spokenLength } from '../src/pipeline/shared/script-text.js';
-import { scriptWarning } from '../src/engine/orchestrator.js';
+import { scriptWarning } from '../src/pipeline/transcribe/script-warning.js';
 import { wordsFromWhisperJson, type WhisperJson } from '../src/pipeline/transcribe/whisper-cli.js';
 
 const FIXTURES = path.join(import.meta.dirname, 'fixtures', 'whisper-json');

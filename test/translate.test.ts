@@ -11,7 +11,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import {
   supportsPair, translateTexts, translatedCues, translatorFromEnv, TranslationError, type TranslatorConfig,
 } from '../src/pipeline/captions/translate.js';
-import { captionCuesFor, Orchestrator } from '../src/engine/orchestrator.js';
+import { Orchestrator } from '../src/engine/orchestrator.js';
+import { captionCuesFor } from '../src/pipeline/captions/caption-cues.js';
 import { JobStore } from '../src/engine/job-store.js';
 import { createTranscriber, modelSpecs } from '../src/pipeline/transcribe/transcribe.js';
 import { buildAss, buildCues } from '../src/pipeline/captions/captions.js';

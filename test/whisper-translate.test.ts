@@ -9,7 +9,7 @@ import { createTranscriber } from '../src/pipeline/transcribe/transcribe.js';
 import { phraseCues, phrasesFromJson, snapPhrases, type TranslatedPhrase } from '../src/pipeline/transcribe/whisper-translate.js';
 import type { TimeRange } from '../src/domain/time.js';
 import type { Transcript, Word } from '../src/domain/transcript.js';
-import { captionCuesFor } from '../src/engine/orchestrator.js';
+import { captionCuesFor } from '../src/pipeline/captions/caption-cues.js';
 import { DEFAULT_TEMPLATE } from '../src/catalog/templates.js';
 
 const PROMPTS = '/usr/share/asterisk/sounds/es';

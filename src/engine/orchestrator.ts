@@ -1,9 +1,10 @@
-// Runs one request through the pipeline: fetch -> probe -> transcribe -> highlights -> write ->
-// reframe -> captions -> render. It reports spec 3.2 steps, honours an AbortSignal at every stage
-// (child processes are killed, not waited for), and checkpoints each stage so a retry resumes.
+// Runs one request through the stage table (stages.ts): fetch -> transcribe -> analyze -> render. It only
+// sequences: reports spec 3.2 steps and progress, checkpoints each stage so a retry or a restart resumes,
+// applies each stage's retry policy, and honours an AbortSignal at every stage (child processes are killed,
+// not waited for). What a stage does lives in its folder of src/pipeline.
 import { LeaseLost, type Lease } from '../ports/leases.js';
 import { randomUUID } from 'node:crypto';
-import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { JobArtifacts, coverKeyOf } from './artifacts.js';
 import type { BlobStore } from '../ports/blob-store.js';
@@ -16,45 +17,40 @@ import { AbortedError } from '../media/process.js';
 import { defaultMediaRunner } from '../media/local-runner.js';
 import type { MediaRunner } from '../ports/media-runner.js';
 import { RangeAudio } from '../pipeline/transcribe/speech-audio.js';
-import { renderClip } from '../media/render.js';
-import { PLATFORM_LOUDNESS, RENDER_PLAN_VERSION, outputFps, type RenderPlan } from '../media/render-plan.js';
+import { outputFps, type RenderPlan } from '../media/render-plan.js';
 import { fetchSource } from '../pipeline/fetch/fetch.js';
 import type { UrlCheck } from '../net/download.js';
 import { clampRange } from '../pipeline/fetch/range.js';
 import type { Transcriber } from '../pipeline/transcribe/transcribe.js';
 import { languageForAuto, mismatchWarning, unsureDetectionWarning } from '../pipeline/transcribe/model-choice.js';
-import { languageLabel, type Language } from '../languages.js';
+import { scriptWarning } from '../pipeline/transcribe/script-warning.js';
+import type { Language } from '../languages.js';
 import { pickMoments } from '../pipeline/analyze/moments.js';
 import { llmConfigFromEnv, refineWithLlm } from '../pipeline/analyze/llm.js';
-import { planReframe } from '../pipeline/reframe/reframe.js';
 import type { FaceDetector } from '../pipeline/reframe/faces.js';
 import { withLayoutReason } from '../pipeline/analyze/reason.js';
-import { buildAss, buildCues, captionBlocks, captionEmoji } from '../pipeline/captions/captions.js';
-import { captionTops } from '../pipeline/captions/caption-placement.js';
-import { clearOfBands, overlayBands, withOverlays } from '../pipeline/render/overlays.js';
-import { DEFAULT_OUTRO_SECONDS, buildOutroAss, fetchOutroImage, outroHandle, outroLine, outroStingPath } from '../pipeline/render/outro.js';
-import { phraseCues, snapPhrases, type TranslatedPhrase } from '../pipeline/transcribe/whisper-translate.js';
-import { joinWords, scriptMismatch, type ScriptMismatch } from '../pipeline/shared/script-text.js';
-import { cueText, pairLabel, supportsPair, translateTexts, translatedCues, translatorFromEnv, type TranslatorConfig } from '../pipeline/captions/translate.js';
-import { DEFAULT_TEMPLATE, findTemplate, fontsDir } from '../catalog/templates.js';
-import { findMusic, musicFilePath, randomMusic } from '../catalog/music.js';
-import { findGameVideo, gameVideoFilePath, randomGameOffset, randomGameVideo } from '../catalog/game-videos.js';
-import { findMemeHook, memeHookCatalog, memeHookFilePath, memeHookForClip, type MemeHook } from '../catalog/meme-hooks.js';
+import { buildCues } from '../pipeline/captions/captions.js';
+import { captionCuesFor } from '../pipeline/captions/caption-cues.js';
+import { joinWords, scriptMismatch } from '../pipeline/shared/script-text.js';
+import { translatorFromEnv } from '../pipeline/captions/translate.js';
+import { DEFAULT_TEMPLATE, findTemplate } from '../catalog/templates.js';
 import { measureIntegratedLoudness } from '../media/speech-loudness.js';
 import { PipelineError } from '../errors.js';
 import type { CaptionCue } from '../domain/captions.js';
 import type { ClipCopy, Highlight } from '../domain/highlight.js';
 import type { FetchedSource, MediaInfo } from '../domain/source.js';
-import type { ReframePlan, ResolvedLayout } from '../domain/layout.js';
 import type { TimeRange } from '../domain/time.js';
 import type { Transcript } from '../domain/transcript.js';
 import { applyCaptionEdits, wordsWithEdits, type CaptionEdits } from '../pipeline/captions/caption-edits.js';
 import { coverRange } from '../pipeline/transcribe/transcript-extend.js';
-import { writeCover } from '../pipeline/render/cover-image.js';
-import type { SpeechTiming } from '../pipeline/reframe/active-speaker.js';
+import { clipOptions, sentencesIn } from '../pipeline/render/clip-edit.js';
+import { memeHookChooser, memeHookPlan, outroFor } from '../pipeline/render/clip-extras.js';
+import { putClipCover } from '../pipeline/render/clip-cover.js';
+import { renderOne, type ClipRender } from '../pipeline/render/render-plan-builder.js';
 import type { CaptionTemplate } from '../catalog/templates.js';
+import { REQUEST_STAGES, STAGES, withRetry, type RequestStageName } from './stages.js';
 import { JobStore, type RequestRecord, type ShortRecord } from './job-store.js';
-import type { ClipEdit, CreateRequest, SentenceRecord, Step } from '../domain/request.js';
+import type { ClipEdit, CreateRequest, Step } from '../domain/request.js';
 
 /**
  * Abort reason for a server shutting down: the request is neither cancelled nor failed, it stays
@@ -72,6 +68,11 @@ function lostLease(e: unknown, signal: AbortSignal): boolean {
   return e instanceof LeaseLost || (signal.aborted && signal.reason instanceof LeaseLost);
 }
 
+/** Errors no retry may hold back: a cancel, a shutdown, a lease another process took. */
+function passesThrough(signal: AbortSignal): (e: unknown) => boolean {
+  return (e) => e instanceof AbortedError || lostLease(e, signal);
+}
+
 export const STEP_MESSAGES: Record<Step, string> = {
   queued: 'Waiting in queue...',
   fetching_video: 'Fetching video...',
@@ -81,11 +82,6 @@ export const STEP_MESSAGES: Record<Step, string> = {
   completed: 'Task complete!',
   failed: 'Processing failed',
   cancelled: 'Request cancelled',
-};
-
-/** Progress at the start of each step (spec 3.2); finer progress moves within [this, next step). */
-const STEP_PROGRESS: Record<'fetching_video' | 'transcribing_audio' | 'finding_highlights' | 'finalizing', number> = {
-  fetching_video: 20, transcribing_audio: 40, finding_highlights: 60, finalizing: 80,
 };
 
 export interface JobEvents {
@@ -119,6 +115,21 @@ export interface OrchestratorDeps {
 interface SourceCheckpoint { source: FetchedSource; info: MediaInfo; range: TimeRange }
 interface PlanCheckpoint { clips: { id: string; highlight: Highlight; copy: ClipCopy }[] }
 
+/** One request's run as it goes through the stages: what it started with and what each stage made. */
+interface RunState {
+  req: RequestRecord;
+  art: JobArtifacts;
+  signal: AbortSignal;
+  events: JobEvents;
+  reasons: ReasonContext;
+  media: MediaRunner;
+  source?: SourceCheckpoint;
+  audio?: RangeAudio;
+  transcript?: Transcript;
+  plan?: PlanCheckpoint;
+  shorts?: ShortRecord[];
+}
+
 export class Orchestrator {
   private readonly deps: OrchestratorDeps & { blobs: BlobStore };
   private readonly media: MediaRunner;
@@ -128,7 +139,11 @@ export class Orchestrator {
     this.media = deps.media ?? defaultMediaRunner();
   }
 
-  /** Runs a queued or interrupted request to a terminal state and returns it. Never throws for job failures. */
+  /**
+   * Runs a queued or interrupted request to a terminal state and returns it. Never throws for job failures.
+   * It walks the stage table (stages.ts): each stage advances the request's step, reports progress within
+   * its span, and runs under its retry policy from its checkpoint; a final error fails the request at once.
+   */
   async run(id: string, signal: AbortSignal, events: JobEvents = {}): Promise<RequestRecord> {
     const { store } = this.deps;
     const art = new JobArtifacts(this.deps.dataDir, id);
@@ -139,61 +154,30 @@ export class Orchestrator {
       const req = store.getRequest(id);
       if (!req) throw new Error(`request ${id} not found`);
       reasons.hideAllPaths = req.origin === 'api';
-      const step = (s: keyof typeof STEP_PROGRESS) => {
-        if (!store.advance(id, s, STEP_PROGRESS[s], events.lease)) throw new AbortedError();
-        events.onStep?.(s, STEP_PROGRESS[s]);
-      };
-      const within = (s: keyof typeof STEP_PROGRESS, span: number) => (fraction: number) => {
-        const p = Math.floor(STEP_PROGRESS[s] + Math.max(0, Math.min(1, fraction)) * (span - 1));
-        store.setProgress(id, p);
-        events.onProgress?.(p);
-      };
-
-      step('fetching_video');
-      const { source, info, range } = await this.fetchStage(req, art, signal, within('fetching_video', 20), media);
-      reasons.sourcePath = source.path;
-      // The range's speech audio, decoded once for the recogniser and the clip edges; gone after the highlights.
-      const audio = new RangeAudio(source.path, range, path.join(art.workDir, 'range-speech.wav'), media);
-
-      step('transcribing_audio');
-      const transcript = await this.deps.transcriber.transcribe({
-        mediaPath: source.path, range, language: req.options.language, cacheKey: source.contentKey,
-        // Advisory (issue 11): speech confidently detected in another language than the one named is a warning.
-        checkLanguage: true,
-        onLanguageDetected: (d) => {
-          if (req.options.language === 'auto') {
-            store.saveDetectedLanguage(id, languageForAuto(d));
-            const unsure = unsureDetectionWarning(d);
-            if (unsure) store.addWarning(id, unsure);
-          }
-          const warning = mismatchWarning(req.options.language, d);
-          if (warning) store.addWarning(id, warning);
-        },
-        audio, media, signal, onProgress: within('transcribing_audio', 20),
-      });
-      // "auto" resolved: every later stage works in the language the words are in (not persisted: the
-      // stored options keep what was asked, the detected language has its own column).
-      if (req.options.language === 'auto') req.options.language = transcript.language as Language;
-      store.saveSentences(id, transcript.sentences.map(({ index, sentence, start, end }) => ({ index, sentence, start, end })));
-      const script = scriptMismatch(transcript.language, transcript.sentences.map((s) => s.sentence).join(' '));
-      if (script) store.addWarning(id, scriptWarning(transcript, script));
-      if (transcript.sentences.length === 0)
-        throw new PipelineError('transcribing_audio', 'no speech was found in the selected range, so there is nothing to clip');
-
-      step('finding_highlights');
-      const plan = await this.highlightStage(req, art, source, range, transcript, signal, media, audio);
-      await audio.remove();
-
-      step('finalizing');
-      const shorts = await this.renderStage(req, art, source, info, transcript, plan, signal, within('finalizing', 20), events, reasons, media);
+      const run: RunState = { req, art, signal, events, reasons, media };
+      for (const stage of REQUEST_STAGES) {
+        const { step: s, progress } = stage;
+        if (!store.advance(id, s, progress.from, events.lease)) throw new AbortedError();
+        events.onStep?.(s, progress.from);
+        const within = (fraction: number) => {
+          const p = Math.floor(progress.from + Math.max(0, Math.min(1, fraction)) * (progress.span - 1));
+          store.setProgress(id, p);
+          events.onProgress?.(p);
+        };
+        const handler = this.stageHandlers[stage.name];
+        // The render stage retries per clip (renderStage); the others as a whole, from their checkpoint.
+        if (stage.name === 'render') await handler(run, within);
+        else await withRetry(stage.retry, () => handler(run, within), { signal, stop: passesThrough(signal) });
+      }
+      const { source, shorts } = run;
       if (signal.aborted) throw new AbortedError();
-      store.replaceShorts(id, shorts, events.lease);
-      if (shorts.length > 0 && shorts.every((s) => s.error)) {
-        throw new PipelineError('finalizing', `rendering failed for every clip: ${shorts[0]!.errorMessage ?? 'unknown error'}`);
+      store.replaceShorts(id, shorts!, events.lease);
+      if (shorts!.length > 0 && shorts!.every((s) => s.error)) {
+        throw new PipelineError('finalizing', `rendering failed for every clip: ${shorts![0]!.errorMessage ?? 'unknown error'}`);
       }
       store.finish(id, 'completed', null, events.lease);
       events.onStep?.('completed', 100);
-      if (source.downloaded) rmSync(source.path, { force: true });
+      if (source!.source.downloaded) rmSync(source!.source.path, { force: true });
       art.removeWork();
     } catch (e) {
       if (signal.aborted && signal.reason instanceof ShutdownSignal) return store.getRequest(id)!;
@@ -212,6 +196,57 @@ export class Orchestrator {
     }
     return store.getRequest(id)!;
   }
+
+  /** What each request stage does with the run's state; each leaves its result on it for the next. */
+  private readonly stageHandlers: Record<RequestStageName, (run: RunState, onProgress: (fraction: number) => void) => Promise<void>> = {
+    fetch: async (run, onProgress) => {
+      const { req, art, signal, media } = run;
+      run.source = await this.fetchStage(req, art, signal, onProgress, media);
+      const { source, range } = run.source;
+      run.reasons.sourcePath = source.path;
+      // The range's speech audio, decoded once for the recogniser and the clip edges; gone after the highlights.
+      run.audio = new RangeAudio(source.path, range, path.join(art.workDir, 'range-speech.wav'), media);
+    },
+    transcribe: async (run, onProgress) => {
+      const { store } = this.deps;
+      const { req, signal, media, audio } = run;
+      const { id } = req;
+      const { source, range } = run.source!;
+      const transcript = await this.deps.transcriber.transcribe({
+        mediaPath: source.path, range, language: req.options.language, cacheKey: source.contentKey,
+        // Advisory (issue 11): speech confidently detected in another language than the one named is a warning.
+        checkLanguage: true,
+        onLanguageDetected: (d) => {
+          if (req.options.language === 'auto') {
+            store.saveDetectedLanguage(id, languageForAuto(d));
+            const unsure = unsureDetectionWarning(d);
+            if (unsure) store.addWarning(id, unsure);
+          }
+          const warning = mismatchWarning(req.options.language, d);
+          if (warning) store.addWarning(id, warning);
+        },
+        audio, media, signal, onProgress,
+      });
+      // "auto" resolved: every later stage works in the language the words are in (not persisted: the
+      // stored options keep what was asked, the detected language has its own column).
+      if (req.options.language === 'auto') req.options.language = transcript.language as Language;
+      store.saveSentences(id, transcript.sentences.map(({ index, sentence, start, end }) => ({ index, sentence, start, end })));
+      const script = scriptMismatch(transcript.language, transcript.sentences.map((s) => s.sentence).join(' '));
+      if (script) store.addWarning(id, scriptWarning(transcript, script));
+      if (transcript.sentences.length === 0)
+        throw new PipelineError('transcribing_audio', 'no speech was found in the selected range, so there is nothing to clip');
+      run.transcript = transcript;
+    },
+    analyze: async (run) => {
+      const { source, range } = run.source!;
+      run.plan = await this.highlightStage(run.req, run.art, source, range, run.transcript!, run.signal, run.media, run.audio!);
+      await run.audio!.remove();
+    },
+    render: async (run, onProgress) => {
+      const { source, info } = run.source!;
+      run.shorts = await this.renderStage(run.req, run.art, source, info, run.transcript!, run.plan!, run.signal, onProgress, run.events, run.reasons, run.media);
+    },
+  };
 
   /**
    * Re-renders one clip of a completed request with the change marked on it (issue 14: its pending edit),
@@ -270,9 +305,9 @@ export class Orchestrator {
         subtitleOffset: prev?.memeHook?.seconds ?? 0,
       }) : null;
       const outro = options.outroEnabled
-        ? await outroFor({ ...req, options }, workDir, template, info, { width: this.deps.render.width, height: this.deps.render.height }, this.deps.checkUrl, signal) : null;
+        ? await outroFor(options, workDir, template, info, { width: this.deps.render.width, height: this.deps.render.height }, this.deps.checkUrl, signal) : null;
       const memeHook = prev ? prev.memeHook ?? null : req.options.memeHook
-        ? await memeHookPlan(memeHookChooser(req)(shortId), outputFps(info) ?? info.fps, new Map(), signal, media) : null;
+        ? await memeHookPlan(memeHookChooser(req.options)(shortId), outputFps(info) ?? info.fps, new Map(), signal, media) : null;
       const title = edit.title ?? planned.copy.title;
       const captionsDir = path.dirname(art.captionsPath(shortId));
       const nextAss = path.join(captionsDir, `${shortId}.next.ass`);
@@ -371,7 +406,8 @@ export class Orchestrator {
   private async fetchStage(req: RequestRecord, art: JobArtifacts, signal: AbortSignal, onProgress: (f: number) => void, media: MediaRunner): Promise<SourceCheckpoint> {
     const saved = art.read<SourceCheckpoint>('source');
     if (saved && existsSync(saved.source.path)) return saved;
-    const source = await fetchSource(req.options.source, { workDir: art.workDir, signal, media, onProgress, checkUrl: this.deps.checkUrl });
+    // The stage table retries a transient download as a whole stage (stages.ts), so the downloader does not retry too.
+    const source = await fetchSource(req.options.source, { workDir: art.workDir, signal, media, onProgress, checkUrl: this.deps.checkUrl, downloadRetries: 0 });
     // Refuses a source above MAX_SOURCE_SECONDS (probe.ts) with video_too_long before anything else is judged.
     const { info } = await probeMedia(source.path, signal, { media });
     if (!info.hasVideo) throw new PipelineError('fetching_video', 'the file has no video stream (audio only)');
@@ -418,8 +454,8 @@ export class Orchestrator {
       : null;
     // The end card is the same for every clip of the request: its image is fetched once (through the URL
     // guard for API requests) and its text written once.
-    const outro = req.options.outroEnabled ? await outroFor(req, art.workDir, template, info, { width, height }, this.deps.checkUrl, signal) : null;
-    const memeFor = req.options.memeHook ? memeHookChooser(req) : null;
+    const outro = req.options.outroEnabled ? await outroFor(req.options, art.workDir, template, info, { width, height }, this.deps.checkUrl, signal) : null;
+    const memeFor = req.options.memeHook ? memeHookChooser(req.options) : null;
     const memeAudio = new Map<string, Promise<boolean>>();
     const total = plan.clips.length;
     const fractions = new Array<number>(total).fill(0);
@@ -439,31 +475,34 @@ export class Orchestrator {
         width, height, recompiling: false, error: false, errorMessage: null, fileKey: key, coverKey: null,
       };
       try {
-        if (await this.deps.blobs.stat(key)) {
-          // A job stopped between the render and its cover makes the cover on resuming; the kept plan also
-          // says what layout the clip got (auto resolved).
-          const rendered = art.read<RenderPlan>(JobArtifacts.renderPlanName(id));
-          record.layout = rendered?.reframe.layout ?? null;
-          const coverKey = coverKeyOf(key);
-          if (await this.deps.blobs.stat(coverKey)) record.coverKey = coverKey;
-          else if (rendered) record.coverKey = await this.coverFor(rendered, art, key, req.options.hookTitle ? copy.title : null, signal, media);
-        } else {
-          const cues = captionSet ? (captionSet.cues.get(id) ?? []) : null;
-          // The words as captioned (clip time, translated when asked): what SRT/VTT exports and caption edits work on.
-          if (cues) art.write(JobArtifacts.cuesName(id), cues);
-          const rendered = await this.renderOne(req, source, info, transcript.language, {
-            id, clip, title: copy.title, options: req.options, cues, template: captionSet?.template ?? template,
-            assPath: art.captionsPath(id), output, outro, speech: { words: transcript.words, sentences: transcript.sentences },
-            memeHook: meme ? await memeHookPlan(meme, outputFps(info) ?? info.fps, memeAudio, signal, media) : null,
-            onProgress: (f) => { fractions[rank] = f; report(); },
-          }, signal, media);
-          // What the clip got (auto resolved), for the request detail and `shorts get`.
-          record.layout = rendered.reframe.layout;
-          // What exports, re-renders and a resumed job start from: the exact plan, measured gains included.
-          art.write(JobArtifacts.renderPlanName(id), rendered);
-          await this.deps.blobs.putFile(key, output, { move: true });
-          record.coverKey = await this.coverFor(rendered, art, key, req.options.hookTitle ? copy.title : null, signal, media);
-        }
+        // The clip's own checkpoint is its blob: a retry (stages.ts, a render killed for memory) starts from it.
+        await withRetry(STAGES.render.retry, async () => {
+          if (await this.deps.blobs.stat(key)) {
+            // A job stopped between the render and its cover makes the cover on resuming; the kept plan also
+            // says what layout the clip got (auto resolved).
+            const rendered = art.read<RenderPlan>(JobArtifacts.renderPlanName(id));
+            record.layout = rendered?.reframe.layout ?? null;
+            const coverKey = coverKeyOf(key);
+            if (await this.deps.blobs.stat(coverKey)) record.coverKey = coverKey;
+            else if (rendered) record.coverKey = await this.coverFor(rendered, art, key, req.options.hookTitle ? copy.title : null, signal, media);
+          } else {
+            const cues = captionSet ? (captionSet.cues.get(id) ?? []) : null;
+            // The words as captioned (clip time, translated when asked): what SRT/VTT exports and caption edits work on.
+            if (cues) art.write(JobArtifacts.cuesName(id), cues);
+            const rendered = await this.renderOne(req, source, info, transcript.language, {
+              id, clip, title: copy.title, options: req.options, cues, template: captionSet?.template ?? template,
+              assPath: art.captionsPath(id), output, outro, speech: { words: transcript.words, sentences: transcript.sentences },
+              memeHook: meme ? await memeHookPlan(meme, outputFps(info) ?? info.fps, memeAudio, signal, media) : null,
+              onProgress: (f) => { fractions[rank] = f; report(); },
+            }, signal, media);
+            // What the clip got (auto resolved), for the request detail and `shorts get`.
+            record.layout = rendered.reframe.layout;
+            // What exports, re-renders and a resumed job start from: the exact plan, measured gains included.
+            art.write(JobArtifacts.renderPlanName(id), rendered);
+            await this.deps.blobs.putFile(key, output, { move: true });
+            record.coverKey = await this.coverFor(rendered, art, key, req.options.hookTitle ? copy.title : null, signal, media);
+          }
+        }, { signal, stop: passesThrough(signal) });
       } catch (e) {
         if (signal.aborted || e instanceof AbortedError) throw e;
         record.error = true;
@@ -480,271 +519,19 @@ export class Orchestrator {
     });
   }
 
-  /**
-   * The clip's cover image (issue 14), made after every render and put beside its MP4; returns its key. A
-   * cover that cannot be made does not cost the clip its render: it has no cover then (null, no thumbnail_url),
-   * and never the cover of an earlier render beside the new clip.
-   */
-  private async coverFor(plan: RenderPlan, art: JobArtifacts, clipKey: string, hookTitle: string | null, signal: AbortSignal,
+  /** The clip's cover, put beside its MP4 (clip-cover.ts); returns its key, null when none could be made. */
+  private coverFor(plan: RenderPlan, art: JobArtifacts, clipKey: string, hookTitle: string | null, signal: AbortSignal,
     media: MediaRunner): Promise<string | null> {
     const key = coverKeyOf(clipKey);
-    const out = art.localPath(key);
-    try {
-      await writeCover(plan, out, { hookTitle, signal, media, faces: this.deps.faces });
-      await this.deps.blobs.putFile(key, out, { move: true });
-      return key;
-    } catch (e) {
-      if (signal.aborted || e instanceof AbortedError) throw e;
-      rmSync(out, { force: true });
-      await this.deps.blobs.delete(key);
-      return null;
-    }
+    return putClipCover(plan, { key, out: art.localPath(key) }, this.deps.blobs, { hookTitle, signal, media, faces: this.deps.faces });
   }
 
-  /**
-   * Plans and renders one clip: the crop (or the one given), captions clear of faces and banners, overlays,
-   * music, and the ffmpeg run. Shared by a request's render stage and a re-render (issue 14), so a clip
-   * re-rendered with the same options is made exactly as the first time. Returns the plan as rendered.
-   */
-  private async renderOne(req: RequestRecord, source: FetchedSource, info: MediaInfo, language: string, c: ClipRender, signal: AbortSignal, media: MediaRunner): Promise<RenderPlan> {
-    const { width, height, preset, crf, x264Params } = this.deps.render;
-    const o = c.options;
-    const asked = { ...req, options: o };
-    const template = findTemplate(o.templateId) ?? DEFAULT_TEMPLATE;
-    const blur = o.blurBackground ?? await this.deps.blurPreference?.(req.accountId) ?? true;
-    // Split screen: the content, its layout and its captions live in the top half only.
-    const gameVideo = c.reuse?.gameVideo !== undefined ? c.reuse.gameVideo : gameVideoFor(asked);
-    const picture = gameVideo ? { width, height: height / 2 } : { width, height };
-    const reframe = c.reuse?.reframe ?? await planReframe({ mediaPath: source.path, info, range: c.clip, layout: o.layout, output: picture, signal, media, faces: this.deps.faces,
-      ...(c.speech ? { speech: c.speech } : {}) });
-    let captions: RenderPlan['captions'] = null;
-    // Hook title and CTA ride in the same libass pass as the captions.
-    const overlays = { hookTitle: o.hookTitle ? c.title : null, cta: o.ctaEnabled ? o.ctaText : null, clipDuration: c.clip.end - c.clip.start };
-    const bands = overlayBands(overlays, picture);
-    const cues = c.cues ?? [];
-    const captioned = o.captionsEnabled && c.cues !== null;
-    // Captions clear of faces (and of the banners): the reframe's sampled faces mapped through its crops
-    // to this picture; a page moves only where the template's place would cover eyes or a mouth.
-    const placement = captioned ? { tops: captionTops(captionBlocks(cues, c.template, picture), reframe, info, picture, bands) } : {};
-    const captionAss = captioned ? buildAss(cues, c.template, picture, placement) : null;
-    const ass = overlays.hookTitle || overlays.cta ? withOverlays(captionAss, overlays, picture) : captionAss;
-    if (ass) {
-      writeFileSync(c.assPath, ass);
-      // Emoji accents (templates with `emoji`) are images overlaid after libass, in the same picture space.
-      // They give way to the hook title and CTA banner where both would take the same rows.
-      const emoji = captioned ? clearOfBands(captionEmoji(cues, c.template, picture, { language, ...placement }), bands) : [];
-      captions = { assPath: c.assPath, fontsDir: fontsDir(), ...(emoji.length ? { emoji } : {}) };
-    }
-    const renderPlan: RenderPlan = {
-      version: RENDER_PLAN_VERSION,
-      input: { path: source.path, start: c.clip.start, end: c.clip.end, width: info.width, height: info.height, hasAudio: info.hasAudio },
-      output: { path: c.output, width, height, preset, crf, x264Params: x264Params || undefined, fps: outputFps(info) },
-      reframe,
-      background: { blur, color: template.colors.background },
-      captions,
-      music: c.reuse?.music !== undefined ? c.reuse.music : await musicFor(asked, source.path, c.clip, info.hasAudio, signal, media),
-      gameVideo,
-      outro: c.outro,
-      memeHook: c.memeHook,
-      // Every short at the platforms' loudness (-14 LUFS, <= -1 dBTP); renderClip measures the gains.
-      loudness: { ...PLATFORM_LOUDNESS },
-    };
-    // renderClip writes beside the output and renames over it: an earlier MP4 at that path is served whole
-    // until the new one replaces it (a re-render's "old file stays served").
-    return renderClip(renderPlan, { signal, media, onProgress: c.onProgress });
+  /** One clip planned and rendered (render-plan-builder.ts) with this engine's output settings, faces and the account's blur preference. */
+  private renderOne(req: RequestRecord, source: FetchedSource, info: MediaInfo, language: string, c: ClipRender, signal: AbortSignal, media: MediaRunner): Promise<RenderPlan> {
+    const { blurPreference } = this.deps;
+    return renderOne({ output: this.deps.render, faces: this.deps.faces, blurPreference: blurPreference && (() => blurPreference(req.accountId)) },
+      source, info, language, c, signal, media);
   }
-}
-
-/** One clip for renderOne. */
-interface ClipRender {
-  id: string;
-  clip: TimeRange;
-  /** Drawn by the hook title. */
-  title: string;
-  /** The request's options with the clip's own changes (a re-render's) over them. */
-  options: CreateRequest;
-  /** The clip's caption cues (clip time); null when captions are off. */
-  cues: CaptionCue[] | null;
-  /** The template the cues are drawn with (translated captions: without the per-word highlight). */
-  template: CaptionTemplate;
-  assPath: string;
-  output: string;
-  outro: RenderPlan['outro'];
-  memeHook: RenderPlan['memeHook'];
-  /** The words and sentences of the clip's speech: who speaks when, for following the speaker (active-speaker.ts). */
-  speech?: SpeechTiming;
-  /** What an earlier render of the clip decided and still holds (a re-render keeps them; undefined: decide now). */
-  reuse?: { reframe?: ReframePlan; gameVideo?: RenderPlan['gameVideo']; music?: RenderPlan['music'] };
-  onProgress: (fraction: number) => void;
-}
-
-/** What a user should know when the model wrote the speech in another script than its language's. */
-export function scriptWarning(transcript: Pick<Transcript, 'language' | 'model'>, m: ScriptMismatch): string {
-  return `the Whisper model ${transcript.model} wrote this ${languageLabel(transcript.language)} speech mostly in ${m.found} letters ` +
-    `(${Math.round(m.share * 100)} % of them), not ${m.expected}: the captions, titles and hashtags show what it wrote. ` +
-    'A larger multilingual model (SHORTS_WHISPER_MULTILINGUAL_MODEL, e.g. small or medium) may write it in its own script';
-}
-
-export interface CaptionTranslation {
-  from: string;
-  to: string;
-  translator: TranslatorConfig | null;
-  /**
-   * English phrases heard in a clip (whisper.cpp's translate task): English captions need no service.
-   * Without it, or for other target languages, the translator is required.
-   */
-  speechToEnglish?: (clip: TimeRange) => Promise<TranslatedPhrase[]>;
-  signal?: AbortSignal;
-}
-
-/**
- * Caption cues per clip id, and the template to draw them with. With a caption language (`to`
- * non-empty) each cue's phrase is translated and shown for the cue's own time span; words of two
- * languages do not line up, so translated captions drop the per-word highlight (animation 'none')
- * rather than light words at times nobody said them. Any failure is a PipelineError naming the pair.
- */
-export async function captionCuesFor(clips: { id: string; clip: TimeRange }[], transcript: Transcript, template: CaptionTemplate,
-  translation: CaptionTranslation): Promise<{ cues: Map<string, CaptionCue[]>; template: CaptionTemplate }> {
-  const wordsPerCue = template.wordsPerLine * template.maxLines;
-  const original = clips.map(({ id, clip }) => ({ id, cues: buildCues(transcript.words, clip, { wordsPerCue }) }));
-  const { from, to, translator, speechToEnglish, signal } = translation;
-  if (!to || to === from) return { cues: new Map(original.map((c) => [c.id, c.cues])), template };
-  // A configured service that translates the pair is preferred (its translations read better); else English
-  // captions come offline (issue 11): the multilingual model listens to each clip again and writes English
-  // phrases, timed on the original words.
-  const serviceDoesPair = async (t: TranslatorConfig) => supportsPair(t, from, to, signal).catch(() => false);
-  if (to === 'en' && speechToEnglish && (!translator || !(await serviceDoesPair(translator)))) {
-    const cues = new Map<string, CaptionCue[]>();
-    for (const { id, clip } of clips) {
-      let phrases: TranslatedPhrase[];
-      try {
-        phrases = snapPhrases(await speechToEnglish(clip), transcript.words, clip);
-      } catch (e) {
-        if (signal?.aborted || e instanceof AbortedError) throw e;
-        throw new PipelineError('finalizing', `English captions for ${from} speech could not be made: ${(e as Error).message}`, { cause: e });
-      }
-      cues.set(id, phraseCues(phrases, transcript.words, wordsPerCue));
-    }
-    return { cues, template: { ...template, animation: 'none' } };
-  }
-  if (!translator) throw new PipelineError('finalizing', `captions ${pairLabel(from, to)} need a translation service, and none is configured (SHORTS_TRANSLATE_URL)`);
-  // One batch for all clips: fewer round trips, and the service sees every phrase of the request.
-  const texts = original.flatMap((c) => c.cues.map(cueText));
-  let translated: string[];
-  try {
-    translated = await translateTexts(translator, texts, from, to, signal);
-  } catch (e) {
-    if (signal?.aborted) throw e;
-    throw new PipelineError('finalizing', (e as Error).message, { cause: e });
-  }
-  const cues = new Map<string, CaptionCue[]>();
-  let at = 0;
-  for (const c of original) {
-    cues.set(c.id, translatedCues(c.cues, translated.slice(at, at + c.cues.length), wordsPerCue));
-    at += c.cues.length;
-  }
-  return { cues, template: { ...template, animation: 'none' } };
-}
-
-/**
- * The music of one clip: the named track (validated at creation) or a random one, with the clip's
- * voice measured so the mix can follow musicVolume relative to it. musicVolume 0 is no music.
- */
-async function musicFor(req: RequestRecord, sourcePath: string, clip: TimeRange, hasAudio: boolean, signal: AbortSignal, media: MediaRunner): Promise<RenderPlan['music']> {
-  const { music, musicName, musicVolume } = req.options;
-  if (!music || musicVolume <= 0) return null;
-  const track = musicName ? findMusic(musicName) : randomMusic();
-  if (!track) throw new PipelineError('rendering', musicName ? `the music track "${musicName}" is no longer in the catalog` : 'the music catalog is empty');
-  const speechLufs = hasAudio ? await measureIntegratedLoudness(sourcePath, clip, signal, media) : null;
-  return { path: musicFilePath(track), volume: musicVolume, trackLufs: track.loudnessLufs, speechLufs };
-}
-
-/**
- * The end card of a request (spec "End-screen outro"): the stock card (text over the template's
- * background colour) or the downloaded outroImageUrl, whose own design is the card, so only an explicit
- * outroText and the handle are drawn over it. The default line is localized to the caption language.
- */
-async function outroFor(req: RequestRecord, workDir: string, template: CaptionTemplate, info: MediaInfo, size: { width: number; height: number },
-  checkUrl: UrlCheck | undefined, signal: AbortSignal): Promise<NonNullable<RenderPlan['outro']>> {
-  const o = req.options;
-  let imagePath: string | null = null;
-  if (o.outroImageUrl) {
-    try {
-      imagePath = await fetchOutroImage(o.outroImageUrl, { destDir: workDir, checkUrl, signal });
-    } catch (e) {
-      if (signal.aborted || e instanceof AbortedError) throw e;
-      throw new PipelineError('finalizing', `the outro image could not be fetched: ${(e as Error).message}`, { cause: e });
-    }
-  }
-  const text = imagePath && !o.outroText?.trim() ? null : outroLine(o.outroText, o.language, o.captionLanguage);
-  const handle = outroHandle(o.outroHandle);
-  const seconds = Math.min(3, Math.max(1, o.outroSeconds || DEFAULT_OUTRO_SECONDS));
-  // The card is full-frame also for split-screen shorts: it follows the content, not its halves.
-  const ass = buildOutroAss({ text, handle, seconds, textColor: template.colors.text, accentColor: template.colors.active, outlineColor: template.colors.outline }, size);
-  let assPath: string | null = null;
-  if (ass) {
-    assPath = path.join(workDir, 'outro.ass');
-    writeFileSync(assPath, ass);
-  }
-  return { seconds, fps: outputFps(info) ?? info.fps, text, handle, imagePath, stingPath: o.outroSting ? outroStingPath() : null, assPath, fontsDir: fontsDir() };
-}
-
-/**
- * Which meme intro each clip gets: the named hook (validated at creation) for all of them, or, when
- * none is named, one drawn per clip, so the shorts of one request do not all open the same way. The
- * draw is seeded by the clip's id: a resumed job (which skips clips already rendered) reports the same
- * hook, and so the same duration, as the run that rendered them. A name that left the catalog since
- * creation, or an emptied catalog, fails the request before any render.
- */
-function memeHookChooser(req: RequestRecord): (clipId: string) => MemeHook {
-  const name = req.options.memeHookName;
-  if (name) {
-    const item = findMemeHook(name);
-    if (!item) throw new PipelineError('rendering', `the meme hook "${name}" is no longer in the catalog`);
-    return () => item;
-  }
-  if (memeHookCatalog().items.length === 0) throw new PipelineError('rendering', 'the meme-hook catalog is empty');
-  return (clipId) => memeHookForClip(clipId)!;
-}
-
-/** The render plan's meme intro; whether the file has sound is probed once per file and request. */
-async function memeHookPlan(item: MemeHook, fps: number, hasAudio: Map<string, Promise<boolean>>, signal: AbortSignal, media: MediaRunner): Promise<NonNullable<RenderPlan['memeHook']>> {
-  const file = memeHookFilePath(item);
-  let audio = hasAudio.get(file);
-  if (!audio) {
-    audio = probeMedia(file, signal, { media }).then((r) => r.info.hasAudio);
-    hasAudio.set(file, audio);
-  }
-  return { path: file, seconds: item.duration, fps, hasAudio: await audio };
-}
-
-/**
- * The gameplay of one clip: the named video (validated at creation) or a random one, started at a
- * random point of its loop, so the shorts of one request do not all show the same footage.
- */
-function gameVideoFor(req: RequestRecord): RenderPlan['gameVideo'] {
-  const { gameVideo, gameVideoName } = req.options;
-  if (!gameVideo) return null;
-  const item = gameVideoName ? findGameVideo(gameVideoName) : randomGameVideo();
-  if (!item) throw new PipelineError('rendering', gameVideoName ? `the game video "${gameVideoName}" is no longer in the catalog` : 'the game-video catalog is empty');
-  return { path: gameVideoFilePath(item), offset: randomGameOffset(item), duration: item.duration };
-}
-
-/** The request's options with a clip's changes over them (the range and title are the clip's, not options). */
-export function clipOptions(options: CreateRequest, edit: ClipEdit): CreateRequest {
-  const { start: _s, end: _e, title: _t, captionEdits: _c, ...change } = edit;
-  const merged = { ...options };
-  for (const [k, v] of Object.entries(change)) if (v !== undefined) (merged as Record<string, unknown>)[k] = v;
-  return merged;
-}
-
-/**
- * Which of the request's sentences a clip of a new range holds: those with most of their time inside it.
- * Sentences of a range extended past the request's are not in its `sentences` (they stay the original
- * transcript), so they have no index to give.
- */
-export function sentencesIn(sentences: readonly SentenceRecord[], clip: TimeRange): number[] {
-  return sentences.filter((s) => Math.min(s.end, clip.end) - Math.max(s.start, clip.start) > (s.end - s.start) / 2).map((s) => s.index);
 }
 
 function round3(n: number): number {

@@ -12,7 +12,8 @@ export type RunOptions = Omit<MediaRunOptions, 'program'>;
 export type RunResult = MediaRunResult;
 
 export class ProcessError extends Error {
-  constructor(readonly command: string, readonly code: number | null, readonly stderr: string) {
+  /** `signal`: what ended a child that did not exit (a SIGKILL nobody here sent is the OOM killer's). */
+  constructor(readonly command: string, readonly code: number | null, readonly stderr: string, readonly signal: NodeJS.Signals | null = null) {
     super(`${command} exited with ${code ?? 'a signal'}: ${lastLines(stderr, 4)}`);
     this.name = 'ProcessError';
   }
@@ -118,7 +119,7 @@ export function runProcess(command: string, args: readonly string[], opts: RunOp
       // We only ever send SIGKILL; a child ended by SIGINT/SIGTERM got the user's Ctrl-C (the terminal
       // signals the whole process group), so it is a cancellation, not a failure of the stage.
       if (opts.signal?.aborted || signal === 'SIGINT' || signal === 'SIGTERM') return reject(new AbortedError());
-      if (code !== 0) return reject(execFailure(command, args, code, err) ?? new ProcessError(command, code, err));
+      if (code !== 0) return reject(execFailure(command, args, code, err) ?? new ProcessError(command, code, err, signal));
       const bytes = Buffer.concat(out);
       resolve({ stdout: bytes.toString(), stdoutBytes: bytes, stderr: err, code: 0 });
     });

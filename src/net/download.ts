@@ -175,6 +175,16 @@ function isTransient(e: unknown): boolean {
   return e instanceof RequestError && RETRY_CODES.has(e.code);
 }
 
+/**
+ * Whether a download failed for a cause that may pass (HTTP 408/429/5xx, a dropped or timed-out
+ * connection), judged on the error downloadFile throws; the engine's fetch stage retries these.
+ */
+export function isTransientDownloadError(e: unknown): boolean {
+  if (!(e instanceof ShortsError) || e.code !== 'invalid_file_url') return false;
+  const { status, code } = e.details ?? {};
+  return (typeof status === 'number' && RETRY_STATUS.has(status)) || (typeof code === 'string' && RETRY_CODES.has(code));
+}
+
 /** Maps got's errors onto the spec's codes with a message a user can act on. */
 function describe(e: unknown, url: URL): unknown {
   if (e instanceof ShortsError || e instanceof AbortedError) return e;

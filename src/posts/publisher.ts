@@ -9,11 +9,12 @@ import { PublishError, RETRYABLE, type ClipMedia, type Connector, type Platform,
 import type { ConnectedAccounts } from './connected-accounts.js';
 import { LeaseLost, type Lease } from '../ports/leases.js';
 import type { PostRecord, PostStore } from '../engine/post-store.js';
+import { STAGES } from '../engine/stages.js';
 
-/** Attempts of one post before a retryable failure becomes final. */
-export const MAX_ATTEMPTS = 3;
+/** Attempts of one post before a retryable failure becomes final (the stage table's publish policy). */
+export const MAX_ATTEMPTS = STAGES.publish.retry.attempts;
 /** Waits after the 1st and 2nd failed attempt (a platform's Retry-After or quota reset, when longer, wins). */
-export const RETRY_DELAYS_MS = [60_000, 5 * 60_000] as const;
+export const RETRY_DELAYS_MS = STAGES.publish.retry.backoffMs;
 /** A daily cap whose reset the platform did not say: its window is at most 24 hours. */
 export const DAILY_CAP_WAIT_MS = 24 * 3600_000;
 
@@ -119,7 +120,7 @@ export class Publisher {
 
   private fail(post: PostRecord, err: PublishError, lease: Lease): AttemptOutcome {
     const { posts } = this.opts;
-    if (err.retryable && post.attempts < this.maxAttempts) {
+    if (!STAGES.publish.retry.isFinal(err) && post.attempts < this.maxAttempts) {
       const wait = Math.min(this.delay(post.attempts, err), this.opts.maxWaitMs ?? Infinity);
       const next = new Date(this.now() + wait).toISOString();
       if (posts.retryLater(post.id, next, lease)) {

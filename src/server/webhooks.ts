@@ -12,6 +12,7 @@ import got from 'got';
 import { checkPublicUrl, pinnedLookup, type GuardOptions } from '../net/url-guard.js';
 import type { WebhookAttempt, WebhookDeliveriesPort } from '../ports/webhook-deliveries.js';
 import { signWebhook, type WebhookEvent } from '../webhook-signature.js';
+import { STAGES } from '../engine/stages.js';
 
 // Signing and verifying live in a neutral module that receivers (the library) import without the server.
 export { signWebhook, verifyWebhook, type WebhookEvent } from '../webhook-signature.js';
@@ -29,7 +30,8 @@ export type { WebhookAttempt } from '../ports/webhook-deliveries.js';
 
 export interface DeliveryResult { delivered: boolean; attempts: number; messageId: string }
 
-export const DEFAULT_WEBHOOK_DELAYS_MS = [0, 1000, 3000];
+/** No wait before the first attempt, then the stage table's notify backoff: [0, 1000, 3000]. */
+export const DEFAULT_WEBHOOK_DELAYS_MS = [0, ...STAGES.notify.retry.backoffMs].slice(0, STAGES.notify.retry.attempts);
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
 const USER_AGENT = 'shortwright';
 

@@ -9,7 +9,7 @@ import type { CreateRequest } from '../domain/request.js';
 import { JobArtifacts } from '../engine/artifacts.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import { FsBlobStore } from '../adapters/fs/blob-store.js';
-import { clipOptions } from '../engine/orchestrator.js';
+import { clipOptions } from '../pipeline/render/clip-edit.js';
 import { applyCaptionEdits, parseCaptionEdits, type CaptionEdits } from '../pipeline/captions/caption-edits.js';
 import type { CaptionCue } from '../domain/captions.js';
 import type { MediaInfo } from '../domain/source.js';

@@ -25,6 +25,11 @@ export interface FetchOptions {
   maxBytes?: number;
   /** URL guard (SSRF) applied to file URLs, their redirects, page URLs and every connection yt-dlp makes. */
   checkUrl?: UrlCheck;
+  /**
+   * Whole-file retries of a file URL after a transient failure (downloadFile's default 2); 0 where the
+   * caller retries the whole stage itself (the engine's stage table).
+   */
+  downloadRetries?: number;
 }
 
 const KEY_SPAN = 1024 * 1024;
@@ -105,6 +110,7 @@ async function fetchFileUrl(url: string, opts: FetchOptions): Promise<FetchedSou
     signal: opts.signal,
     onProgress: opts.onProgress,
     checkUrl: opts.checkUrl,
+    ...(opts.downloadRetries !== undefined ? { retries: opts.downloadRetries } : {}),
   });
   try {
     const fromName = result.suggestedName ? stripExtension(result.suggestedName) : null;

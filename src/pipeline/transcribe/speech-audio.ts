@@ -3,7 +3,7 @@
 import { open, rm } from 'node:fs/promises';
 import { ProcessError, lastLines } from '../../media/process.js';
 import type { MediaRunner } from '../../ports/media-runner.js';
-import { PipelineError } from '../../errors.js';
+import { PipelineError, type PipelineStage } from '../../errors.js';
 import type { TimeRange } from '../../domain/time.js';
 
 export const SAMPLE_RATE = 16_000;
@@ -36,7 +36,7 @@ export function wavSamples(wav: Buffer): Int16Array {
 }
 
 /** Writes the speech WAV of `range` for Whisper; a failure is a PipelineError of `stage` a user can read. */
-export async function writeSpeechWav(mediaPath: string, range: TimeRange, wavPath: string, stage: string, media: MediaRunner, signal?: AbortSignal): Promise<void> {
+export async function writeSpeechWav(mediaPath: string, range: TimeRange, wavPath: string, stage: PipelineStage, media: MediaRunner, signal?: AbortSignal): Promise<void> {
   try {
     await media.run('ffmpeg', extractAudioArgs(mediaPath, range, wavPath), { signal });
   } catch (e) {
@@ -70,7 +70,7 @@ export class RangeAudio {
   constructor(readonly mediaPath: string, readonly range: TimeRange, private readonly wavPath: string, private readonly media: MediaRunner) {}
 
   /** The WAV, decoded on the first call; a failed decode is not kept, so the next call tries again. */
-  file(stage: string, signal?: AbortSignal): Promise<string> {
+  file(stage: PipelineStage, signal?: AbortSignal): Promise<string> {
     this.made ??= writeSpeechWav(this.mediaPath, this.range, this.wavPath, stage, this.media, signal).then(() => this.wavPath);
     this.made.catch(() => { this.made = null; });
     return this.made;
@@ -93,7 +93,7 @@ export class RangeAudio {
    * The samples of `window` (source seconds, clamped to the range), read from the file without decoding
    * again; empty past the end of the audio.
    */
-  async window(window: TimeRange, stage: string, signal?: AbortSignal): Promise<Int16Array> {
+  async window(window: TimeRange, stage: PipelineStage, signal?: AbortSignal): Promise<Int16Array> {
     const fh = await open(await this.file(stage, signal), 'r');
     try {
       const head = Buffer.alloc(4096);
