@@ -19,7 +19,7 @@ import { registerRunnerCommand } from './commands/runner.js';
 import { registerOutputOptions } from './output.js';
 import { packageVersion } from '../package-version.js';
 import { dataDir } from '../client/data-dir.js';
-import { JobStore } from '../engine/job-store.js';
+import { SqliteRequestStore } from '../adapters/sqlite/request-store.js';
 import { AccountStore } from '../service/accounts.js';
 import { SqliteAccounts } from '../adapters/sqlite/accounts.js';
 
@@ -87,7 +87,7 @@ export function buildProgram(makeClient: ClientFactory, setExit: (code: number) 
   registerRunnerCommand(program, setExit);
   registerConfigCommand(program, setExit);
   registerKeysCommand(program, () => {
-    const store = new JobStore(path.join(dataDir(), 'shorts.db'));
+    const store = new SqliteRequestStore(path.join(dataDir(), 'shorts.db'));
     return { accounts: new AccountStore(new SqliteAccounts(store.db)), close: () => store.close() };
   }, setExit);
   program.command('serve').description('serve the Shorts API over HTTP, with workers that process requests')

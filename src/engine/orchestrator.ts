@@ -53,7 +53,9 @@ import { coverRange } from '../pipeline/transcribe/transcript-extend.js';
 import { writeCover } from '../pipeline/render/cover-image.js';
 import type { SpeechTiming } from '../pipeline/reframe/active-speaker.js';
 import type { CaptionTemplate } from '../catalog/templates.js';
-import { JobStore, type RequestRecord, type ShortRecord } from './job-store.js';
+import type { RequestStore } from '../ports/request-store.js';
+import { WriteQueue } from './write-queue.js';
+import { type RequestRecord, type ShortRecord } from '../ports/request-store.js';
 import type { ClipEdit, CreateRequest, SentenceRecord, Step } from '../domain/request.js';
 
 /**
@@ -100,7 +102,7 @@ export interface JobEvents {
 }
 
 export interface OrchestratorDeps {
-  store: JobStore;
+  store: RequestStore;
   /** Where clips and covers are kept (rendered in the job's folder of the data dir, then put); default the data dir. */
   blobs?: BlobStore;
   transcriber: Transcriber;
@@ -136,81 +138,87 @@ export class Orchestrator {
     const reasons: ReasonContext = { dataDir: this.deps.dataDir };
     const media = this.media.scoped(signal);
     try {
-      const req = store.getRequest(id);
+      const req = await store.getRequest(id);
       if (!req) throw new Error(`request ${id} not found`);
       reasons.hideAllPaths = req.origin === 'api';
-      const step = (s: keyof typeof STEP_PROGRESS) => {
-        if (!store.advance(id, s, STEP_PROGRESS[s], events.lease)) throw new AbortedError();
+      // Progress and language facts arrive through synchronous callbacks: their writes queue up in order
+      // and each step (and the end) waits for them, so none is left floating.
+      const later = new WriteQueue();
+      const step = async (s: keyof typeof STEP_PROGRESS) => {
+        await later.flush();
+        if (!await store.advance(id, s, STEP_PROGRESS[s], events.lease)) throw new AbortedError();
         events.onStep?.(s, STEP_PROGRESS[s]);
       };
       const within = (s: keyof typeof STEP_PROGRESS, span: number) => (fraction: number) => {
         const p = Math.floor(STEP_PROGRESS[s] + Math.max(0, Math.min(1, fraction)) * (span - 1));
-        store.setProgress(id, p);
+        later.push(() => store.setProgress(id, p));
         events.onProgress?.(p);
       };
 
-      step('fetching_video');
+      await step('fetching_video');
       const { source, info, range } = await this.fetchStage(req, art, signal, within('fetching_video', 20), media);
       reasons.sourcePath = source.path;
       // The range's speech audio, decoded once for the recogniser and the clip edges; gone after the highlights.
       const audio = new RangeAudio(source.path, range, path.join(art.workDir, 'range-speech.wav'), media);
 
-      step('transcribing_audio');
+      await step('transcribing_audio');
       const transcript = await this.deps.transcriber.transcribe({
         mediaPath: source.path, range, language: req.options.language, cacheKey: source.contentKey,
         // Advisory (issue 11): speech confidently detected in another language than the one named is a warning.
         checkLanguage: true,
         onLanguageDetected: (d) => {
           if (req.options.language === 'auto') {
-            store.saveDetectedLanguage(id, languageForAuto(d));
+            later.push(() => store.saveDetectedLanguage(id, languageForAuto(d)));
             const unsure = unsureDetectionWarning(d);
-            if (unsure) store.addWarning(id, unsure);
+            if (unsure) later.push(() => store.addWarning(id, unsure));
           }
           const warning = mismatchWarning(req.options.language, d);
-          if (warning) store.addWarning(id, warning);
+          if (warning) later.push(() => store.addWarning(id, warning));
         },
         audio, media, signal, onProgress: within('transcribing_audio', 20),
       });
       // "auto" resolved: every later stage works in the language the words are in (not persisted: the
       // stored options keep what was asked, the detected language has its own column).
       if (req.options.language === 'auto') req.options.language = transcript.language as Language;
-      store.saveSentences(id, transcript.sentences.map(({ index, sentence, start, end }) => ({ index, sentence, start, end })));
+      await later.flush();
+      await store.saveSentences(id, transcript.sentences.map(({ index, sentence, start, end }) => ({ index, sentence, start, end })));
       const script = scriptMismatch(transcript.language, transcript.sentences.map((s) => s.sentence).join(' '));
-      if (script) store.addWarning(id, scriptWarning(transcript, script));
+      if (script) await store.addWarning(id, scriptWarning(transcript, script));
       if (transcript.sentences.length === 0)
         throw new PipelineError('transcribing_audio', 'no speech was found in the selected range, so there is nothing to clip');
 
-      step('finding_highlights');
+      await step('finding_highlights');
       const plan = await this.highlightStage(req, art, source, range, transcript, signal, media, audio);
       await audio.remove();
 
-      step('finalizing');
+      await step('finalizing');
       const shorts = await this.renderStage(req, art, source, info, transcript, plan, signal, within('finalizing', 20), events, reasons, media);
       if (signal.aborted) throw new AbortedError();
-      store.replaceShorts(id, shorts, events.lease);
+      await later.flush();
+      await store.replaceShorts(id, shorts, events.lease);
       if (shorts.length > 0 && shorts.every((s) => s.error)) {
         throw new PipelineError('finalizing', `rendering failed for every clip: ${shorts[0]!.errorMessage ?? 'unknown error'}`);
       }
-      store.finish(id, 'completed', null, events.lease);
+      await store.finish(id, 'completed', null, events.lease);
       events.onStep?.('completed', 100);
       if (source.downloaded) rmSync(source.path, { force: true });
       art.removeWork();
     } catch (e) {
-      if (signal.aborted && signal.reason instanceof ShutdownSignal) return store.getRequest(id)!;
+      if (signal.aborted && signal.reason instanceof ShutdownSignal) return (await store.getRequest(id))!;
       // Another process runs it now: nothing here is written or removed (its artifacts are the new runner's).
-      if (lostLease(e, signal)) return store.getRequest(id)!;
+      if (lostLease(e, signal)) return (await store.getRequest(id))!;
       try {
-        if (signal.aborted || e instanceof AbortedError) store.finish(id, 'cancelled', null, events.lease);
-        else store.finish(id, 'failed', failureReason(e, reasons), events.lease);
+        if (signal.aborted || e instanceof AbortedError) await store.finish(id, 'cancelled', null, events.lease);
+        else await store.finish(id, 'failed', failureReason(e, reasons), events.lease);
       } catch (refused) {
-        if (refused instanceof LeaseLost) return store.getRequest(id)!;
+        if (refused instanceof LeaseLost) return (await store.getRequest(id))!;
         throw refused;
       }
       // Cancelled or failed requests keep no partial output.
       art.removeAll();
       await this.deps.blobs.deletePrefix(art.prefix).catch(() => undefined);
     }
-    return store.getRequest(id)!;
+    return (await store.getRequest(id))!;
   }
 
   /**
@@ -225,8 +233,8 @@ export class Orchestrator {
    */
   async rerender(requestId: string, shortId: string, signal: AbortSignal, events: { onProgress?: (fraction: number) => void; lease?: Lease } = {}): Promise<ShortRecord | undefined> {
     const { store } = this.deps;
-    const req = store.getRequest(requestId);
-    const short = store.getShort(requestId, shortId);
+    const req = await store.getRequest(requestId);
+    const short = await store.getShort(requestId, shortId);
     if (!req || !short?.recompiling || !short.pendingEdit) return short;
     const art = new JobArtifacts(this.deps.dataDir, requestId);
     // Its own scratch folder: two clips of one request may re-render at once, each removing its own.
@@ -308,7 +316,7 @@ export class Orchestrator {
       await this.deps.blobs.putFile(key, output, { move: true });
       const coverKey = await this.coverFor(rendered, art, key, options.hookTitle ? title : null, signal, media);
       const sentences = req.sentences;
-      store.finishRerender(shortId, {
+      await store.finishRerender(shortId, {
         title,
         reason: withLayoutReason(planned.copy.reason, rendered.reframe.layout, transcript.language),
         sentenceIndexes: sameRange ? short.sentenceIndexes : sentencesIn(sentences, clip),
@@ -320,14 +328,14 @@ export class Orchestrator {
         edit,
       }, events.lease);
     } catch (e) {
-      if (signal.aborted && signal.reason instanceof ShutdownSignal) return store.getShort(requestId, shortId);
+      if (signal.aborted && signal.reason instanceof ShutdownSignal) return await store.getShort(requestId, shortId);
       if (lostLease(e, signal)) {
         lost = true; // another process renders it now, in the same scratch folder: left to it
-        return store.getShort(requestId, shortId);
+        return await store.getShort(requestId, shortId);
       }
       const why = signal.aborted || e instanceof AbortedError ? 'the re-render was interrupted' : failureReason(e, reasons);
       try {
-        store.abandonRerender(shortId, why, events.lease);
+        await store.abandonRerender(shortId, why, events.lease);
       } catch (refused) {
         if (!(refused instanceof LeaseLost)) throw refused;
       }
@@ -337,7 +345,7 @@ export class Orchestrator {
         rmSync(path.join(path.dirname(art.captionsPath(shortId)), `${shortId}.next.ass`), { force: true });
       }
     }
-    return store.getShort(requestId, shortId);
+    return await store.getShort(requestId, shortId);
   }
 
   /**
@@ -378,7 +386,7 @@ export class Orchestrator {
     if (!info.hasAudio) throw new PipelineError('fetching_video', 'the video has no audio track, so there is no speech to find clips in');
     // A whole recording (no end given, local mode) ends where the source does, with nothing to report.
     const { range, adjustment } = clampRange({ start: req.options.start, end: req.options.end, toSourceEnd: req.options.toSourceEnd }, info.durationSec);
-    this.deps.store.saveSourceFacts(req.id, { title: source.title, heatmap: source.heatmap, start: range.start, end: range.end, timeAdjustment: adjustment });
+    await this.deps.store.saveSourceFacts(req.id, { title: source.title, heatmap: source.heatmap, start: range.start, end: range.end, timeAdjustment: adjustment });
     const checkpoint: SourceCheckpoint = { source, info, range };
     art.write('source', checkpoint);
     return checkpoint;

@@ -56,7 +56,7 @@ function toRecord(r: Row): PostRecord {
   };
 }
 
-/** The API's Post object (spec 2.4) of a row of the posts table (JobStore's lists read through this too). */
+/** The API's Post object (spec 2.4) of a row of the posts table (the request store.s post lists read through this too). */
 export function postOfRow(row: unknown): PostObject {
   return postObject(toRecord(row as Row));
 }

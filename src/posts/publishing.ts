@@ -1,7 +1,7 @@
 // The publisher and scheduler wired for one process: `shorts serve` (API accounts' posts, a tick) or
 // `shorts posts run` (the local account's, once or --watch). The connectors come from src/publish with
 // the platform base URLs of the environment (SHORTS_PLATFORM_URL_*).
-import type { JobStore } from '../engine/job-store.js';
+import type { SqliteRequestStore } from '../adapters/sqlite/request-store.js';
 import { connectorFor } from '../publish/connectors.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import { FsBlobStore } from '../adapters/fs/blob-store.js';
@@ -15,7 +15,7 @@ import { Publisher, type PublisherOptions } from './publisher.js';
 import { Scheduler } from './scheduler.js';
 
 export interface PublishingOptions {
-  store: JobStore;
+  store: SqliteRequestStore;
   /** Where the clips are; default the store's data dir. */
   blobs?: BlobStore;
   accounts: ConnectedAccounts;

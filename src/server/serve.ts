@@ -7,7 +7,8 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { FsBlobStore } from '../adapters/fs/blob-store.js';
-import { JobStore, type RequestRecord } from '../engine/job-store.js';
+import { SqliteRequestStore } from '../adapters/sqlite/request-store.js';
+import { type RequestRecord } from '../ports/request-store.js';
 import { Orchestrator } from '../engine/orchestrator.js';
 import { renderSettingsFromEnv } from '../engine/render-settings.js';
 import { Worker } from '../engine/worker.js';
@@ -49,12 +50,12 @@ export interface ServeOptions {
   log: (line: string) => void;
 }
 
-export interface RunningServer { url: string; server: http.Server; worker: Worker; store: JobStore; close(): Promise<void> }
+export interface RunningServer { url: string; server: http.Server; worker: Worker; store: SqliteRequestStore; close(): Promise<void> }
 
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   // A malformed SHORTS_SECRET_KEY stops serve at start with the rule, not at the first account connected.
   checkSecretKeySetting();
-  const store = new JobStore(path.join(opts.dataDir, 'shorts.db'));
+  const store = new SqliteRequestStore(path.join(opts.dataDir, 'shorts.db'));
   // One SQLite connection for the store and these ports: a creation's insert and its charge share a transaction.
   const accounts = new AccountStore(new SqliteAccounts(store.db));
   const limiter = new RateLimiter(new SqliteRateLimits(store.db));
@@ -82,7 +83,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       outroImageUrl: async (u) => { await checkImageUrl(u); },
     },
     onQueued: () => worker?.wake(),
-    secondsPerSourceSecond: () => store.measuredSecondsPerSourceSecond() ?? 0.35,
+    secondsPerSourceSecond: async () => (await store.measuredSecondsPerSourceSecond()) ?? 0.35,
   });
   const transcriber = createTranscriber({ dataDir: opts.dataDir, media });
   const orchestrator = new Orchestrator({
@@ -111,7 +112,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const url = r.options.webhookUrl;
     const account = await accounts.getAccount(r.accountId);
     if (!url || !account) return;
-    await webhooks.deliver(url, account.webhookSecret, webhookEvent(r, service, account));
+    await webhooks.deliver(url, account.webhookSecret, await webhookEvent(r, service, account));
   };
   worker = new Worker({
     store, orchestrator, leases, concurrency: opts.workers ?? Number(setting('SHORTS_WORKERS') ?? 1),
@@ -154,23 +155,23 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       await Promise.all([worker!.stop(), scheduler.stop()]);
       // A clean stop hands every lease back: another server resumes the work at once, not after the TTL.
       await leases.releaseAll();
-      store.close();
+      await store.close();
     })()),
   };
 }
 
 /** DESIGN.md: data is {shorts} for completed and {failureReason} for failed; viral_score on 0-10 here. */
-function webhookEvent(r: RequestRecord, service: Service, account: { id: string; email: string }): WebhookEvent {
+async function webhookEvent(r: RequestRecord, service: Service, account: { id: string; email: string }): Promise<WebhookEvent> {
   const base = { requestId: r.id, timestamp: new Date().toISOString() };
   if (r.status === 'failed') return { ...base, event: 'shorts.failed', status: 'failed', data: { failureReason: r.failureReason ?? 'internal error' } };
-  const detail = service.detail(account, r.id);
+  const detail = await service.detail(account, r.id);
   return {
     ...base, event: 'shorts.completed', status: 'completed',
     data: { shorts: detail.shorts.filter((s) => !s.error).map((s) => ({ id: s.id, title: s.title, video_url: s.video_url, duration: s.duration, viral_score: Math.round(s.viral_score) / 10 })) },
   };
 }
 
-async function readiness(store: JobStore, dataDir: string): Promise<ReadinessReport> {
+async function readiness(store: SqliteRequestStore, dataDir: string): Promise<ReadinessReport> {
   const checks: ReadinessReport['checks'] = {};
   const check = (name: string, fn: () => string) => {
     try {
