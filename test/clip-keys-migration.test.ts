@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
-import { MIGRATIONS } from '../src/engine/migrations.js';
+import { MIGRATIONS } from '../src/adapters/sqlite/migrations.js';
 import { Service } from '../src/service/service.js';
 
 const RID = 'a'.repeat(24);

@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
-import { MIGRATIONS } from '../src/engine/migrations.js';
+import { MIGRATIONS } from '../src/adapters/sqlite/migrations.js';
 import { ROOT, SAMPLE, cliEnv, runCli, startCli, type CliResult } from './helpers/cli.js';
 import { api, createKey, loopback, serveEnv, startServe, until, type Loopback, type ServeProcess } from './helpers/serve.js';
 import { SEEDED_CREATE, seed, warmCache } from './helpers/seeded-cache.js';

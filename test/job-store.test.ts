@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { SqliteLeaseStore } from '../src/adapters/sqlite/lease-store.js';
 import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
 import { type ShortRecord } from '../src/ports/request-store.js';
-import { MIGRATIONS } from '../src/engine/migrations.js';
+import { MIGRATIONS } from '../src/adapters/sqlite/migrations.js';
 import { validateCreateRequest } from '../src/service/create-request.js';
 import { DEFAULT_TEMPLATE } from '../src/catalog/templates.js';
 

@@ -11,7 +11,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
 import { ConnectedAccounts } from '../src/posts/connected-accounts.js';
-import type { PostRecord } from '../src/engine/post-store.js';
+import type { PostRecord } from '../src/adapters/sqlite/post-store.js';
 import { createPublishing } from '../src/posts/publishing.js';
 import type { Platform } from '../src/publish/types.js';
 import type { PostObject, RequestDetail } from '../src/api/types.js';

@@ -2,8 +2,7 @@
 // their clips, async so that a server database (PostgreSQL) can stand behind it. Today's adapter is SQLite
 // (src/adapters/sqlite/request-store.ts); test/conformance/request-store.ts says what any adapter must do.
 import type { Lease } from './leases.js';
-import type { PostsQuery } from '../api/posts-query.js';
-import type { PostObject } from '../api/types.js';
+import type { PostObject, PostsQuery } from '../domain/posts-query.js';
 import type { HeatmapPoint } from '../domain/source.js';
 import type { ResolvedLayout } from '../domain/layout.js';
 import type { TimeAdjustment } from '../domain/time.js';

@@ -6,7 +6,7 @@ import { ShortsError } from '../errors.js';
 import type { SqliteRequestStore } from '../adapters/sqlite/request-store.js';
 import type { PostObject, SchedulePostBody } from '../api/types.js';
 import { PLATFORMS, type Platform } from '../publish/types.js';
-import { POST_ID_PATTERN, PostStore, postObject } from '../engine/post-store.js';
+import { POST_ID_PATTERN, PostStore, postObject } from '../adapters/sqlite/post-store.js';
 import type { Account } from '../domain/account.js';
 import { ConnectedAccounts, normalizeHandle, type ConnectedAccount } from './connected-accounts.js';
 

@@ -8,7 +8,7 @@ import { BlobNotFoundError, type BlobStore } from '../ports/blob-store.js';
 import { PublishError, RETRYABLE, type ClipMedia, type Connector, type Platform, type PostErrorCode } from '../publish/types.js';
 import type { ConnectedAccounts } from './connected-accounts.js';
 import { LeaseLost, type Lease } from '../ports/leases.js';
-import type { PostRecord, PostStore } from '../engine/post-store.js';
+import type { PostRecord, PostStore } from '../adapters/sqlite/post-store.js';
 
 /** Attempts of one post before a retryable failure becomes final. */
 export const MAX_ATTEMPTS = 3;

@@ -10,7 +10,7 @@ import type { Automation } from './automation.js';
 import { LeaseKeeper } from '../engine/lease-keeper.js';
 import { SqliteLeaseStore } from '../adapters/sqlite/lease-store.js';
 import type { ConnectedAccounts } from './connected-accounts.js';
-import { PostStore, type PostScope } from '../engine/post-store.js';
+import { PostStore, type PostScope } from '../adapters/sqlite/post-store.js';
 import { Publisher, type PublisherOptions } from './publisher.js';
 import { Scheduler } from './scheduler.js';
 

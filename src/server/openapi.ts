@@ -9,7 +9,7 @@
 // Redocly's recommended-strict rules: generators are this document's main readers.
 import { CLIP_EDIT_OPTIONS, CLIP_LAYOUTS, CLIP_TITLE_MAX, CREATE_OPTIONS, type OptionDef } from '../service/create-options.js';
 import { ERROR_CODES, type ErrorCode } from '../errors.js';
-import { PLATFORMS, POST_STATUSES } from '../api/posts-query.js';
+import { PLATFORMS, POST_STATUSES } from '../domain/posts-query.js';
 import { ENDPOINT_LIMITERS, type LimiterName } from './rate-limit.js';
 import { accountsOpenApiSchemas } from './accounts-openapi.js';
 import { REQUEST_STATUSES, ROUTES, type EnvelopeRoute, type RouteSpec } from '../api/routes.js';

@@ -4,11 +4,11 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { MIGRATIONS, MIGRATION_STEPS } from '../../engine/migrations.js';
+import { MIGRATIONS, MIGRATION_STEPS } from './migrations.js';
 import type { Lease } from '../../ports/leases.js';
 import { fenced, NOW_MS } from './lease-store.js';
-import { postOfRow } from '../../engine/post-store.js';
-import type { PostsQuery } from '../../api/posts-query.js';
+import { postOfRow } from './post-store.js';
+import type { PostsQuery } from '../../domain/posts-query.js';
 import type { PostObject } from '../../api/types.js';
 import type { HeatmapPoint } from '../../domain/source.js';
 import type { ResolvedLayout } from '../../domain/layout.js';

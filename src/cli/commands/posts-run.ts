@@ -5,7 +5,7 @@
 import type { LocalClient } from '../../client/local-client.js';
 import { ConnectedAccounts } from '../../posts/connected-accounts.js';
 import { Automation } from '../../posts/automation.js';
-import { postObject } from '../../engine/post-store.js';
+import { postObject } from '../../adapters/sqlite/post-store.js';
 import { createPublishing } from '../../posts/publishing.js';
 import { PostsService } from '../../posts/posts-service.js';
 import { EXIT } from '../cli-error.js';

@@ -5,10 +5,10 @@
 // (issue 22): the claim and every write of the publisher are made only while that lease is still held. Reading lists stays in JobStore.listPosts (spec 4.6 filters).
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import type { PostObject } from '../api/types.js';
-import type { Platform, PostErrorCode, PublishState } from '../publish/types.js';
-import type { Lease } from '../ports/leases.js';
-import { fenced, NOW_MS } from '../adapters/sqlite/lease-store.js';
+import type { PostObject } from '../../api/types.js';
+import type { Platform, PostErrorCode, PublishState } from '../../publish/types.js';
+import type { Lease } from '../../ports/leases.js';
+import { fenced, NOW_MS } from './lease-store.js';
 
 export type PostStatus = PostObject['status'];
 
