@@ -32,7 +32,7 @@ await new Promise((r) => files.listen(0, '127.0.0.1', r));
 const fileUrl = `http://127.0.0.1:${files.address().port}/talk.mp4`;
 
 const key = JSON.parse(execFileSync(process.execPath, [BIN, 'keys', 'create', '--email', 'bench@example.com', '--credits', String(N + 5),
-  '--hourly-limit', '5000', '--daily-limit', '50000', '--json'], { env })).key;
+  '--hourly-limit', '2000', '--daily-limit', '20000', '--json'], { env })).key;
 const serve = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
 const base = await new Promise((resolve, reject) => {
   let log = '';
@@ -53,7 +53,7 @@ const api = async (method, p, body) => {
 try {
   const waits = [];
   for (let i = 0; i < N; i++) {
-    const created = await api('POST', '/shorts/create', { fileUrl, start: 0, end: 30, language: 'en' });
+    const created = await api('POST', '/shorts/create', { fileUrl, start: 0, end: 60, language: 'en' });
     const t0 = performance.now();
     for (;;) {
       const s = await api('GET', `/shorts/${created.requestId}/status`);

@@ -10,14 +10,14 @@ import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { JobStore } from '../src/engine/job-store.js';
+import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
 import { AccountStore, TIER_LIMITS, presentedKey } from '../src/service/accounts.js';
 import { SqliteAccounts } from '../src/adapters/sqlite/accounts.js';
 import { ShortsError } from '../src/errors.js';
 
-function open(now?: () => number): { accounts: AccountStore; store: JobStore; file: string } {
+function open(now?: () => number): { accounts: AccountStore; store: SqliteRequestStore; file: string } {
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'accounts-')), 'shorts.db');
-  const store = new JobStore(file);
+  const store = new SqliteRequestStore(file);
   return { accounts: new AccountStore(new SqliteAccounts(store.db), { now }), store, file };
 }
 

@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JobStore } from '../src/engine/job-store.js';
+import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
 import { ConnectedAccounts, type ConnectedAccount } from '../src/posts/connected-accounts.js';
 import { Automation, slotTimes, zonedTime } from '../src/posts/automation.js';
 import { PostsService } from '../src/posts/posts-service.js';
@@ -122,20 +122,20 @@ describe('automation rules', () => {
 });
 
 describe('slot assignment', () => {
-  it('takes the next free slots in the rule\'s time zone (across a DST change), skipping slots held by other posts of the account', () => {
+  it('takes the next free slots in the rule\'s time zone (across a DST change), skipping slots held by other posts of the account', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'automation-slots-'));
-    const store = new JobStore(path.join(dir, 'shorts.db'));
+    const store = new SqliteRequestStore(path.join(dir, 'shorts.db'));
     try {
       const accounts = ConnectedAccounts.forStore(store);
       const account = accounts.add('local', { platform: 'video_site', handle: 'chan', accessToken: 'at-1', refreshToken: 'rt-1', expiresInSec: 3600 });
       const posts = new PostsService(store, { accounts });
       const automation = new Automation(store, posts);
-      const req = store.insertRequest({ id: '0123456789abcdef01234567', accountId: 'local', origin: 'local', userEmail: 'me@localhost', options: {} as never, url: '/x.mp4', start: 0, end: 60 });
+      const req = await store.insertRequest({ id: '0123456789abcdef01234567', accountId: 'local', origin: 'local', userEmail: 'me@localhost', options: {} as never, url: '/x.mp4', start: 0, end: 60 });
       const clip = (n: number, score: number) => ({
         id: `00000000-0000-4000-8000-00000000000${n}`, requestId: req.id, rank: n, title: `Clip ${n}`, sentenceIndexes: [0], reason: 'r', description: 'd',
         viralScore: score, startTimestamp: 0, endTimestamp: 10, duration: 10, width: 1080, height: 1920, recompiling: false, error: false, errorMessage: null, fileKey: 'x.mp4',
       });
-      store.replaceShorts(req.id, [clip(1, 55), clip(2, 91), clip(3, 72), clip(4, 20)]);
+      await store.replaceShorts(req.id, [clip(1, 55), clip(2, 91), clip(3, 72), clip(4, 20)]);
       const local = { id: 'local', email: 'me@localhost' };
       automation.add('local', account.id, { minViralScore: 50, slots: ['18:00', '09:00'], timezone: TZ });
       // 2027-03-13 15:00 in New York (EST); clocks go forward on the 14th.
@@ -143,7 +143,7 @@ describe('slot assignment', () => {
       const held = posts.schedule(local, { shortId: clip(1, 0).id, platform: 'video_site', scheduledAt: '2027-03-13T23:00:00Z' }); // the 13th, 18:00 EST
       const dropped = posts.schedule(local, { shortId: clip(1, 0).id, platform: 'video_site', scheduledAt: '2027-03-14T13:00:00Z' }); // the 14th, 09:00 EDT
       posts.cancel(local, dropped.id);
-      expect(store.finish(req.id, 'completed')).toBe(true);
+      expect(await store.finish(req.id, 'completed')).toBe(true);
       const made = automation.onRequestCompleted(req.id, now);
       // Clips 2, 3, 1 (91, 72, 55; clip 4 scores under 50) at the 14th 09:00 EDT (its canceled post frees it), 18:00 EDT, the 15th 09:00 EDT.
       expect(made.map((p) => [p.shortId, p.scheduledAt, p.source])).toEqual([

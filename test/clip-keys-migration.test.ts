@@ -7,8 +7,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { JobStore } from '../src/engine/job-store.js';
-import { MIGRATIONS } from '../src/engine/migrations.js';
+import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
+import { MIGRATIONS } from '../src/adapters/sqlite/migrations.js';
 import { Service } from '../src/service/service.js';
 
 const RID = 'a'.repeat(24);
@@ -21,7 +21,7 @@ function writeFile(file: string, text: string): string {
 }
 
 describe('migration v8: clip paths become blob keys', () => {
-  it('converts paths under the data dir, imports clips from elsewhere, and links the same bytes', () => {
+  it('converts paths under the data dir, imports clips from elsewhere, and links the same bytes', async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'keys-data-'));
     const elsewhere = mkdtempSync(path.join(os.tmpdir(), 'keys-old-'));
     const file = path.join(dataDir, 'shorts.db');
@@ -45,9 +45,9 @@ describe('migration v8: clip paths become blob keys', () => {
     clip('failed', 4, null);
     old.close();
 
-    const store = new JobStore(file);
+    const store = new SqliteRequestStore(file);
     expect(store.db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
-    const keys = Object.fromEntries(store.listShorts(RID).map((s) => [s.id, [s.fileKey, s.coverKey ?? null]]));
+    const keys = Object.fromEntries((await store.listShorts(RID)).map((s) => [s.id, [s.fileKey, s.coverKey ?? null]]));
     expect(keys).toEqual({
       in: [`jobs/${RID}/clips/01-in.mp4`, `jobs/${RID}/clips/01-in.jpg`],
       bare: [`jobs/${RID}/clips/02-bare.mp4`, null],
@@ -60,7 +60,7 @@ describe('migration v8: clip paths become blob keys', () => {
     expect(existsSync(moved)).toBe(true);
 
     // What a user sees: links to the same bytes as before, a cover link only where there is a cover.
-    const detail = new Service(store).detail({ id: 'local', email: 'me@localhost' }, RID);
+    const detail = await new Service(store).detail({ id: 'local', email: 'me@localhost' }, RID);
     const byId = Object.fromEntries(detail.shorts.map((s) => [s.id, s]));
     expect(readFileSync(fileURLToPath(byId.in!.video_url), 'utf8')).toBe('clip in');
     expect(readFileSync(fileURLToPath(byId.in!.thumbnail_url!), 'utf8')).toBe('cover in');

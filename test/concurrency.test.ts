@@ -10,8 +10,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JobStore } from '../src/engine/job-store.js';
-import { MIGRATIONS } from '../src/engine/migrations.js';
+import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
+import { MIGRATIONS } from '../src/adapters/sqlite/migrations.js';
 import { ROOT, SAMPLE, cliEnv, runCli, startCli, type CliResult } from './helpers/cli.js';
 import { api, createKey, loopback, serveEnv, startServe, until, type Loopback, type ServeProcess } from './helpers/serve.js';
 import { SEEDED_CREATE, seed, warmCache } from './helpers/seeded-cache.js';
@@ -100,17 +100,17 @@ describe('several shorts processes on one data dir', () => {
 
   it('of several processes taking one queued request at once, exactly one gets it', async () => {
     const dir = freshDir();
-    const store = new JobStore(path.join(dir, 'shorts.db'));
+    const store = new SqliteRequestStore(path.join(dir, 'shorts.db'));
     const id = 'a'.repeat(24);
-    store.insertRequest({ id, accountId: 'local', origin: 'local', userEmail: 'u@localhost', options: {} as never, url: SAMPLE, start: 0, end: 60 });
+    await store.insertRequest({ id, accountId: 'local', origin: 'local', userEmail: 'u@localhost', options: {} as never, url: SAMPLE, start: 0, end: 60 });
     store.close();
     // Each process waits for the same instant, takes, and stays alive a while (a live runner holds it).
-    const jobStore = pathToFileURL(path.join(ROOT, 'dist', 'engine', 'job-store.js')).href;
+    const jobStore = pathToFileURL(path.join(ROOT, 'dist', 'adapters', 'sqlite', 'request-store.js')).href;
     const leaseStore = pathToFileURL(path.join(ROOT, 'dist', 'adapters', 'sqlite', 'lease-store.js')).href;
     const at = Date.now() + 2500;
-    const script = `const { JobStore } = await import(${JSON.stringify(jobStore)});
+    const script = `const { SqliteRequestStore } = await import(${JSON.stringify(jobStore)});
       const { SqliteLeaseStore } = await import(${JSON.stringify(leaseStore)});
-      const store = new JobStore(${JSON.stringify(path.join(dir, 'shorts.db'))});
+      const store = new SqliteRequestStore(${JSON.stringify(path.join(dir, 'shorts.db'))});
       const leases = new SqliteLeaseStore(store.db);
       while (Date.now() < ${at}) await new Promise((r) => setTimeout(r, 1));
       const lease = await leases.acquire({ kind: 'request', id: ${JSON.stringify(id)} }, 'runner-' + process.pid, 30000);

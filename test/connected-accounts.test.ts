@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JobStore } from '../src/engine/job-store.js';
+import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
 import { ConnectedAccounts } from '../src/posts/connected-accounts.js';
 import { checkSecretKeySetting, loadSecretKey, SECRET_KEY_FILE } from '../src/posts/secret-key.js';
 import { PublishError } from '../src/publish/types.js';
@@ -37,21 +37,21 @@ afterAll(async () => {
 
 /** A store in a fresh data dir and the accounts over it, reading settings from `env` only. */
 function open(extra: Record<string, string> = {}, dir = tmp('store')) {
-  const store = new JobStore(path.join(dir, 'shorts.db'));
+  const store = new SqliteRequestStore(path.join(dir, 'shorts.db'));
   const env = { ...fakeEnv, ...extra };
   return { dir, store, env, accounts: new ConnectedAccounts(store.db, { dataDir: dir, env, refreshGraceMs: 200 }) };
 }
 
 /** A post row as the scheduler keeps it (P3's post store writes the same columns). */
-function insertPost(store: JobStore, id: string, connectedAccountId: string, status: string, platform = 'video_site'): void {
+function insertPost(store: SqliteRequestStore, id: string, connectedAccountId: string, status: string, platform = 'video_site'): void {
   const now = new Date().toISOString();
   store.db.prepare(`INSERT INTO posts (id, account_id, platform, status, scheduled_at, short_id, request_id, title, account_handle, source,
     created_at, connected_account_id, updated_at) VALUES (?, 'local', ?, ?, ?, 'short-1', 'req-1', 'A clip', 'someone', 'manual', ?, ?, ?)`)
     .run(id, platform, status, now, now, connectedAccountId, now);
 }
 
-function postsOf(store: JobStore) {
-  return Object.fromEntries(new Service(store).posts(LOCAL, {}).posts.map((p) => [p.id, p]));
+async function postsOf(store: SqliteRequestStore) {
+  return Object.fromEntries((await new Service(store).posts(LOCAL, {})).posts.map((p) => [p.id, p]));
 }
 
 describe('the secret key', () => {
@@ -168,7 +168,7 @@ describe('refresh', () => {
     expect(e).toBeInstanceOf(PublishError);
     expect(e).toMatchObject({ errorCode: 'auth_expired', retryable: false, message: expect.stringMatching(/invalid_grant.*connect it again/s) });
     expect(accounts.get('local', a.id)!.status).toBe('expired');
-    const posts = postsOf(store);
+    const posts = await postsOf(store);
     for (const id of ['p-scheduled', 'p-processing']) {
       expect(posts[id]).toMatchObject({ status: 'failed', errorCode: 'auth_expired', retryable: false, error: expect.stringMatching(/@revoked/) });
     }
@@ -198,7 +198,7 @@ describe('refresh', () => {
     const later = new ConnectedAccounts(store.db, { dataDir, env, now: () => Date.now() + 10_000 });
     await expect(later.freshAccessToken(b.id)).rejects.toMatchObject({ errorCode: 'unknown', retryable: true });
     expect(accounts.list('local').map((x) => x.status)).toEqual(['active', 'active']);
-    expect(postsOf(store)['p-flaky']!.status).toBe('scheduled');
+    expect((await postsOf(store))['p-flaky']!.status).toBe('scheduled');
     // The scheduler's tick does not ask a failing token endpoint again at every tick.
     const calls = video.count('token');
     expect(await accounts.refreshExpiring()).toEqual({ refreshed: 0, expired: 0, failed: 1 }); // flaky: skipped, it failed a moment ago
@@ -329,7 +329,7 @@ describe('shorts accounts against a live serve', () => {
   beforeAll(async () => {
     serve = await startServe(serveEnv({ ...fakeEnv }));
     // Keys issued the way `shorts keys create` does, on the server's store, without two more processes.
-    const store = new JobStore(path.join(serve.env.SHORTS_DATA_DIR!, 'shorts.db'));
+    const store = new SqliteRequestStore(path.join(serve.env.SHORTS_DATA_DIR!, 'shorts.db'));
     const issuer = new AccountStore(new SqliteAccounts(store.db));
     [key, otherKey] = await Promise.all(['one', 'two'].map(async (n) => (await issuer.createKey((await issuer.createAccount({ email: `${n}@example.com`, credits: 1 })).id)).key));
     store.close();

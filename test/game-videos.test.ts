@@ -11,7 +11,7 @@ import {
   findGameVideo, gameVideoCatalog, gameVideoFilePath, gameVideoPreviewPath, randomGameOffset, randomGameVideo,
 } from '../src/catalog/game-videos.js';
 import { DEFAULT_TEMPLATE } from '../src/catalog/templates.js';
-import { JobStore } from '../src/engine/job-store.js';
+import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
 import { renderClip } from '../src/media/render.js';
 import type { RenderPlan } from '../src/media/render-plan.js';
 import { validateCreateRequest } from '../src/service/create-request.js';
@@ -69,7 +69,7 @@ describe('game-video catalog manifest', () => {
 
 describe('game videos in the service', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'game-svc-'));
-  const service = new Service(new JobStore(path.join(dir, 'shorts.db')));
+  const service = new Service(new SqliteRequestStore(path.join(dir, 'shorts.db')));
   const items = gameVideoCatalog().items;
 
   it('lists {name, preview, video, video_duration} with pagination (spec 2.8, 4.10); locally the URLs are the real PNG and MP4', () => {

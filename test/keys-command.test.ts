@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Command } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { JobStore } from '../src/engine/job-store.js';
+import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
 import { AccountStore } from '../src/service/accounts.js';
 import { SqliteAccounts } from '../src/adapters/sqlite/accounts.js';
 import { keysCreateCommand, keysListCommand, keysRevokeCommand, registerKeysCommand } from '../src/cli/commands/keys.js';
@@ -16,7 +16,7 @@ function tempDb(): string {
 }
 
 function openAccounts(file = tempDb()): AccountStore {
-  return new AccountStore(new SqliteAccounts(new JobStore(file).db));
+  return new AccountStore(new SqliteAccounts(new SqliteRequestStore(file).db));
 }
 
 /** Runs fn with process.stdout/stderr captured. */
@@ -141,7 +141,7 @@ describe('registerKeysCommand', () => {
     const program = new Command('shorts').exitOverride();
     registerKeysCommand(program, () => {
       opened++;
-      const store = new JobStore(file);
+      const store = new SqliteRequestStore(file);
       return { accounts: new AccountStore(new SqliteAccounts(store.db)), close: () => { closed++; store.close(); } };
     }, (c) => codes.push(c));
     const made = await capture(async () => {

@@ -15,7 +15,7 @@ import {
 import { detectArgs, parseDetectedLanguage, speechiestWindow } from '../src/pipeline/transcribe/whisper-detect.js';
 import { energyEnvelope } from '../src/pipeline/transcribe/onset-align.js';
 import { Service } from '../src/service/service.js';
-import { JobStore } from '../src/engine/job-store.js';
+import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
 import { ShortsError } from '../src/errors.js';
 import { JFK_WAV, concatSpeech, video } from './helpers/media.js';
 import { cliEnv, runCli } from './helpers/cli.js';
@@ -111,7 +111,7 @@ describe('the window detection listens to', () => {
 });
 
 describe('refused at creation (API)', () => {
-  const store = new JobStore(path.join(tmpDir(), 'shorts.db'));
+  const store = new SqliteRequestStore(path.join(tmpDir(), 'shorts.db'));
   const account = { id: 'a', email: 'a@example.com' };
   const body = { fileUrl: 'https://example.com/v.mp4', start: 0, end: 60 };
 
@@ -123,7 +123,7 @@ describe('refused at creation (API)', () => {
     expect((e as ShortsError).message).toMatch(/"tiny\.en-q8_0" transcribes English only.*Spanish \(es\)/);
     // English still goes through, and nothing was stored for the refused one.
     await service.create(account, { ...body, language: 'en' }, 'api');
-    expect(store.listRequests({ accountId: 'a', sortBy: 'createdAt', sortOrder: 'asc', page: 1, limit: 10 }).total).toBe(1);
+    expect((await store.listRequests({ accountId: 'a', sortBy: 'createdAt', sortOrder: 'asc', page: 1, limit: 10 })).total).toBe(1);
   });
 
   it('refuses a multilingual model path that does not exist or is English-only; accepts a name still to download', async () => {

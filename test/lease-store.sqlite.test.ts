@@ -3,13 +3,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { JobStore } from '../src/engine/job-store.js';
+import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
 import { SqliteLeaseStore } from '../src/adapters/sqlite/lease-store.js';
 import { leaseStoreConformance } from './conformance/lease-store.js';
 
 leaseStoreConformance('SQLite', async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'shorts-leases-'));
-  const store = new JobStore(path.join(dir, 'shorts.db'));
+  const store = new SqliteRequestStore(path.join(dir, 'shorts.db'));
   return {
     port: new SqliteLeaseStore(store.db),
     close: async () => {

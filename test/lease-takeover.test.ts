@@ -127,7 +127,7 @@ describe.skipIf(!canUnshare)('two serves in separate PID namespaces on one data 
     photo = await startFakePlatform('photo_site') as FakePhotoSite;
     env = postsEnv({ photo_site: photo }, { SHORTS_LEASE_TTL: String(TTL_S), SHORTS_WORKERS: '1' });
     seed(env.SHORTS_DATA_DIR!, await warmCache());
-    key = issueKey(env, { hourlyLimit: 2000, dailyLimit: 20000, credits: 50 }).key;
+    key = (await issueKey(env, { hourlyLimit: 2000, dailyLimit: 20000, credits: 50 })).key;
     cdn = await loopback((req, res) => {
       const p = (req.url ?? '').slice(1);
       if (req.method === 'GET' && hold.has(p)) {

@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JobStore } from '../src/engine/job-store.js';
+import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
 import { AccountStore } from '../src/service/accounts.js';
 import { SqliteAccounts } from '../src/adapters/sqlite/accounts.js';
 import { Service } from '../src/service/service.js';
@@ -20,12 +20,12 @@ import { serviceBackend } from '../src/server/mcp-handler.js';
 import { createMcpServer } from '../src/mcp/server.js';
 
 let dir: string;
-let store: JobStore;
+let store: SqliteRequestStore;
 let client: Client;
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'mcp-limits-'));
-  store = new JobStore(path.join(dir, 'shorts.db'));
+  store = new SqliteRequestStore(path.join(dir, 'shorts.db'));
   const accounts = new AccountStore(new SqliteAccounts(store.db));
   const limiter = new RateLimiter(new SqliteRateLimits(store.db), { limiters: { videoCreation: { limit: 2, windowSec: 60 }, statusCheck: { limit: 2, windowSec: 60 } } });
   const account = await accounts.createAccount({ email: 'agent@example.com', credits: 5 });

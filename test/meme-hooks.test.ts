@@ -14,7 +14,7 @@ import {
   findMemeHook, memeHookCatalog, memeHookFilePath, memeHookForClip, memeHookPreviewPath, randomMemeHook, seededFraction,
 } from '../src/catalog/meme-hooks.js';
 import { DEFAULT_TEMPLATE } from '../src/catalog/templates.js';
-import { JobStore } from '../src/engine/job-store.js';
+import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
 import { renderClip } from '../src/media/render.js';
 import { renderedSeconds, type RenderPlan } from '../src/media/render-plan.js';
 import { validateCreateRequest } from '../src/service/create-request.js';
@@ -126,7 +126,7 @@ describe('meme-hook catalog manifest', () => {
 });
 
 describe('meme hooks in the service', () => {
-  const store = new JobStore(path.join(mkdtempSync(path.join(os.tmpdir(), 'meme-svc-')), 'shorts.db'));
+  const store = new SqliteRequestStore(path.join(mkdtempSync(path.join(os.tmpdir(), 'meme-svc-')), 'shorts.db'));
   const service = new Service(store);
   const account = { id: 'a', email: 'a@example.com' };
   const items = memeHookCatalog().items;
@@ -159,9 +159,9 @@ describe('meme hooks in the service', () => {
       expect((err as ShortsError).message).toMatch(/exact, case-sensitive name from GET \/meme-hooks/);
     }
     const ok = await service.create(account, { ...body, memeHookName: name }, 'api');
-    expect(store.getRequest(ok.requestId)!.options).toMatchObject({ memeHook: true, memeHookName: name });
+    expect((await store.getRequest(ok.requestId))!.options).toMatchObject({ memeHook: true, memeHookName: name });
     const random = await service.create(account, body, 'api');
-    expect(store.getRequest(random.requestId)!.options).toMatchObject({ memeHook: true, memeHookName: null });
+    expect((await store.getRequest(random.requestId))!.options).toMatchObject({ memeHook: true, memeHookName: null });
     // Without a catalog lookup no name is trusted; without the feature the option is refused, never ignored.
     const ctx = { allowLocalFile: false, templateExists: () => true, defaultTemplateId: DEFAULT_TEMPLATE.templateId, supportedFeatures: new Set(['memeHook'] as const) };
     expect(() => validateCreateRequest({ ...body, memeHookName: name }, ctx)).toThrow(/not in the meme-hook catalog/);
@@ -197,7 +197,7 @@ describe('operator-added meme hooks', () => {
   it('an item dropped into the folder with a manifest entry is listed, found by its exact name and accepted', async () => {
     process.env.SHORTS_CATALOG_DIR = catalogWith([MINE]);
     expect(memeHookCatalog().items.map((m) => m.name)).toEqual(['My Intro']);
-    const service = new Service(new JobStore(path.join(mkdtempSync(path.join(dir, 'svc-')), 'shorts.db')));
+    const service = new Service(new SqliteRequestStore(path.join(mkdtempSync(path.join(dir, 'svc-')), 'shorts.db')));
     const list = service.catalog('memeHooks', {});
     expect(list.items).toEqual([{
       name: 'My Intro', preview: expect.stringMatching(/meme-hooks\/previews\/mine\.png$/), video: expect.stringMatching(/^file:.*\/meme-hooks\/mine\.mp4$/), video_duration: 1.5,
@@ -213,7 +213,7 @@ describe('operator-added meme hooks', () => {
     process.env.SHORTS_CATALOG_DIR = catalogWith([{ ...MINE, file: 'missing.mp4' }]);
     expect(() => memeHookCatalog()).toThrow(/missing\.mp4 does not exist/);
     process.env.SHORTS_CATALOG_DIR = catalogWith([]);
-    const service = new Service(new JobStore(path.join(mkdtempSync(path.join(dir, 'svc-')), 'shorts.db')));
+    const service = new Service(new SqliteRequestStore(path.join(mkdtempSync(path.join(dir, 'svc-')), 'shorts.db')));
     await expect(service.create({ id: 'a', email: 'a@example.com' }, { fileUrl: 'https://cdn.example.com/x.mp4', start: 0, end: 90, memeHook: true }, 'api'))
       .rejects.toThrow(/memeHook \(meme intro\) is not available/);
   });

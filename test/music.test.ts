@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { findMusic, musicCatalog, musicFilePath, musicPreviewPath, randomMusic } from '../src/catalog/music.js';
-import { JobStore } from '../src/engine/job-store.js';
+import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
 import { buildRenderArgs, musicGainDb } from '../src/media/ffmpeg-args.js';
 import { renderClip } from '../src/media/render.js';
 import type { RenderPlan } from '../src/media/render-plan.js';
@@ -77,7 +77,7 @@ describe('music catalog manifest', () => {
 
 describe('music in the service', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'music-svc-'));
-  const service = new Service(new JobStore(path.join(dir, 'shorts.db')));
+  const service = new Service(new SqliteRequestStore(path.join(dir, 'shorts.db')));
   const total = musicCatalog().items.length;
 
   it('lists {name, duration, url} with pagination (spec 4.8); locally the url is the track\'s own file', () => {

@@ -11,7 +11,8 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { JobStore, type ShortRecord } from '../src/engine/job-store.js';
+import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
+import { type ShortRecord } from '../src/ports/request-store.js';
 import { JobArtifacts } from '../src/engine/artifacts.js';
 import { createApiServer } from '../src/server/http-server.js';
 import { MediaLinks, loadOrCreateSecret } from '../src/server/media-links.js';
@@ -362,7 +363,7 @@ describe('the schema checker itself', () => {
 interface Exchange { method: string; template: string; status: number; headers: Headers; body: Json }
 
 describe('real responses of the server validate against the served document', () => {
-  let store: JobStore;
+  let store: SqliteRequestStore;
   let accounts: AccountStore;
   let server: http.Server;
   let base: string;
@@ -380,7 +381,7 @@ describe('real responses of the server validate against the served document', ()
     mp4 = path.join(dir, 'clip.mp4');
     copyFileSync(video({ duration: 65, width: 160, height: 90, fps: 10 }), mp4);
     execFileSync('ffmpeg', ['-v', 'error', '-i', mp4, '-frames:v', '1', mp4.replace(/\.mp4$/, '.jpg')]);
-    store = new JobStore(path.join(dir, 'shorts.db'));
+    store = new SqliteRequestStore(path.join(dir, 'shorts.db'));
     accounts = new AccountStore(new SqliteAccounts(store.db));
     // No URL checks and no workers: requests stay queued and nothing leaves this machine.
     service = new Service(store, { mediaUrl: (s) => links!.url(s.requestId, s.id), thumbnailUrl: (s) => links!.thumbnailUrl(s.requestId, s.id), credits: accounts });
@@ -467,14 +468,14 @@ describe('real responses of the server validate against the served document', ()
 
     // A finished request, filled through the store the way the worker fills it.
     const doneId = data(await call('POST', '/shorts/create', '/shorts/create', { body: createBody() })).requestId as string;
-    store.saveSourceFacts(doneId, { title: 'A talk', heatmap: [{ start: 0, end: 5, value: 0.4 }, { start: 5, end: 10, value: 1 }], start: 0, end: 120, timeAdjustment: null });
-    store.saveSentences(doneId, [{ index: 0, sentence: 'Hello there.', start: 0.5, end: 1.7 }, { index: 1, sentence: 'Second one.', start: 2, end: 3.1 }]);
+    await store.saveSourceFacts(doneId, { title: 'A talk', heatmap: [{ start: 0, end: 5, value: 0.4 }, { start: 5, end: 10, value: 1 }], start: 0, end: 120, timeAdjustment: null });
+    await store.saveSentences(doneId, [{ index: 0, sentence: 'Hello there.', start: 0.5, end: 1.7 }, { index: 1, sentence: 'Second one.', start: 2, end: 3.1 }]);
     const shortBase: Omit<ShortRecord, 'id' | 'rank' | 'error' | 'errorMessage' | 'fileKey'> = {
       requestId: doneId, title: 'Clip', sentenceIndexes: [0, 1], reason: 'strong hook', description: 'desc #tag', viralScore: 73.4,
       startTimestamp: 0.5, endTimestamp: 3.1, duration: 2.6, width: 1080, height: 1920, recompiling: false,
     };
     const okShort = randomUUID(), badShort = randomUUID();
-    store.replaceShorts(doneId, [
+    await store.replaceShorts(doneId, [
       { ...shortBase, id: okShort, rank: 0, error: false, errorMessage: null, fileKey: path.basename(mp4), coverKey: path.basename(mp4).replace(/\.mp4$/, '.jpg'), layout: 'split' },
       { ...shortBase, id: badShort, rank: 1, viralScore: 41, error: true, errorMessage: 'rendering failed: encoder crashed', fileKey: null },
     ]);
@@ -487,7 +488,7 @@ describe('real responses of the server validate against the served document', ()
       url: null, short: okShort, request: doneId, source: 'automation', error: 'Daily limit reached', code: 'daily_cap', retryable: 1 });
     insertPost.run({ id: 'p3', account: main.id, platform: 'photo_site', status: 'scheduled', scheduled: '2026-01-04T00:00:00.000Z', published: null,
       url: null, short: okShort, request: doneId, source: 'manual', error: null, code: null, retryable: null });
-    expect(store.finish(doneId, 'completed')).toBe(true);
+    expect(await store.finish(doneId, 'completed')).toBe(true);
 
     const detail = await call('GET', '/shorts/{id}', `/shorts/${doneId}`);
     expect(detail.status).toBe(200);
@@ -501,7 +502,7 @@ describe('real responses of the server validate against the served document', ()
 
     // A failed request carries failureReason.
     const failedId = data(await call('POST', '/shorts/create', '/shorts/create', { body: createBody() })).requestId as string;
-    store.finish(failedId, 'failed', 'the video could not be downloaded');
+    await store.finish(failedId, 'failed', 'the video could not be downloaded');
     expect(data(await call('GET', '/shorts/{id}/status', `/shorts/${failedId}/status`))).toHaveProperty('failureReason');
 
     // The clip's signed link: whole file, a range, HEAD, and a tampered link.

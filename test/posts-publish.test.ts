@@ -9,9 +9,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JobStore } from '../src/engine/job-store.js';
+import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
 import { ConnectedAccounts } from '../src/posts/connected-accounts.js';
-import type { PostRecord } from '../src/engine/post-store.js';
+import type { PostRecord } from '../src/adapters/sqlite/post-store.js';
 import { createPublishing } from '../src/posts/publishing.js';
 import type { Platform } from '../src/publish/types.js';
 import type { PostObject, RequestDetail } from '../src/api/types.js';
@@ -100,24 +100,24 @@ describe('the scheduler in serve', () => {
 });
 
 /** A local data directory holding the served clip as a completed request of the local account. */
-function localStore(prefix: string): { store: JobStore; dir: string } {
+async function localStore(prefix: string): Promise<{ store: SqliteRequestStore; dir: string }> {
   const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
   const file = path.join(dir, 'clip.mp4');
   writeFileSync(file, clipBytes);
-  const store = new JobStore(path.join(dir, 'shorts.db'));
-  const req = store.insertRequest({ id: request._id, accountId: 'local', origin: 'local', userEmail: 'me@localhost', options: {} as never, url: '/talk.mp4', start: 0, end: 60 });
+  const store = new SqliteRequestStore(path.join(dir, 'shorts.db'));
+  const req = await store.insertRequest({ id: request._id, accountId: 'local', origin: 'local', userEmail: 'me@localhost', options: {} as never, url: '/talk.mp4', start: 0, end: 60 });
   const c = request.shorts[0]!;
-  store.replaceShorts(req.id, [{
+  await store.replaceShorts(req.id, [{
     id: c.id, requestId: req.id, rank: 1, title: c.title, sentenceIndexes: c.sentenceIndexes, reason: c.reason, description: c.description, viralScore: c.viral_score,
     startTimestamp: c.startTimestamp, endTimestamp: c.endTimestamp, duration: c.duration, width: c.width, height: c.height, recompiling: false, error: false, errorMessage: null, fileKey: 'clip.mp4',
   }]);
-  store.finish(req.id, 'completed');
+  await store.finish(req.id, 'completed');
   return { store, dir };
 }
 
 describe('the shorts posts CLI', () => {
   it('locally: schedule, `posts run` publishes what is due and waits, list, cancel refused once published', async () => {
-    const { store, dir } = localStore('posts-cli-');
+    const { store, dir } = await localStore('posts-cli-');
     const t = video.issueTokens();
     ConnectedAccounts.forStore(store).add('local', { platform: 'video_site', handle: 'mychannel', accessToken: t.accessToken, refreshToken: t.refreshToken, expiresInSec: 3600 });
     store.close();
@@ -194,13 +194,13 @@ describe('the MCP tools on /mcp', () => {
 });
 
 describe('retries and the daily cap (the scheduler in this process, waits in milliseconds)', () => {
-  let store: JobStore;
+  let store: SqliteRequestStore;
   let service: PostsService;
   const local = { id: 'local', email: 'me@localhost' };
   const accountIds: Partial<Record<Platform, string>> = {};
 
-  beforeAll(() => {
-    ({ store } = localStore('posts-retry-'));
+  beforeAll(async () => {
+    ({ store } = await localStore('posts-retry-'));
     const accounts = ConnectedAccounts.forStore(store);
     for (const [platform, fake] of [['video_site', video], ['short_video_site', tiktok]] as const) {
       const t = fake.issueTokens();

@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { JobStore } from '../src/engine/job-store.js';
+import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
 import { AccountStore, type AccountRecord } from '../src/service/accounts.js';
 import { ENDPOINT_LIMITERS, RateLimiter, type LimiterName, type RateCheck } from '../src/server/rate-limit.js';
 import { SqliteAccounts } from '../src/adapters/sqlite/accounts.js';
@@ -14,7 +14,7 @@ const T0 = Date.parse('2025-06-10T14:20:30.250Z');
 
 async function setup(opts: { hourly?: number; daily?: number; limiters?: Partial<typeof ENDPOINT_LIMITERS> } = {}) {
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'rate-')), 'shorts.db');
-  const store = new JobStore(file);
+  const store = new SqliteRequestStore(file);
   const accounts = new AccountStore(new SqliteAccounts(store.db));
   const account = await accounts.createAccount({ email: 'a@example.com', hourlyLimit: opts.hourly ?? 100, dailyLimit: opts.daily ?? 1000 });
   const clock = { t: T0 };

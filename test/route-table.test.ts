@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fullPath, ROUTES, type RouteSpec } from '../src/api/routes.js';
-import { JobStore } from '../src/engine/job-store.js';
+import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
 import { mcpHttpHandler } from '../src/server/mcp-handler.js';
 import { Automation } from '../src/posts/automation.js';
 import { createApiServer } from '../src/server/http-server.js';
@@ -56,14 +56,14 @@ describe('the OpenAPI paths are the route table', () => {
 });
 
 describe('every route of the table is served', () => {
-  let store: JobStore;
+  let store: SqliteRequestStore;
   let server: http.Server;
   let base = '';
   let key = '';
 
   beforeAll(async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'route-table-'));
-    store = new JobStore(path.join(dir, 'shorts.db'));
+    store = new SqliteRequestStore(path.join(dir, 'shorts.db'));
     const accounts = new AccountStore(new SqliteAccounts(store.db));
     const links = new MediaLinks({ secret: loadOrCreateSecret(dir), publicBaseUrl: 'http://127.0.0.1' });
     // No URL checks and no workers: nothing leaves this machine and nothing is processed.

@@ -9,7 +9,7 @@ import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JobStore } from '../src/engine/job-store.js';
+import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
 import { AccountStore } from '../src/service/accounts.js';
 import { SqliteAccounts } from '../src/adapters/sqlite/accounts.js';
 import { Service } from '../src/service/service.js';
@@ -171,7 +171,7 @@ describe('the /mcp hook', () => {
 
   beforeAll(async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'mcp-hook-'));
-    const store = new JobStore(path.join(dir, 'shorts.db'));
+    const store = new SqliteRequestStore(path.join(dir, 'shorts.db'));
     accounts = new AccountStore(new SqliteAccounts(store.db));
     server = createApiServer({
       service: new Service(store), store, accounts, limiter: new RateLimiter(new SqliteRateLimits(store.db)),

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TEMPLATE, TEMPLATES, fontsDir, type CaptionTemplate } from '../src/catalog/templates.js';
 import { GIF, PREVIEW_SIZE, THUMBNAIL_SIZE, templateAssetFile, templatePreviewFiles, templatesAssetsDir } from '../src/pipeline/captions/template-previews.js';
-import { JobStore } from '../src/engine/job-store.js';
+import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
 import { buildAss, buildCues, wordsPerCueFor } from '../src/pipeline/captions/captions.js';
 import type { CaptionCue } from '../src/domain/captions.js';
 import type { Word } from '../src/domain/transcript.js';
@@ -162,7 +162,7 @@ describe('template previews (assets/templates, npm run previews)', () => {
 
 describe('GET /templates image URLs', () => {
   it('locally: file:// URLs of the shipped files', () => {
-    const service = new Service(new JobStore(path.join(dir, 'local.db')));
+    const service = new Service(new SqliteRequestStore(path.join(dir, 'local.db')));
     const list = service.templates();
     expect(list.templates).toHaveLength(TEMPLATES.length);
     expect(list.defaultTemplateId).toBe(DEFAULT_TEMPLATE.templateId);
@@ -184,7 +184,7 @@ describe('GET /templates image URLs', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
-      const service = new Service(new JobStore(path.join(dir, 'served.db')), { assetsBaseUrl: () => `${base}/` });
+      const service = new Service(new SqliteRequestStore(path.join(dir, 'served.db')), { assetsBaseUrl: () => `${base}/` });
       const item = service.templates().templates.find((t) => t.name === 'karaoke')!;
       expect(item.preview).toBe(`${base}/assets/templates/karaoke.png`);
       const png = await fetch(item.preview);

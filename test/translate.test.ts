@@ -13,7 +13,7 @@ import {
 } from '../src/pipeline/captions/translate.js';
 import { Orchestrator } from '../src/engine/orchestrator.js';
 import { captionCuesFor } from '../src/pipeline/captions/caption-cues.js';
-import { JobStore } from '../src/engine/job-store.js';
+import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
 import { createTranscriber, modelSpecs } from '../src/pipeline/transcribe/transcribe.js';
 import { buildAss, buildCues } from '../src/pipeline/captions/captions.js';
 import { DEFAULT_TEMPLATE } from '../src/catalog/templates.js';
@@ -301,7 +301,7 @@ function norm(s: string): string {
 
 describe('creation with captionLanguage', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'translate-svc-'));
-  const store = new JobStore(path.join(dir, 'shorts.db'));
+  const store = new SqliteRequestStore(path.join(dir, 'shorts.db'));
   const body = { file: SAMPLE, start: 0, end: 80, language: 'en', captionLanguage: 'es' };
   const account = { id: 'local', email: 'me@localhost' };
 
@@ -336,7 +336,7 @@ describe('creation with captionLanguage', () => {
   it('English captions for Spanish speech need no service while a multilingual model can listen', async () => {
     const es = { ...body, language: 'es', captionLanguage: 'en' };
     const created = await new Service(store, { translator: null, whisperModels: models(process.env.SHORTS_WHISPER_MULTILINGUAL_MODEL!) }).create(account, es, 'local');
-    expect(store.getRequest(created.requestId)!.options.captionLanguage).toBe('en');
+    expect((await store.getRequest(created.requestId))!.options.captionLanguage).toBe('en');
     // A service without the pair is then not asked for it: the request does not depend on it.
     const withLibre = await new Service(store, { translator: libre, whisperModels: models(process.env.SHORTS_WHISPER_MULTILINGUAL_MODEL!) }).create(account, es, 'local');
     expect(withLibre.status).toBe('processing');
@@ -356,7 +356,7 @@ describe('creation with captionLanguage', () => {
   it('is accepted when the service translates the pair', async () => {
     const created = await new Service(store, { translator: libre }).create(account, body, 'local');
     expect(created.status).toBe('processing');
-    expect(store.getRequest(created.requestId)!.options.captionLanguage).toBe('es');
+    expect((await store.getRequest(created.requestId))!.options.captionLanguage).toBe('es');
     // The same language twice is no translation at all: nothing to ask.
     stub.seen = [];
     await new Service(store, { translator: null }).create(account, { ...body, captionLanguage: 'en' }, 'local');
@@ -380,7 +380,7 @@ describe('a real run with captionLanguage es', () => {
     // transcript of the sample's 0-60 s is the one made once per machine (seeded-cache.ts, shared with
     // other files), and the clip is fitted on a solid background (no face sampling for a crop).
     seed(dataDir, await warmCache());
-    const store = new JobStore(path.join(dataDir, 'shorts.db'));
+    const store = new SqliteRequestStore(path.join(dataDir, 'shorts.db'));
     const service = new Service(store, { translator: libre });
     const { requestId } = await service.create({ id: 'local', email: 'me@localhost' }, {
       file: SAMPLE, start: 0, end: 60, maxShorts: 1, preferredLength: 'under30sec', layout: 'fit', blurBackground: false,
@@ -392,7 +392,7 @@ describe('a real run with captionLanguage es', () => {
     });
     const record = await orchestrator.run(requestId, new AbortController().signal);
     expect(record.status, record.failureReason ?? '').toBe('completed');
-    const shorts = store.listShorts(requestId);
+    const shorts = await store.listShorts(requestId);
     expect(shorts).toHaveLength(1);
     expect(shorts[0]!.error).toBe(false);
     expect(existsSync(path.join(dataDir, shorts[0]!.fileKey!))).toBe(true);
@@ -415,7 +415,7 @@ describe('a real run with captionLanguage es', () => {
     });
     // The phrase times are the original cues' times: rebuild them from the cached transcript.
     const transcript = await createTranscriber({ dataDir }).transcribe({
-      mediaPath: SAMPLE, range: { start: store.getRequest(requestId)!.start, end: store.getRequest(requestId)!.end }, language: 'en',
+      mediaPath: SAMPLE, range: { start: (await store.getRequest(requestId))!.start, end: (await store.getRequest(requestId))!.end }, language: 'en',
       cacheKey: (JSON.parse(readFileSync(path.join(dataDir, 'jobs', requestId, 'source.json'), 'utf8')) as { source: { contentKey: string } }).source.contentKey,
       signal: new AbortController().signal,
     });

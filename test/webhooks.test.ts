@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { JobStore } from '../src/engine/job-store.js';
+import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
 import type { Resolver } from '../src/net/url-guard.js';
 import { signWebhook, verifyWebhook, WebhookSender, type WebhookEvent } from '../src/server/webhooks.js';
 import { SqliteWebhookDeliveries } from '../src/adapters/sqlite/webhook-deliveries.js';
@@ -63,7 +63,7 @@ const local = { allowPrivate: true };
 const fast = { delaysMs: [0, 20, 20], timeoutMs: 2000, guard: local };
 
 let dir: string;
-let store: JobStore;
+let store: SqliteRequestStore;
 let receiver: Receiver;
 let tripwire: Tripwire;
 
@@ -78,7 +78,7 @@ afterAll(async () => {
 });
 beforeEach(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'shorts-webhooks-'));
-  store = new JobStore(path.join(dir, 'shorts.db'));
+  store = new SqliteRequestStore(path.join(dir, 'shorts.db'));
   receiver.reset([200]);
   tripwire.reset();
 });

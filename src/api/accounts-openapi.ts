@@ -1,6 +1,6 @@
 // The OpenAPI schemas of connected accounts (issue 16), for openapi.ts to merge into components.schemas;
 // their operations are entries of the route table (src/api/routes.ts).
-import { PLATFORMS } from './posts-query.js';
+import { PLATFORMS } from '../domain/posts-query.js';
 import { dateTime, enumOf, nullable, obj, ref, str, type Schema } from './schema.js';
 
 const platform: Schema = enumOf(PLATFORMS);

@@ -9,7 +9,7 @@
 // Redocly's recommended-strict rules: generators are this document's main readers.
 import { CLIP_EDIT_OPTIONS, CLIP_LAYOUTS, CLIP_TITLE_MAX, CREATE_OPTIONS, type OptionDef } from './create-options.js';
 import { ERROR_CODES, type ErrorCode } from '../errors.js';
-import { PLATFORMS, POST_STATUSES } from './posts-query.js';
+import { PLATFORMS, POST_STATUSES } from '../domain/posts-query.js';
 import { ENDPOINT_LIMITERS } from './limits.js';
 import type { LimiterName } from './routes.js';
 import { accountsOpenApiSchemas } from './accounts-openapi.js';

@@ -16,11 +16,11 @@
 //   public catalog files, the OAuth redirect, MCP); `openapi` is its operation as written, or why the
 //   route is left out of the document.
 import type { ErrorCode } from '../errors.js';
-import { PLATFORMS } from './posts-query.js';
+import { PLATFORMS } from '../domain/posts-query.js';
 import { EXPORT_FORMATS } from './export-formats.js';
 import { EXPORT_PATHS_NOTE, exportFileAnswer, exportFormatParam, WHOLE_REQUEST_FORMATS } from './export-openapi.js';
 import { enumOf, errorSchema, HEADERS_TOO_LARGE, int, obj, pageParams, query, ref, str, type Schema } from './schema.js';
-import { POST_STATUSES } from './posts-query.js';
+import { POST_STATUSES } from '../domain/posts-query.js';
 
 /** The API's base path; routes with `mount: 'root'` live outside it. */
 export const API_BASE = '/api/v1';

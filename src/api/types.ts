@@ -4,6 +4,7 @@ import type { HeatmapPoint } from '../domain/source.js';
 import type { ResolvedLayout } from '../domain/layout.js';
 import type { TimeAdjustment } from '../domain/time.js';
 import type { RequestStatus, SentenceRecord, Step } from '../domain/request.js';
+import type { PostObject } from '../domain/posts-query.js';
 
 export interface Pagination { page: number; limit: number; totalPages: number; totalCount: number }
 
@@ -29,23 +30,8 @@ export interface StatusResponse {
   warnings?: string[];
 }
 
-export interface PostObject {
-  id: string;
-  platform: 'video_site' | 'photo_site' | 'short_video_site';
-  status: 'scheduled' | 'processing' | 'published' | 'failed' | 'canceled';
-  scheduledAt: string;
-  publishedAt: string | null;
-  url: string | null;
-  shortId: string;
-  requestId: string;
-  title: string;
-  account: { handle: string };
-  source: 'manual' | 'automation';
-  error: string | null;
-  errorCode: string | null;
-  retryable: boolean | null;
-  createdAt: string;
-}
+/** A post (spec 2.4): declared beside its list query in src/domain, where the store ports can name it. */
+export type { PostObject };
 
 /**
  * POST /posts (issue 16; the spec leaves scheduling "not shown"). `accountId` or `handle` names the connected

@@ -10,7 +10,8 @@ import { SqliteAccounts } from '../adapters/sqlite/accounts.js';
 import { SqliteLeaseStore } from '../adapters/sqlite/lease-store.js';
 import { SqliteRateLimits } from '../adapters/sqlite/rate-limits.js';
 import { SqliteWebhookDeliveries } from '../adapters/sqlite/webhook-deliveries.js';
-import { JobStore, type RequestRecord } from '../engine/job-store.js';
+import { SqliteRequestStore } from '../adapters/sqlite/request-store.js';
+import type { RequestRecord } from '../ports/request-store.js';
 import { LeaseKeeper } from '../engine/lease-keeper.js';
 import { Orchestrator, type OrchestratorDeps } from '../engine/orchestrator.js';
 import { renderSettingsFromEnv } from '../engine/render-settings.js';
@@ -49,7 +50,8 @@ export type OrchestratorOptions = Pick<OrchestratorDeps, 'blurPreference' | 'che
 
 export interface Engine {
   readonly dataDir: string;
-  readonly store: JobStore;
+  /** The request store (the SQLite adapter: the posts and connected accounts still share its connection). */
+  readonly store: SqliteRequestStore;
   /** This process's leases: who runs a request, a re-render or a post (one owner id, one heartbeat). */
   readonly leases: LeaseKeeper;
   readonly blobs: BlobStore;
@@ -74,7 +76,7 @@ export interface Engine {
 export function createEngine(settings: EngineSettings): Engine {
   const { dataDir } = settings;
   const log = settings.log ?? (() => {});
-  const store = new JobStore(path.join(dataDir, 'shorts.db'));
+  const store = new SqliteRequestStore(path.join(dataDir, 'shorts.db'));
   // One SQLite connection for the store and these ports: a creation's insert and its charge share a transaction.
   const accounts = new AccountStore(new SqliteAccounts(store.db));
   const leases = new LeaseKeeper(new SqliteLeaseStore(store.db));
@@ -122,7 +124,7 @@ export function createEngine(settings: EngineSettings): Engine {
     },
     close: async () => {
       await leases.releaseAll();
-      store.close();
+      await store.close();
     },
   };
 }

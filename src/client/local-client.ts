@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 import type {
   CatalogPage, CreateBody, EditBody, GameVideoItem, MemeHookItem, MusicTrackItem, Query, RerenderWaitOptions, ShortsClient, WaitOptions,
 } from './shorts-client.js';
-import { JobStore, TERMINAL } from '../engine/job-store.js';
+import { SqliteRequestStore } from '../adapters/sqlite/request-store.js';
+import { TERMINAL } from '../ports/request-store.js';
 import { Orchestrator } from '../engine/orchestrator.js';
 import type { MediaRunner } from '../ports/media-runner.js';
 import type { ShortObject, StatusResponse } from '../api/types.js';
@@ -53,7 +54,7 @@ export class LocalClient implements ShortsClient {
   readonly mode = 'local' as const;
   readonly service: Service;
   /** The SQLite store, for the local clients of other resources (connected accounts, posts). */
-  readonly store: JobStore;
+  readonly store: SqliteRequestStore;
   readonly account: Account;
   /** This process's leases on the store (the requests and re-renders it runs). */
   readonly leases: LeaseKeeper;
@@ -67,23 +68,26 @@ export class LocalClient implements ShortsClient {
     this.engine = createEngine({ dataDir, log, media: opts.media });
     ({ store: this.store, leases: this.leases, media: this.media, service: this.service } = this.engine);
     this.account = { id: 'local', email: `${safeUser()}@localhost` };
-    this.recoverOrphans();
+    // Settled before this client reads or runs anything (each entry point awaits it).
+    this.recovered = this.recoverOrphans().catch((e: unknown) => this.log(`could not settle interrupted requests: ${String(e)}`));
   }
+
+  private readonly recovered: Promise<void>;
 
   /**
    * A local job whose process was killed (kill -9, power loss) would otherwise stay "processing" forever:
    * once its lease has expired it is failed. One never started (a --no-wait runner killed before it took it)
    * stays queued: `wait` runs it.
    */
-  private recoverOrphans(): void {
-    for (const id of this.store.listOrphaned('local')) {
-      if (!runningHere.has(id)) this.store.finish(id, 'failed', INTERRUPTED);
+  private async recoverOrphans(): Promise<void> {
+    for (const id of await this.store.listOrphaned('local')) {
+      if (!runningHere.has(id)) await this.store.finish(id, 'failed', INTERRUPTED);
     }
     // A local re-render runs in its `shorts edit` process: when that was killed, the clip is the one before
     // (its MP4 was never replaced), and says so.
-    for (const s of this.store.listRerendering()) {
+    for (const s of await this.store.listRerendering()) {
       if (s.origin !== 'local' || s.leased) continue;
-      this.store.abandonRerender(s.id, 'interrupted: the shorts process running this re-render stopped before it finished; the clip is as it was');
+      await this.store.abandonRerender(s.id, 'interrupted: the shorts process running this re-render stopped before it finished; the clip is as it was');
     }
   }
 
@@ -93,9 +97,10 @@ export class LocalClient implements ShortsClient {
    */
   async settleOrphansOf(owner: string): Promise<void> {
     const deadline = Date.now() + this.leases.ttlMs + 1000;
+    await this.recovered;
     for (;;) {
-      this.recoverOrphans();
-      const live = this.store.listLive().filter((r) => r.origin === 'local' && r.status === 'processing' && !runningHere.has(r.id));
+      await this.recoverOrphans();
+      const live = (await this.store.listLive()).filter((r) => r.origin === 'local' && r.status === 'processing' && !runningHere.has(r.id));
       const held = await Promise.all(live.map((r) => this.leases.leases.holder(requestKey(r.id))));
       if (!held.some((h) => h?.owner === owner) || Date.now() > deadline) return;
       await sleep(200);
@@ -103,6 +108,7 @@ export class LocalClient implements ShortsClient {
   }
 
   async create(body: CreateBody, opts: LocalCreateOptions = {}) {
+    await this.recovered;
     const created = await this.service.create(this.account, body, 'local');
     // Locally, the creating process is the one that runs the job (its lease, renewed until it runs it), unless it hands it on.
     if (opts.claim !== false) await this.leases.acquire(requestKey(created.requestId));
@@ -116,6 +122,7 @@ export class LocalClient implements ShortsClient {
    * request this process runs (nothing would run it after), and only stops following one another runs.
    */
   async wait(id: string, opts: WaitOptions = {}): Promise<StatusResponse> {
+    await this.recovered;
     for (;;) {
       if (!runningHere.has(id)) {
         const taken = await this.take(id);
@@ -123,7 +130,7 @@ export class LocalClient implements ShortsClient {
         if (taken !== 'held') {
           if (taken.status === 'queued' && !taken.takenOver) return this.runHere(id, opts, taken.lease);
           try {
-            this.store.finish(id, 'failed', INTERRUPTED, taken.lease);
+            await this.store.finish(id, 'failed', INTERRUPTED, taken.lease);
           } finally {
             await this.leases.release(taken.lease);
           }
@@ -141,11 +148,12 @@ export class LocalClient implements ShortsClient {
    * runs it and runs it to the end. False when another process had it already (nothing was run).
    */
   async runDetached(id: string, opts: WaitOptions = {}): Promise<{ ran: boolean; status: StatusResponse }> {
+    await this.recovered;
     const taken = await this.take(id);
-    if (taken === 'finished' || taken === 'held') return { ran: false, status: this.service.status(this.account, id) };
+    if (taken === 'finished' || taken === 'held') return { ran: false, status: await this.service.status(this.account, id) };
     if (taken.status !== 'queued' || taken.takenOver) {
       await this.leases.release(taken.lease);
-      return { ran: false, status: this.service.status(this.account, id) };
+      return { ran: false, status: await this.service.status(this.account, id) };
     }
     return { ran: true, status: await this.runHere(id, opts, taken.lease) };
   }
@@ -156,11 +164,11 @@ export class LocalClient implements ShortsClient {
    * it before (`takenOver`: a runner that took it and was killed, even before it started; never run twice).
    */
   private async take(id: string): Promise<'held' | 'finished' | { lease: Lease; status: 'queued' | 'processing'; takenOver: boolean }> {
-    const before = this.store.requestStatus(id);
+    const before = await this.store.requestStatus(id);
     if (before === undefined || TERMINAL.has(before)) return 'finished';
     const lease = await this.leases.acquire(requestKey(id));
     if (!lease) return 'held';
-    const status = this.store.requestStatus(id);
+    const status = await this.store.requestStatus(id);
     if (status === undefined || TERMINAL.has(status)) {
       await this.leases.release(lease);
       return 'finished';
@@ -175,7 +183,7 @@ export class LocalClient implements ShortsClient {
   private async follow(id: string, opts: WaitOptions): Promise<StatusResponse | null> {
     let seen = '';
     for (;;) {
-      const status = this.service.status(this.account, id);
+      const status = await this.service.status(this.account, id);
       const key = `${status.status}/${status.step}/${status.progress}`;
       if (key !== seen) opts.onStatus?.(status);
       seen = key;
@@ -204,10 +212,16 @@ export class LocalClient implements ShortsClient {
     if (opts.signal?.aborted) onAbort();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     const poll = setInterval(() => {
-      if (this.store.requestStatus(id) === 'cancelled') controller.abort();
+      this.store.requestStatus(id).then((s) => { if (s === 'cancelled') controller.abort(); }, () => { /* read again at the next poll */ });
     }, CANCEL_POLL_MS);
     runningHere.add(id);
-    const emit = () => opts.onStatus?.(this.service.status(this.account, id));
+    // Steps and progress arrive through synchronous callbacks: the status reads they show queue up in order
+    // and are all shown before this returns.
+    let statusShown = Promise.resolve();
+    const emit = () => {
+      statusShown = statusShown.then(async () => opts.onStatus?.(await this.service.status(this.account, id)))
+        .catch((e: unknown) => this.log(`could not show the status of ${id}: ${String(e)}`));
+    };
     let shown = -1;
     const onModelDownload = (got: number, total: number) => {
       // First use downloads the model (~40-150 MB): one line per 10 %, not per chunk.
@@ -219,8 +233,9 @@ export class LocalClient implements ShortsClient {
         onStep: emit, onProgress: emit, onClipRendered: opts.onClipRendered, lease,
       });
       // Automation rules (issue 16) post a completed request's clips; idempotent, and `shorts posts run` sweeps too.
-      if (this.store.getRequest(id)?.status === 'completed') this.engine.automation.onRequestCompleted(id);
+      if ((await this.store.getRequest(id))?.status === 'completed') this.engine.automation.onRequestCompleted(id);
     } finally {
+      await statusShown;
       runningHere.delete(id);
       await this.leases.release(lease);
       clearInterval(poll);
@@ -248,7 +263,7 @@ export class LocalClient implements ShortsClient {
 
   /** Runs the clip's pending re-render in this process; Ctrl-C (the signal) stops it and keeps the previous clip. */
   async waitRerender(id: string, shortId: string, opts: RerenderWaitOptions = {}): Promise<ShortObject> {
-    const current = this.service.short(this.account, id, shortId);
+    const current = await this.service.short(this.account, id, shortId);
     if (!current.recompiling) return current;
     const controller = new AbortController();
     const onAbort = () => controller.abort();
@@ -257,7 +272,7 @@ export class LocalClient implements ShortsClient {
     // Another process renders it (its lease is live): the clip says how that goes.
     if (!lease) return current;
     try {
-      this.store.claimRerender(shortId, lease);
+      await this.store.claimRerender(shortId, lease);
       await this.orchestrator().rerender(id, shortId, controller.signal, { onProgress: opts.onProgress, lease });
     } finally {
       await this.leases.release(lease);
@@ -283,9 +298,9 @@ export class LocalClient implements ShortsClient {
   }
 
   close(): void {
-    // The SQLite adapter writes the releases before releaseAll returns its promise: the store can close now.
+    // The SQLite adapters write before they return their promises: the releases are written, the store can close now.
     void this.leases.releaseAll();
-    this.store.close();
+    void this.store.close();
   }
 }
 

@@ -5,11 +5,6 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-/** The blob key of a clip's cover image (1080x1920 JPEG): beside its MP4, same name, `.jpg`. */
-export function coverKeyOf(clipKey: string): string {
-  return clipKey.replace(/\.mp4$/i, '') + '.jpg';
-}
-
 export class JobArtifacts {
   readonly dir: string;
   /** The key prefix of every blob of the request (removed with it when it fails or is cancelled). */

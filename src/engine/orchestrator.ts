@@ -6,7 +6,8 @@ import { LeaseLost, type Lease } from '../ports/leases.js';
 import { randomUUID } from 'node:crypto';
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { JobArtifacts, coverKeyOf } from './artifacts.js';
+import { JobArtifacts } from './artifacts.js';
+import { coverKeyOf } from '../ports/blob-store.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import { FsBlobStore } from '../adapters/fs/blob-store.js';
 import { mapPool } from './pool.js';
@@ -49,7 +50,8 @@ import { putClipCover } from '../pipeline/render/clip-cover.js';
 import { renderOne, type ClipRender } from '../pipeline/render/render-plan-builder.js';
 import type { CaptionTemplate } from '../catalog/templates.js';
 import { REQUEST_STAGES, STAGES, withRetry, type RequestStageName } from './stages.js';
-import { JobStore, type RequestRecord, type ShortRecord } from './job-store.js';
+import type { RequestStore, RequestRecord, ShortRecord } from '../ports/request-store.js';
+import { WriteQueue } from './write-queue.js';
 import type { ClipEdit, CreateRequest, Step } from '../domain/request.js';
 
 /**
@@ -96,7 +98,7 @@ export interface JobEvents {
 }
 
 export interface OrchestratorDeps {
-  store: JobStore;
+  store: RequestStore;
   /** Where clips and covers are kept (rendered in the job's folder of the data dir, then put); default the data dir. */
   blobs?: BlobStore;
   transcriber: Transcriber;
@@ -123,6 +125,8 @@ interface RunState {
   events: JobEvents;
   reasons: ReasonContext;
   media: MediaRunner;
+  /** Store writes made from synchronous callbacks (progress, detected language), awaited in order before each step. */
+  later: WriteQueue;
   source?: SourceCheckpoint;
   audio?: RangeAudio;
   transcript?: Transcript;
@@ -151,17 +155,21 @@ export class Orchestrator {
     const reasons: ReasonContext = { dataDir: this.deps.dataDir };
     const media = this.media.scoped(signal);
     try {
-      const req = store.getRequest(id);
+      const req = await store.getRequest(id);
       if (!req) throw new Error(`request ${id} not found`);
       reasons.hideAllPaths = req.origin === 'api';
-      const run: RunState = { req, art, signal, events, reasons, media };
+      // Progress and language facts arrive through synchronous callbacks: their writes queue up in order
+      // and each step (and the end) waits for them, so none is left floating.
+      const later = new WriteQueue();
+      const run: RunState = { req, art, signal, events, reasons, media, later };
       for (const stage of REQUEST_STAGES) {
         const { step: s, progress } = stage;
-        if (!store.advance(id, s, progress.from, events.lease)) throw new AbortedError();
+        await later.flush();
+        if (!await store.advance(id, s, progress.from, events.lease)) throw new AbortedError();
         events.onStep?.(s, progress.from);
         const within = (fraction: number) => {
           const p = Math.floor(progress.from + Math.max(0, Math.min(1, fraction)) * (progress.span - 1));
-          store.setProgress(id, p);
+          later.push(() => store.setProgress(id, p));
           events.onProgress?.(p);
         };
         const handler = this.stageHandlers[stage.name];
@@ -171,30 +179,31 @@ export class Orchestrator {
       }
       const { source, shorts } = run;
       if (signal.aborted) throw new AbortedError();
-      store.replaceShorts(id, shorts!, events.lease);
+      await later.flush();
+      await store.replaceShorts(id, shorts!, events.lease);
       if (shorts!.length > 0 && shorts!.every((s) => s.error)) {
         throw new PipelineError('finalizing', `rendering failed for every clip: ${shorts![0]!.errorMessage ?? 'unknown error'}`);
       }
-      store.finish(id, 'completed', null, events.lease);
+      await store.finish(id, 'completed', null, events.lease);
       events.onStep?.('completed', 100);
       if (source!.source.downloaded) rmSync(source!.source.path, { force: true });
       art.removeWork();
     } catch (e) {
-      if (signal.aborted && signal.reason instanceof ShutdownSignal) return store.getRequest(id)!;
+      if (signal.aborted && signal.reason instanceof ShutdownSignal) return (await store.getRequest(id))!;
       // Another process runs it now: nothing here is written or removed (its artifacts are the new runner's).
-      if (lostLease(e, signal)) return store.getRequest(id)!;
+      if (lostLease(e, signal)) return (await store.getRequest(id))!;
       try {
-        if (signal.aborted || e instanceof AbortedError) store.finish(id, 'cancelled', null, events.lease);
-        else store.finish(id, 'failed', failureReason(e, reasons), events.lease);
+        if (signal.aborted || e instanceof AbortedError) await store.finish(id, 'cancelled', null, events.lease);
+        else await store.finish(id, 'failed', failureReason(e, reasons), events.lease);
       } catch (refused) {
-        if (refused instanceof LeaseLost) return store.getRequest(id)!;
+        if (refused instanceof LeaseLost) return (await store.getRequest(id))!;
         throw refused;
       }
       // Cancelled or failed requests keep no partial output.
       art.removeAll();
       await this.deps.blobs.deletePrefix(art.prefix).catch(() => undefined);
     }
-    return store.getRequest(id)!;
+    return (await store.getRequest(id))!;
   }
 
   /** What each request stage does with the run's state; each leaves its result on it for the next. */
@@ -209,7 +218,7 @@ export class Orchestrator {
     },
     transcribe: async (run, onProgress) => {
       const { store } = this.deps;
-      const { req, signal, media, audio } = run;
+      const { req, signal, media, audio, later } = run;
       const { id } = req;
       const { source, range } = run.source!;
       const transcript = await this.deps.transcriber.transcribe({
@@ -218,21 +227,22 @@ export class Orchestrator {
         checkLanguage: true,
         onLanguageDetected: (d) => {
           if (req.options.language === 'auto') {
-            store.saveDetectedLanguage(id, languageForAuto(d));
+            later.push(() => store.saveDetectedLanguage(id, languageForAuto(d)));
             const unsure = unsureDetectionWarning(d);
-            if (unsure) store.addWarning(id, unsure);
+            if (unsure) later.push(() => store.addWarning(id, unsure));
           }
           const warning = mismatchWarning(req.options.language, d);
-          if (warning) store.addWarning(id, warning);
+          if (warning) later.push(() => store.addWarning(id, warning));
         },
         audio, media, signal, onProgress,
       });
       // "auto" resolved: every later stage works in the language the words are in (not persisted: the
       // stored options keep what was asked, the detected language has its own column).
       if (req.options.language === 'auto') req.options.language = transcript.language as Language;
-      store.saveSentences(id, transcript.sentences.map(({ index, sentence, start, end }) => ({ index, sentence, start, end })));
+      await later.flush();
+      await store.saveSentences(id, transcript.sentences.map(({ index, sentence, start, end }) => ({ index, sentence, start, end })));
       const script = scriptMismatch(transcript.language, transcript.sentences.map((s) => s.sentence).join(' '));
-      if (script) store.addWarning(id, scriptWarning(transcript, script));
+      if (script) await store.addWarning(id, scriptWarning(transcript, script));
       if (transcript.sentences.length === 0)
         throw new PipelineError('transcribing_audio', 'no speech was found in the selected range, so there is nothing to clip');
       run.transcript = transcript;
@@ -260,8 +270,8 @@ export class Orchestrator {
    */
   async rerender(requestId: string, shortId: string, signal: AbortSignal, events: { onProgress?: (fraction: number) => void; lease?: Lease } = {}): Promise<ShortRecord | undefined> {
     const { store } = this.deps;
-    const req = store.getRequest(requestId);
-    const short = store.getShort(requestId, shortId);
+    const req = await store.getRequest(requestId);
+    const short = await store.getShort(requestId, shortId);
     if (!req || !short?.recompiling || !short.pendingEdit) return short;
     const art = new JobArtifacts(this.deps.dataDir, requestId);
     // Its own scratch folder: two clips of one request may re-render at once, each removing its own.
@@ -343,7 +353,7 @@ export class Orchestrator {
       await this.deps.blobs.putFile(key, output, { move: true });
       const coverKey = await this.coverFor(rendered, art, key, options.hookTitle ? title : null, signal, media);
       const sentences = req.sentences;
-      store.finishRerender(shortId, {
+      await store.finishRerender(shortId, {
         title,
         reason: withLayoutReason(planned.copy.reason, rendered.reframe.layout, transcript.language),
         sentenceIndexes: sameRange ? short.sentenceIndexes : sentencesIn(sentences, clip),
@@ -355,14 +365,14 @@ export class Orchestrator {
         edit,
       }, events.lease);
     } catch (e) {
-      if (signal.aborted && signal.reason instanceof ShutdownSignal) return store.getShort(requestId, shortId);
+      if (signal.aborted && signal.reason instanceof ShutdownSignal) return await store.getShort(requestId, shortId);
       if (lostLease(e, signal)) {
         lost = true; // another process renders it now, in the same scratch folder: left to it
-        return store.getShort(requestId, shortId);
+        return await store.getShort(requestId, shortId);
       }
       const why = signal.aborted || e instanceof AbortedError ? 'the re-render was interrupted' : failureReason(e, reasons);
       try {
-        store.abandonRerender(shortId, why, events.lease);
+        await store.abandonRerender(shortId, why, events.lease);
       } catch (refused) {
         if (!(refused instanceof LeaseLost)) throw refused;
       }
@@ -372,7 +382,7 @@ export class Orchestrator {
         rmSync(path.join(path.dirname(art.captionsPath(shortId)), `${shortId}.next.ass`), { force: true });
       }
     }
-    return store.getShort(requestId, shortId);
+    return await store.getShort(requestId, shortId);
   }
 
   /**
@@ -414,7 +424,7 @@ export class Orchestrator {
     if (!info.hasAudio) throw new PipelineError('fetching_video', 'the video has no audio track, so there is no speech to find clips in');
     // A whole recording (no end given, local mode) ends where the source does, with nothing to report.
     const { range, adjustment } = clampRange({ start: req.options.start, end: req.options.end, toSourceEnd: req.options.toSourceEnd }, info.durationSec);
-    this.deps.store.saveSourceFacts(req.id, { title: source.title, heatmap: source.heatmap, start: range.start, end: range.end, timeAdjustment: adjustment });
+    await this.deps.store.saveSourceFacts(req.id, { title: source.title, heatmap: source.heatmap, start: range.start, end: range.end, timeAdjustment: adjustment });
     const checkpoint: SourceCheckpoint = { source, info, range };
     art.write('source', checkpoint);
     return checkpoint;

@@ -7,7 +7,8 @@
 // leases back so another process resumes the work at once.
 // The same slots run clip re-renders (issue 14): a clip marked `recompiling` whose lease is free (a new one,
 // or one a killed process left) is taken; a re-render sends no webhook and moves no credit.
-import { JobStore, type RequestRecord } from './job-store.js';
+import type { RequestStore } from '../ports/request-store.js';
+import { type RequestRecord } from '../ports/request-store.js';
 import { Orchestrator, ShutdownSignal } from './orchestrator.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import { LeaseLost, type Lease } from '../ports/leases.js';
@@ -16,7 +17,7 @@ import { LeaseLost, type Lease } from '../ports/leases.js';
 const ORPHAN_SCAN_MS = 5_000;
 
 export interface WorkerOptions {
-  store: JobStore;
+  store: RequestStore;
   orchestrator: Orchestrator;
   /** This process's leases: every request and re-render run here is held under one. */
   leases: LeaseKeeper;
@@ -52,11 +53,18 @@ export class Worker {
   /** Resumes orphaned requests, then polls the queue (and wakes at once on `wake()`). */
   start(): void {
     this.stopped = false;
-    const found = this.scanOrphans();
-    if (found) this.opts.log?.(`resuming ${found} interrupted request(s)`);
-    this.pump();
+    // The first pump waits for the startup scan (a pump asked for meanwhile runs after it).
+    const scanned = this.scanOrphans().then(
+      (found) => { if (found) this.opts.log?.(`resuming ${found} interrupted request(s)`); },
+      (e: unknown) => { this.opts.log?.(`worker error scanning for interrupted requests: ${String(e)}`); },
+    );
+    this.pumping = scanned;
+    void scanned.then(() => {
+      this.pumping = null;
+      this.pump();
+    });
     this.timer = setInterval(() => {
-      this.stopCancelledElsewhere();
+      this.stopCancelledElsewhere().catch((e: unknown) => this.opts.log?.(`worker error checking for cancels: ${String(e)}`));
       this.pump();
     }, this.opts.pollMs ?? 1000);
     this.timer.unref();
@@ -66,10 +74,10 @@ export class Worker {
    * A DELETE answered by another `serve` on the same data dir marks the request cancelled in the store only:
    * the job running here learns it at its next step at the latest; this stops it within a poll instead.
    */
-  private stopCancelledElsewhere(): void {
+  private async stopCancelledElsewhere(): Promise<void> {
     for (const [id, job] of this.active) {
       if (id.startsWith('rerender:') || job.controller.signal.aborted) continue;
-      if (this.opts.store.requestStatus(id) === 'cancelled') job.controller.abort();
+      if ((await this.opts.store.requestStatus(id)) === 'cancelled') job.controller.abort();
     }
   }
 
@@ -78,11 +86,11 @@ export class Worker {
    * cleanly and handed them back). One whose lease is renewed is left alone: a second `serve` on the same
    * data dir must not run it a second time.
    */
-  private scanOrphans(): number {
+  private async scanOrphans(): Promise<number> {
     this.lastOrphanScan = Date.now();
     let found = 0;
     const queued = new Set(this.resume);
-    for (const id of this.opts.store.listOrphaned('api')) {
+    for (const id of await this.opts.store.listOrphaned('api')) {
       if (this.isOurs(id) || queued.has(id)) continue;
       this.resume.push(id);
       found++;
@@ -143,7 +151,7 @@ export class Worker {
    */
   private async nextRerender(): Promise<boolean> {
     const { store, leases } = this.opts;
-    for (const s of store.listRerendering()) {
+    for (const s of await store.listRerendering()) {
       if (s.origin !== 'api' || s.leased || this.active.has(Worker.rerenderKey(s.id))) continue;
       const controller = new AbortController();
       // Of two servers seeing it free, exactly one gets the lease.
@@ -163,10 +171,10 @@ export class Worker {
     entry.done = (async () => {
       await Promise.resolve();
       try {
-        const attempts = store.claimRerender(shortId, lease);
+        const attempts = await store.claimRerender(shortId, lease);
         if (attempts === null) return; // finished or given up meanwhile
         if (attempts > (this.opts.maxAttempts ?? 3)) {
-          store.abandonRerender(shortId, `internal error: the re-render stopped unexpectedly ${attempts - 1} times; the clip is as it was`, lease);
+          await store.abandonRerender(shortId, `internal error: the re-render stopped unexpectedly ${attempts - 1} times; the clip is as it was`, lease);
           return;
         }
         await orchestrator.rerender(requestId, shortId, controller.signal, { lease });
@@ -186,14 +194,14 @@ export class Worker {
     const { store, leases } = this.opts;
     // Another server on the same data dir may be killed while this one runs: its requests are picked up here.
     if (Date.now() - this.lastOrphanScan >= ORPHAN_SCAN_MS) {
-      const found = this.scanOrphans();
+      const found = await this.scanOrphans();
       if (found) this.opts.log?.(`taking over ${found} request(s) left processing by a stopped process`);
     }
-    const take = async (id: string, claim: (lease: Lease) => RequestRecord | undefined) => {
+    const take = async (id: string, claim: (lease: Lease) => Promise<RequestRecord | undefined>) => {
       const controller = new AbortController();
       const lease = await leases.acquire({ kind: 'request', id }, controller);
       if (!lease) return undefined; // another process holds it: its lease is live again, or it was quicker
-      const record = claim(lease);
+      const record = await claim(lease);
       if (record) return { record, lease, controller };
       await leases.release(lease);
       return undefined;
@@ -205,7 +213,7 @@ export class Worker {
       if (taken) return taken;
     }
     // The oldest queued request whose lease is free; two servers racing for it: the lease decides.
-    for (const id of store.queuedUnleased(this.opts.concurrency + 1)) {
+    for (const id of await store.queuedUnleased(this.opts.concurrency + 1)) {
       if (this.isOurs(id)) continue;
       const taken = await take(id, (lease) => store.startQueued(id, lease));
       if (taken) return taken;
@@ -223,9 +231,9 @@ export class Worker {
       await Promise.resolve(); // run after the slot is registered, even when nothing below awaits
       try {
         let final: RequestRecord;
-        if (store.attempts(record.id) > maxAttempts) {
-          store.finish(record.id, 'failed', `internal error: processing stopped unexpectedly ${maxAttempts} times`, lease);
-          final = store.getRequest(record.id)!;
+        if ((await store.attempts(record.id)) > maxAttempts) {
+          await store.finish(record.id, 'failed', `internal error: processing stopped unexpectedly ${maxAttempts} times`, lease);
+          final = (await store.getRequest(record.id))!;
         } else {
           final = await orchestrator.run(record.id, controller.signal, { lease });
         }

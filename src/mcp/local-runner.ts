@@ -69,7 +69,7 @@ export class LocalJobRunner {
       const reason = `the job could not run: ${e instanceof Error ? e.message : String(e)}`;
       this.log(`request ${id}: ${reason}`);
       try {
-        this.client.service.store.finish(id, 'failed', reason);
+        await this.client.service.store.finish(id, 'failed', reason);
       } catch {
         // The store is already closed (the server is exiting): orphan recovery marks it on the next start.
       }
@@ -85,7 +85,7 @@ export class LocalJobRunner {
    */
   async stop(graceMs = 3000): Promise<void> {
     for (const [id, stop] of this.live) {
-      this.client.service.store.finish(id, 'failed', INTERRUPTED);
+      await this.client.service.store.finish(id, 'failed', INTERRUPTED);
       stop.abort();
     }
     // A stopped re-render keeps the clip as it was (waitRerender's abort), with editError saying it was interrupted.

@@ -7,7 +7,7 @@ import type { ShortsClient, Query } from '../client/shorts-client.js';
 import type { PostObject, RequestDetail, StatusResponse } from '../api/types.js';
 import type { ConnectedAccount } from '../posts/connected-accounts.js';
 import { PLATFORMS, type Platform } from '../publish/types.js';
-import { TERMINAL } from '../engine/job-store.js';
+import { TERMINAL } from '../ports/request-store.js';
 import { ShortsError } from '../errors.js';
 import { REQUEST_ID_INPUT, createInputSchema, outputSchema, queryInputSchema, renderInputSchema, requestBodyInputSchema, type ObjectSchema } from './tool-schemas.js';
 import { EXPORT_FORMATS } from '../api/export-formats.js';

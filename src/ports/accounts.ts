@@ -79,11 +79,11 @@ export interface AccountsPort {
    * for an account's last credit cannot both succeed, from any number of processes. Throws ShortsError
    * 'insufficient_credits' (details creditsRequired/creditsAvailable) when none is left and
    * 'resource_not_found' for an unknown account; whatever `create` throws rolls the charge back and is
-   * rethrown. `create` is synchronous and writes through the same database as the adapter (today: the
-   * JobStore on the same SQLite connection); an adapter for a server database carries its transaction to
+   * rethrown. `create` writes through the same database as the adapter (today: the SQLite request store
+   * on the same connection, which writes before returning its promise); an adapter for a server database carries its transaction to
    * the request store (e.g. AsyncLocalStorage) and holds the account row locked (FOR UPDATE) meanwhile.
    */
-  chargeAndCreate<T>(accountId: string, requestId: string, at: string, create: () => T): Promise<T>;
+  chargeAndCreate<T>(accountId: string, requestId: string, at: string, create: () => T | Promise<T>): Promise<T>;
   /**
    * Gives back the credit request `requestId` was charged: true once, false on every later call (from any
    * process) and for a request that was never charged.

@@ -95,3 +95,8 @@ export function checkBlobKey(key: string): void {
     if (!KEY_SEGMENT.test(segment)) throw new InvalidBlobKeyError(key, 'only letters, digits, ".", "_", "-" and "/" are allowed');
   }
 }
+
+/** The blob key of a clip's cover image (1080x1920 JPEG): beside its MP4, same name, `.jpg`. */
+export function coverKeyOf(clipKey: string): string {
+  return clipKey.replace(/\.mp4$/i, '') + '.jpg';
+}

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { ShortsError } from '../errors.js';
-import type { JobStore } from '../engine/job-store.js';
+import type { SqliteRequestStore } from '../adapters/sqlite/request-store.js';
 import type { Platform } from '../publish/types.js';
 import { PostsService, TEXT_LIMITS } from './posts-service.js';
 import type { AutomationRule, PostObject } from '../api/types.js';
@@ -99,7 +99,7 @@ function fitTitle(title: string, max: number): string {
 export class Automation {
   private readonly db: Database.Database;
 
-  constructor(private readonly store: JobStore, private readonly posts: PostsService, private readonly log: (line: string) => void = () => {}) {
+  constructor(private readonly store: SqliteRequestStore, private readonly posts: PostsService, private readonly log: (line: string) => void = () => {}) {
     this.db = store.db;
   }
 
@@ -163,12 +163,12 @@ export class Automation {
   }
 
   private applyRules(requestId: string, now: number): PostObject[] {
-    const request = this.store.getRequest(requestId);
+    const request = this.store.syncRequest(requestId);
     if (!request || request.status !== 'completed') return [];
     const made: PostObject[] = [];
     const finished = request.finishedAt ?? request.updatedAt;
     const rules = this.rows('r.account_id = ? AND r.enabled = 1 AND r.created_at <= ?', request.accountId, finished);
-    const clips = this.store.listShorts(requestId).filter((s) => !s.error && s.fileKey).sort((a, b) => b.viralScore - a.viralScore);
+    const clips = this.store.syncShorts(requestId).filter((s) => !s.error && s.fileKey).sort((a, b) => b.viralScore - a.viralScore);
     for (const rule of rules) {
       const account = { id: request.accountId, email: request.userEmail };
       const qualifying = clips.filter((c) => Math.round(c.viralScore) >= rule.min_viral_score && !this.posts.posts.hasAutomationPost(rule.connected_account_id, c.id));

@@ -6,6 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { ShortsError } from '../errors.js';
+import type { RequestStore } from '../ports/request-store.js';
+import { sqliteDatabaseOf } from '../adapters/sqlite/request-store.js';
 import { sleep } from '../publish/http.js';
 import { PLATFORMS, PublishError, type Platform, type PublishAccount } from '../publish/types.js';
 import { OAuthError, oauthApp, oauthAppSettings, refreshGrant, type TokenGrant } from '../publish/oauth-endpoints.js';
@@ -165,9 +167,9 @@ export class ConnectedAccounts {
    * The one instance per store (the server's routes, its scheduler and the local clients share it), so a
    * refresh in flight is joined rather than repeated.
    */
-  static forStore(store: { db: Database.Database; dataDir: string }): ConnectedAccounts {
+  static forStore(store: RequestStore): ConnectedAccounts {
     let found = INSTANCES.get(store);
-    if (!found) INSTANCES.set(store, (found = new ConnectedAccounts(store.db, { dataDir: store.dataDir })));
+    if (!found) INSTANCES.set(store, (found = new ConnectedAccounts(sqliteDatabaseOf(store), { dataDir: store.dataDir })));
     return found;
   }
 

@@ -3,10 +3,10 @@
 // codes: a malformed or unknown field is 400 invalid_request naming it (as an unknown templateId is on
 // creation), a post that is not the caller's is 404, and one that has gone out or is going out is 409.
 import { ShortsError } from '../errors.js';
-import type { JobStore } from '../engine/job-store.js';
+import type { SqliteRequestStore } from '../adapters/sqlite/request-store.js';
 import type { PostObject, SchedulePostBody } from '../api/types.js';
 import { PLATFORMS, type Platform } from '../publish/types.js';
-import { POST_ID_PATTERN, PostStore, postObject } from '../engine/post-store.js';
+import { POST_ID_PATTERN, PostStore, postObject } from '../adapters/sqlite/post-store.js';
 import type { Account } from '../domain/account.js';
 import { ConnectedAccounts, normalizeHandle, type ConnectedAccount } from './connected-accounts.js';
 
@@ -53,7 +53,7 @@ export class PostsService {
 
   readonly accounts: ConnectedAccounts;
 
-  constructor(private readonly store: JobStore, private readonly opts: { onScheduled?: () => void; accounts?: ConnectedAccounts } = {}) {
+  constructor(private readonly store: SqliteRequestStore, private readonly opts: { onScheduled?: () => void; accounts?: ConnectedAccounts } = {}) {
     this.posts = new PostStore(store.db);
     this.accounts = opts.accounts ?? ConnectedAccounts.forStore(store);
   }
@@ -131,7 +131,7 @@ export class PostsService {
     const row = this.store.db.prepare(`SELECT s.request_id AS requestId FROM shorts s JOIN requests r ON r.id = s.request_id
       WHERE s.id = ? AND r.account_id = ?`).get(shortId.toLowerCase(), account.id) as { requestId: string } | undefined;
     if (!row) throw bad('shortId', `no clip ${shortId} among this account's requests`);
-    const clip = this.store.getShort(row.requestId, shortId.toLowerCase())!;
+    const clip = this.store.syncShort(row.requestId, shortId.toLowerCase())!;
     if (clip.error || !clip.fileKey) throw bad('shortId', `clip ${shortId} has no video (its render failed): re-render it before posting`);
     return clip;
   }

@@ -3,12 +3,12 @@
 // connector, which saves its progress through us before every step that must not be repeated, so a crash
 // resumes instead of posting twice. A retryable failure (spec 7.3) is tried again later with backoff until
 // the attempts run out; then, like any other failure, the post is `failed` with the code and its retryable.
-import type { JobStore } from '../engine/job-store.js';
+import type { SqliteRequestStore } from '../adapters/sqlite/request-store.js';
 import { BlobNotFoundError, type BlobStore } from '../ports/blob-store.js';
 import { PublishError, RETRYABLE, type ClipMedia, type Connector, type Platform, type PostErrorCode } from '../publish/types.js';
 import type { ConnectedAccounts } from './connected-accounts.js';
 import { LeaseLost, type Lease } from '../ports/leases.js';
-import type { PostRecord, PostStore } from '../engine/post-store.js';
+import type { PostRecord, PostStore } from '../adapters/sqlite/post-store.js';
 import { STAGES } from '../engine/stages.js';
 
 /** Attempts of one post before a retryable failure becomes final (the stage table's publish policy). */
@@ -19,7 +19,7 @@ export const RETRY_DELAYS_MS = STAGES.publish.retry.backoffMs;
 export const DAILY_CAP_WAIT_MS = 24 * 3600_000;
 
 export interface PublisherOptions {
-  store: JobStore;
+  store: SqliteRequestStore;
   /** Where the clips are: the upload reads the clip's local file (the data dir's, or a downloaded copy). */
   blobs: BlobStore;
   posts: PostStore;
@@ -86,7 +86,7 @@ export class Publisher {
   }
 
   private async attempt(post: PostRecord, lease: Lease, signal?: AbortSignal) {
-    const clip = this.opts.store.getShort(post.requestId, post.shortId);
+    const clip = await this.opts.store.getShort(post.requestId, post.shortId);
     const missing = () => new PublishError('video_missing', 'the clip\'s video file is no longer available; re-create or re-render the clip, then schedule it again');
     if (!clip || clip.error || !clip.fileKey) throw missing();
     try {

@@ -1,7 +1,7 @@
 // The publisher and scheduler wired for one process: `shorts serve` (API accounts' posts, a tick) or
 // `shorts posts run` (the local account's, once or --watch). The connectors come from src/publish with
 // the platform base URLs of the environment (SHORTS_PLATFORM_URL_*).
-import type { JobStore } from '../engine/job-store.js';
+import type { SqliteRequestStore } from '../adapters/sqlite/request-store.js';
 import { connectorFor } from '../publish/connectors.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import { FsBlobStore } from '../adapters/fs/blob-store.js';
@@ -10,12 +10,12 @@ import type { Automation } from './automation.js';
 import { LeaseKeeper } from '../engine/lease-keeper.js';
 import { SqliteLeaseStore } from '../adapters/sqlite/lease-store.js';
 import type { ConnectedAccounts } from './connected-accounts.js';
-import { PostStore, type PostScope } from '../engine/post-store.js';
+import { PostStore, type PostScope } from '../adapters/sqlite/post-store.js';
 import { Publisher, type PublisherOptions } from './publisher.js';
 import { Scheduler } from './scheduler.js';
 
 export interface PublishingOptions {
-  store: JobStore;
+  store: SqliteRequestStore;
   /** Where the clips are; default the store's data dir. */
   blobs?: BlobStore;
   accounts: ConnectedAccounts;

@@ -8,7 +8,7 @@
 import type { LeaseKeeper } from '../engine/lease-keeper.js';
 import type { Automation } from './automation.js';
 import type { ConnectedAccounts } from './connected-accounts.js';
-import type { PostRecord, PostScope, PostStore } from '../engine/post-store.js';
+import type { PostRecord, PostScope, PostStore } from '../adapters/sqlite/post-store.js';
 import type { AttemptOutcome, Publisher } from './publisher.js';
 
 export interface SchedulerOptions {

@@ -7,7 +7,7 @@ import http from 'node:http';
 import { ShortsError } from '../errors.js';
 import { presentedKey, type AccountStore, type AuthContext } from '../service/accounts.js';
 import type { Service } from '../service/service.js';
-import type { JobStore } from '../engine/job-store.js';
+import type { SqliteRequestStore } from '../adapters/sqlite/request-store.js';
 import type { LimiterName, RateLimiter } from './rate-limit.js';
 import { MEDIA_CONTENT_TYPES, parseMediaPath, type MediaLinks } from './media-links.js';
 import { serveBlob, serveFile } from './serve-file.js';
@@ -30,7 +30,7 @@ export interface ApiServerDeps {
   automation: Automation;
   /** The server's public base (SHORTS_PUBLIC_URL, else its address): the OAuth redirect base. */
   publicUrl?: () => string;
-  store: JobStore;
+  store: SqliteRequestStore;
   accounts: AccountStore;
   limiter: RateLimiter;
   mediaLinks: MediaLinks;
@@ -54,16 +54,16 @@ function apiHandlers(service: Service, posts: PostsService, automation: Automati
     return { status: 200, body: { [kind]: items, pagination } };
   };
   return {
-    listShorts: ({ auth, query }) => ({ status: 200, body: service.list(auth.account, 'api', query) }),
+    listShorts: async ({ auth, query }) => ({ status: 200, body: await service.list(auth.account, 'api', query) }),
     createShorts: async ({ auth, body }) => ({ status: 202, body: await service.create(auth.account, body, 'api') }),
-    getShortsStatus: ({ auth, params }) => ({ status: 200, body: service.status(auth.account, params[0]!) }),
-    getShorts: ({ auth, params }) => ({ status: 200, body: service.detail(auth.account, params[0]!) }),
+    getShortsStatus: async ({ auth, params }) => ({ status: 200, body: await service.status(auth.account, params[0]!) }),
+    getShorts: async ({ auth, params }) => ({ status: 200, body: await service.detail(auth.account, params[0]!) }),
     cancelShorts: async ({ auth, params }) => ({ status: 200, body: await service.cancel(auth.account, params[0]!) }),
     renderShort: async ({ auth, params, body }) => ({ status: 202, body: await service.rerender(auth.account, params[0]!, params[1]!, body) }),
     // Exports (issue 14): the file itself, not an envelope; one clip, or the whole request in rank order.
     exportShort: async ({ auth, params, query }) => ({ status: 200, file: await exportLocal(service, auth.account, params[0]!, params[1]!, query.format) }),
     exportRequest: async ({ auth, params, query }) => ({ status: 200, file: await exportLocal(service, auth.account, params[0]!, null, query.format) }),
-    listPosts: ({ auth, query }) => ({ status: 200, body: service.posts(auth.account, query) }),
+    listPosts: async ({ auth, query }) => ({ status: 200, body: await service.posts(auth.account, query) }),
     // Issue 16: connected accounts, scheduling and canceling posts, and the automation rules of a connected account.
     ...accountsRoutes(service, { publicUrl }),
     schedulePost: ({ auth, body }) => ({ status: 201, body: posts.schedule(auth.account, body) }),
@@ -165,7 +165,7 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
     const { requestId, shortId, kind } = m;
     const verdict = deps.mediaLinks.verify(requestId, shortId, url.searchParams.get('expires') ?? undefined, url.searchParams.get('sig') ?? undefined, kind);
     if (verdict !== 'ok') throw new ShortsError('invalid_media_link', verdict === 'expired' ? 'this link has expired: get a fresh one from GET /shorts/:id' : 'this link is not valid');
-    const short = deps.store.listShorts(requestId).find((s) => s.id === shortId);
+    const short = (await deps.store.listShorts(requestId)).find((s) => s.id === shortId);
     if (!short?.fileKey) throw new ShortsError('resource_not_found', 'this clip has no video file');
     // A clip without a cover answers like a file that is gone (the 404 of serveBlob), as before covers were keys.
     const key = kind === 'jpg' ? short.coverKey : short.fileKey;

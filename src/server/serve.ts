@@ -6,7 +6,8 @@ import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { JobStore, type RequestRecord } from '../engine/job-store.js';
+import { SqliteRequestStore } from '../adapters/sqlite/request-store.js';
+import { type RequestRecord } from '../ports/request-store.js';
 import { Worker } from '../engine/worker.js';
 import { mediaBinaries } from '../media/binaries.js';
 import { checkFileUrl, checkVideoSiteUrl, checkWebhookUrl, guardUrlCheck } from '../net/url-guard.js';
@@ -34,7 +35,7 @@ export interface ServeOptions {
   log: (line: string) => void;
 }
 
-export interface RunningServer { url: string; server: http.Server; worker: Worker; store: JobStore; close(): Promise<void> }
+export interface RunningServer { url: string; server: http.Server; worker: Worker; store: SqliteRequestStore; close(): Promise<void> }
 
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   // A malformed SHORTS_SECRET_KEY stops serve at start with the rule, not at the first account connected.
@@ -57,7 +58,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         outroImageUrl: async (u) => { await checkImageUrl(u); },
       },
       onQueued: () => worker?.wake(),
-      secondsPerSourceSecond: () => engine.store.measuredSecondsPerSourceSecond() ?? 0.35,
+      secondsPerSourceSecond: async () => (await engine.store.measuredSecondsPerSourceSecond()) ?? 0.35,
     },
   });
   const { store, accounts, service, posts, automation } = engine;
@@ -79,7 +80,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const url = r.options.webhookUrl;
     const account = await accounts.getAccount(r.accountId);
     if (!url || !account) return;
-    await webhooks.deliver(url, account.webhookSecret, webhookEvent(r, service, account));
+    await webhooks.deliver(url, account.webhookSecret, await webhookEvent(r, service, account));
   };
   worker = engine.worker({
     concurrency: opts.workers ?? Number(setting('SHORTS_WORKERS') ?? 1),
@@ -126,17 +127,17 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
 }
 
 /** DESIGN.md: data is {shorts} for completed and {failureReason} for failed; viral_score on 0-10 here. */
-function webhookEvent(r: RequestRecord, service: Service, account: { id: string; email: string }): WebhookEvent {
+async function webhookEvent(r: RequestRecord, service: Service, account: { id: string; email: string }): Promise<WebhookEvent> {
   const base = { requestId: r.id, timestamp: new Date().toISOString() };
   if (r.status === 'failed') return { ...base, event: 'shorts.failed', status: 'failed', data: { failureReason: r.failureReason ?? 'internal error' } };
-  const detail = service.detail(account, r.id);
+  const detail = await service.detail(account, r.id);
   return {
     ...base, event: 'shorts.completed', status: 'completed',
     data: { shorts: detail.shorts.filter((s) => !s.error).map((s) => ({ id: s.id, title: s.title, video_url: s.video_url, duration: s.duration, viral_score: Math.round(s.viral_score) / 10 })) },
   };
 }
 
-async function readiness(store: JobStore, dataDir: string): Promise<ReadinessReport> {
+async function readiness(store: SqliteRequestStore, dataDir: string): Promise<ReadinessReport> {
   const checks: ReadinessReport['checks'] = {};
   const check = (name: string, fn: () => string) => {
     try {

@@ -226,9 +226,9 @@ export class AccountStore {
   /**
    * Takes one credit for the creation of request `requestId` and runs `create` (the request's insert) in
    * the same unit of work: a creation refused for credit leaves no row, and two creations racing for the
-   * last credit cannot both be accepted. `create` must be synchronous (see AccountsPort.chargeAndCreate).
+   * last credit cannot both be accepted. See AccountsPort.chargeAndCreate for what `create` may do.
    */
-  chargeAndCreate<T>(accountId: string, requestId: string, create: () => T): Promise<T> {
+  chargeAndCreate<T>(accountId: string, requestId: string, create: () => T | Promise<T>): Promise<T> {
     return this.port.chargeAndCreate(accountId, requestId, this.iso(), create);
   }
 

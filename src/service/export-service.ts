@@ -14,7 +14,8 @@ import path from 'node:path';
 import { ShortsError } from '../errors.js';
 import { JobArtifacts } from '../engine/artifacts.js';
 import { BlobNotFoundError, type BlobStore } from '../ports/blob-store.js';
-import { TERMINAL, type JobStore, type RequestRecord, type ShortRecord } from '../engine/job-store.js';
+import type { RequestStore } from '../ports/request-store.js';
+import { TERMINAL, type RequestRecord, type ShortRecord } from '../ports/request-store.js';
 import type { RenderPlan } from '../media/render-plan.js';
 import type { CaptionCue } from '../domain/captions.js';
 import type { FetchedSource, MediaInfo } from '../domain/source.js';
@@ -35,14 +36,14 @@ const ID_PATTERN = /^[0-9a-f]{24}$/;
  * after the other). Errors are the API's: invalid_request (format), resource_not_found (ids, a failed
  * clip, a file the clip does not have), short_not_editable (409: the request is not completed yet).
  */
-export async function exportLocal({ store, blobs }: { store: JobStore; blobs: BlobStore }, account: ExportAccount, requestId: string, shortId: string | null, format: unknown): Promise<ExportFile> {
+export async function exportLocal({ store, blobs }: { store: RequestStore; blobs: BlobStore }, account: ExportAccount, requestId: string, shortId: string | null, format: unknown): Promise<ExportFile> {
   if (!isExportFormat(format)) {
     throw new ShortsError('invalid_request', `format must be one of ${EXPORT_FORMATS.join(', ')}${format === undefined || format === '' ? '' : `, got "${String(format)}"`}`, { parameter: 'format' });
   }
   if (!ID_PATTERN.test(requestId)) throw new ShortsError('invalid_request', `request id must be a 24-character hex string, got "${requestId}"`);
-  const req = store.getRequest(requestId);
+  const req = await store.getRequest(requestId);
   if (!req || req.accountId !== account.id) throw new ShortsError('resource_not_found', `request ${requestId} was not found`);
-  const shorts = store.listShorts(requestId);
+  const shorts = await store.listShorts(requestId);
   const short = shortId === null ? null : shorts.find((s) => s.id === shortId);
   if (short === undefined) throw new ShortsError('resource_not_found', `request ${requestId} has no short ${shortId}`);
   if (req.status !== 'completed') {

@@ -2,7 +2,7 @@
 // strings, CLI flags) into typed values; the error names the bad parameter.
 import { ShortsError } from '../errors.js';
 import type { ListRequestsQuery } from '../api/types.js';
-import { PLATFORMS, POST_STATUSES, type PostsQuery } from '../api/posts-query.js';
+import { PLATFORMS, POST_STATUSES, type PostsQuery } from '../domain/posts-query.js';
 
 const STATUSES = ['queued', 'processing', 'completed', 'failed', 'cancelled'] as const;
 type Raw = Record<string, string | undefined>;

@@ -17,7 +17,8 @@ import { parseListRequests, parsePostsQuery, paginate, parsePage } from './list-
 import type {
   CancelResponse, CreateResponse, PostObject, RequestDetail, RequestListItem, ShortObject, StatusResponse, TemplateList, Pagination,
 } from '../api/types.js';
-import { JobStore, TERMINAL, type RequestRecord, type ShortRecord } from '../engine/job-store.js';
+import type { RequestStore } from '../ports/request-store.js';
+import { TERMINAL, type RequestRecord, type ShortRecord } from '../ports/request-store.js';
 import { STEP_MESSAGES } from '../engine/orchestrator.js';
 import type { MediaRunner } from '../ports/media-runner.js';
 import { probeMedia, MediaError } from '../media/probe.js';
@@ -55,7 +56,7 @@ export interface ServiceOptions {
   /** Called after a request is queued, so workers wake up at once instead of at their next poll. */
   onQueued?: () => void;
   /** Seconds of processing per second of requested range, measured on recent jobs (ETA). */
-  secondsPerSourceSecond?: () => number;
+  secondsPerSourceSecond?: () => number | Promise<number>;
   /**
    * Public base URL of the server (`serve`): template images are then `${base}/assets/templates/<file>`.
    * Absent (the local engine), they are the files' own file:// URLs. A function because the server
@@ -68,7 +69,7 @@ export interface ServiceOptions {
 
 export interface CreditLedger {
   /** Charges one credit and runs `create` (the request's insert) as one unit of work: both or neither. */
-  chargeAndCreate<T>(accountId: string, requestId: string, create: () => T): Promise<T>;
+  chargeAndCreate<T>(accountId: string, requestId: string, create: () => T | Promise<T>): Promise<T>;
   /** At most once per request. */
   refundCredit(requestId: string): Promise<boolean>;
 }
@@ -92,7 +93,7 @@ export class Service {
 
   readonly blobs: BlobStore;
 
-  constructor(readonly store: JobStore, private readonly opts: ServiceOptions = {}) {
+  constructor(readonly store: RequestStore, private readonly opts: ServiceOptions = {}) {
     this.blobs = opts.blobs ?? new FsBlobStore(store.dataDir);
   }
 
@@ -149,10 +150,10 @@ export class Service {
     // and two creations racing for the last credit cannot both be accepted.
     const insert = () => this.store.insertRequest({ id, accountId: account.id, origin, userEmail: account.email, options: req, url, start: req.start, end: req.end });
     if (this.opts.credits) await this.opts.credits.chargeAndCreate(account.id, id, insert);
-    else insert();
+    else await insert();
     if (prefs && explicitBlur !== null) await prefs.setBlurPreference(account.id, explicitBlur);
     this.opts.onQueued?.();
-    const { position, etaSeconds } = this.queueEstimate(id);
+    const { position, etaSeconds } = await this.queueEstimate(id);
     const response: CreateResponse = {
       requestId: id,
       status: 'processing',
@@ -184,26 +185,26 @@ export class Service {
    * Position among queued API requests (1 = next) and seconds until this one should finish: the range
    * seconds of everything ahead plus its own, at the measured processing speed of recent jobs.
    */
-  private queueEstimate(id: string): { position: number | null; etaSeconds: number } {
-    const live = this.store.listLive().filter((r) => r.origin === 'api' || r.id === id);
+  private async queueEstimate(id: string): Promise<{ position: number | null; etaSeconds: number }> {
+    const live = (await this.store.listLive()).filter((r) => r.origin === 'api' || r.id === id);
     const index = live.findIndex((r) => r.id === id);
     const ahead = live.slice(0, Math.max(0, index));
-    const rate = this.opts.secondsPerSourceSecond?.() ?? DEFAULT_SECONDS_PER_SOURCE_SECOND;
+    const rate = (await this.opts.secondsPerSourceSecond?.()) ?? DEFAULT_SECONDS_PER_SOURCE_SECOND;
     const work = [...ahead, live[index]].reduce((sum, r) => sum + (r ? r.end - r.start : 0), 0);
     const queued = live.filter((r) => r.status === 'queued');
     const position = queued.findIndex((r) => r.id === id);
     return { position: position >= 0 ? position + 1 : null, etaSeconds: Math.ceil(30 + work * rate) };
   }
 
-  private owned(account: Account, id: string): RequestRecord {
+  private async owned(account: Account, id: string): Promise<RequestRecord> {
     if (!ID_PATTERN.test(id)) throw new ShortsError('invalid_request', `request id must be a 24-character hex string, got "${id}"`);
-    const r = this.store.getRequest(id);
+    const r = await this.store.getRequest(id);
     if (!r || r.accountId !== account.id) throw new ShortsError('resource_not_found', `request ${id} was not found`);
     return r;
   }
 
-  status(account: Account, id: string): StatusResponse {
-    const r = this.owned(account, id);
+  async status(account: Account, id: string): Promise<StatusResponse> {
+    const r = await this.owned(account, id);
     const out: StatusResponse = {
       _id: r.id, status: r.status, step: r.step, stepMessage: STEP_MESSAGES[r.step],
       progress: r.status === 'completed' ? 100 : r.status === 'queued' ? 0 : Math.floor(r.progress),
@@ -214,8 +215,8 @@ export class Service {
     return out;
   }
 
-  detail(account: Account, id: string): RequestDetail {
-    const r = this.owned(account, id);
+  async detail(account: Account, id: string): Promise<RequestDetail> {
+    const r = await this.owned(account, id);
     const template = findTemplate(r.options.templateId) ?? DEFAULT_TEMPLATE;
     const detail: RequestDetail = {
       _id: r.id, status: r.status, progress: r.status === 'completed' ? 100 : Math.floor(r.progress), userEmail: r.userEmail,
@@ -224,15 +225,15 @@ export class Service {
       template: template.name,
       captionLanguage: r.options.captionLanguage, heatmap: r.heatmap, sentences: r.sentences,
       preferredLength: r.options.preferredLength, projectId: null,
-      shorts: this.store.listShorts(r.id).map((s) => this.shortObject(s)),
+      shorts: await Promise.all((await this.store.listShorts(r.id)).map((s) => this.shortObject(s))),
     };
     if (r.warnings.length) detail.warnings = r.warnings;
     return detail;
   }
 
-  list(account: Account, origin: 'api' | 'local', raw: Record<string, string | undefined>): { requests: RequestListItem[]; pagination: Pagination } {
+  async list(account: Account, origin: 'api' | 'local', raw: Record<string, string | undefined>): Promise<{ requests: RequestListItem[]; pagination: Pagination }> {
     const q = parseListRequests(raw);
-    const { items, total } = this.store.listRequests({ accountId: account.id, origin, ...q });
+    const { items, total } = await this.store.listRequests({ accountId: account.id, origin, ...q });
     return {
       requests: items.map((r) => ({
         requestId: r.id, status: r.status, progress: r.status === 'completed' ? 100 : Math.floor(r.progress),
@@ -243,9 +244,9 @@ export class Service {
   }
 
   async cancel(account: Account, id: string): Promise<CancelResponse> {
-    const r = this.owned(account, id);
-    if (TERMINAL.has(r.status) || !this.store.finish(id, 'cancelled'))
-      throw new ShortsError('request_not_cancellable', `request ${id} is already ${this.store.getRequest(id)?.status ?? r.status}`);
+    const r = await this.owned(account, id);
+    if (TERMINAL.has(r.status) || !(await this.store.finish(id, 'cancelled')))
+      throw new ShortsError('request_not_cancellable', `request ${id} is already ${(await this.store.getRequest(id))?.status ?? r.status}`);
     this.running.get(id)?.abort();
     // Cancelled before any work started: nothing was spent, so the credit comes back (DESIGN.md).
     if (r.status === 'queued') await this.opts.credits?.refundCredit(id);
@@ -259,10 +260,10 @@ export class Service {
    * `serve` (woken through onQueued) or the local client in the foreground (holding the clip's lease). No credit.
    */
   async rerender(account: Account, id: string, shortId: string, body: unknown): Promise<ShortObject> {
-    const r = this.owned(account, id);
+    const r = await this.owned(account, id);
     // A request still running has no clips yet: it is 409 (retry later), not 404.
     if (r.status !== 'completed') throw new ShortsError('short_not_editable', `request ${id} is ${r.status}: its clips can be re-rendered once it is completed`);
-    const short = this.store.getShort(id, shortId);
+    const short = await this.store.getShort(id, shortId);
     if (!short) throw new ShortsError('resource_not_found', `request ${id} has no clip ${shortId}`);
     if (short.recompiling) throw new ShortsError('short_not_editable', `clip ${shortId} is already being re-rendered; retry once its recompiling is false`);
     const edit = await validateClipEdit(body, {
@@ -281,7 +282,7 @@ export class Service {
       if (!seen) throw new ShortsError('invalid_request', 'this clip was rendered without captions, so there are no caption words to correct; re-render it with captionsEnabled first', { field: 'captionEdits' });
       applyCaptionEdits(seen, edit.captionEdits as CaptionEdits);
     }
-    const state = this.store.startRerender(id, shortId, edit);
+    const state = await this.store.startRerender(id, shortId, edit);
     if (state === 'not_completed') throw new ShortsError('short_not_editable', `request ${id} is not completed: its clips can be re-rendered once it is`);
     if (state === 'busy') throw new ShortsError('short_not_editable', `clip ${shortId} is already being re-rendered; retry once its recompiling is false`);
     this.opts.onQueued?.();
@@ -289,15 +290,15 @@ export class Service {
   }
 
   /** One clip of a request, as in its detail. */
-  short(account: Account, id: string, shortId: string): ShortObject {
-    this.owned(account, id);
-    const s = this.store.getShort(id, shortId);
+  async short(account: Account, id: string, shortId: string): Promise<ShortObject> {
+    await this.owned(account, id);
+    const s = await this.store.getShort(id, shortId);
     if (!s) throw new ShortsError('resource_not_found', `request ${id} has no clip ${shortId}`);
     return this.shortObject(s);
   }
 
-  private shortObject(s: ShortRecord): ShortObject {
-    const o = shortObject(s, s.error ? '' : this.opts.mediaUrl?.(s) ?? (s.fileKey ? this.blobs.url(s.fileKey) : ''), this.store.postsForShort(s.id));
+  private async shortObject(s: ShortRecord): Promise<ShortObject> {
+    const o = shortObject(s, s.error ? '' : this.opts.mediaUrl?.(s) ?? (s.fileKey ? this.blobs.url(s.fileKey) : ''), await this.store.postsForShort(s.id));
     // Linked only when a cover was made (the store says so: no look at the blobs on a read).
     if (!s.error && s.fileKey && s.coverKey) o.thumbnail_url = this.opts.thumbnailUrl?.(s) ?? this.blobs.url(s.coverKey);
     return o;
@@ -345,9 +346,9 @@ export class Service {
     })), page, limit);
   }
 
-  posts(account: Account, raw: Record<string, string | undefined>): { posts: PostObject[]; pagination: Pagination } {
+  async posts(account: Account, raw: Record<string, string | undefined>): Promise<{ posts: PostObject[]; pagination: Pagination }> {
     const q = parsePostsQuery(raw);
-    const { items, total } = this.store.listPosts(account.id, q);
+    const { items, total } = await this.store.listPosts(account.id, q);
     return { posts: items, pagination: { page: q.page, limit: q.limit, totalPages: Math.ceil(total / q.limit), totalCount: total } };
   }
 }

@@ -117,19 +117,21 @@ export class SqliteAccounts implements AccountsPort {
    * The guarded UPDATE is the whole check: it changes a row only while credits remain, so two connections
    * racing for the last credit cannot both win. Inside a caller's transaction it becomes a savepoint.
    */
-  async chargeAndCreate<T>(accountId: string, requestId: string, at: string, create: () => T): Promise<T> {
-    return this.db.transaction((): T => {
+  async chargeAndCreate<T>(accountId: string, requestId: string, at: string, create: () => T | Promise<T>): Promise<T> {
+    // better-sqlite3 refuses a transaction function that returns a promise: the result is carried out of it.
+    let created!: T | Promise<T>;
+    this.db.transaction((): void => {
       const r = this.db.prepare('UPDATE accounts SET credits = credits - 1 WHERE id = ? AND credits > 0').run(accountId);
       if (r.changes === 0) {
         if (!this.account(accountId)) throw new ShortsError('resource_not_found', `account ${accountId} was not found`);
         throw new ShortsError('insufficient_credits', 'no credits left: each creation costs 1 credit', { creditsRequired: 1, creditsAvailable: 0 });
       }
       this.ledger(accountId, requestId, -1, 'creation', at);
-      const created = create();
-      // A promise would settle after COMMIT, outside the unit of work it must belong to.
-      if (created instanceof Promise) throw new TypeError('chargeAndCreate: create must be synchronous on SQLite');
-      return created;
+      // The SQLite request store writes before it returns its promise (and throws rather than rejects), so
+      // its write is inside this transaction; the promise is only awaited after COMMIT.
+      created = create();
     }).immediate();
+    return created;
   }
 
   /** The unique index on (request_id, reason) makes a refund happen at most once, from any connection. */

@@ -89,7 +89,7 @@ export async function keysRevokeCommand(accounts: AccountStore, keyOrPrefix: str
   return EXIT.ok;
 }
 
-export type OpenAccountStore = () => { accounts: AccountStore; close(): void };
+export type OpenAccountStore = () => { accounts: AccountStore; close(): void | Promise<void> };
 
 export function registerKeysCommand(program: Command, openStore: OpenAccountStore, setExit: (code: number) => void = () => {}): Command {
   const run = async (fn: (a: AccountStore) => Promise<number>) => {
@@ -97,7 +97,7 @@ export function registerKeysCommand(program: Command, openStore: OpenAccountStor
     try {
       setExit(await fn(store.accounts));
     } finally {
-      store.close();
+      await store.close();
     }
   };
   const keys = program.command('keys').description('issue, list and revoke API keys for `shorts serve`');

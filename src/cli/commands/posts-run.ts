@@ -3,7 +3,7 @@
 // running like serve's scheduler until Ctrl-C, which hands unfinished uploads back for the next run.
 // Loaded on use: the connectors are needed by no other command.
 import type { LocalClient } from '../../client/local-client.js';
-import { postObject } from '../../engine/post-store.js';
+import { postObject } from '../../adapters/sqlite/post-store.js';
 import { EXIT } from '../cli-error.js';
 import { note, printJson, printTable } from '../output.js';
 

@@ -58,7 +58,7 @@ export async function startDetachedRunner(client: LocalClient, id: string): Prom
     const holder = await client.leases.leases.holder({ kind: 'request', id });
     if (holder !== null && holder.owner !== client.leases.owner) return pid ?? -1;
     // Already finished: nothing to run.
-    if (client.store.getRequest(id)?.status !== 'queued') return pid ?? -1;
+    if ((await client.store.getRequest(id))?.status !== 'queued') return pid ?? -1;
     if (exited !== undefined || Date.now() > deadline) {
       throw new Error(`the runner of request ${id} did not start (see ${log}); the request is queued: \`shorts wait ${id}\` runs it`);
     }

@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import ora from 'ora';
 import type { ShortsClient } from '../../client/shorts-client.js';
 import type { StatusResponse } from '../../api/types.js';
-import { TERMINAL } from '../../engine/job-store.js';
+import { TERMINAL } from '../../ports/request-store.js';
 import { ShortsError } from '../../errors.js';
 import { EXIT } from '../cli-error.js';
 import { liveProgress, printJson, printWarnings, progress, useColor } from '../output.js';

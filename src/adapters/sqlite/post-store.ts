@@ -5,10 +5,10 @@
 // (issue 22): the claim and every write of the publisher are made only while that lease is still held. Reading lists stays in JobStore.listPosts (spec 4.6 filters).
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import type { PostObject } from '../api/types.js';
-import type { Platform, PostErrorCode, PublishState } from '../publish/types.js';
-import type { Lease } from '../ports/leases.js';
-import { fenced, NOW_MS } from '../adapters/sqlite/lease-store.js';
+import type { PostObject } from '../../api/types.js';
+import type { Platform, PostErrorCode, PublishState } from '../../publish/types.js';
+import type { Lease } from '../../ports/leases.js';
+import { fenced, NOW_MS } from './lease-store.js';
 
 export type PostStatus = PostObject['status'];
 
@@ -56,7 +56,7 @@ function toRecord(r: Row): PostRecord {
   };
 }
 
-/** The API's Post object (spec 2.4) of a row of the posts table (JobStore's lists read through this too). */
+/** The API's Post object (spec 2.4) of a row of the posts table (the request store.s post lists read through this too). */
 export function postOfRow(row: unknown): PostObject {
   return postObject(toRecord(row as Row));
 }

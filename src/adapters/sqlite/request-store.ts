@@ -1,117 +1,23 @@
-// The SQLite job store (better-sqlite3). Synchronous by design: every state change is one short
-// transaction, so a crash leaves either the old or the new state, never a half-written one.
+// The request store port over SQLite (better-sqlite3). Every state change is one short transaction, so a
+// crash leaves either the old or the new state, never a half-written one. better-sqlite3 is synchronous:
+// each method does its work before it returns its (settled) promise.
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { MIGRATIONS, MIGRATION_STEPS } from './migrations.js';
-import type { Lease } from '../ports/leases.js';
-import { fenced, NOW_MS } from '../adapters/sqlite/lease-store.js';
+import type { Lease } from '../../ports/leases.js';
+import { fenced, NOW_MS } from './lease-store.js';
 import { postOfRow } from './post-store.js';
-import type { PostsQuery } from '../api/posts-query.js';
-import type { PostObject } from '../api/types.js';
-import type { HeatmapPoint } from '../domain/source.js';
-import type { ResolvedLayout } from '../domain/layout.js';
-import type { TimeAdjustment } from '../domain/time.js';
-import type { ClipEdit, CreateRequest, RequestStatus, SentenceRecord, Step } from '../domain/request.js';
-
-export const TERMINAL: ReadonlySet<RequestStatus> = new Set(['completed', 'failed', 'cancelled']);
+import type { PostsQuery } from '../../domain/posts-query.js';
+import type { PostObject } from '../../api/types.js';
+import type { HeatmapPoint } from '../../domain/source.js';
+import type { ResolvedLayout } from '../../domain/layout.js';
+import type { TimeAdjustment } from '../../domain/time.js';
+import type { ClipEdit, RequestStatus, SentenceRecord, Step, CreateRequest } from '../../domain/request.js';
+import type { ListQuery, NewRequest, RequestRecord, RequestStore, RerenderResult, ShortRecord } from '../../ports/request-store.js';
 
 /** How long a statement waits for another process's write lock before SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 15_000;
-
-
-export interface RequestRecord {
-  id: string;
-  accountId: string;
-  origin: 'api' | 'local';
-  userEmail: string;
-  isDemo: boolean;
-  status: RequestStatus;
-  step: Step;
-  progress: number;
-  options: CreateRequest;
-  url: string;
-  title: string;
-  start: number;
-  end: number;
-  timeAdjustment: TimeAdjustment | null;
-  heatmap: HeatmapPoint[];
-  sentences: SentenceRecord[];
-  failureReason: string | null;
-  /** What the user should know about a request that still ran (issue 11: speech not in the requested language). */
-  warnings: string[];
-  /** The language whisper.cpp detected for `language: auto` (null until then, and for named languages). */
-  detectedLanguage: string | null;
-  createdAt: string;
-  updatedAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-}
-
-export interface ShortRecord {
-  id: string;
-  requestId: string;
-  rank: number;
-  title: string;
-  sentenceIndexes: number[];
-  reason: string;
-  description: string;
-  viralScore: number;
-  startTimestamp: number;
-  endTimestamp: number;
-  duration: number;
-  width: number;
-  height: number;
-  recompiling: boolean;
-  error: boolean;
-  errorMessage: string | null;
-  /** The clip's MP4 in the blob store (null when its render failed). */
-  fileKey: string | null;
-  /** Its cover image in the blob store; null when none was made. Optional so a record built without it stores as null. */
-  coverKey?: string | null;
-  /**
-   * The layout the clip was rendered with (what `auto` resolved to, or the one asked for); null for clips
-   * rendered before the store kept it. Optional so a record built without it still stores (as null).
-   */
-  layout?: ResolvedLayout | null;
-  /** The per-clip changes applied by re-renders so far (issue 14); null for a clip as first rendered. */
-  edit?: ClipEdit | null;
-  /** While `recompiling`: the change being rendered. */
-  pendingEdit?: ClipEdit | null;
-  /** Why the last re-render failed (the clip kept its previous MP4); null when it did not. */
-  editError?: string | null;
-}
-
-/** What a finished re-render changes on its clip. */
-export type RerenderResult = Pick<ShortRecord, 'title' | 'reason' | 'sentenceIndexes' | 'startTimestamp' | 'endTimestamp' | 'duration'> & {
-  /** The MP4 (a clip whose first render failed has one now). */
-  fileKey: string;
-  /** The cover of the new render; null when it could not be made. */
-  coverKey: string | null;
-  layout: ResolvedLayout | null;
-  edit: ClipEdit;
-};
-
-export interface NewRequest {
-  id: string;
-  accountId: string;
-  origin: 'api' | 'local';
-  userEmail: string;
-  options: CreateRequest;
-  url: string;
-  start: number;
-  end: number;
-}
-
-export interface ListQuery {
-  accountId: string;
-  origin?: 'api' | 'local';
-  status?: RequestStatus;
-  sortBy: 'createdAt' | 'updatedAt';
-  sortOrder: 'asc' | 'desc';
-  page: number;
-  limit: number;
-}
 
 interface RequestRow {
   id: string; account_id: string; origin: 'api' | 'local'; user_email: string; is_demo: number; status: RequestStatus;
@@ -154,7 +60,7 @@ function toShort(r: ShortRow): ShortRecord {
   };
 }
 
-export class JobStore {
+export class SqliteRequestStore implements RequestStore {
   readonly db: Database.Database;
   /** The data directory the store lives in: its `jobs/<id>/` folders hold each request's artifacts. */
   readonly dataDir: string;
@@ -190,29 +96,50 @@ export class JobStore {
     }
   }
 
-  close(): void {
-    this.db.close();
+  close(): Promise<void> {
+    this.db.close(); // before the promise, as with insertRequest: callers that cannot await (process exit) may rely on it
+    return Promise.resolve();
   }
 
-  insertRequest(n: NewRequest): RequestRecord {
+  insertRequest(n: NewRequest): Promise<RequestRecord> {
     const t = now();
     this.db.prepare(`INSERT INTO requests (id, account_id, origin, user_email, status, step, progress, options, url, start, "end", created_at, updated_at)
       VALUES (?, ?, ?, ?, 'queued', 'queued', 0, ?, ?, ?, ?, ?, ?)`)
       .run(n.id, n.accountId, n.origin, n.userEmail, JSON.stringify(n.options), n.url, n.start, n.end, t, t);
-    return this.getRequest(n.id)!;
+    // Not `async`: a failed INSERT throws here, inside the caller's transaction (chargeAndCreate rolls back).
+    return Promise.resolve(this.requestRow(n.id)!);
   }
 
-  getRequest(id: string): RequestRecord | undefined {
+  private requestRow(id: string): RequestRecord | undefined {
     const row = this.db.prepare('SELECT * FROM requests WHERE id = ?').get(id) as RequestRow | undefined;
-    return row && toRequest(row);
+    return row ? toRequest(row) : undefined;
+  }
+
+  async getRequest(id: string): Promise<RequestRecord | undefined> {
+    return this.requestRow(id);
+  }
+
+  // Synchronous reads for the posts code that still works inside SQLite transactions on this connection
+  // (src/posts: automation, posting, publishing); it goes behind its own port next (issue 22 point 2).
+  syncRequest(id: string): RequestRecord | undefined {
+    return this.requestRow(id);
+  }
+
+  syncShorts(requestId: string): ShortRecord[] {
+    return (this.db.prepare('SELECT * FROM shorts WHERE request_id = ? ORDER BY rank').all(requestId) as ShortRow[]).map(toShort);
+  }
+
+  syncShort(requestId: string, shortId: string): ShortRecord | undefined {
+    const row = this.db.prepare('SELECT * FROM shorts WHERE id = ? AND request_id = ?').get(shortId, requestId) as ShortRow | undefined;
+    return row && toShort(row);
   }
 
   /** Just the status (cheap: polled every second for each running job). */
-  requestStatus(id: string): RequestStatus | undefined {
+  async requestStatus(id: string): Promise<RequestStatus | undefined> {
     return (this.db.prepare('SELECT status FROM requests WHERE id = ?').get(id) as { status: RequestStatus } | undefined)?.status;
   }
 
-  listRequests(q: ListQuery): { items: RequestRecord[]; total: number } {
+  async listRequests(q: ListQuery): Promise<{ items: RequestRecord[]; total: number }> {
     const where = ['account_id = @accountId'];
     if (q.origin) where.push('origin = @origin');
     if (q.status) where.push('status = @status');
@@ -230,7 +157,7 @@ export class JobStore {
    * Moves a live request to a step; progress never goes backwards. Returns false if it is no longer live;
    * throws LeaseLost when `lease` (the runner's) was taken over.
    */
-  advance(id: string, step: Step, progress: number, lease?: Lease): boolean {
+  async advance(id: string, step: Step, progress: number, lease?: Lease): Promise<boolean> {
     const r = fenced(this.db, lease, () => this.db.prepare(`UPDATE requests SET step = ?, progress = MAX(progress, ?), updated_at = ?,
         status = 'processing', started_at = COALESCE(started_at, ?)
       WHERE id = ? AND status IN ('queued', 'processing')`).run(step, progress, now(), now(), id));
@@ -238,23 +165,23 @@ export class JobStore {
   }
 
   /** Finer progress inside the current step (never backwards). */
-  setProgress(id: string, progress: number): void {
+  async setProgress(id: string, progress: number): Promise<void> {
     this.db.prepare(`UPDATE requests SET progress = MAX(progress, ?), updated_at = ? WHERE id = ? AND status = 'processing'`)
       .run(Math.min(99, progress), now(), id);
   }
 
-  saveSourceFacts(id: string, facts: { title: string; heatmap: HeatmapPoint[]; start: number; end: number; timeAdjustment: TimeAdjustment | null }): void {
+  async saveSourceFacts(id: string, facts: { title: string; heatmap: HeatmapPoint[]; start: number; end: number; timeAdjustment: TimeAdjustment | null }): Promise<void> {
     this.db.prepare(`UPDATE requests SET title = ?, heatmap = ?, start = ?, "end" = ?, time_adjustment = ?, updated_at = ? WHERE id = ?`)
       .run(facts.title, JSON.stringify(facts.heatmap), facts.start, facts.end,
         facts.timeAdjustment ? JSON.stringify(facts.timeAdjustment) : null, now(), id);
   }
 
-  saveSentences(id: string, sentences: SentenceRecord[]): void {
+  async saveSentences(id: string, sentences: SentenceRecord[]): Promise<void> {
     this.db.prepare('UPDATE requests SET sentences = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(sentences), now(), id);
   }
 
   /** Adds a warning once (a resumed job that earns it again does not repeat it). */
-  addWarning(id: string, warning: string): void {
+  async addWarning(id: string, warning: string): Promise<void> {
     this.db.transaction(() => {
       const row = this.db.prepare('SELECT warnings FROM requests WHERE id = ?').get(id) as { warnings: string } | undefined;
       if (!row) return;
@@ -264,12 +191,12 @@ export class JobStore {
     })();
   }
 
-  saveDetectedLanguage(id: string, language: string): void {
+  async saveDetectedLanguage(id: string, language: string): Promise<void> {
     this.db.prepare('UPDATE requests SET detected_language = ?, updated_at = ? WHERE id = ?').run(language, now(), id);
   }
 
   /** The request's clips, all at once; with `lease`, only while it is still held (else LeaseLost, nothing written). */
-  replaceShorts(requestId: string, shorts: ShortRecord[], lease?: Lease): void {
+  async replaceShorts(requestId: string, shorts: ShortRecord[], lease?: Lease): Promise<void> {
     fenced(this.db, lease, () => {
       this.db.prepare('DELETE FROM shorts WHERE request_id = ?').run(requestId);
       const ins = this.db.prepare(`INSERT INTO shorts (id, request_id, rank, title, sentence_indexes, reason, description, viral_score,
@@ -282,13 +209,12 @@ export class JobStore {
     });
   }
 
-  listShorts(requestId: string): ShortRecord[] {
-    return (this.db.prepare('SELECT * FROM shorts WHERE request_id = ? ORDER BY rank').all(requestId) as ShortRow[]).map(toShort);
+  async listShorts(requestId: string): Promise<ShortRecord[]> {
+    return this.syncShorts(requestId);
   }
 
-  getShort(requestId: string, shortId: string): ShortRecord | undefined {
-    const row = this.db.prepare('SELECT * FROM shorts WHERE id = ? AND request_id = ?').get(shortId, requestId) as ShortRow | undefined;
-    return row && toShort(row);
+  async getShort(requestId: string, shortId: string): Promise<ShortRecord | undefined> {
+    return this.syncShort(requestId, shortId);
   }
 
   /**
@@ -296,7 +222,7 @@ export class JobStore {
    * completed request, and only one re-render of a clip at a time (two callers racing: one wins). Who renders
    * it is the holder of its `rerender` lease (a worker, or the local `shorts edit` that asked).
    */
-  startRerender(requestId: string, shortId: string, edit: ClipEdit): 'started' | 'busy' | 'not_completed' {
+  async startRerender(requestId: string, shortId: string, edit: ClipEdit): Promise<'started' | 'busy' | 'not_completed'> {
     return this.db.transaction(() => {
       const r = this.db.prepare('SELECT status FROM requests WHERE id = ?').get(requestId) as { status: RequestStatus } | undefined;
       if (r?.status !== 'completed') return 'not_completed' as const;
@@ -311,7 +237,7 @@ export class JobStore {
    * it); returns how many times one has been started (this one included), or null when it is not pending any
    * more. LeaseLost when the lease was taken over meanwhile.
    */
-  claimRerender(shortId: string, lease: Lease): number | null {
+  async claimRerender(shortId: string, lease: Lease): Promise<number | null> {
     const row = fenced(this.db, lease, () => this.db.prepare(`UPDATE shorts SET rerender_attempts = rerender_attempts + 1
       WHERE id = @shortId AND recompiling = 1 RETURNING rerender_attempts AS n`).get({ shortId }) as { n: number } | undefined);
     return row?.n ?? null;
@@ -321,7 +247,7 @@ export class JobStore {
    * The new clip is in place: its facts change and `recompiling` goes false in the same transaction (with
    * `lease`, only while it is still held: else LeaseLost and nothing changes).
    */
-  finishRerender(shortId: string, r: RerenderResult, lease?: Lease): void {
+  async finishRerender(shortId: string, r: RerenderResult, lease?: Lease): Promise<void> {
     fenced(this.db, lease, () => {
       const row = this.db.prepare(`UPDATE shorts SET title = @title, reason = @reason, sentence_indexes = @sentenceIndexes, start_ts = @startTimestamp,
           end_ts = @endTimestamp, duration = @duration, layout = @layout, edit = @edit, file_key = @fileKey, cover_key = @coverKey, error = 0, error_message = NULL,
@@ -334,7 +260,7 @@ export class JobStore {
   }
 
   /** A re-render that failed or was given up: the clip stays as it was (its previous MP4 was never replaced). */
-  abandonRerender(shortId: string, why: string, lease?: Lease): void {
+  async abandonRerender(shortId: string, why: string, lease?: Lease): Promise<void> {
     fenced(this.db, lease, () => this.db.prepare('UPDATE shorts SET recompiling = 0, pending_edit = NULL, edit_error = ? WHERE id = ?').run(why, shortId));
   }
 
@@ -342,7 +268,7 @@ export class JobStore {
    * Clips marked re-rendering, with their request's origin and whether a live lease holds the re-render
    * (restart recovery and the workers' queue take only unleased ones).
    */
-  listRerendering(): (ShortRecord & { origin: 'api' | 'local'; leased: boolean })[] {
+  async listRerendering(): Promise<(ShortRecord & { origin: 'api' | 'local'; leased: boolean })[]> {
     const rows = this.db.prepare(`SELECT s.*, r.origin AS origin, EXISTS (SELECT 1 FROM leases l WHERE l.kind = 'rerender' AND l.id = s.id
         AND l.expires_at > ${NOW_MS}) AS leased FROM shorts s JOIN requests r ON r.id = s.request_id
       WHERE s.recompiling = 1 ORDER BY r.updated_at, s.rank`).all() as (ShortRow & { origin: 'api' | 'local'; leased: number })[];
@@ -353,7 +279,7 @@ export class JobStore {
    * Terminal transitions happen only from a live state, so a late worker cannot overwrite a cancel. With
    * `lease` (the runner's), only while it is still held: a stale runner's write throws LeaseLost.
    */
-  finish(id: string, status: 'completed' | 'failed' | 'cancelled', failureReason: string | null = null, lease?: Lease): boolean {
+  async finish(id: string, status: 'completed' | 'failed' | 'cancelled', failureReason: string | null = null, lease?: Lease): Promise<boolean> {
     const progress = status === 'completed' ? 100 : null;
     const r = fenced(this.db, lease, () => this.db.prepare(`UPDATE requests SET status = ?, step = ?, progress = COALESCE(?, progress), failure_reason = ?,
         updated_at = ?, finished_at = ? WHERE id = ? AND status IN ('queued', 'processing')`)
@@ -362,7 +288,7 @@ export class JobStore {
   }
 
   /** Posts of an account (spec 4.6), newest first by the chosen timestamp. */
-  listPosts(accountId: string, q: PostsQuery): { items: PostObject[]; total: number } {
+  async listPosts(accountId: string, q: PostsQuery): Promise<{ items: PostObject[]; total: number }> {
     const column = q.date === 'published' ? 'published_at' : 'scheduled_at';
     const where = ['account_id = @accountId'];
     if (q.status) where.push('status = @status');
@@ -381,12 +307,12 @@ export class JobStore {
   }
 
   /** Posts made from one clip (for the `posts` array of a Short object). */
-  postsForShort(shortId: string): PostObject[] {
+  async postsForShort(shortId: string): Promise<PostObject[]> {
     return (this.db.prepare('SELECT * FROM posts WHERE short_id = ? ORDER BY scheduled_at DESC, id DESC').all(shortId) as unknown[]).map(postOfRow);
   }
 
   /** Queued API requests, oldest first, whose `request` lease is free (candidates for a worker to lease). */
-  queuedUnleased(limit: number): string[] {
+  async queuedUnleased(limit: number): Promise<string[]> {
     return (this.db.prepare(`SELECT id FROM requests r WHERE status = 'queued' AND origin = 'api' AND NOT EXISTS (SELECT 1 FROM leases l
         WHERE l.kind = 'request' AND l.id = r.id AND l.expires_at > ${NOW_MS}) ORDER BY created_at, rowid LIMIT ?`).all(limit) as { id: string }[]).map((r) => r.id);
   }
@@ -395,7 +321,7 @@ export class JobStore {
    * Starts a queued request under its lease (taken by the caller first, so two workers never both get it):
    * processing, one more attempt. Undefined when it is not queued any more; LeaseLost when the lease was lost.
    */
-  startQueued(id: string, lease: Lease): RequestRecord | undefined {
+  async startQueued(id: string, lease: Lease): Promise<RequestRecord | undefined> {
     const row = fenced(this.db, lease, () => this.db.prepare(`UPDATE requests SET status = 'processing', attempts = attempts + 1, updated_at = @now
       WHERE id = @id AND status = 'queued' RETURNING *`).get({ id, now: now() }) as RequestRow | undefined);
     return row && toRequest(row);
@@ -405,24 +331,24 @@ export class JobStore {
    * Takes over a request left `processing` by a runner whose lease expired (restart recovery, another
    * server killed), under the lease the caller took: one more attempt.
    */
-  reclaim(id: string, lease: Lease): RequestRecord | undefined {
+  async reclaim(id: string, lease: Lease): Promise<RequestRecord | undefined> {
     const row = fenced(this.db, lease, () => this.db.prepare(`UPDATE requests SET attempts = attempts + 1, updated_at = @now
       WHERE id = @id AND status = 'processing' RETURNING *`).get({ id, now: now() }) as RequestRow | undefined);
     return row && toRequest(row);
   }
 
   /** Requests of an origin left `processing` with no live lease: their runner was killed or stopped (orphan scans). */
-  listOrphaned(origin: 'api' | 'local'): string[] {
+  async listOrphaned(origin: 'api' | 'local'): Promise<string[]> {
     return (this.db.prepare(`SELECT id FROM requests r WHERE status = 'processing' AND origin = ? AND NOT EXISTS (SELECT 1 FROM leases l
         WHERE l.kind = 'request' AND l.id = r.id AND l.expires_at > ${NOW_MS}) ORDER BY created_at, rowid`).all(origin) as { id: string }[]).map((r) => r.id);
   }
 
-  attempts(id: string): number {
+  async attempts(id: string): Promise<number> {
     return (this.db.prepare('SELECT attempts FROM requests WHERE id = ?').get(id) as { attempts: number } | undefined)?.attempts ?? 0;
   }
 
   /** Seconds of processing per second of requested range over recent completed API jobs (null: none yet). */
-  measuredSecondsPerSourceSecond(sample = 20): number | null {
+  async measuredSecondsPerSourceSecond(sample = 20): Promise<number | null> {
     const row = this.db.prepare(`SELECT AVG((julianday(finished_at) - julianday(started_at)) * 86400.0 / ("end" - start)) AS rate
       FROM (SELECT * FROM requests WHERE status = 'completed' AND origin = 'api' AND started_at IS NOT NULL
             ORDER BY finished_at DESC LIMIT ?)`).get(sample) as { rate: number | null };
@@ -430,7 +356,16 @@ export class JobStore {
   }
 
   /** Requests that were live when the process stopped (restart recovery). */
-  listLive(): RequestRecord[] {
+  async listLive(): Promise<RequestRecord[]> {
     return (this.db.prepare(`SELECT * FROM requests WHERE status IN ('queued', 'processing') ORDER BY created_at, rowid`).all() as RequestRow[]).map(toRequest);
   }
+}
+
+/**
+ * The connection under a SQLite request store, for the code that still speaks SQL itself (the posts and
+ * connected accounts, until they have a port of their own: issue 22 point 2). Throws for any other adapter.
+ */
+export function sqliteDatabaseOf(store: RequestStore): Database.Database {
+  if (!(store instanceof SqliteRequestStore)) throw new TypeError('posts and connected accounts need the SQLite request store');
+  return store.db;
 }

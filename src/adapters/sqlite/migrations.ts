@@ -2,8 +2,7 @@
 import { copyFileSync, existsSync, linkSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { checkBlobKey } from '../ports/blob-store.js';
-import { coverKeyOf } from './artifacts.js';
+import { checkBlobKey, coverKeyOf } from '../../ports/blob-store.js';
 
 export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE requests (
