@@ -2,7 +2,7 @@
 // its saved progress, and the end of an attempt (published, failed, or retried later). Every change is one
 // guarded UPDATE, so two processes (a serve and a `shorts posts run`, or a cancel racing a claim) never both
 // win: the status in the WHERE clause decides. Who publishes a post is the holder of its `post` lease
-// (issue 22): the claim and every write of the publisher are made only while that lease is still held. Reading lists stays in JobStore.listPosts (spec 4.6 filters).
+// (issue 22): the claim and every write of the publisher are made only while that lease is still held. Reading lists stays in the request store's listPosts (spec 4.6 filters).
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { PostObject } from '../../api/types.js';
