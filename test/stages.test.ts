@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JobStore } from '../src/engine/job-store.js';
+import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
 import { Orchestrator } from '../src/engine/orchestrator.js';
 import { renderSettingsFromEnv } from '../src/engine/render-settings.js';
 import { REQUEST_STAGES, STAGES, withRetry } from '../src/engine/stages.js';
@@ -69,7 +69,7 @@ describe('the fetch stage under its retry policy (a real request)', () => {
   async function runRequest(name: string) {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'stages-'));
     seed(dataDir, warm);
-    const store = new JobStore(path.join(dataDir, 'shorts.db'));
+    const store = new SqliteRequestStore(path.join(dataDir, 'shorts.db'));
     const orchestrator = new Orchestrator({
       store, transcriber: createTranscriber({ dataDir }), dataDir,
       render: renderSettingsFromEnv({ ...process.env, SHORTS_RENDER_SIZE: '270x480', SHORTS_X264_PRESET: 'ultrafast' }),
@@ -83,8 +83,8 @@ describe('the fetch stage under its retry policy (a real request)', () => {
     const before = files.requests.length;
     const done = await orchestrator.run(id, new AbortController().signal);
     const gets = files.requests.slice(before).filter((r) => r.method === 'GET').length;
-    const shorts = store.listShorts(id);
-    store.close();
+    const shorts = await store.listShorts(id);
+    await store.close();
     return { done, gets, shorts };
   }
 
