@@ -23,7 +23,7 @@ import { withOverlays } from '../src/pipeline/render/overlays.js';
 import { median } from '../src/pipeline/shared/stats.js';
 import { fontsDir } from '../src/catalog/templates.js';
 import { MediaLinks, parseMediaPath } from '../src/server/media-links.js';
-import { coverKeyOf as coverFileOf } from '../src/engine/artifacts.js';
+import { coverKeyOf as coverFileOf } from '../src/ports/blob-store.js';
 import { frameAt } from './helpers/frames.js';
 import { clmtrackrMedia, FIXTURES } from './helpers/media.js';
 
