@@ -111,6 +111,8 @@ export interface RequestStore {
   /** The data directory whose `jobs/<id>/` folders hold each request's artifacts. */
   readonly dataDir: string;
   close(): Promise<void>;
+  /** Answers when the store can be queried (readiness checks), with a short description; rejects when it cannot. */
+  ping(): Promise<string>;
   /**
    * A new queued request. Called inside AccountsPort.chargeAndCreate's unit of work: an adapter pairs with
    * the accounts adapter over the same database so that the row and its credit commit together (the SQLite

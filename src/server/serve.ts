@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { SqliteRequestStore } from '../adapters/sqlite/request-store.js';
-import { type RequestRecord } from '../ports/request-store.js';
+import type { RequestRecord, RequestStore } from '../ports/request-store.js';
 import { Worker } from '../engine/worker.js';
 import { mediaBinaries } from '../media/binaries.js';
 import { checkFileUrl, checkVideoSiteUrl, checkWebhookUrl, guardUrlCheck } from '../net/url-guard.js';
@@ -137,8 +137,13 @@ async function webhookEvent(r: RequestRecord, service: Service, account: { id: s
   };
 }
 
-async function readiness(store: SqliteRequestStore, dataDir: string): Promise<ReadinessReport> {
+async function readiness(store: RequestStore, dataDir: string): Promise<ReadinessReport> {
   const checks: ReadinessReport['checks'] = {};
+  try {
+    checks.store = { ok: true, detail: await store.ping() };
+  } catch (e) {
+    checks.store = { ok: false, detail: e instanceof Error ? e.message : String(e) };
+  }
   const check = (name: string, fn: () => string) => {
     try {
       checks[name] = { ok: true, detail: fn() };
@@ -146,10 +151,6 @@ async function readiness(store: SqliteRequestStore, dataDir: string): Promise<Re
       checks[name] = { ok: false, detail: e instanceof Error ? e.message : String(e) };
     }
   };
-  check('store', () => {
-    store.db.prepare('SELECT 1').get();
-    return 'sqlite ok';
-  });
   check('disk', () => {
     const s = statfsSync(dataDir);
     const free = s.bavail * s.bsize;

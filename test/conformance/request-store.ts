@@ -41,6 +41,10 @@ export function requestStoreConformance(name: string, factory: RequestStoreFacto
       await close();
     });
 
+    it('answers a readiness ping while it can be queried', async () => {
+      expect(typeof await port.ping()).toBe('string');
+    });
+
     it('stores a request queued at progress 0 and reads it back', async () => {
       const n = request();
       const created = await port.insertRequest(n);

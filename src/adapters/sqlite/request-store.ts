@@ -96,6 +96,11 @@ export class SqliteRequestStore implements RequestStore {
     }
   }
 
+  async ping(): Promise<string> {
+    this.db.prepare('SELECT 1').get();
+    return 'sqlite ok';
+  }
+
   close(): Promise<void> {
     this.db.close(); // before the promise, as with insertRequest: callers that cannot await (process exit) may rely on it
     return Promise.resolve();
