@@ -3,7 +3,7 @@
 // loopback (one keep-alive connection, serial), of the same reads through /mcp (stateless Streamable HTTP:
 // a fresh MCP server per POST) and through `shorts mcp` over stdio, and the cold start of `shorts mcp`
 // until its tools are listed. Run: `npm run build && node scripts/bench-api.mjs [N]`.
-import { spawn, execFileSync } from 'node:child_process';
+import { startBenchServe, percentile } from './bench-serve.mjs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,10 +18,7 @@ const N = Number(process.argv[2] ?? 200);
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-api-'));
 const env = { ...process.env, SHORTS_DATA_DIR: dataDir, SHORTS_ALLOW_PRIVATE_URLS: '1' };
 
-function pct(xs, p) {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-}
+const pct = percentile;
 function row(name, xs) {
   console.log(`| ${name} | ${xs.length} | ${pct(xs, 50).toFixed(2)} | ${pct(xs, 95).toFixed(2)} | ${pct(xs, 99).toFixed(2)} |`);
 }
@@ -35,18 +32,7 @@ async function timed(n, fn) {
   return out;
 }
 
-const key = JSON.parse(execFileSync(process.execPath, [BIN, 'keys', 'create', '--email', 'bench@example.com', '--credits', '5',
-  '--hourly-limit', '2000', '--daily-limit', '20000', '--json'], { env })).key;
-const serve = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-const base = await new Promise((resolve, reject) => {
-  let log = '';
-  serve.stderr.on('data', (b) => {
-    log += b;
-    const m = /listening on (http:\/\/\S+)/.exec(log);
-    if (m) resolve(m[1]);
-  });
-  serve.on('exit', (c) => reject(new Error(`serve exited ${c}: ${log}`)));
-});
+const { key, base, stop } = await startBenchServe(BIN, env);
 try {
   const headers = { 'x-api-key': key };
   const get = async (p) => {
@@ -87,7 +73,6 @@ try {
   await stdio.close();
   console.log(`\n/mcp initialize handshake: ${httpConnect.toFixed(1)} ms; \`shorts mcp\` cold start to tools listed (5 runs): p50 ${pct(starts, 50).toFixed(0)} ms, max ${Math.max(...starts).toFixed(0)} ms`);
 } finally {
-  serve.kill('SIGTERM');
-  await new Promise((r) => serve.once('exit', r));
+  await stop();
   rmSync(dataDir, { recursive: true, force: true });
 }

@@ -4,7 +4,7 @@
 // loopback file server), and for each measures the time from the 202 of POST /shorts/create to the first
 // status whose step is no longer `queued` (read every 5 ms), then cancels it so the next one finds an idle
 // worker. Run: `npm run build && node scripts/bench-first-step.mjs [N]`.
-import { execFileSync, spawn } from 'node:child_process';
+import { startBenchServe, percentile } from './bench-serve.mjs';
 import { createReadStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -19,10 +19,7 @@ const N = Number(process.argv[2] ?? 20);
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-first-step-'));
 const env = { ...process.env, SHORTS_DATA_DIR: dataDir, SHORTS_ALLOW_PRIVATE_URLS: '1' };
 
-function pct(xs, p) {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-}
+const pct = percentile;
 
 const files = http.createServer((req, res) => {
   res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': statSync(SAMPLE).size });
@@ -31,18 +28,7 @@ const files = http.createServer((req, res) => {
 await new Promise((r) => files.listen(0, '127.0.0.1', r));
 const fileUrl = `http://127.0.0.1:${files.address().port}/talk.mp4`;
 
-const key = JSON.parse(execFileSync(process.execPath, [BIN, 'keys', 'create', '--email', 'bench@example.com', '--credits', String(N + 5),
-  '--hourly-limit', '2000', '--daily-limit', '20000', '--json'], { env })).key;
-const serve = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-const base = await new Promise((resolve, reject) => {
-  let log = '';
-  serve.stderr.on('data', (b) => {
-    log += b;
-    const m = /listening on (http:\/\/\S+)/.exec(log);
-    if (m) resolve(m[1]);
-  });
-  serve.on('exit', (c) => reject(new Error(`serve exited ${c}: ${log}`)));
-});
+const { key, base, stop } = await startBenchServe(BIN, env, { credits: N + 5 });
 const headers = { 'x-api-key': key, 'content-type': 'application/json' };
 const api = async (method, p, body) => {
   const r = await fetch(`${base}/api/v1${p}`, { method, headers, body: body && JSON.stringify(body) });
@@ -73,8 +59,7 @@ try {
   console.log(`machine: ${os.cpus().length} x ${os.cpus()[0].model}, node ${process.version}, load ${os.loadavg()[0].toFixed(1)}`);
   console.log(`create -> first step, ${N} requests (ms): p50 ${pct(waits, 50).toFixed(1)}, p99 ${pct(waits, 99).toFixed(1)}, max ${Math.max(...waits).toFixed(1)}`);
 } finally {
-  serve.kill('SIGTERM');
   files.close();
-  await new Promise((r) => serve.once('exit', r));
+  await stop();
   rmSync(dataDir, { recursive: true, force: true });
 }
