@@ -268,6 +268,116 @@ describe('an answer lost after the platform acted is not acted on twice', () => 
   });
 });
 
+describe('issue 23: a post goes out at most once and says the truth', () => {
+  it('video_site: processing longer than 15 minutes of the platform\'s clock is followed to the end, one upload', async () => {
+    const yt = fakes.video_site;
+    const uploads = yt.count('insert');
+    yt.processing = { polls: 0, outcome: 'processed', durationMs: 20 * 60_000 };
+    yt.clockStepPerPollMs = 2 * 60_000;
+    try {
+      const run = jobFor('video_site', good);
+      const result = await connectorFor('video_site', optsFor('video_site', { processingDeadlineMs: undefined, pollIntervalMs: 2, now: () => yt.now() })).publish(run.job);
+      expect(yt.count('insert')).toBe(uploads + 1);
+      expect(result.url).toBe(`https://www.youtube.com/shorts/${result.platformPostId}`);
+      expect(yt.now() - yt.videos.get(result.platformPostId!)!.uploadedAt).toBeGreaterThanOrEqual(20 * 60_000);
+      expect(run.saved.at(-1)).toMatchObject({ videoId: result.platformPostId });
+    } finally {
+      yt.processing = { polls: 0, outcome: 'processed' };
+      yt.clockStepPerPollMs = 0;
+    }
+  });
+
+  it('video_site: past the platform\'s processing limit it is processing_timeout naming the video; the next attempt only re-checks it', async () => {
+    const yt = fakes.video_site;
+    yt.processing = { polls: 0, outcome: 'never' };
+    yt.clockStepPerPollMs = 3 * 3600_000;
+    try {
+      const opts = optsFor('video_site', { processingDeadlineMs: undefined, pollIntervalMs: 2, now: () => yt.now() });
+      const run = jobFor('video_site', good);
+      const e = await failureOf(connectorFor('video_site', opts).publish(run.job));
+      expect([e.errorCode, e.retryable]).toEqual(['processing_timeout', true]);
+      const videoId = run.saved.at(-1)!.videoId as string;
+      expect(e.message).toContain(`https://www.youtube.com/shorts/${videoId}`);
+      expect(yt.now() - yt.videos.get(videoId)!.uploadedAt).toBeGreaterThanOrEqual(24 * 3600_000 - 3 * 3600_000);
+      const uploads = yt.count('insert');
+      const polls = yt.count('videos');
+      const again = await failureOf(connectorFor('video_site', opts).publish(jobFor('video_site', good, run.saved.at(-1)!).job));
+      expect(again.errorCode).toBe('processing_timeout');
+      expect(yt.count('insert')).toBe(uploads);
+      expect(yt.count('videos')).toBe(polls + 1);
+      yt.processing = { polls: 0, outcome: 'processed' };
+      const done = await connectorFor('video_site', opts).publish(jobFor('video_site', good, run.saved.at(-1)!).job);
+      expect(done.platformPostId).toBe(videoId);
+      expect(yt.count('insert')).toBe(uploads);
+    } finally {
+      yt.processing = { polls: 0, outcome: 'processed' };
+      yt.clockStepPerPollMs = 0;
+    }
+  });
+
+  it('video_site: an upload the platform made private (unverified project) is media_rejected with the platform\'s privacy, not a public post', async () => {
+    const yt = fakes.video_site;
+    yt.forcePrivate = true;
+    try {
+      const uploads = yt.count('insert');
+      const run = jobFor('video_site', good);
+      const e = await failureOf(connectorFor('video_site', optsFor('video_site')).publish(run.job));
+      expect([e.errorCode, e.retryable]).toEqual(['media_rejected', false]);
+      const videoId = run.saved.at(-1)!.videoId as string;
+      expect(yt.videos.get(videoId)!.privacyStatus).toBe('private');
+      expect(e.message).toContain('privacyStatus "private"');
+      expect(e.message).toContain(videoId);
+      expect(yt.count('insert')).toBe(uploads + 1);
+    } finally {
+      yt.forcePrivate = false;
+    }
+  });
+
+  it('photo_site: a lost publish answer, a listing that lags, an older post with the same caption: the new post is found, published once', async () => {
+    const ig = fakes.photo_site;
+    const caption = 'The same caption twice';
+    const older = await connectorFor('photo_site', optsFor('photo_site')).publish(jobFor('photo_site', good, null, caption).job);
+    const before = ig.publishCount;
+    ig.fail('publish', { lose: true });
+    ig.mediaListLag = 2;
+    try {
+      const run = jobFor('photo_site', good, null, caption);
+      const e = await failureOf(connectorFor('photo_site', optsFor('photo_site', { retryDelaysMs: [] })).publish(run.job));
+      expect(e.errorCode).toBe('unknown');
+      const result = await connectorFor('photo_site', optsFor('photo_site')).publish(jobFor('photo_site', good, run.saved.at(-1)!, caption).job);
+      const newest = [...ig.media.values()].at(-1)!;
+      expect(ig.publishCount).toBe(before + 1);
+      expect(ig.republishAttempts).toBe(0);
+      expect(result.platformPostId).not.toBe(older.platformPostId);
+      expect(result).toEqual({ platformPostId: newest.id, url: newest.permalink });
+    } finally {
+      ig.mediaListLag = 0;
+    }
+  });
+
+  it('photo_site: when the platform\'s listing never singles the post out, it is published with no URL, never the older post nor a container id', async () => {
+    const ig = fakes.photo_site;
+    const caption = 'Another caption used twice';
+    const older = await connectorFor('photo_site', optsFor('photo_site')).publish(jobFor('photo_site', good, null, caption).job);
+    const before = ig.publishCount;
+    ig.fail('publish', { lose: true });
+    ig.mediaListLag = 100;
+    try {
+      const run = jobFor('photo_site', good, null, caption);
+      await failureOf(connectorFor('photo_site', optsFor('photo_site', { retryDelaysMs: [] })).publish(run.job));
+      const again = jobFor('photo_site', good, run.saved.at(-1)!, caption);
+      const result = await connectorFor('photo_site', optsFor('photo_site')).publish(again.job);
+      expect(result).toEqual({ platformPostId: null, url: null });
+      expect(again.saved.at(-1)).toMatchObject({ mediaId: null });
+      expect(result.platformPostId).not.toBe(older.platformPostId);
+      expect(ig.publishCount).toBe(before + 1);
+      expect(ig.republishAttempts).toBe(0);
+    } finally {
+      ig.mediaListLag = 0;
+    }
+  });
+});
+
 /** Each platform answer of platforms.md section 5 and the spec 7.3 code it becomes. */
 const CASES: { platform: Platform; name: string; route: string; fault: Fault; times?: number; code: string }[] = [
   { platform: 'video_site', name: '401 youtubeSignupRequired', route: 'insert', fault: VIDEO_SITE_FAULTS.youtubeSignupRequired, code: 'account_not_eligible' },

@@ -71,9 +71,10 @@ export const STAGES = {
   },
   publish: {
     name: 'publish', step: null, progress: null,
-    // Spec 7.3: 3 attempts, 1 min then 5 min apart (a platform's Retry-After or quota reset, when longer,
-    // wins); a code the spec marks not retryable (or a connector says so) is final.
-    retry: { attempts: 3, backoffMs: [60_000, 5 * 60_000], isFinal: (e) => !(e instanceof PublishError && e.retryable) },
+    // Spec 7.3: 3 attempts, 1 min then 5 min apart (a platform's Retry-After, when longer, wins); a code the
+    // spec marks not retryable (or a connector says so) is final, and so is a daily cap: it lifts only at
+    // the platform's reset, hours away, so the post fails at once saying when (retryable: after the reset).
+    retry: { attempts: 3, backoffMs: [60_000, 5 * 60_000], isFinal: (e) => !(e instanceof PublishError && e.retryable) || e.errorCode === 'daily_cap' },
   },
 } as const satisfies Record<StageName, StageSpec & { name: StageName }>;
 

@@ -2,7 +2,8 @@
 // platform's limits (media_rejected, nothing uploaded), a token valid for five more minutes, then the
 // connector, which saves its progress through us before every step that must not be repeated, so a crash
 // resumes instead of posting twice. A retryable failure (spec 7.3) is tried again later with backoff until
-// the attempts run out; then, like any other failure, the post is `failed` with the code and its retryable.
+// the attempts run out (a daily cap is not: it fails at once, naming the platform's reset); then, like any
+// other failure, the post is `failed` with the code and its retryable.
 import type { SqliteRequestStore } from '../adapters/sqlite/request-store.js';
 import { BlobNotFoundError, type BlobStore } from '../ports/blob-store.js';
 import { PublishError, RETRYABLE, type ClipMedia, type Connector, type Platform, type PostErrorCode } from '../publish/types.js';
@@ -13,10 +14,8 @@ import { STAGES } from '../engine/stages.js';
 
 /** Attempts of one post before a retryable failure becomes final (the stage table's publish policy). */
 export const MAX_ATTEMPTS = STAGES.publish.retry.attempts;
-/** Waits after the 1st and 2nd failed attempt (a platform's Retry-After or quota reset, when longer, wins). */
+/** Waits after the 1st and 2nd failed attempt (a platform's Retry-After, when longer, wins). */
 export const RETRY_DELAYS_MS = STAGES.publish.retry.backoffMs;
-/** A daily cap whose reset the platform did not say: its window is at most 24 hours. */
-export const DAILY_CAP_WAIT_MS = 24 * 3600_000;
 
 export interface PublisherOptions {
   store: SqliteRequestStore;
@@ -29,8 +28,7 @@ export interface PublisherOptions {
   probe: (file: string) => Promise<ClipMedia>;
   maxAttempts?: number;
   retryDelaysMs?: readonly number[];
-  dailyCapWaitMs?: number;
-  /** Tests: the longest wait between attempts, whatever the platform asked for (a daily cap asks for hours). */
+  /** Tests: the longest wait between attempts, whatever the platform asked for (a Retry-After may be long). */
   maxWaitMs?: number;
   log?: (line: string) => void;
   now?: () => number;
@@ -45,14 +43,12 @@ export type AttemptOutcome = 'published' | 'failed' | 'retry' | 'released' | 'lo
 export class Publisher {
   private readonly maxAttempts: number;
   private readonly delays: readonly number[];
-  private readonly dailyCapWaitMs: number;
   private readonly log: (line: string) => void;
   private readonly now: () => number;
 
   constructor(private readonly opts: PublisherOptions) {
     this.maxAttempts = opts.maxAttempts ?? MAX_ATTEMPTS;
     this.delays = opts.retryDelaysMs ?? RETRY_DELAYS_MS;
-    this.dailyCapWaitMs = opts.dailyCapWaitMs ?? DAILY_CAP_WAIT_MS;
     this.log = opts.log ?? (() => {});
     this.now = opts.now ?? Date.now;
   }
@@ -130,23 +126,24 @@ export class Publisher {
       return 'failed';
     }
     // An account whose refresh was refused has had its posts failed (auth_expired) already: the guard leaves them.
-    posts.failed(post.id, err.errorCode, message(err), RETRYABLE[err.errorCode], undefined, lease);
+    posts.failed(post.id, err.errorCode, message(err, this.now()), RETRYABLE[err.errorCode], undefined, lease);
     this.log(`post ${post.id} on ${post.platform} failed: ${err.errorCode}: ${err.message}`);
     return 'failed';
   }
 
   private delay(attempt: number, err: PublishError): number {
     const asked = err.retryAfterSec !== undefined ? err.retryAfterSec * 1000 : null;
-    if (err.errorCode === 'daily_cap') return asked ?? this.dailyCapWaitMs;
     const base = this.delays[Math.min(attempt - 1, this.delays.length - 1)] ?? 60_000;
     return Math.max(base, asked ?? 0);
   }
 }
 
 /** The failed post's `error`: the connector's plain-language message; for a retryable code, what happened to the retries. */
-function message(err: PublishError): string {
+function message(err: PublishError, now: number): string {
+  // The platform's reset when it said (video_site: Pacific midnight), else its 24-hour window.
+  const reset = new Date(now + (err.retryAfterSec ?? 24 * 3600) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
   const tail: Partial<Record<PostErrorCode, string>> = {
-    daily_cap: ' (the platform\'s daily limit; schedule it again after it resets)',
+    daily_cap: ` (the platform's daily limit; not tried again before it resets, at about ${reset}: schedule it again then)`,
     rate_limited: ' (the platform kept limiting requests; schedule it again later)',
     processing_timeout: ' (the platform did not finish processing in time; schedule it again later)',
   };

@@ -26,7 +26,7 @@ export interface PublishingOptions {
   log?: (line: string) => void;
   env?: NodeJS.ProcessEnv;
   /** Tests: retries and platform polling in milliseconds instead of minutes. */
-  tuning?: Pick<PublisherOptions, 'maxAttempts' | 'retryDelaysMs' | 'dailyCapWaitMs' | 'maxWaitMs'> & { intervalMs?: number; pollIntervalMs?: number; processingDeadlineMs?: number };
+  tuning?: Pick<PublisherOptions, 'maxAttempts' | 'retryDelaysMs' | 'maxWaitMs'> & { intervalMs?: number; pollIntervalMs?: number; processingDeadlineMs?: number; now?: () => number };
 }
 
 export function createPublishing(o: PublishingOptions): { publisher: Publisher; scheduler: Scheduler; posts: PostStore } {
@@ -34,9 +34,9 @@ export function createPublishing(o: PublishingOptions): { publisher: Publisher; 
   const t = o.tuning ?? {};
   const publisher = new Publisher({
     store: o.store, blobs: o.blobs ?? new FsBlobStore(o.store.dataDir), posts, accounts: o.accounts, log: o.log,
-    connector: (platform) => connectorFor(platform, { env: o.env, pollIntervalMs: t.pollIntervalMs, processingDeadlineMs: t.processingDeadlineMs }),
+    connector: (platform) => connectorFor(platform, { env: o.env, pollIntervalMs: t.pollIntervalMs, processingDeadlineMs: t.processingDeadlineMs, now: t.now }),
     probe: clipMedia,
-    maxAttempts: t.maxAttempts, retryDelaysMs: t.retryDelaysMs, dailyCapWaitMs: t.dailyCapWaitMs, maxWaitMs: t.maxWaitMs,
+    maxAttempts: t.maxAttempts, retryDelaysMs: t.retryDelaysMs, maxWaitMs: t.maxWaitMs,
   });
   const scheduler = new Scheduler({ posts, publisher, leases: o.leases ?? new LeaseKeeper(new SqliteLeaseStore(o.store.db)), accounts: o.accounts, scope: o.scope, automation: o.automation, intervalMs: t.intervalMs, log: o.log });
   return { publisher, scheduler, posts };

@@ -14,8 +14,13 @@ export interface ConnectorOptions {
   baseUrl?: string | null;
   /** Between processing-status polls; the first poll is immediate. Defaults per platform. */
   pollIntervalMs?: number;
-  /** Polling gives up with processing_timeout after this long; default 5 minutes (the platforms' guidance). */
+  /**
+   * One attempt's polling gives up with processing_timeout after this long; default 5 minutes (photo_site's
+   * guidance) for photo_site and short_video_site, none for video_site (bounded by the platform's limit instead).
+   */
   processingDeadlineMs?: number;
+  /** The clock processing limits are measured on (ms since epoch); default Date.now. Tests: the fake platform's clock. */
+  now?: () => number;
   /** Waits before each retry of a transient failure (5xx, dropped connection); default 1 s, 4 s, 15 s. */
   retryDelaysMs?: number[];
   /** Upload chunk size (video_site: a multiple of 256 KiB; short_video_site: 5-64 MB on the real service). */
@@ -40,12 +45,14 @@ export class Attempt {
   private refreshed = false;
   readonly retryDelays: number[];
   readonly deadlineMs: number;
+  readonly now: () => number;
 
-  constructor(readonly job: PublishJob, readonly opts: ConnectorOptions, readonly pollIntervalMs: number, private readonly map: (a: HttpAnswer) => Mapped) {
+  constructor(readonly job: PublishJob, readonly opts: ConnectorOptions, readonly pollIntervalMs: number, private readonly map: (a: HttpAnswer) => Mapped, defaultDeadlineMs = DEFAULT_DEADLINE_MS) {
     this.token = job.account.accessToken;
     this.state = { ...(job.state ?? {}) };
     this.retryDelays = opts.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
-    this.deadlineMs = opts.processingDeadlineMs ?? DEFAULT_DEADLINE_MS;
+    this.deadlineMs = opts.processingDeadlineMs ?? defaultDeadlineMs;
+    this.now = opts.now ?? Date.now;
   }
 
   get signal(): AbortSignal | undefined {
@@ -101,18 +108,22 @@ export class Attempt {
   }
 
   /**
-   * Calls `check` now and then every poll interval until it returns a value; past the processing
-   * deadline that is processing_timeout (retryable: the next attempt resumes polling, it does not re-upload).
+   * Calls `check` now and then every poll interval until it returns a value; past this attempt's polling
+   * deadline, or `limit.until` (a time on the attempt's clock), that is processing_timeout (retryable: the
+   * next attempt resumes polling, it does not re-upload). With `limit.maxIntervalMs` the interval doubles
+   * after each poll up to that (a long wait costs few status reads).
    */
-  async poll<T>(what: string, check: () => Promise<T | null>): Promise<T> {
-    const deadline = Date.now() + this.deadlineMs;
+  async poll<T>(what: string, check: () => Promise<T | null>, limit: { until?: number; maxIntervalMs?: number; timedOut?: () => PublishError } = {}): Promise<T> {
+    const deadline = Math.min(this.now() + this.deadlineMs, limit.until ?? Infinity);
+    let interval = this.pollIntervalMs;
     for (;;) {
       const r = await check();
       if (r !== null) return r;
-      if (Date.now() + this.pollIntervalMs > deadline) {
-        throw new PublishError('processing_timeout', `${what} was not finished after ${Math.round(this.deadlineMs / 1000)} s of polling; it will be checked again on the next attempt`);
+      if (this.now() + interval > deadline) {
+        throw limit.timedOut?.() ?? new PublishError('processing_timeout', `${what} was not finished after ${Math.round(this.deadlineMs / 1000)} s of polling; it will be checked again on the next attempt`);
       }
-      await sleep(this.pollIntervalMs, this.signal);
+      await sleep(interval, this.signal);
+      interval = Math.min(interval * 2, Math.max(this.pollIntervalMs, limit.maxIntervalMs ?? this.pollIntervalMs));
     }
   }
 }

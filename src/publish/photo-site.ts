@@ -1,9 +1,12 @@
 // photo_site: Instagram Graph API Reels with Facebook Login (platforms.md 2.2): a REELS container with
 // upload_type=resumable, the bytes posted to its rupload address, the container polled until FINISHED,
 // then media_publish and the permalink. Progress saved: the container (and its upload address) before
-// the bytes go, `uploaded` after, `publishing` before media_publish (the one step that must never run
-// twice), the media id after. A restarted attempt that finds `publishing` without a media id asks the
-// container: PUBLISHED means the earlier call went through, and the media is found by its caption.
+// the bytes go, `uploaded` after, the ids of the account's latest posts and `publishing` before
+// media_publish (the one step that must never run twice), the media id after. A restarted attempt that
+// finds `publishing` without a media id asks the container: PUBLISHED means the earlier call went through.
+// The platform links a container to no media id, so the post is looked for only among the posts the
+// platform lists that were not there before the call (an older post with the same caption is never it);
+// when that does not single it out, the post is published with its URL unknown, never a container id.
 import { Readable } from 'node:stream';
 import { createReadStream } from 'node:fs';
 import { field, num, sleep, str, TransportError, httpCall, type HttpAnswer } from './http.js';
@@ -32,16 +35,19 @@ export class PhotoSiteConnector implements Connector {
     const get = (path: string, params: Record<string, string>): Promise<HttpAnswer> =>
       at.send(graph(path, params), (t) => ({ headers: { authorization: `Bearer ${t}` } }), { retry: true });
 
-    let mediaId = str(at.state.mediaId);
+    let mediaId: string | null = str(at.state.mediaId) ?? null;
     if (!mediaId) {
       let container = str(at.state.containerId);
+      let done = false;
       if (container) {
         const status = await this.containerStatus(get, container);
-        if (status.code === 'PUBLISHED') mediaId = await this.recoverMedia(at, get, user, caption, container);
-        else if (status.code === 'ERROR' && !photoSiteContainerError(status.status).retryable) throw photoSiteContainerError(status.status);
+        if (status.code === 'PUBLISHED') {
+          mediaId = await this.recoverMedia(at, get, user, caption);
+          done = true;
+        } else if (status.code === 'ERROR' && !photoSiteContainerError(status.status).retryable) throw photoSiteContainerError(status.status);
         else if (status.code === 'EXPIRED' || status.code === 'ERROR') container = undefined; // start over with a new container
       }
-      if (!mediaId) {
+      if (!done) {
         if (!container) {
           await this.checkQuota(get, user);
           container = await this.createContainer(at, urls, graph, user, caption);
@@ -50,6 +56,8 @@ export class PhotoSiteConnector implements Connector {
         mediaId = await this.finishAndPublish(at, graph, get, user, caption, container);
       }
     }
+    // Live, but which post it became is not known: no URL rather than a guess.
+    if (!mediaId) return { platformPostId: null, url: null };
     // The post is live once media_publish answered; a permalink that cannot be read leaves the URL unknown.
     let url: string | null = null;
     try {
@@ -82,7 +90,7 @@ export class PhotoSiteConnector implements Connector {
     const id = str(field(a.json, 'id'));
     const uri = str(field(a.json, 'uri'));
     if (!id || !uri) throw new PublishError('unknown', 'photo_site created the container without its id or upload address');
-    at.save({ containerId: id, uploadUri: urls.rebase(uri), uploaded: false, publishing: false, mediaId: null });
+    at.save({ containerId: id, uploadUri: urls.rebase(uri), uploaded: false, publishing: false, mediaId: null, mediaBefore: null });
     return id;
   }
 
@@ -138,7 +146,7 @@ export class PhotoSiteConnector implements Connector {
   private async finishAndPublish(
     at: Attempt, graph: (p: string) => string, get: (p: string, q: Record<string, string>) => Promise<HttpAnswer>,
     user: string, caption: string, container: string,
-  ): Promise<string> {
+  ): Promise<string | null> {
     for (let unanswered = 0, notReady = 0; ;) {
       const recovered = await at.poll('photo_site\'s processing of the video', async () => {
         const s = await this.containerStatus(get, container);
@@ -151,7 +159,10 @@ export class PhotoSiteConnector implements Connector {
         }
         return null; // IN_PROGRESS
       });
-      if (recovered === 'published') return this.recoverMedia(at, get, user, caption, container);
+      if (recovered === 'published') return this.recoverMedia(at, get, user, caption);
+      // Once per container, before its first media_publish: what the account had, so a lost answer is
+      // looked for only among what came after (a retried call must not count its own post as "before").
+      if (typeof at.state.mediaBefore !== 'string') at.save({ mediaBefore: (await this.latestMedia(get, user)).map((m) => m.id).join(',') });
       at.save({ publishing: true });
       let a: HttpAnswer | null = null;
       try {
@@ -189,17 +200,43 @@ export class PhotoSiteConnector implements Connector {
     }
   }
 
-  /** The media a container became, found among the account's latest posts by its caption. */
-  private async recoverMedia(at: Attempt, get: (p: string, q: Record<string, string>) => Promise<HttpAnswer>, user: string, caption: string, container: string): Promise<string> {
-    const a = await get(`${user}/media`, { fields: 'id,caption,permalink,timestamp', limit: '25' });
-    const data = field(a.json, 'data');
-    const match = (Array.isArray(data) ? data : []).find((m) => str(field(m, 'caption')) === caption);
-    // Not found (edited caption, many posts since): the container id stands in; the post is live either way.
-    const id = str(field(match, 'id')) ?? container;
+  /** The account's latest posts as the platform lists them, newest first. */
+  private async latestMedia(get: (p: string, q: Record<string, string>) => Promise<HttpAnswer>, user: string): Promise<{ id: string; caption: string | undefined }[]> {
+    const data = field((await get(`${user}/media`, { fields: 'id,caption', limit: String(LISTED) })).json, 'data');
+    return (Array.isArray(data) ? data : []).flatMap((m) => {
+      const id = str(field(m, 'id'));
+      return id ? [{ id, caption: str(field(m, 'caption')) }] : [];
+    });
+  }
+
+  /**
+   * The media a published container became, when its publish answer was lost: the one post with this
+   * caption among those listed above the newest post the account had before the call. The listing may lag
+   * behind the publish, so it is read a few times. Null when that is not exactly one post (not listed yet,
+   * the earlier posts out of the list, or two new posts with the same caption).
+   */
+  private async recoverMedia(at: Attempt, get: (p: string, q: Record<string, string>) => Promise<HttpAnswer>, user: string, caption: string): Promise<string | null> {
+    const before = at.state.mediaBefore;
+    let id: string | null = null;
+    for (let read = 1; typeof before === 'string' && id === null && read <= LIST_READS; read++) {
+      if (read > 1) await sleep(at.pollIntervalMs, at.signal);
+      const known = new Set(before.split(',').filter(Boolean));
+      const latest = await this.latestMedia(get, user);
+      const cut = latest.findIndex((m) => known.has(m.id));
+      if (known.size > 0 && cut < 0) continue;
+      const mine = latest.slice(0, cut >= 0 ? cut : latest.length).filter((m) => m.caption === caption);
+      if (mine.length > 1) break;
+      if (mine.length === 1) id = mine[0]!.id;
+    }
     at.save({ mediaId: id, publishing: false });
     return id;
   }
 }
+
+/** Posts listed to bound a lost publish answer (the platform's default page). */
+const LISTED = 25;
+/** Reads of the listing before a lost answer's post counts as not found. */
+const LIST_READS = 3;
 
 /** Title and description as one caption: at most 2200 characters (platforms.md 2.2). */
 function captionOf(job: PublishJob): string {

@@ -91,8 +91,11 @@ export interface PublishJob {
 }
 
 export interface PublishResult {
-  /** The platform's id of the post (video id, IG media id, TikTok post id). */
-  platformPostId: string;
+  /**
+   * The platform's id of the post (video id, IG media id, TikTok post id); null when the platform says the
+   * post is live but its answer naming it was lost and nothing it gave singles it out (photo_site).
+   */
+  platformPostId: string | null;
   /** The public URL; null when the platform gives none (a private TikTok post). */
   url: string | null;
 }

@@ -2,8 +2,10 @@
 // then videos.list until processing is done (1.3). Progress saved: the session URI before any byte is
 // sent (a restarted attempt asks the session what it holds, `bytes */T`, and goes on from there; a
 // finished session answers with the video again, so a crash after the last chunk never uploads twice),
-// then the video id once the final PUT returned it.
-import { field, str, TransportError, httpCall, type HttpAnswer } from './http.js';
+// then the video id and the upload's time once the final PUT returned it. From then on the video is on
+// the channel: every later attempt only asks videos.list about that id, never uploads again, until the
+// platform says processed, failed or rejected, or PROCESSING_LIMIT_MS after the upload has passed.
+import { field, num, str, TransportError, httpCall, type HttpAnswer } from './http.js';
 import { Attempt, cut, mimeOf, openClip, readChunk, type ConnectorOptions } from './attempt.js';
 import { checkClipMedia } from './media-check.js';
 import { videoSiteError, videoSiteProcessingError } from './platform-errors.js';
@@ -13,6 +15,15 @@ import { PublishError, type ClipMedia, type Connector, type PublishJob, type Pub
 const UNIT = 262_144;
 /** 32 units (8 MiB): few round trips, and a dropped chunk costs little to send again. */
 const DEFAULT_CHUNK = 32 * UNIT;
+/**
+ * How long after the upload its processing is followed. video_site documents no processing limit
+ * (platforms.md 1.3); 24 hours is the window of its other per-video limits (daily upload caps, 1.4) and of
+ * the other platforms' (photo_site's container lifetime, 2.3). Polls start every 15 s and stretch to 5
+ * minutes, so a day of following costs about 300 quota units of videos.list.
+ */
+export const PROCESSING_LIMIT_MS = 24 * 3600_000;
+/** The visibility every upload asks for; an answer with another one is not the post that was scheduled. */
+const ASKED_PRIVACY = 'public';
 
 type SessionState = { kind: 'done'; videoId: string } | { kind: 'partial'; received: number } | { kind: 'gone' };
 
@@ -27,19 +38,27 @@ export class VideoSiteConnector implements Connector {
 
   async publish(job: PublishJob): Promise<PublishResult> {
     const urls = platformUrls('video_site', this.opts);
-    const at = new Attempt(job, this.opts, this.opts.pollIntervalMs ?? 15_000, videoSiteError);
+    const pollMs = this.opts.pollIntervalMs ?? 15_000;
+    // No per-attempt cap by default: the platform's limit, counted from the upload, bounds the following.
+    const at = new Attempt(job, this.opts, pollMs, videoSiteError, Infinity);
     const videoId = str(at.state.videoId) ?? (await this.upload(at, urls));
+    const url = `https://www.youtube.com/shorts/${videoId}`;
+    const uploadedAt = num(at.state.uploadedAt) ?? at.now();
     await at.poll('video_site\'s processing of the upload', async () => {
       const a = await at.send(urls.at('api', `/youtube/v3/videos?part=status,processingDetails&id=${encodeURIComponent(videoId)}`),
         (t) => ({ headers: { authorization: `Bearer ${t}` } }), { retry: true });
       const items = field(a.json, 'items');
       const item = Array.isArray(items) ? items[0] : undefined;
       if (!item) return null; // not listed yet right after the upload
-      const failed = videoSiteProcessingError(item);
+      const failed = videoSiteProcessingError(item) ?? privacyRefused(item, url);
       if (failed) throw failed;
       return str(field(field(item, 'status'), 'uploadStatus')) === 'processed' ? item : null;
+    }, {
+      until: uploadedAt + PROCESSING_LIMIT_MS,
+      maxIntervalMs: pollMs * 20,
+      timedOut: () => new PublishError('processing_timeout', `video_site was still processing the video ${PROCESSING_LIMIT_MS / 3600_000} hours after its upload; it is on the channel (${url}) and is only checked again, never uploaded again`),
     });
-    return { platformPostId: videoId, url: `https://www.youtube.com/shorts/${videoId}` };
+    return { platformPostId: videoId, url };
   }
 
   private metadata(job: PublishJob): string {
@@ -50,7 +69,7 @@ export class VideoSiteConnector implements Connector {
     while (Buffer.byteLength(description) > 5000) description = cut(description, Math.floor(description.length * 0.9));
     return JSON.stringify({
       snippet: { title, description, categoryId: '22' },
-      status: { privacyStatus: 'public', selfDeclaredMadeForKids: false },
+      status: { privacyStatus: ASKED_PRIVACY, selfDeclaredMadeForKids: false },
     });
   }
 
@@ -154,9 +173,20 @@ export class VideoSiteConnector implements Connector {
   }
 
   private finish(at: Attempt, videoId: string): string {
-    at.save({ videoId });
+    at.save({ videoId, uploadedAt: at.now() });
     return videoId;
   }
+}
+
+/**
+ * A video the platform made other than public (unverified API projects' uploads are forced private,
+ * platforms.md 1.1): not the post that was scheduled. media_rejected, not retryable: another upload would
+ * be forced private too; the message names the video so the user can find it.
+ */
+function privacyRefused(resource: unknown, url: string): PublishError | null {
+  const privacy = str(field(field(resource, 'status'), 'privacyStatus'));
+  if (privacy === undefined || privacy === ASKED_PRIVACY) return null;
+  return new PublishError('media_rejected', `video_site made the video ${privacy} although ${ASKED_PRIVACY} was asked (status.privacyStatus "${privacy}"; uploads of an unverified API project are restricted to private viewing until it passes Google's audit). The ${privacy} video is on the channel: ${url}; make it public there, or have the project verified before posting again`);
 }
 
 /** Bytes the session holds, from `Range: bytes=0-N` (absent: none). */

@@ -8,6 +8,7 @@
 //   ig.fail('media', graphError(190, 463, 'Error validating access token: Session has expired'));
 //   ig.containerScript = { polls: 2, outcome: 'FINISHED' };   // or 'never', 'EXPIRED', { errorSubcode: 2207026 }
 //   ig.quotaTotal = 1;                                          // media_publish -> 9/2207042 once used up
+//   ig.mediaListLag = 2;                                        // a new post shows in GET {user}/media from the 3rd read on
 //   ig.media  // Map id -> { bytes, caption, permalink }: what was published
 import type http from 'node:http';
 import { FakePlatform, randomId, type Fault, type FakeOptions, type Routed } from './fake-server.js';
@@ -62,6 +63,8 @@ export interface FakeMedia {
   shortcode: string;
   permalink: string;
   publishedAt: number;
+  /** Reads of the account's media list that do not show it yet (the listing lags behind publishing). */
+  unlistedReads: number;
 }
 
 export type ContainerOutcome = 'FINISHED' | 'never' | 'EXPIRED' | { errorSubcode: number };
@@ -81,6 +84,8 @@ export class FakePhotoSite extends FakePlatform {
   readonly media = new Map<string, FakeMedia>();
   /** media_publish calls for a container that was already published (must stay 0). */
   republishAttempts = 0;
+  /** How many reads of the account's media list miss a post just published (eventual consistency). */
+  mediaListLag = 0;
 
   constructor(opts: FakeOptions = {}) {
     super({ accessTokenTtlSec: 5_184_000, ...opts });
@@ -141,7 +146,8 @@ export class FakePhotoSite extends FakePlatform {
       case 'publish': return this.publish(res, r.params.user!, p.get('creation_id'));
       case 'media_list': {
         if (!this.isUser(r.params.user!)) return this.reply(res, graphError(100, 33, 'Unsupported get request. Object does not exist'));
-        const items = [...this.media.values()].reverse().map((m) => ({ id: m.id, caption: m.caption, permalink: m.permalink, shortcode: m.shortcode, media_product_type: 'REELS', timestamp: new Date(m.publishedAt).toISOString() }));
+        const listed = [...this.media.values()].filter((m) => m.unlistedReads-- <= 0);
+        const items = listed.reverse().map((m) => ({ id: m.id, caption: m.caption, permalink: m.permalink, shortcode: m.shortcode, media_product_type: 'REELS', timestamp: new Date(m.publishedAt).toISOString() }));
         return this.json(res, 200, { data: items });
       }
       case 'node': return this.node(res, r.params.id!);
@@ -249,7 +255,7 @@ export class FakePhotoSite extends FakePlatform {
     const shortcode = randomId(11);
     const m: FakeMedia = {
       id: String(17_900_000_000_000_000 + this.media.size + 1 + Math.floor(Math.random() * 1e6)), containerId: c.id, caption: c.caption, bytes: c.bytes,
-      shortcode, permalink: `https://www.instagram.com/reel/${shortcode}/`, publishedAt: Date.now(),
+      shortcode, permalink: `https://www.instagram.com/reel/${shortcode}/`, publishedAt: Date.now(), unlistedReads: this.mediaListLag,
     };
     this.media.set(m.id, m);
     c.published = true;

@@ -7,6 +7,9 @@
 //   yt.fail('insert', googleError(403, 'quotaExceeded', 'youtube.quota'));   // the next session start
 //   yt.fail('upload', { drop: true, afterBytes: 300_000 });                   // a connection cut mid-upload
 //   yt.processing = { polls: 2, outcome: 'processed' };  // or 'never', or { failureReason: 'codec' }
+//   yt.processing = { polls: 0, outcome: 'processed', durationMs: 20 * 60_000 };  // by the fake's clock
+//   yt.clockStepPerPollMs = 120_000;   // each videos.list call moves the fake's clock on (yt.now())
+//   yt.forcePrivate = true;            // every upload becomes private (an unverified API project)
 //   yt.videos  // Map id -> { bytes, title, ... }: what was published
 import type http from 'node:http';
 import { FakePlatform, randomId, type Fault, type FakeOptions, type Routed } from './fake-server.js';
@@ -66,8 +69,17 @@ export type VideoOutcome =
 export class FakeVideoSite extends FakePlatform {
   /** The signed-in user's channel; null = an account without a channel (401 youtubeSignupRequired). */
   channel: { id: string; title: string; customUrl: string } | null = { id: 'UCfakeChannel0000000000', title: 'Fake Channel', customUrl: '@fakechannel' };
-  /** What videos.list reports: `polls` answers of uploaded/processing, then `outcome`. */
-  processing: { polls: number; outcome: VideoOutcome } = { polls: 0, outcome: 'processed' };
+  /**
+   * What videos.list reports: `polls` answers of uploaded/processing, then `outcome`; with `durationMs`,
+   * processing until that long after the upload by the fake's clock.
+   */
+  processing: { polls: number; outcome: VideoOutcome; durationMs?: number } = { polls: 0, outcome: 'processed' };
+  /** The fake's clock runs this far ahead of the real one (see now()). */
+  clockOffsetMs = 0;
+  /** Each videos.list call moves the fake's clock on by this much (time passing between a client's polls). */
+  clockStepPerPollMs = 0;
+  /** Uploads become private whatever was asked (platforms.md 1.1: unverified API projects). */
+  forcePrivate = false;
   /** Uploads per day before 429 "Video Uploads per day"; null = no cap. */
   dailyUploadCap: number | null = null;
   /** Sessions older than this answer 404 (the session URI's finite lifetime). */
@@ -83,6 +95,11 @@ export class FakeVideoSite extends FakePlatform {
   /** Uploads that became videos (the "exactly one post" count). */
   get publishCount(): number {
     return this.videos.size;
+  }
+
+  /** The fake platform's clock (ms since epoch): processing durations and upload times are on it. */
+  now(): number {
+    return Date.now() + this.clockOffsetMs;
   }
 
   /** Makes every open session answer 404, as after its lifetime. */
@@ -125,6 +142,7 @@ export class FakeVideoSite extends FakePlatform {
       case 'upload': return this.upload(req, res, body, r.params.uploadId!);
       case 'videos': {
         if (!this.validToken(this.bearer(req))) return this.reply(res, VIDEO_SITE_FAULTS.authError);
+        this.clockOffsetMs += this.clockStepPerPollMs;
         const ids = (url.searchParams.get('id') ?? '').split(',');
         const items = ids.map((id) => this.videos.get(id)).filter((v): v is FakeVideo => Boolean(v)).map((v) => {
           v.polls += 1;
@@ -176,7 +194,7 @@ export class FakeVideoSite extends FakePlatform {
     const title = (meta.snippet as { title?: unknown } | undefined)?.title;
     if (typeof title !== 'string' || !title.trim() || title.length > 100 || /[<>]/.test(title)) return this.reply(res, VIDEO_SITE_FAULTS.invalidTitle);
     const id = randomId(16);
-    this.sessions.set(id, { id, total, contentType: type, metadata: meta, received: Buffer.alloc(0), createdAt: Date.now(), expired: false, videoId: null });
+    this.sessions.set(id, { id, total, contentType: type, metadata: meta, received: Buffer.alloc(0), createdAt: this.now(), expired: false, videoId: null });
     // The real upload host, as the service would hand it back: the client must move it onto the override.
     const location = `https://www.googleapis.com/upload/youtube/v3/videos?uploadType=resumable&upload_id=${id}&part=${encodeURIComponent(url.searchParams.get('part') ?? 'snippet,status')}`;
     res.writeHead(200, { location, 'content-length': '0' }).end();
@@ -184,7 +202,7 @@ export class FakeVideoSite extends FakePlatform {
 
   private upload(req: http.IncomingMessage, res: http.ServerResponse, body: Buffer, uploadId: string): void {
     const s = this.sessions.get(uploadId);
-    if (!s || s.expired || Date.now() - s.createdAt > this.sessionTtlMs) return this.json(res, 404, { error: { code: 404, message: 'Not Found' } });
+    if (!s || s.expired || this.now() - s.createdAt > this.sessionTtlMs) return this.json(res, 404, { error: { code: 404, message: 'Not Found' } });
     if (!this.validToken(this.bearer(req))) return this.reply(res, VIDEO_SITE_FAULTS.authError);
     const range = parseRange(req.headers['content-range']);
     if (s.videoId) return this.json(res, 201, this.resource(this.videos.get(s.videoId)!, false));
@@ -209,8 +227,8 @@ export class FakeVideoSite extends FakePlatform {
     const snippet = s.metadata.snippet as { title: string; description?: string };
     const status = (s.metadata.status ?? {}) as { privacyStatus?: string };
     const video: FakeVideo = {
-      id: randomId(11), title: snippet.title, description: snippet.description ?? '', privacyStatus: status.privacyStatus ?? 'public',
-      bytes: s.received, contentType: s.contentType, polls: 0, uploadedAt: Date.now(),
+      id: randomId(11), title: snippet.title, description: snippet.description ?? '', privacyStatus: this.forcePrivate ? 'private' : status.privacyStatus ?? 'public',
+      bytes: s.received, contentType: s.contentType, polls: 0, uploadedAt: this.now(),
     };
     this.videos.set(video.id, video);
     s.videoId = video.id;
@@ -218,7 +236,7 @@ export class FakeVideoSite extends FakePlatform {
   }
 
   private uploadsToday(): number {
-    const since = Date.now() - 24 * 3600 * 1000;
+    const since = this.now() - 24 * 3600 * 1000;
     return [...this.videos.values()].filter((v) => v.uploadedAt >= since).length;
   }
 
@@ -228,7 +246,8 @@ export class FakeVideoSite extends FakePlatform {
     let processingStatus = 'processing';
     const extra: Record<string, string> = {};
     const o = this.processing.outcome;
-    if (listing && o !== 'never' && v.polls > this.processing.polls) {
+    const due = this.processing.durationMs === undefined || this.now() - v.uploadedAt >= this.processing.durationMs;
+    if (listing && o !== 'never' && v.polls > this.processing.polls && due) {
       if (o === 'processed') {
         uploadStatus = 'processed';
         processingStatus = 'succeeded';
