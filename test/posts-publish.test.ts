@@ -255,16 +255,56 @@ describe('retries and the daily cap (the scheduler in this process, waits in mil
     expect(calls[2]!.at - calls[1]!.at).toBeGreaterThanOrEqual(250);
   });
 
-  it('the daily cap waits for the platform\'s reset (here cut to 200 ms) and fails daily_cap (retryable) when it stays reached; nothing is posted', async () => {
+  it('the daily cap fails the post at once with daily_cap (retryable), naming the platform\'s reset; not tried again before it, nothing is posted', async () => {
+    // Issue 23: it used to wait for the reset reading `scheduled`, then try again.
     const published = tiktok.publishCount;
-    tiktok.fail('init', SHORT_VIDEO_SITE_FAULTS.tooManyPosts, { times: 2 });
-    const started = Date.now();
-    const { post, states } = await publishWith('short_video_site', { maxAttempts: 2, maxWaitMs: 200 });
-    expect(post).toMatchObject({ status: 'failed', attempts: 2, errorCode: 'daily_cap', retryable: true });
+    const inits = tiktok.count('init');
+    tiktok.fail('init', SHORT_VIDEO_SITE_FAULTS.tooManyPosts);
+    const { post, states } = await publishWith('short_video_site', { maxAttempts: 2, retryDelaysMs: [50] });
+    expect(post).toMatchObject({ status: 'failed', attempts: 1, errorCode: 'daily_cap', retryable: true });
     expect(post.error).toMatch(/daily/);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(200);
-    expect(states).toContain('scheduled:1');
+    // short_video_site does not say when its 24-hour window ends: a day from now.
+    const reset = Date.parse(/resets, at about (\S+):/.exec(post.error ?? '')?.[1] ?? '');
+    expect(reset - Date.now()).toBeGreaterThan(23 * 3600_000);
+    expect(states).not.toContain('scheduled:1');
+    expect(tiktok.count('init')).toBe(inits + 1);
     expect(tiktok.publishCount).toBe(published);
+  });
+
+  it('video_site processing for longer than 15 minutes (the fake\'s clock) is followed to the end: one upload, published', async () => {
+    const inserts = video.count('insert');
+    const published = video.publishCount;
+    video.processing = { polls: 0, outcome: 'processed', durationMs: 20 * 60_000 };
+    video.clockStepPerPollMs = 2 * 60_000;
+    try {
+      const { post, states } = await publishWith('video_site', { pollIntervalMs: 2, now: () => video.now() });
+      expect(post).toMatchObject({ status: 'published', attempts: 1, errorCode: null });
+      const v = [...video.videos.values()].at(-1)!;
+      expect(post.url).toBe(`https://www.youtube.com/shorts/${v.id}`);
+      expect(video.now() - v.uploadedAt).toBeGreaterThanOrEqual(20 * 60_000);
+      expect(video.count('insert')).toBe(inserts + 1);
+      expect(video.publishCount).toBe(published + 1);
+      expect(states.filter((x) => x.startsWith('failed') || x.startsWith('scheduled:1'))).toEqual([]);
+    } finally {
+      video.processing = { polls: 0, outcome: 'processed' };
+      video.clockStepPerPollMs = 0;
+    }
+  });
+
+  it('an upload video_site made private (unverified project) is failed media_rejected with the platform\'s privacy and the video, not a public post; uploaded once', async () => {
+    const inserts = video.count('insert');
+    video.forcePrivate = true;
+    try {
+      const { post } = await publishWith('video_site', { retryDelaysMs: [50] });
+      expect(post).toMatchObject({ status: 'failed', attempts: 1, errorCode: 'media_rejected', retryable: false, url: null, publishedAt: null });
+      const v = [...video.videos.values()].at(-1)!;
+      expect(v.privacyStatus).toBe('private');
+      expect(post.error).toContain('privacyStatus "private"');
+      expect(post.error).toContain(`https://www.youtube.com/shorts/${v.id}`);
+      expect(video.count('insert')).toBe(inserts + 1);
+    } finally {
+      video.forcePrivate = false;
+    }
   });
 
   it('a non-retryable refusal fails at once (account_restricted, false), one attempt', async () => {

@@ -145,7 +145,8 @@ function message(err: PublishError, now: number): string {
   const tail: Partial<Record<PostErrorCode, string>> = {
     daily_cap: ` (the platform's daily limit; not tried again before it resets, at about ${reset}: schedule it again then)`,
     rate_limited: ' (the platform kept limiting requests; schedule it again later)',
-    processing_timeout: ' (the platform did not finish processing in time; schedule it again later)',
+    // Not "schedule it again": the upload may be on the platform already, and a new post would upload it twice.
+    processing_timeout: ' (the platform did not finish processing in time; look for it on the platform before scheduling it again)',
   };
   return `${err.message}${tail[err.errorCode] ?? ''}`;
 }
