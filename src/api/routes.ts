@@ -243,7 +243,7 @@ export const ROUTES = [
     summary: 'Schedule a clip on a connected account (extension: the spec leaves it "not shown")', tag: 'posts',
     description: 'The post is `scheduled`; the server\'s scheduler publishes it at scheduledAt (`processing`, then `published` with url and '
       + 'publishedAt, or `failed` with error, errorCode and retryable per spec 7.3). Retryable failures are tried 3 times in all, 1 and 5 minutes '
-      + 'apart (longer when the platform says so; a daily cap waits for its reset) before the post fails.',
+      + 'apart (longer when the platform says so) before the post fails; a daily cap fails it at once, its error naming the platform\'s reset.',
     ok: { status: 201, schema: 'Post', description: 'The post, scheduled' },
     errors: ['invalid_request', 'subscription_required'],
     requestBody: { $ref: '#/components/requestBodies/SchedulePostRequest' },
