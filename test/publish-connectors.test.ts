@@ -333,48 +333,43 @@ describe('issue 23: a post goes out at most once and says the truth', () => {
     }
   });
 
-  it('photo_site: a lost publish answer, a listing that lags, an older post with the same caption: the new post is found, published once', async () => {
+  /**
+   * An older post with `caption`, then a new one whose media_publish answer is lost (the first attempt
+   * gives up at once), resumed by a second attempt while the listing hides new posts for `lag` reads.
+   */
+  async function lostAnswerBesideOlderPost(caption: string, lag: number) {
     const ig = fakes.photo_site;
-    const caption = 'The same caption twice';
     const older = await connectorFor('photo_site', optsFor('photo_site')).publish(jobFor('photo_site', good, null, caption).job);
     const before = ig.publishCount;
     ig.fail('publish', { lose: true });
-    ig.mediaListLag = 2;
+    ig.mediaListLag = lag;
     try {
       const run = jobFor('photo_site', good, null, caption);
       const e = await failureOf(connectorFor('photo_site', optsFor('photo_site', { retryDelaysMs: [] })).publish(run.job));
-      expect(e.errorCode).toBe('unknown');
-      const result = await connectorFor('photo_site', optsFor('photo_site')).publish(jobFor('photo_site', good, run.saved.at(-1)!, caption).job);
-      const newest = [...ig.media.values()].at(-1)!;
-      expect(ig.publishCount).toBe(before + 1);
-      expect(ig.republishAttempts).toBe(0);
-      expect(result.platformPostId).not.toBe(older.platformPostId);
-      expect(result).toEqual({ platformPostId: newest.id, url: newest.permalink });
+      const again = jobFor('photo_site', good, run.saved.at(-1)!, caption);
+      const result = await connectorFor('photo_site', optsFor('photo_site')).publish(again.job);
+      return { ig, older, before, firstError: e, again, result };
     } finally {
       ig.mediaListLag = 0;
     }
+  }
+
+  it('photo_site: a lost publish answer, a listing that lags, an older post with the same caption: the new post is found, published once', async () => {
+    const { ig, older, before, firstError, result } = await lostAnswerBesideOlderPost('The same caption twice', 2);
+    expect(firstError.errorCode).toBe('unknown');
+    const newest = [...ig.media.values()].at(-1)!;
+    expect(ig.publishCount).toBe(before + 1);
+    expect(ig.republishAttempts).toBe(0);
+    expect(result.platformPostId).not.toBe(older.platformPostId);
+    expect(result).toEqual({ platformPostId: newest.id, url: newest.permalink });
   });
 
   it('photo_site: when the platform\'s listing never singles the post out, it is published with no URL, never the older post nor a container id', async () => {
-    const ig = fakes.photo_site;
-    const caption = 'Another caption used twice';
-    const older = await connectorFor('photo_site', optsFor('photo_site')).publish(jobFor('photo_site', good, null, caption).job);
-    const before = ig.publishCount;
-    ig.fail('publish', { lose: true });
-    ig.mediaListLag = 100;
-    try {
-      const run = jobFor('photo_site', good, null, caption);
-      await failureOf(connectorFor('photo_site', optsFor('photo_site', { retryDelaysMs: [] })).publish(run.job));
-      const again = jobFor('photo_site', good, run.saved.at(-1)!, caption);
-      const result = await connectorFor('photo_site', optsFor('photo_site')).publish(again.job);
-      expect(result).toEqual({ platformPostId: null, url: null });
-      expect(again.saved.at(-1)).toMatchObject({ mediaId: null });
-      expect(result.platformPostId).not.toBe(older.platformPostId);
-      expect(ig.publishCount).toBe(before + 1);
-      expect(ig.republishAttempts).toBe(0);
-    } finally {
-      ig.mediaListLag = 0;
-    }
+    const { ig, before, again, result } = await lostAnswerBesideOlderPost('Another caption used twice', 100);
+    expect(result).toEqual({ platformPostId: null, url: null });
+    expect(again.saved.at(-1)).toMatchObject({ mediaId: null });
+    expect(ig.publishCount).toBe(before + 1);
+    expect(ig.republishAttempts).toBe(0);
   });
 });
 
