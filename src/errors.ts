@@ -21,6 +21,10 @@ export const ERROR_CODES = {
   request_not_cancellable: { http: 409, exit: 1 },
   /** DELETE /posts/:id of a post that is being published or has ended (issue 16; not a spec code). */
   post_not_cancelable: { http: 409, exit: 1 },
+  /** An Idempotency-Key sent again with another method, path or body within 24 hours (issue 23; not a spec code). */
+  idempotency_key_reused: { http: 409, exit: 1 },
+  /** An Idempotency-Key whose first request still runs after a minute's wait (issue 23; not a spec code). */
+  idempotency_key_in_use: { http: 409, exit: 1 },
   rate_limit_exceeded: { http: 429, exit: 1 },
   internal_error: { http: 500, exit: 1 },
 } as const satisfies Record<string, { http: number; exit: number }>;

@@ -29,6 +29,8 @@ import { fakePlatformEnv, startFakePlatform } from './helpers/fake-platforms/ind
 import { PostsService } from '../src/posts/posts-service.js';
 import { Automation } from '../src/posts/automation.js';
 import { ConnectedAccounts } from '../src/posts/connected-accounts.js';
+import { IdempotentRequests } from '../src/server/idempotency.js';
+import { SqliteIdempotencyStore } from '../src/adapters/sqlite/idempotency.js';
 
 type Json = unknown;
 type Obj = Record<string, Json>;
@@ -392,6 +394,7 @@ describe('real responses of the server validate against the served document', ()
       get mediaLinks() { return links!; },
       openapi: () => openApiDocument({ serverUrl: `${base}/api/v1` }),
       readiness: async () => ({ ready: true, checks: { store: { ok: true, detail: 'sqlite ok' } } }),
+      idempotency: new IdempotentRequests(new SqliteIdempotencyStore(store.db)),
       log: () => {},
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));

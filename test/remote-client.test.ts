@@ -16,7 +16,7 @@ import { rejection } from './helpers/rejection.js';
 const KEY = 'sk_live_testkey0000000000000000000000000000000000000';
 const CLIP = Buffer.from('not really an mp4, but bytes all the same '.repeat(2000));
 
-interface Seen { method: string; path: string; key: string | undefined; body: unknown }
+interface Seen { method: string; path: string; key: string | undefined; body: unknown; idempotencyKey?: string }
 
 interface FakeApi { url: string; seen: Seen[]; close(): Promise<void> }
 
@@ -41,7 +41,7 @@ function startFakeApi(): Promise<FakeApi> {
       const u = new URL(req.url ?? '/', 'http://x');
       const key = req.headers['x-api-key'] as string | undefined;
       const body = raw ? JSON.parse(raw) as Record<string, unknown> : undefined;
-      seen.push({ method: req.method ?? '', path: u.pathname, key, body });
+      seen.push({ method: req.method ?? '', path: u.pathname, key, body, idempotencyKey: req.headers['idempotency-key'] as string | undefined });
       const send = (status: number, value: unknown, headers: Record<string, string> = {}) => {
         res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(value));
       };
@@ -156,7 +156,7 @@ describe('create', () => {
   it('POSTs the JSON body with the key and returns the 202 answer', async () => {
     const created = await client.create({ url: 'https://video.example/watch?v=1', start: 0, end: 90 });
     expect(created).toMatchObject({ requestId: 'a'.repeat(24), status: 'processing', creditsUsed: 1, queuePosition: 1 });
-    expect(api.seen).toEqual([{ method: 'POST', path: '/api/v1/shorts/create', key: KEY, body: { url: 'https://video.example/watch?v=1', start: 0, end: 90 } }]);
+    expect(api.seen).toEqual([{ method: 'POST', path: '/api/v1/shorts/create', key: KEY, body: { url: 'https://video.example/watch?v=1', start: 0, end: 90 }, idempotencyKey: expect.stringMatching(/^[0-9a-f-]{36}$/) }]);
   });
 
   it('is not retried after a 500 (a second create would spend a second credit)', async () => {
@@ -166,10 +166,16 @@ describe('create', () => {
     expect(api.seen.filter((s) => s.method === 'POST')).toHaveLength(1);
   });
 
-  it('is not retried after the connection drops', async () => {
+  it('is retried after the connection drops, every try under one Idempotency-Key (issue 23), then reported', async () => {
     const e = await rejection(client.create({ url: 'https://video.example/hangup', start: 0, end: 90 }));
     expect(String(e)).toMatch(/cannot reach the Shorts API at http:\/\/127\.0\.0\.1:\d+\/api\/v1: ECONNRESET/);
-    expect(api.seen.filter((s) => s.method === 'POST')).toHaveLength(1);
+    const posts = api.seen.filter((s) => s.method === 'POST');
+    expect(posts).toHaveLength(3);
+    expect(new Set(posts.map((p) => p.idempotencyKey)).size).toBe(1);
+    expect(posts[0]!.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
+    // A create of its own gets a key of its own; a key given by the caller is sent as it is.
+    await rejection(client.create({ url: 'https://video.example/hangup', start: 0, end: 90 }, { idempotencyKey: 'ci-job-4711' }));
+    expect(api.seen.filter((s) => s.method === 'POST').slice(3).map((p) => p.idempotencyKey)).toEqual(['ci-job-4711', 'ci-job-4711', 'ci-job-4711']);
   });
 
   it('refuses a local file before sending anything', async () => {

@@ -21,6 +21,8 @@ import { SqliteAccounts } from '../src/adapters/sqlite/accounts.js';
 import { SqliteRateLimits } from '../src/adapters/sqlite/rate-limits.js';
 import { PostsService } from '../src/posts/posts-service.js';
 import { Service } from '../src/service/service.js';
+import { IdempotentRequests } from '../src/server/idempotency.js';
+import { SqliteIdempotencyStore } from '../src/adapters/sqlite/idempotency.js';
 
 const routes = ROUTES as readonly RouteSpec[];
 const documented = (r: RouteSpec) => r.answer === 'envelope' || !('undocumented' in r.openapi);
@@ -74,6 +76,7 @@ describe('every route of the table is served', () => {
       service, store, accounts, limiter, posts, automation: new Automation(store, posts), publicUrl: () => base, mediaLinks: links,
       openapi: () => openApiDocument({ serverUrl: `${base}/api/v1` }),
       readiness: async () => ({ ready: true, checks: {} }),
+      idempotency: new IdempotentRequests(new SqliteIdempotencyStore(store.db)),
       mcp: mcpHttpHandler({
         service, posts, log: () => {},
         limit: async (auth, name) => { const r = await limiter.check(auth.keyId, auth.account, name); if (r.error) throw r.error; },

@@ -18,6 +18,8 @@ import { MediaLinks } from '../src/server/media-links.js';
 import { RateLimiter } from '../src/server/rate-limit.js';
 import { SqliteRateLimits } from '../src/adapters/sqlite/rate-limits.js';
 import { createKey, serveEnv, startServe, type ServeProcess } from './helpers/serve.js';
+import { IdempotentRequests } from '../src/server/idempotency.js';
+import { SqliteIdempotencyStore } from '../src/adapters/sqlite/idempotency.js';
 
 interface Raw { status: number; headers: http.IncomingHttpHeaders; text: string; json: any }
 
@@ -176,7 +178,7 @@ describe('the /mcp hook', () => {
     server = createApiServer({
       service: new Service(store), store, accounts, limiter: new RateLimiter(new SqliteRateLimits(store.db)),
       mediaLinks: new MediaLinks({ secret: Buffer.alloc(32, 1), publicBaseUrl: 'http://127.0.0.1:1' }),
-      openapi: () => ({}), readiness: async () => ({ ready: true, checks: {} }), log: () => {},
+      openapi: () => ({}), readiness: async () => ({ ready: true, checks: {} }), idempotency: new IdempotentRequests(new SqliteIdempotencyStore(store.db)), log: () => {},
       mcp: async (req, res, auth) => {
         calls.push({ method: req.method ?? '', email: auth.account.email, rateHeader: res.getHeader('x-ratelimit-remaining-hour') });
         if (req.method === 'DELETE') throw new Error('the handler failed');

@@ -293,14 +293,28 @@ const KEY_SECURITY = [{ apiKey: [] }, { bearer: [] }];
 /** Success bodies of the API: `{ "data": <the resource> }` (integrations read `result.data.<field>`). */
 const envelope = (schema: string): Schema => obj({ data: ref(schema) });
 
+/** Every state-changing POST takes an Idempotency-Key (issue 23; src/server/idempotency.ts). */
+const IDEMPOTENCY_KEY_PARAM: Schema = {
+  name: 'Idempotency-Key', in: 'header', required: false,
+  description: 'A unique string of the client (a UUID), 1-255 printable ASCII characters. Sent again with the same method, path and body '
+    + 'within 24 hours, the first success answer is returned (header Idempotent-Replayed: true) without running the request again '
+    + '(no second request, no second charge); with another body it is 409 idempotency_key_reused. A duplicate sent while the first '
+    + 'still runs waits for its answer (409 idempotency_key_in_use after a minute). Error answers are not kept: a retry runs again.',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+};
+const IDEMPOTENCY_ERRORS: readonly ErrorCode[] = ['invalid_request', 'idempotency_key_reused', 'idempotency_key_in_use'];
+const REPLAYED_HEADER: Schema = { description: '"true" when this is the replayed first answer to the request\'s Idempotency-Key', schema: { type: 'string', enum: ['true'] } };
+
 /** An enveloped route's operation: key security, rate-limit headers, the `{data}` envelope (or an export's files), error bodies per status. */
 function operation(d: EnvelopeRoute): Schema {
+  const post = d.method === 'POST';
+  const okHeaders = { ...rateHeaders(d.ok.status), ...(post ? { 'Idempotent-Replayed': REPLAYED_HEADER } : {}) };
   const ok = 'file' in d.ok
-    ? { description: d.ok.file.description, headers: { ...rateHeaders(d.ok.status), ...d.ok.file.headers }, content: d.ok.file.content }
-    : { description: d.ok.description, headers: rateHeaders(d.ok.status), content: { 'application/json': { schema: envelope(d.ok.schema) } } };
+    ? { description: d.ok.file.description, headers: { ...okHeaders, ...d.ok.file.headers }, content: d.ok.file.content }
+    : { description: d.ok.description, headers: okHeaders, content: { 'application/json': { schema: envelope(d.ok.schema) } } };
   const responses: Record<string, Schema> = { [d.ok.status]: ok };
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of [...d.errors, ...AUTH_ERRORS]) {
+  for (const code of new Set([...d.errors, ...(post ? IDEMPOTENCY_ERRORS : []), ...AUTH_ERRORS])) {
     const status = ERROR_CODES[code].http;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
@@ -321,7 +335,7 @@ function operation(d: EnvelopeRoute): Schema {
     ...(d.description ? { description: d.description } : {}),
     tags: [d.tag],
     security: KEY_SECURITY,
-    ...(d.parameters ? { parameters: d.parameters } : {}),
+    ...(d.parameters || post ? { parameters: [...(d.parameters ?? []), ...(post ? [IDEMPOTENCY_KEY_PARAM] : [])] } : {}),
     ...(d.requestBody ? { requestBody: d.requestBody } : {}),
     responses,
     'x-rate-limiter': { name: LIMITER_TITLES[d.limiter], limit: pool.limit, windowSeconds: pool.windowSec },

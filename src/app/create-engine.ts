@@ -7,6 +7,7 @@
 import path from 'node:path';
 import { FsBlobStore } from '../adapters/fs/blob-store.js';
 import { SqliteAccounts } from '../adapters/sqlite/accounts.js';
+import { SqliteIdempotencyStore } from '../adapters/sqlite/idempotency.js';
 import { SqliteLeaseStore } from '../adapters/sqlite/lease-store.js';
 import { SqliteRateLimits } from '../adapters/sqlite/rate-limits.js';
 import { SqliteWebhookDeliveries } from '../adapters/sqlite/webhook-deliveries.js';
@@ -20,6 +21,7 @@ import { createLocalMediaRunner } from '../media/local-runner.js';
 import { createFaceDetector, type FaceDetector } from '../pipeline/reframe/faces.js';
 import { createTranscriber } from '../pipeline/transcribe/transcribe.js';
 import type { BlobStore } from '../ports/blob-store.js';
+import type { IdempotencyStore } from '../ports/idempotency.js';
 import type { MediaRunner } from '../ports/media-runner.js';
 import type { RateLimitsPort } from '../ports/rate-limits.js';
 import type { WebhookDeliveriesPort } from '../ports/webhook-deliveries.js';
@@ -60,6 +62,8 @@ export interface Engine {
   readonly accounts: AccountStore;
   readonly rateLimits: RateLimitsPort;
   readonly webhookDeliveries: WebhookDeliveriesPort;
+  /** The first answers of POSTs sent with an Idempotency-Key (issue 23). */
+  readonly idempotency: IdempotencyStore;
   readonly service: Service;
   readonly connectedAccounts: ConnectedAccounts;
   readonly posts: PostsService;
@@ -89,6 +93,7 @@ export function createEngine(settings: EngineSettings): Engine {
   const connectedAccounts = ConnectedAccounts.forStore(store);
   const rateLimits = new SqliteRateLimits(store.db);
   const webhookDeliveries = new SqliteWebhookDeliveries(store.db);
+  const idempotency = new SqliteIdempotencyStore(store.db);
   let posts: PostsService | undefined;
   let automation: Automation | undefined;
   let onScheduled: (() => void) | undefined;
@@ -102,7 +107,7 @@ export function createEngine(settings: EngineSettings): Engine {
   });
 
   return {
-    dataDir, store, leases, blobs, media, faces, accounts, rateLimits, webhookDeliveries, service, connectedAccounts,
+    dataDir, store, leases, blobs, media, faces, accounts, rateLimits, webhookDeliveries, idempotency, service, connectedAccounts,
     get posts() { return postsService(); },
     get automation() { return automationRules(); },
     orchestrator,

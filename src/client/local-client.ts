@@ -10,7 +10,7 @@ import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type {
-  CatalogPage, CreateBody, EditBody, GameVideoItem, MemeHookItem, MusicTrackItem, Query, RerenderWaitOptions, ShortsClient, WaitOptions,
+  CatalogPage, CreateBody, CreateOptions, EditBody, GameVideoItem, MemeHookItem, MusicTrackItem, Query, RerenderWaitOptions, ShortsClient, WaitOptions,
 } from './shorts-client.js';
 import { SqliteRequestStore } from '../adapters/sqlite/request-store.js';
 import { TERMINAL } from '../ports/request-store.js';
@@ -42,7 +42,11 @@ const runningHere = new Set<string>();
 const requestKey = (id: string): LeaseKey => ({ kind: 'request', id });
 
 /** Local `create` options beyond the body. */
-export interface LocalCreateOptions {
+/**
+ * A local create has no connection to lose its answer on, so `idempotencyKey` changes nothing here (the CLI
+ * refuses --idempotency-key in local mode rather than pretend).
+ */
+export interface LocalCreateOptions extends CreateOptions {
   /**
    * Take the request's lease for this process (default true: the creating process runs the job). False leaves
    * the request unclaimed for another process to take (`create --no-wait` hands it to a detached runner).

@@ -1,7 +1,10 @@
 // ShortsClient over HTTP: talks to a `shorts serve` (or any instance of the Shorts API) with got.
 // Nothing here knows the engine; every answer is the API's own shape, unwrapped from the `{ "data": … }`
-// envelope every success carries (in `call`, the one place). POST is never retried (a second create would spend a second credit); GETs retry a
-// little on network errors and gateway hiccups, never on a 4xx.
+// envelope every success carries (in `call`, the one place). Every POST carries an Idempotency-Key (issue 23:
+// one per logical call, the caller's or a fresh UUID), so it is retried like a GET — a little, on network errors
+// and gateway hiccups, never on a 4xx — without a second create or a second credit: the server answers a
+// repeated key with the first answer.
+import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import http from 'node:http';
@@ -10,7 +13,7 @@ import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import got, { HTTPError, ParseError, RequestError, type Got, type Method } from 'got';
 import type {
-  CatalogPage, CreateBody, EditBody, GameVideoItem, MemeHookItem, MusicTrackItem, Query, RerenderWaitOptions, ShortsClient, WaitOptions,
+  CatalogPage, CreateBody, CreateOptions, EditBody, GameVideoItem, MemeHookItem, MusicTrackItem, Query, RerenderWaitOptions, ShortsClient, WaitOptions,
 } from './shorts-client.js';
 import type {
   CancelResponse, CreateResponse, Pagination, PostObject, RequestDetail, RequestListItem, ShortObject, StatusResponse, TemplateList,
@@ -96,8 +99,8 @@ export class RemoteClient implements ShortsClient {
       timeout: { connect: 15_000, response: 60_000 },
       retry: {
         limit: 2,
-        // Only reads are repeated; a create is never sent twice and a cancel is not worth a 409 on replay.
-        methods: ['GET'],
+        // Reads, and POSTs under their Idempotency-Key (a repeat gets the first answer); a cancel is not worth a 409 on replay.
+        methods: ['GET', 'POST'],
         // 429 is not retried here: `wait` honours details.retryAfter itself, other commands report it.
         statusCodes: [502, 503, 504],
         backoffLimit: 2_000,
@@ -113,7 +116,7 @@ export class RemoteClient implements ShortsClient {
    * One API call: the success's `data`, or the API's error as a ShortsError (see describe). Public so the
    * clients of other resources (connected accounts, posts) speak through the same connection and errors.
    */
-  async call<T>(method: Method, path: string, opts: { json?: unknown; query?: Query; signal?: AbortSignal } = {}): Promise<T> {
+  async call<T>(method: Method, path: string, opts: { json?: unknown; query?: Query; signal?: AbortSignal; idempotencyKey?: string } = {}): Promise<T> {
     const searchParams: Record<string, string> = {};
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) searchParams[k] = v;
     let body: unknown;
@@ -123,8 +126,12 @@ export class RemoteClient implements ShortsClient {
         json: opts.json,
         searchParams,
         signal: opts.signal,
-        // A create waits on the server's HEAD check of the file URL (or the video site's metadata).
-        ...(method === 'POST' ? { timeout: { connect: 15_000, response: 180_000 } } : {}),
+        // A create waits on the server's HEAD check of the file URL (or the video site's metadata). Got sends
+        // the same headers on a retry, so every try of this call carries one key.
+        ...(method === 'POST' ? {
+          timeout: { connect: 15_000, response: 180_000 },
+          headers: { 'idempotency-key': opts.idempotencyKey ?? randomUUID() },
+        } : {}),
       });
       body = response.body;
       this.pacer.observe(response.headers);
@@ -164,11 +171,11 @@ export class RemoteClient implements ShortsClient {
     return e;
   }
 
-  async create(body: CreateBody): Promise<CreateResponse> {
+  async create(body: CreateBody, opts: CreateOptions = {}): Promise<CreateResponse> {
     if (body.file !== undefined) {
       throw new ShortsError('invalid_request', 'a local --file cannot be sent to a remote instance; use --file-url');
     }
-    return this.call<CreateResponse>('POST', 'shorts/create', { json: body });
+    return this.call<CreateResponse>('POST', 'shorts/create', { json: body, idempotencyKey: opts.idempotencyKey });
   }
 
   /**

@@ -14,6 +14,14 @@ export type Query = Record<string, string | undefined>;
 /** A create body: the API's fields; the local engine also takes `file` (a path) and `language: 'auto'`. */
 export type CreateBody = Omit<CreateShortRequest, 'language'> & { language?: CreateShortRequest['language'] | 'auto'; file?: string };
 
+export interface CreateOptions {
+  /**
+   * The create's Idempotency-Key (issue 23; remote): the same key sent again within 24 hours gets the first
+   * answer, not a second request or charge. The remote client makes one per call when none is given.
+   */
+  idempotencyKey?: string;
+}
+
 export interface WaitOptions {
   signal?: AbortSignal;
   onStatus?: (status: StatusResponse) => void;
@@ -47,7 +55,7 @@ export interface ShortsClient {
    * Starts a request (spec 4.2), typed from the option table. The engine validates every body again at run
    * time (invalid_request naming the field), so callers holding user input (the CLI, MCP) cast to it.
    */
-  create(body: CreateBody): Promise<CreateResponse>;
+  create(body: CreateBody, opts?: CreateOptions): Promise<CreateResponse>;
   /** Resolves with the terminal status. Aborting the signal cancels the request. */
   wait(id: string, opts?: WaitOptions): Promise<StatusResponse>;
   status(id: string): Promise<StatusResponse>;

@@ -19,6 +19,7 @@ import type { PostsService } from '../posts/posts-service.js';
 import type { Automation } from '../posts/automation.js';
 import { accountsRoutes, handleOAuthCallback } from './accounts-routes.js';
 import { templateAssetFile } from '../pipeline/captions/template-previews.js';
+import { fingerprintOf, idempotencyKeyOf, type IdempotentRequests } from './idempotency.js';
 
 export interface ReadinessReport { ready: boolean; checks: Record<string, { ok: boolean; detail: string }> }
 
@@ -36,6 +37,8 @@ export interface ApiServerDeps {
   mediaLinks: MediaLinks;
   openapi: () => object;
   readiness: () => Promise<ReadinessReport>;
+  /** Replays the first answer to a POST sent again with the same Idempotency-Key (issue 23). */
+  idempotency: IdempotentRequests;
   log: (line: string) => void;
   /**
    * The MCP endpoint (Streamable HTTP), any method on `/mcp`. Called after the key is checked and the
@@ -80,7 +83,10 @@ function apiHandlers(service: Service, posts: PostsService, automation: Automati
 }
 
 function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
+  sendJsonText(res, status, JSON.stringify(body), headers);
+}
+
+function sendJsonText(res: http.ServerResponse, status: number, text: string, headers: Record<string, string>): void {
   res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }
@@ -224,6 +230,15 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
         throw new ShortsError('subscription_required', 'this account has no active subscription');
       const query = Object.fromEntries(url.searchParams.entries());
       const body = spec.method === 'POST' ? await readJson(req) : undefined;
+      const key = spec.method === 'POST' ? idempotencyKeyOf(req.headers) : null;
+      if (key !== null) {
+        // The same key, path and body again: the first answer, not a second run (nor a second charge).
+        const { answer: first, replayed } = await deps.idempotency.answer({ accountId: auth.account.id, key }, fingerprintOf(spec.method, path, body), async () => {
+          const result = await answer({ auth, params, query, body });
+          return { status: result.status, body: JSON.stringify({ data: result.body }) };
+        });
+        return sendJsonText(res, first.status, first.body, replayed ? { ...headers, 'idempotent-replayed': 'true' } : headers);
+      }
       const result = await answer({ auth, params, query, body });
       if (result.file) return sendFile(res, result.status, result.file, headers);
       send(res, result.status, { data: result.body }, headers);

@@ -15,6 +15,7 @@ import { checkImageUrl } from '../net/image-url-check.js';
 import { whisperCliPath } from '../pipeline/transcribe/whisper-cli.js';
 import { Service } from '../service/service.js';
 import { createApiServer, type ReadinessReport } from './http-server.js';
+import { IdempotentRequests } from './idempotency.js';
 import { MediaLinks, loadOrCreateSecret, parseMediaTtl } from './media-links.js';
 import { openApiDocument } from '../api/openapi.js';
 import { RateLimiter } from './rate-limit.js';
@@ -95,6 +96,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     get mediaLinks() { return mediaLinks(); },
     openapi: () => openApiDocument({ serverUrl: `${baseUrl}/api/v1` }),
     readiness: () => readiness(store, opts.dataDir),
+    idempotency: new IdempotentRequests(engine.idempotency),
     log: opts.log,
     mcp: mcpHttpHandler({
       service, posts, log: opts.log,

@@ -196,6 +196,21 @@ export const MIGRATIONS: readonly string[] = [
    ALTER TABLE requests DROP COLUMN runner_pid;
    ALTER TABLE shorts DROP COLUMN rerender_pid;
    ALTER TABLE posts DROP COLUMN runner_pid;`,
+  // v10 (issue 23): idempotency keys. The first answer to a POST sent with an `Idempotency-Key`, per API
+  // account, replayed to a retry for 24 hours; `answer_status` NULL while the first request still runs (its
+  // claim held until `held_until`, so a process killed mid-request does not block the key).
+  `CREATE TABLE idempotency_keys (
+     account_id TEXT NOT NULL,
+     key TEXT NOT NULL,
+     fingerprint TEXT NOT NULL,
+     token TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     held_until INTEGER NOT NULL,
+     answer_status INTEGER,
+     answer_body TEXT,
+     PRIMARY KEY (account_id, key)
+   );
+   CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at);`,
 ];
 
 /**

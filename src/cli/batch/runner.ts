@@ -1,6 +1,7 @@
 // Runs a batch: merges the planned items with the saved state, then works through what is left with at
 // most N items at once (locally N jobs in this process, each one's heavy work in its own ffmpeg/whisper.cpp
 // children; remotely N requests in flight), saving the state after every change.
+import { randomUUID } from 'node:crypto';
 import { readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -109,10 +110,13 @@ async function runItem(item: ItemRecord, ctx: ItemContext): Promise<void> {
   try {
     if (item.sourceSeconds === null) await sizeFromSource(item, signal).then(() => throughput.sized(item));
     let id = await earlierRequest(item, client);
-    // Saved once the earlier request is judged: `running` with a requestId always names the live try.
+    // A try without a request yet sends one create under one key, kept from a run killed before it saved the id.
+    if (id === null && client.mode === 'remote') item.idempotencyKey ??= randomUUID();
+    // Saved once the earlier request is judged (and before the create goes out, with its key): `running`
+    // with a requestId always names the live try.
     ctx.save();
     if (id === null) {
-      const created = await ctx.gate.create(client, bodyOf(item), signal);
+      const created = await ctx.gate.create(client, bodyOf(item), signal, item.idempotencyKey ?? undefined);
       id = created.requestId;
       item.requestId = id;
       const adjusted = created.timeAdjustment?.adjusted;
@@ -165,6 +169,8 @@ async function earlierRequest(item: ItemRecord, client: ShortsClient): Promise<s
   if (status && (status.status === 'completed' || status.status === 'queued' || status.status === 'processing')) return id;
   item.previousRequestIds.push(id);
   item.requestId = null;
+  // That try is over: the next create is a new request, under a new key.
+  item.idempotencyKey = null;
   return null;
 }
 
@@ -253,13 +259,13 @@ class CreateGate {
 
   constructor(private readonly progress: ProgressSink) {}
 
-  async create(client: ShortsClient, body: CreateBody, signal: AbortSignal): Promise<CreateResponse> {
+  async create(client: ShortsClient, body: CreateBody, signal: AbortSignal, idempotencyKey?: string): Promise<CreateResponse> {
     for (;;) {
       const wait = this.notBefore - Date.now();
       if (wait > 0) await sleep(wait, undefined, { signal });
       signal.throwIfAborted();
       try {
-        return await client.create(body);
+        return await client.create(body, { idempotencyKey });
       } catch (e) {
         const seconds = rateLimitWaitSec(e);
         if (seconds === null) throw e;

@@ -47,6 +47,13 @@ export interface ItemRecord {
   options: Record<string, unknown>;
   status: ItemStatus;
   requestId: string | null;
+  /**
+   * Remote: the Idempotency-Key of the item's current try, saved before its create is sent (issue 23). A
+   * batch killed after the server made the request but before its id was saved sends the same key on the
+   * re-run and gets that request back, not a second one and a second charge. A new try gets a new key.
+   * Absent in state files written before it existed.
+   */
+  idempotencyKey?: string | null;
   /** Earlier requests of this item (a failed try, an interrupted one), oldest first. */
   previousRequestIds: string[];
   attempts: number;
@@ -100,6 +107,7 @@ export function newItemRecord(item: PlannedItem): ItemRecord {
     options,
     status: 'pending',
     requestId: null,
+    idempotencyKey: null,
     previousRequestIds: [],
     attempts: 0,
     clips: [],

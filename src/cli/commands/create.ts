@@ -54,6 +54,7 @@ export function addCreateOptions(cmd: Command): Command {
   cmd.option('--out <dir>', 'write the clips, their covers and request.json into this folder');
   cmd.option('--json', 'print the finished request as JSON (stdout); with --no-wait, the create response');
   cmd.option('--no-wait', 'print the request id and exit at once (locally a background process runs it; `shorts wait ID` waits for it)');
+  cmd.option('--idempotency-key <key>', 'remote: a key of your own for this create (e.g. your CI job id); running the same create again with it within 24 h returns the first request instead of making and charging a second');
   return cmd;
 }
 
@@ -73,7 +74,7 @@ export function bodyFromFlags(flags: Record<string, unknown>, cmd: Command): Rec
   return body;
 }
 
-export interface CreateFlags { json?: boolean; out?: string; wait?: boolean; [k: string]: unknown }
+export interface CreateFlags { json?: boolean; out?: string; wait?: boolean; idempotencyKey?: string; [k: string]: unknown }
 
 export async function createCommand(client: ShortsClient, body: Record<string, unknown>, flags: CreateFlags): Promise<number> {
   if (Object.keys(body).length === 0) {
@@ -88,9 +89,12 @@ export async function createCommand(client: ShortsClient, body: Record<string, u
   if (flags.wait === false && flags.out) {
     throw new CliError('--out needs the finished clips, so it cannot go with --no-wait; run `shorts wait ID` and then `shorts get ID`', EXIT.usage);
   }
-  const created = client instanceof LocalClient && flags.wait === false
-    ? await client.create(body, { claim: false })
-    : await client.create(body);
+  if (flags.idempotencyKey !== undefined && client instanceof LocalClient) {
+    throw new CliError('--idempotency-key is for a remote server (a local create has no answer to lose); drop it, or name a server with --remote (or SHORTS_REMOTE)', EXIT.usage);
+  }
+  const created = client instanceof LocalClient
+    ? await client.create(body, { claim: flags.wait !== false })
+    : await client.create(body, { idempotencyKey: flags.idempotencyKey });
   if (created.timeAdjustment) {
     const { original, adjusted } = created.timeAdjustment;
     note(`range adjusted to the video's length: ${original.start}-${original.end} s -> ${adjusted.start}-${adjusted.end} s`);
