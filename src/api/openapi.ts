@@ -300,15 +300,15 @@ const IDEMPOTENCY_KEY_PARAM: Schema = {
     + 'within 24 hours, the first success answer is returned (header Idempotent-Replayed: true) without running the request again '
     + '(no second request, no second charge); with another body it is 409 idempotency_key_reused. A duplicate sent while the first '
     + 'still runs waits for its answer (409 idempotency_key_in_use after a minute). Error answers are not kept: a retry runs again.',
-  schema: { type: 'string', minLength: 1, maxLength: 255 },
+  schema: { type: 'string' },
 };
 const IDEMPOTENCY_ERRORS: readonly ErrorCode[] = ['invalid_request', 'idempotency_key_reused', 'idempotency_key_in_use'];
-const REPLAYED_HEADER: Schema = { description: '"true" when this is the replayed first answer to the request\'s Idempotency-Key', schema: { type: 'string', enum: ['true'] } };
 
 /** An enveloped route's operation: key security, rate-limit headers, the `{data}` envelope (or an export's files), error bodies per status. */
 function operation(d: EnvelopeRoute): Schema {
   const post = d.method === 'POST';
-  const okHeaders = { ...rateHeaders(d.ok.status), ...(post ? { 'Idempotent-Replayed': REPLAYED_HEADER } : {}) };
+  // Idempotent-Replayed is sent only on a replay, so it is named in the parameter's description, not listed as an answer header.
+  const okHeaders = rateHeaders(d.ok.status);
   const ok = 'file' in d.ok
     ? { description: d.ok.file.description, headers: { ...okHeaders, ...d.ok.file.headers }, content: d.ok.file.content }
     : { description: d.ok.description, headers: okHeaders, content: { 'application/json': { schema: envelope(d.ok.schema) } } };
