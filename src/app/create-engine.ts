@@ -8,6 +8,7 @@ import path from 'node:path';
 import { FsBlobStore } from '../adapters/fs/blob-store.js';
 import { SqliteAccounts } from '../adapters/sqlite/accounts.js';
 import { SqliteIdempotencyStore } from '../adapters/sqlite/idempotency.js';
+import { SqliteJobQueue } from '../adapters/sqlite/job-queue.js';
 import { SqliteLeaseStore } from '../adapters/sqlite/lease-store.js';
 import { SqliteRateLimits } from '../adapters/sqlite/rate-limits.js';
 import { SqliteWebhookDeliveries } from '../adapters/sqlite/webhook-deliveries.js';
@@ -22,6 +23,7 @@ import { createFaceDetector, type FaceDetector } from '../pipeline/reframe/faces
 import { createTranscriber } from '../pipeline/transcribe/transcribe.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import type { IdempotencyStore } from '../ports/idempotency.js';
+import type { JobQueue } from '../ports/job-queue.js';
 import type { MediaRunner } from '../ports/media-runner.js';
 import type { RateLimitsPort } from '../ports/rate-limits.js';
 import type { WebhookDeliveriesPort } from '../ports/webhook-deliveries.js';
@@ -37,7 +39,7 @@ export interface EngineSettings {
   dataDir: string;
   log?: (line: string) => void;
   /** The service's rules that differ by front end (serve: signed links, URL checks, the credit ledger...). */
-  service?: Omit<ServiceOptions, 'blobs' | 'media' | 'credits' | 'preferences'>;
+  service?: Omit<ServiceOptions, 'blobs' | 'media' | 'credits' | 'preferences' | 'queue'>;
   /** API mode (serve): creations are charged to the account's credits and blurBackground is its saved preference. */
   apiAccounts?: boolean;
   /** A runner made by the caller (tests count its children); default one for this engine. */
@@ -56,6 +58,8 @@ export interface Engine {
   readonly store: SqliteRequestStore;
   /** This process's leases: who runs a request, a re-render or a post (one owner id, one heartbeat). */
   readonly leases: LeaseKeeper;
+  /** The job queue: API requests and re-renders for the workers (a create enqueues, a DELETE cancels). */
+  readonly queue: JobQueue;
   readonly blobs: BlobStore;
   readonly media: MediaRunner;
   readonly faces: FaceDetector;
@@ -84,12 +88,13 @@ export function createEngine(settings: EngineSettings): Engine {
   // One SQLite connection for the store and these ports: a creation's insert and its charge share a transaction.
   const accounts = new AccountStore(new SqliteAccounts(store.db));
   const leases = new LeaseKeeper(new SqliteLeaseStore(store.db));
+  const queue = new SqliteJobQueue(store.db);
   const blobs = new FsBlobStore(dataDir);
   // One runner for every child process of the jobs (counted, capped, cancelled with each job).
   const media = settings.media ?? createLocalMediaRunner();
   // Made once; its model loads on the first face looked for.
   const faces = createFaceDetector();
-  const service = new Service(store, { ...settings.service, blobs, media, ...(settings.apiAccounts ? { credits: accounts, preferences: accounts } : {}) });
+  const service = new Service(store, { ...settings.service, blobs, media, queue, ...(settings.apiAccounts ? { credits: accounts, preferences: accounts } : {}) });
   const connectedAccounts = ConnectedAccounts.forStore(store);
   const rateLimits = new SqliteRateLimits(store.db);
   const webhookDeliveries = new SqliteWebhookDeliveries(store.db);
@@ -107,12 +112,12 @@ export function createEngine(settings: EngineSettings): Engine {
   });
 
   return {
-    dataDir, store, leases, blobs, media, faces, accounts, rateLimits, webhookDeliveries, idempotency, service, connectedAccounts,
+    dataDir, store, leases, queue, blobs, media, faces, accounts, rateLimits, webhookDeliveries, idempotency, service, connectedAccounts,
     get posts() { return postsService(); },
     get automation() { return automationRules(); },
     orchestrator,
     worker: (opts) => new Worker({
-      store, leases, orchestrator: orchestrator(opts), concurrency: opts.concurrency, log,
+      store, leases, queue, orchestrator: orchestrator(opts), concurrency: opts.concurrency, log,
       refund: (id) => { accounts.refundCredit(id).catch((e: unknown) => log(`refund of ${id}: ${e instanceof Error ? e.message : String(e)}`)); },
       onFinished: opts.onFinished,
       track: opts.track ?? ((id, c) => service.track(id, c)),

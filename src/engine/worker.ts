@@ -1,25 +1,32 @@
-// Workers inside `shorts serve`: take queued API requests from the SQLite store in creation order, a
-// bounded number at a time, run them through the orchestrator, refund the credit of a failed request
-// and send its webhook. Each request and re-render run here is held under a lease (issue 22) that the
-// process's LeaseKeeper renews; on start, and every little while after, the workers take over requests left
-// `processing` whose lease expired (their process was killed); one whose lease is renewed (another `serve` on
-// the same data dir, issue 15, in whatever PID namespace) is that process's, never taken. A stop hands the
-// leases back so another process resumes the work at once.
-// The same slots run clip re-renders (issue 14): a clip marked `recompiling` whose lease is free (a new one,
-// or one a killed process left) is taken; a re-render sends no webhook and moves no credit.
-import type { RequestStore } from '../ports/request-store.js';
-import { type RequestRecord } from '../ports/request-store.js';
+// Workers inside `shorts serve`: take jobs from the job queue (src/ports/job-queue.ts, queues of
+// src/engine/jobs.ts) a bounded number at a time, run requests through the orchestrator, refund the credit of a
+// failed request and send its webhook; the same slots run clip re-renders (issue 14: no webhook, no credit).
+// A job enqueued in this process wakes the workers at once; one enqueued by another process on the same data
+// dir is found at the next poll. While a job runs, its lock is extended every second at most: the answer says
+// when a DELETE made anywhere cancelled it (the job stops within that second) or another process took it over.
+// Under the job, the request or clip is held under its lease (issue 22) that the process's LeaseKeeper renews
+// and that fences the store's finishing writes. A killed process stops extending its locks: another worker (or
+// this one after a restart) takes the job again with one more attempt, and fails it past its attempts. A stop
+// hands the jobs and leases back so another process resumes the work at once.
+import type { RequestStore, RequestRecord } from '../ports/request-store.js';
+import { TERMINAL } from '../ports/request-store.js';
+import { JobLockLost, type Job, type JobQueue } from '../ports/job-queue.js';
 import { Orchestrator, ShutdownSignal } from './orchestrator.js';
 import type { LeaseKeeper } from './lease-keeper.js';
-import { LeaseLost, type Lease } from '../ports/leases.js';
+import { LeaseLost, type LeaseKey } from '../ports/leases.js';
+import { REQUEST_QUEUE, WORKER_QUEUES, type RequestJobData, type RerenderJobData } from './jobs.js';
 
-/** How often a running worker looks for requests another process left behind when it died. */
-const ORPHAN_SCAN_MS = 5_000;
+/** The longest a running job goes without extending its lock, so a cancel from another process stops it this soon. */
+const HEARTBEAT_MS = 1000;
+/** How long a job whose lease another process still holds (its lock ran out first) waits before it is tried again. */
+const LEASE_BUSY_RETRY_MS = 1000;
 
 export interface WorkerOptions {
   store: RequestStore;
   orchestrator: Orchestrator;
-  /** This process's leases: every request and re-render run here is held under one. */
+  /** The queue the jobs are taken from. */
+  queue: JobQueue;
+  /** This process's leases: every request and re-render run here is held under one; the job locks last as long. */
   leases: LeaseKeeper;
   concurrency: number;
   /** Refunds the credit of a failed request (spec 6: failed requests are refunded). */
@@ -28,74 +35,35 @@ export interface WorkerOptions {
   onFinished?: (request: RequestRecord) => Promise<void>;
   /** Registers the job's AbortController so DELETE kills it at once; returns the unregister function. */
   track: (requestId: string, controller: AbortController) => () => void;
-  /** Starts after which a request that keeps dying with its process is failed instead of retried. */
-  maxAttempts?: number;
   pollMs?: number;
   log?: (line: string) => void;
 }
 
+/** How a job's run ends for the queue. */
+type Outcome = { end: 'complete' } | { end: 'fail'; reason: string } | { end: 'handBack'; delayMs?: number } | { end: 'none' };
+
 export class Worker {
   private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private readonly followUps = new Set<Promise<void>>();
-  /** Orphans to take over (their lease had expired when seen). */
-  private resume: string[] = [];
-  private lastOrphanScan = 0;
-  /** Slots of running re-renders are keyed `rerender:<shortId>` beside requests' ids. */
-  private static rerenderKey(shortId: string): string { return `rerender:${shortId}`; }
   private timer: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void) | null = null;
   private stopped = true;
-  /** A pump is taking work (claims are async): a second one waits for it instead of racing it. */
+  /** Until the queue is first found empty, jobs other processes left are the backlog of this start ("resuming"). */
+  private startBacklog = true;
+  /** A pump is taking work (takes are async): a second one waits for it instead of racing it. */
   private pumping: Promise<void> | null = null;
   private pumpAgain = false;
 
   constructor(private readonly opts: WorkerOptions) {}
 
-  /** Resumes orphaned requests, then polls the queue (and wakes at once on `wake()`). */
+  /** Takes due jobs now, then at every poll, and at once when this process enqueues one. */
   start(): void {
     this.stopped = false;
-    // The first pump waits for the startup scan (a pump asked for meanwhile runs after it).
-    const scanned = this.scanOrphans().then(
-      (found) => { if (found) this.opts.log?.(`resuming ${found} interrupted request(s)`); },
-      (e: unknown) => { this.opts.log?.(`worker error scanning for interrupted requests: ${String(e)}`); },
-    );
-    this.pumping = scanned;
-    void scanned.then(() => {
-      this.pumping = null;
-      this.pump();
-    });
-    this.timer = setInterval(() => {
-      this.stopCancelledElsewhere().catch((e: unknown) => this.opts.log?.(`worker error checking for cancels: ${String(e)}`));
-      this.pump();
-    }, this.opts.pollMs ?? 1000);
+    this.startBacklog = true;
+    this.unsubscribe = this.opts.queue.onEnqueued((q) => { if ((WORKER_QUEUES as readonly string[]).includes(q)) this.wake(); });
+    this.pump();
+    this.timer = setInterval(() => this.pump(), this.opts.pollMs ?? 1000);
     this.timer.unref();
-  }
-
-  /**
-   * A DELETE answered by another `serve` on the same data dir marks the request cancelled in the store only:
-   * the job running here learns it at its next step at the latest; this stops it within a poll instead.
-   */
-  private async stopCancelledElsewhere(): Promise<void> {
-    for (const [id, job] of this.active) {
-      if (id.startsWith('rerender:') || job.controller.signal.aborted) continue;
-      if ((await this.opts.store.requestStatus(id)) === 'cancelled') job.controller.abort();
-    }
-  }
-
-  /**
-   * API requests left `processing` whose lease is missing or expired: their runner was killed (or stopped
-   * cleanly and handed them back). One whose lease is renewed is left alone: a second `serve` on the same
-   * data dir must not run it a second time.
-   */
-  private async scanOrphans(): Promise<number> {
-    this.lastOrphanScan = Date.now();
-    let found = 0;
-    const queued = new Set(this.resume);
-    for (const id of await this.opts.store.listOrphaned('api')) {
-      if (this.isOurs(id) || queued.has(id)) continue;
-      this.resume.push(id);
-      found++;
-    }
-    return found;
   }
 
   wake(): void {
@@ -103,12 +71,13 @@ export class Worker {
   }
 
   /**
-   * Stops taking work. Running jobs are interrupted with a ShutdownSignal: they stay `processing`
-   * with their checkpoints and resume on the next start (they are not cancelled, not failed).
+   * Stops taking work. Running jobs are interrupted with a ShutdownSignal and handed back: they stay
+   * `processing` with their checkpoints and resume on the next start (they are not cancelled, not failed).
    */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    this.unsubscribe?.();
     await this.pumping;
     for (const job of this.active.values()) job.controller.abort(new ShutdownSignal());
     await Promise.all([...this.active.values()].map((j) => j.done));
@@ -119,144 +88,154 @@ export class Worker {
     return this.active.size;
   }
 
-  private isOurs(id: string): boolean {
-    return this.active.has(id);
-  }
-
-  /** Fills the free slots: queued and orphaned requests first, then pending re-renders. One pump at a time. */
+  /** Fills the free slots with due jobs, oldest first. One pump at a time. */
   private pump(): void {
     if (this.pumping) {
       this.pumpAgain = true;
       return;
     }
+    const { queue, leases } = this.opts;
     this.pumping = (async () => {
       do {
         this.pumpAgain = false;
         while (!this.stopped && this.active.size < this.opts.concurrency) {
-          const taken = await this.next();
-          if (taken) {
-            this.run(taken.record, taken.lease, taken.controller);
-            continue;
+          const job = await queue.take(WORKER_QUEUES, leases.owner, leases.ttlMs);
+          if (!job) {
+            this.startBacklog = false;
+            break;
           }
-          if (!(await this.nextRerender())) break;
+          this.run(job);
         }
       } while (this.pumpAgain && !this.stopped);
     })().catch((e: unknown) => this.opts.log?.(`worker: ${e instanceof Error ? e.message : String(e)}`))
       .finally(() => { this.pumping = null; });
   }
 
-  /**
-   * Takes a clip of an API request marked re-rendering whose lease is free (not started yet, or left by a
-   * process that was killed) and starts it; false when there is none.
-   */
-  private async nextRerender(): Promise<boolean> {
-    const { store, leases } = this.opts;
-    for (const s of await store.listRerendering()) {
-      if (s.origin !== 'api' || s.leased || this.active.has(Worker.rerenderKey(s.id))) continue;
-      const controller = new AbortController();
-      // Of two servers seeing it free, exactly one gets the lease.
-      const lease = await leases.acquire({ kind: 'rerender', id: s.id }, controller);
-      if (!lease) continue;
-      this.runRerender(s.requestId, s.id, lease, controller);
-      return true;
-    }
-    return false;
-  }
-
-  private runRerender(requestId: string, shortId: string, lease: Lease, controller: AbortController): void {
-    const { store, orchestrator, leases } = this.opts;
-    const key = Worker.rerenderKey(shortId);
+  private run(job: Job): void {
+    const controller = new AbortController();
+    const slot = `${job.queue}:${job.id}`;
     const entry = { controller, done: Promise.resolve() };
-    this.active.set(key, entry);
-    entry.done = (async () => {
-      await Promise.resolve();
-      try {
-        const attempts = await store.claimRerender(shortId, lease);
-        if (attempts === null) return; // finished or given up meanwhile
-        if (attempts > (this.opts.maxAttempts ?? 3)) {
-          await store.abandonRerender(shortId, `internal error: the re-render stopped unexpectedly ${attempts - 1} times; the clip is as it was`, lease);
-          return;
-        }
-        await orchestrator.rerender(requestId, shortId, controller.signal, { lease });
-        if (controller.signal.reason instanceof LeaseLost) this.opts.log?.(`re-render of ${shortId}: another process took it over; stopped here`);
-      } catch (e) {
-        this.opts.log?.(`worker error on the re-render of ${shortId}: ${e instanceof Error ? e.message : String(e)}`);
-      } finally {
-        await leases.release(lease);
-        this.active.delete(key);
-        this.pump();
-      }
-    })();
-  }
-
-  /** The next request to run here, under its lease: an orphan to resume, else the oldest queued one. */
-  private async next(): Promise<{ record: RequestRecord; lease: Lease; controller: AbortController } | undefined> {
-    const { store, leases } = this.opts;
-    // Another server on the same data dir may be killed while this one runs: its requests are picked up here.
-    if (Date.now() - this.lastOrphanScan >= ORPHAN_SCAN_MS) {
-      const found = await this.scanOrphans();
-      if (found) this.opts.log?.(`taking over ${found} request(s) left processing by a stopped process`);
-    }
-    const take = async (id: string, claim: (lease: Lease) => Promise<RequestRecord | undefined>) => {
-      const controller = new AbortController();
-      const lease = await leases.acquire({ kind: 'request', id }, controller);
-      if (!lease) return undefined; // another process holds it: its lease is live again, or it was quicker
-      const record = await claim(lease);
-      if (record) return { record, lease, controller };
-      await leases.release(lease);
-      return undefined;
-    };
-    while (this.resume.length) {
-      const id = this.resume.shift()!;
-      if (this.isOurs(id)) continue;
-      const taken = await take(id, (lease) => store.reclaim(id, lease));
-      if (taken) return taken;
-    }
-    // The oldest queued request whose lease is free; two servers racing for it: the lease decides.
-    for (const id of await store.queuedUnleased(this.opts.concurrency + 1)) {
-      if (this.isOurs(id)) continue;
-      const taken = await take(id, (lease) => store.startQueued(id, lease));
-      if (taken) return taken;
-    }
-    return undefined;
-  }
-
-  private run(record: RequestRecord, lease: Lease, controller: AbortController): void {
-    const { store, orchestrator, refund, leases } = this.opts;
-    const untrack = this.opts.track(record.id, controller);
-    const maxAttempts = this.opts.maxAttempts ?? 3;
-    const entry = { controller, done: Promise.resolve() };
-    this.active.set(record.id, entry);
+    this.active.set(slot, entry);
     entry.done = (async () => {
       await Promise.resolve(); // run after the slot is registered, even when nothing below awaits
+      const heartbeat = this.heartbeat(job, controller);
+      let outcome: Outcome;
       try {
-        let final: RequestRecord;
-        if ((await store.attempts(record.id)) > maxAttempts) {
-          await store.finish(record.id, 'failed', `internal error: processing stopped unexpectedly ${maxAttempts} times`, lease);
-          final = (await store.getRequest(record.id))!;
-        } else {
-          final = await orchestrator.run(record.id, controller.signal, { lease });
-        }
-        // Lost to another process (this one stalled past its lease): that process finishes it, refunds, notifies.
-        if (controller.signal.reason instanceof LeaseLost || !(await leases.confirm(lease))) {
-          this.opts.log?.(`request ${record.id}: another process took it over (this one stopped renewing its lease in time); stopped here`);
-          return;
-        }
-        if (final.status === 'failed') refund(final.id);
-        if ((final.status === 'failed' || final.status === 'completed') && this.opts.onFinished) {
-          const followUp = this.opts.onFinished(final).catch((e: unknown) => this.opts.log?.(`webhook for ${final.id}: ${String(e)}`));
-          this.followUps.add(followUp);
-          void followUp.finally(() => this.followUps.delete(followUp));
-        }
+        outcome = job.queue === REQUEST_QUEUE ? await this.runRequest(job as Job<RequestJobData>, controller) : await this.runRerender(job as Job<RerenderJobData>, controller);
       } catch (e) {
-        this.opts.log?.(`worker error on ${record.id}: ${e instanceof Error ? e.message : String(e)}`);
+        this.opts.log?.(`worker error on job ${slot}: ${e instanceof Error ? e.message : String(e)}`);
+        outcome = { end: 'fail', reason: e instanceof Error ? e.message : String(e) };
       } finally {
-        untrack();
-        // Finished, or stopped by a shutdown: either way another process may take it at once.
-        await leases.release(lease);
-        this.active.delete(record.id);
+        clearInterval(heartbeat);
+      }
+      try {
+        await this.settle(job, outcome);
+      } catch (e) {
+        // Lost to another take: that one ends the job.
+        if (!(e instanceof JobLockLost)) this.opts.log?.(`worker error ending job ${slot}: ${e instanceof Error ? e.message : String(e)}`);
+      } finally {
+        this.active.delete(slot);
         this.pump();
       }
     })();
   }
+
+  private async settle(job: Job, outcome: Outcome): Promise<void> {
+    const { queue } = this.opts;
+    if (outcome.end === 'complete') await queue.complete(job);
+    else if (outcome.end === 'fail') await queue.fail(job, outcome.reason, { final: true });
+    else if (outcome.end === 'handBack') await queue.handBack(job, { delayMs: outcome.delayMs });
+  }
+
+  /**
+   * Extends the job's lock while it runs. A cancel asked anywhere stops the job as a DELETE here would; a lock
+   * another take has now stops it like a lost lease (the new holder finishes it, nothing is written here).
+   */
+  private heartbeat(job: Job, controller: AbortController): NodeJS.Timeout {
+    const { queue, leases } = this.opts;
+    let beating = false;
+    const timer = setInterval(() => {
+      if (beating || controller.signal.aborted) return;
+      beating = true;
+      queue.extend(job, leases.ttlMs).then((state) => {
+        if (state === 'cancelled') controller.abort();
+        else if (state === 'lost') controller.abort(new LeaseLost(leaseKeyOf(job)));
+      }, () => { /* the store is busy: extend at the next beat, the lock lasts a whole TTL */ }).finally(() => { beating = false; });
+    }, Math.min(HEARTBEAT_MS, Math.max(50, leases.ttlMs / 3)));
+    timer.unref();
+    return timer;
+  }
+
+  private noteRetake(job: Job, what: string): void {
+    if (job.attempt <= 1) return;
+    this.opts.log?.(this.startBacklog ? `resuming 1 interrupted ${what}` : `taking over 1 ${what}(s) left processing by a stopped process`);
+  }
+
+  private async runRequest(job: Job<RequestJobData>, controller: AbortController): Promise<Outcome> {
+    const { store, orchestrator, refund, leases } = this.opts;
+    const id = job.data.requestId;
+    // Its lock ran out before the lease of the process that had it: that lease runs out soon too.
+    const lease = await leases.acquire({ kind: 'request', id }, controller);
+    if (!lease) return { end: 'handBack', delayMs: LEASE_BUSY_RETRY_MS };
+    const untrack = this.opts.track(id, controller);
+    try {
+      const record = await store.startRun(id, lease);
+      if (!record) return { end: 'complete' }; // cancelled (or finished) meanwhile
+      this.noteRetake(job, 'request');
+      let final: RequestRecord;
+      if (job.exhausted) {
+        await store.finish(id, 'failed', `internal error: processing stopped unexpectedly ${job.attempt - 1} times`, lease);
+        final = (await store.getRequest(id))!;
+      } else {
+        final = await orchestrator.run(id, controller.signal, { lease });
+      }
+      // Lost to another process (this one stalled past its lease): that process finishes it, refunds, notifies.
+      if (controller.signal.reason instanceof LeaseLost || !(await leases.confirm(lease))) {
+        this.opts.log?.(`request ${id}: another process took it over (this one stopped renewing its lease in time); stopped here`);
+        return { end: 'none' };
+      }
+      // Still live: stopped by a shutdown, to resume from its checkpoints.
+      if (!TERMINAL.has(final.status)) return { end: 'handBack' };
+      if (final.status === 'failed') refund(final.id);
+      if ((final.status === 'failed' || final.status === 'completed') && this.opts.onFinished) {
+        const followUp = this.opts.onFinished(final).catch((e: unknown) => this.opts.log?.(`webhook for ${final.id}: ${String(e)}`));
+        this.followUps.add(followUp);
+        void followUp.finally(() => this.followUps.delete(followUp));
+      }
+      return final.status === 'failed' ? { end: 'fail', reason: final.failureReason ?? 'failed' } : { end: 'complete' };
+    } finally {
+      untrack();
+      // Finished, or stopped by a shutdown: either way another process may take it at once.
+      await leases.release(lease);
+    }
+  }
+
+  private async runRerender(job: Job<RerenderJobData>, controller: AbortController): Promise<Outcome> {
+    const { store, orchestrator, leases } = this.opts;
+    const { requestId, shortId } = job.data;
+    const lease = await leases.acquire({ kind: 'rerender', id: shortId }, controller);
+    if (!lease) return { end: 'handBack', delayMs: LEASE_BUSY_RETRY_MS };
+    try {
+      if ((await store.claimRerender(shortId, lease)) === null) return { end: 'complete' }; // finished or given up meanwhile
+      this.noteRetake(job, 're-render');
+      if (job.exhausted) {
+        const why = `internal error: the re-render stopped unexpectedly ${job.attempt - 1} times; the clip is as it was`;
+        await store.abandonRerender(shortId, why, lease);
+        return { end: 'fail', reason: why };
+      }
+      const short = await orchestrator.rerender(requestId, shortId, controller.signal, { lease });
+      if (controller.signal.reason instanceof LeaseLost) {
+        this.opts.log?.(`re-render of ${shortId}: another process took it over; stopped here`);
+        return { end: 'none' };
+      }
+      return short?.recompiling ? { end: 'handBack' } : { end: 'complete' };
+    } finally {
+      await leases.release(lease);
+    }
+  }
+}
+
+function leaseKeyOf(job: Job): LeaseKey {
+  const data = job.data as Partial<RerenderJobData>;
+  return job.queue === REQUEST_QUEUE ? { kind: 'request', id: job.id } : { kind: 'rerender', id: data.shortId ?? job.id };
 }

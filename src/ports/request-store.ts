@@ -120,7 +120,7 @@ export interface RequestStore {
    */
   insertRequest(n: NewRequest): Promise<RequestRecord>;
   getRequest(id: string): Promise<RequestRecord | undefined>;
-  /** Just the status (cheap: polled every second for each running job). */
+  /** Just the status (cheap: the local client polls it every half second for a foreground job). */
   requestStatus(id: string): Promise<RequestStatus | undefined>;
   listRequests(q: ListQuery): Promise<{ items: RequestRecord[]; total: number }>;
   /**
@@ -160,7 +160,7 @@ export interface RequestStore {
   abandonRerender(shortId: string, why: string, lease?: Lease): Promise<void>;
   /**
    * Clips marked re-rendering, with their request's origin and whether a live lease holds the re-render
-   * (restart recovery and the workers' queue take only unleased ones).
+   * (the local client settles the unleased ones of local requests, whose `shorts edit` was killed).
    */
   listRerendering(): Promise<(ShortRecord & { origin: 'api' | 'local'; leased: boolean })[]>;
   /**
@@ -172,21 +172,13 @@ export interface RequestStore {
   listPosts(accountId: string, q: PostsQuery): Promise<{ items: PostObject[]; total: number }>;
   /** Posts made from one clip (for the `posts` array of a Short object). */
   postsForShort(shortId: string): Promise<PostObject[]>;
-  /** Queued API requests, oldest first, whose `request` lease is free (candidates for a worker to lease). */
-  queuedUnleased(limit: number): Promise<string[]>;
   /**
-   * Starts a queued request under its lease (taken by the caller first, so two workers never both get it):
-   * processing, one more attempt. Undefined when it is not queued any more; LeaseLost when the lease was lost.
+   * A worker starts (or resumes) a live request under its lease (the job queue gave it the job): processing,
+   * one more start counted. Undefined when it is not live any more; LeaseLost when the lease was lost.
    */
-  startQueued(id: string, lease: Lease): Promise<RequestRecord | undefined>;
-  /**
-   * Takes over a request left `processing` by a runner whose lease expired (restart recovery, another
-   * server killed), under the lease the caller took: one more attempt.
-   */
-  reclaim(id: string, lease: Lease): Promise<RequestRecord | undefined>;
-  /** Requests of an origin left `processing` with no live lease: their runner was killed or stopped (orphan scans). */
+  startRun(id: string, lease: Lease): Promise<RequestRecord | undefined>;
+  /** Requests of an origin left `processing` with no live lease: their runner was killed or stopped (the local client's orphan scan). */
   listOrphaned(origin: 'api' | 'local'): Promise<string[]>;
-  attempts(id: string): Promise<number>;
   /** Seconds of processing per second of requested range over recent completed API jobs (null: none yet). */
   measuredSecondsPerSourceSecond(sample?: number): Promise<number | null>;
   /** Requests that were live when the process stopped (restart recovery). */

@@ -43,7 +43,6 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   checkSecretKeySetting();
   const links: { current: MediaLinks | null } = { current: null };
   const mediaLinks = () => links.current!;
-  let worker: Worker | null = null;
   // Every part of the engine comes from the composition root; serve adds the HTTP parts around it.
   const engine = createEngine({
     dataDir: opts.dataDir, log: opts.log, apiAccounts: true,
@@ -58,7 +57,6 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         webhookUrl: async (u) => { await checkWebhookUrl(u); },
         outroImageUrl: async (u) => { await checkImageUrl(u); },
       },
-      onQueued: () => worker?.wake(),
       secondsPerSourceSecond: async () => (await engine.store.measuredSecondsPerSourceSecond()) ?? 0.35,
     },
   });
@@ -83,7 +81,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     if (!url || !account) return;
     await webhooks.deliver(url, account.webhookSecret, await webhookEvent(r, service, account));
   };
-  worker = engine.worker({
+  const worker = engine.worker({
     concurrency: opts.workers ?? Number(setting('SHORTS_WORKERS') ?? 1),
     onFinished: notify,
     blurPreference: async (id) => (await accounts.getAccount(id))?.blurBackground ?? true,
@@ -121,7 +119,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     server, worker, store,
     close: () => (closing ??= (async () => {
       await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
-      await Promise.all([worker!.stop(), scheduler.stop()]);
+      await Promise.all([worker.stop(), scheduler.stop()]);
       // A clean stop hands every lease back: another server resumes the work at once, not after the TTL.
       await engine.close();
     })()),

@@ -18,6 +18,8 @@ import type {
   CancelResponse, CreateResponse, PostObject, RequestDetail, RequestListItem, ShortObject, StatusResponse, TemplateList, Pagination,
 } from '../api/types.js';
 import type { RequestStore } from '../ports/request-store.js';
+import type { JobQueue } from '../ports/job-queue.js';
+import { REQUEST_QUEUE, requestJob, rerenderJob } from '../engine/jobs.js';
 import { TERMINAL, type RequestRecord, type ShortRecord } from '../ports/request-store.js';
 import { STEP_MESSAGES } from '../engine/orchestrator.js';
 import type { MediaRunner } from '../ports/media-runner.js';
@@ -53,8 +55,11 @@ export interface ServiceOptions {
   preferences?: { setBlurPreference(accountId: string, blur: boolean): Promise<void>; getAccount(accountId: string): Promise<{ blurBackground: boolean } | undefined> };
   /** Caption translation service (captionLanguage != language); undefined reads SHORTS_TRANSLATE_* from the environment. */
   translator?: TranslatorConfig | null;
-  /** Called after a request is queued, so workers wake up at once instead of at their next poll. */
-  onQueued?: () => void;
+  /**
+   * The job queue the workers of `serve` take API requests and re-renders from (its in-process event wakes
+   * them at once). Without one (and for local requests), the caller runs the work itself.
+   */
+  queue?: JobQueue;
   /** Seconds of processing per second of requested range, measured on recent jobs (ETA). */
   secondsPerSourceSecond?: () => number | Promise<number>;
   /**
@@ -148,11 +153,16 @@ export class Service {
     const id = randomBytes(12).toString('hex');
     // The request and its credit are one unit of work: a creation refused for credit leaves no row,
     // and two creations racing for the last credit cannot both be accepted.
-    const insert = () => this.store.insertRequest({ id, accountId: account.id, origin, userEmail: account.email, options: req, url, start: req.start, end: req.end });
+    // Its job is enqueued in the same call: the SQLite adapters write before they return their promises, so
+    // the row, the charge and the job commit together (a crash cannot leave a queued request no worker takes).
+    const queue = origin === 'api' ? this.opts.queue : undefined;
+    const insert = () => Promise.all([
+      this.store.insertRequest({ id, accountId: account.id, origin, userEmail: account.email, options: req, url, start: req.start, end: req.end }),
+      queue?.enqueue(requestJob(id)),
+    ]);
     if (this.opts.credits) await this.opts.credits.chargeAndCreate(account.id, id, insert);
     else await insert();
     if (prefs && explicitBlur !== null) await prefs.setBlurPreference(account.id, explicitBlur);
-    this.opts.onQueued?.();
     const { position, etaSeconds } = await this.queueEstimate(id);
     const response: CreateResponse = {
       requestId: id,
@@ -248,6 +258,8 @@ export class Service {
     if (TERMINAL.has(r.status) || !(await this.store.finish(id, 'cancelled')))
       throw new ShortsError('request_not_cancellable', `request ${id} is already ${(await this.store.getRequest(id))?.status ?? r.status}`);
     this.running.get(id)?.abort();
+    // A job waiting is never taken now; one running in another process stops at its holder's next heartbeat.
+    await this.opts.queue?.cancel(REQUEST_QUEUE, id);
     // Cancelled before any work started: nothing was spent, so the credit comes back (DESIGN.md).
     if (r.status === 'queued') await this.opts.credits?.refundCredit(id);
     return { _id: id, status: 'cancelled' };
@@ -257,7 +269,7 @@ export class Service {
    * Re-renders one clip of a completed request (issue 14): validates the change with the create options'
    * rules, marks the clip `recompiling` with it (one transaction, so two callers cannot both start one), and
    * returns the clip as it is now, previous video included. The work itself is the engine's: a worker of
-   * `serve` (woken through onQueued) or the local client in the foreground (holding the clip's lease). No credit.
+   * `serve` (through the job queue) or the local client in the foreground (holding the clip's lease). No credit.
    */
   async rerender(account: Account, id: string, shortId: string, body: unknown): Promise<ShortObject> {
     const r = await this.owned(account, id);
@@ -285,7 +297,7 @@ export class Service {
     const state = await this.store.startRerender(id, shortId, edit);
     if (state === 'not_completed') throw new ShortsError('short_not_editable', `request ${id} is not completed: its clips can be re-rendered once it is`);
     if (state === 'busy') throw new ShortsError('short_not_editable', `clip ${shortId} is already being re-rendered; retry once its recompiling is false`);
-    this.opts.onQueued?.();
+    if (r.origin === 'api') await this.opts.queue?.enqueue(rerenderJob(id, shortId));
     return this.short(account, id, shortId);
   }
 

@@ -156,18 +156,18 @@ export function requestStoreConformance(name: string, factory: RequestStoreFacto
       expect((await port.getRequest(id))!.warnings).toEqual(['speech is not in English', 'another']);
     });
 
-    it('starts a queued request under its lease once, and lists the live and the orphaned', async () => {
+    it('starts (and resumes) a live request under its lease, never a finished one, and lists the live and the orphaned', async () => {
       const { id } = await port.insertRequest(request());
-      expect(await port.queuedUnleased(10)).toContain(id);
       const lease = (await leases.acquire({ kind: 'request', id }, 'runner', 60_000))!;
-      expect(await port.queuedUnleased(10)).not.toContain(id);
-      expect(await port.startQueued(id, lease)).toMatchObject({ id, status: 'processing' });
-      expect(await port.startQueued(id, lease)).toBeUndefined();
-      expect(await port.attempts(id)).toBe(1);
+      expect(await port.startRun(id, lease)).toMatchObject({ id, status: 'processing' });
+      expect(await port.startRun(id, lease)).toMatchObject({ id, status: 'processing' });
       expect((await port.listLive()).map((r) => r.id)).toContain(id);
       expect(await port.listOrphaned('api')).not.toContain(id);
       await leases.release(lease);
       expect(await port.listOrphaned('api')).toContain(id);
+      const again = (await leases.acquire({ kind: 'request', id }, 'runner', 60_000))!;
+      await port.finish(id, 'cancelled');
+      expect(await port.startRun(id, again)).toBeUndefined();
     });
   });
 }

@@ -211,6 +211,36 @@ export const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (account_id, key)
    );
    CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at);`,
+  // v11 (issue 22): the job queue (src/adapters/sqlite/job-queue.ts). Workers take jobs from here instead of
+  // polling the requests and clips; what an upgraded data dir has live is enqueued, so nothing is lost: queued
+  // API requests wait, processing ones are active under no lock (a stopped holder: the next taker resumes them
+  // with one more attempt, counted from the starts the request already had), and clips of API requests being
+  // re-rendered likewise. Queue names and job shapes are those of src/engine/jobs.ts at this version.
+  `CREATE TABLE jobs (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     queue TEXT NOT NULL,
+     id TEXT NOT NULL,
+     data TEXT NOT NULL,
+     state TEXT NOT NULL CHECK (state IN ('waiting', 'active', 'completed', 'failed', 'cancelled')),
+     run_at INTEGER NOT NULL,
+     attempts INTEGER NOT NULL,
+     attempts_made INTEGER NOT NULL DEFAULT 0,
+     backoff TEXT,
+     lock_token TEXT,
+     locked_until INTEGER,
+     cancel_requested INTEGER NOT NULL DEFAULT 0,
+     failed_reason TEXT,
+     UNIQUE (queue, id)
+   );
+   CREATE INDEX jobs_due ON jobs (state, queue, run_at, seq);
+   INSERT INTO jobs (queue, id, data, state, run_at, attempts, attempts_made, locked_until)
+     SELECT 'requests', id, json_object('requestId', id), CASE status WHEN 'queued' THEN 'waiting' ELSE 'active' END, 0, 3,
+       CASE status WHEN 'queued' THEN 0 ELSE attempts END, CASE status WHEN 'queued' THEN NULL ELSE 0 END
+     FROM requests WHERE origin = 'api' AND status IN ('queued', 'processing') ORDER BY created_at, rowid;
+   INSERT INTO jobs (queue, id, data, state, run_at, attempts, attempts_made, locked_until)
+     SELECT 'rerenders', s.id, json_object('requestId', s.request_id, 'shortId', s.id), CASE s.rerender_attempts WHEN 0 THEN 'waiting' ELSE 'active' END,
+       0, 3, s.rerender_attempts, CASE s.rerender_attempts WHEN 0 THEN NULL ELSE 0 END
+     FROM shorts s JOIN requests r ON r.id = s.request_id WHERE r.origin = 'api' AND s.recompiling = 1 ORDER BY r.updated_at, s.rank;`,
 ];
 
 /**

@@ -139,7 +139,7 @@ export class SqliteRequestStore implements RequestStore {
     return row && toShort(row);
   }
 
-  /** Just the status (cheap: polled every second for each running job). */
+  /** Just the status (cheap: the local client polls it every half second for a foreground job). */
   async requestStatus(id: string): Promise<RequestStatus | undefined> {
     return (this.db.prepare('SELECT status FROM requests WHERE id = ?').get(id) as { status: RequestStatus } | undefined)?.status;
   }
@@ -271,7 +271,7 @@ export class SqliteRequestStore implements RequestStore {
 
   /**
    * Clips marked re-rendering, with their request's origin and whether a live lease holds the re-render
-   * (restart recovery and the workers' queue take only unleased ones).
+   * (the local client settles the unleased ones of local requests, whose `shorts edit` was killed).
    */
   async listRerendering(): Promise<(ShortRecord & { origin: 'api' | 'local'; leased: boolean })[]> {
     const rows = this.db.prepare(`SELECT s.*, r.origin AS origin, EXISTS (SELECT 1 FROM leases l WHERE l.kind = 'rerender' AND l.id = s.id
@@ -316,29 +316,13 @@ export class SqliteRequestStore implements RequestStore {
     return (this.db.prepare('SELECT * FROM posts WHERE short_id = ? ORDER BY scheduled_at DESC, id DESC').all(shortId) as unknown[]).map(postOfRow);
   }
 
-  /** Queued API requests, oldest first, whose `request` lease is free (candidates for a worker to lease). */
-  async queuedUnleased(limit: number): Promise<string[]> {
-    return (this.db.prepare(`SELECT id FROM requests r WHERE status = 'queued' AND origin = 'api' AND NOT EXISTS (SELECT 1 FROM leases l
-        WHERE l.kind = 'request' AND l.id = r.id AND l.expires_at > ${NOW_MS}) ORDER BY created_at, rowid LIMIT ?`).all(limit) as { id: string }[]).map((r) => r.id);
-  }
-
   /**
-   * Starts a queued request under its lease (taken by the caller first, so two workers never both get it):
-   * processing, one more attempt. Undefined when it is not queued any more; LeaseLost when the lease was lost.
+   * A worker starts (or resumes) a live request under its lease: processing, one more start counted. Undefined
+   * when it is not live any more; LeaseLost when the lease was lost.
    */
-  async startQueued(id: string, lease: Lease): Promise<RequestRecord | undefined> {
+  async startRun(id: string, lease: Lease): Promise<RequestRecord | undefined> {
     const row = fenced(this.db, lease, () => this.db.prepare(`UPDATE requests SET status = 'processing', attempts = attempts + 1, updated_at = @now
-      WHERE id = @id AND status = 'queued' RETURNING *`).get({ id, now: now() }) as RequestRow | undefined);
-    return row && toRequest(row);
-  }
-
-  /**
-   * Takes over a request left `processing` by a runner whose lease expired (restart recovery, another
-   * server killed), under the lease the caller took: one more attempt.
-   */
-  async reclaim(id: string, lease: Lease): Promise<RequestRecord | undefined> {
-    const row = fenced(this.db, lease, () => this.db.prepare(`UPDATE requests SET attempts = attempts + 1, updated_at = @now
-      WHERE id = @id AND status = 'processing' RETURNING *`).get({ id, now: now() }) as RequestRow | undefined);
+      WHERE id = @id AND status IN ('queued', 'processing') RETURNING *`).get({ id, now: now() }) as RequestRow | undefined);
     return row && toRequest(row);
   }
 
@@ -346,10 +330,6 @@ export class SqliteRequestStore implements RequestStore {
   async listOrphaned(origin: 'api' | 'local'): Promise<string[]> {
     return (this.db.prepare(`SELECT id FROM requests r WHERE status = 'processing' AND origin = ? AND NOT EXISTS (SELECT 1 FROM leases l
         WHERE l.kind = 'request' AND l.id = r.id AND l.expires_at > ${NOW_MS}) ORDER BY created_at, rowid`).all(origin) as { id: string }[]).map((r) => r.id);
-  }
-
-  async attempts(id: string): Promise<number> {
-    return (this.db.prepare('SELECT attempts FROM requests WHERE id = ?').get(id) as { attempts: number } | undefined)?.attempts ?? 0;
   }
 
   /** Seconds of processing per second of requested range over recent completed API jobs (null: none yet). */

@@ -1,0 +1,216 @@
+// Conformance suite of the job queue port (src/ports/job-queue.ts), written against the interface only (BullMQ's
+// backend suite is the model): SQLite today, BullMQ on Redis or PostgreSQL later run it unchanged. Delays,
+// backoffs and lock TTLs are a few tens of milliseconds, waited in real time; queue names and job ids are fresh
+// per test so adapters sharing a server between tests do not see each other's jobs.
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { perTest, type Harness } from './harness.js';
+import { JobLockLost, type Job, type JobQueue, type NewJob } from '../../src/ports/job-queue.js';
+
+export type JobQueueHarness = Harness<JobQueue>;
+
+const LONG = 30_000;
+/** A lock TTL short enough to run out during a test. */
+const SHORT = 60;
+
+export function jobQueueConformance(name: string, factory: () => Promise<JobQueueHarness>): void {
+  describe(`job queue port conformance: ${name}`, () => {
+    const open = perTest(factory);
+    const q = () => `q-${randomUUID()}`;
+    const job = (queue: string, id: string, options?: NewJob['options']): NewJob<{ n: string }> => ({ queue, id, data: { n: id }, options });
+    const take = async (port: JobQueue, queues: string[], owner = 'w1', lockMs = LONG) => port.take(queues, owner, lockMs);
+
+    it('enqueues with a caller-chosen id once: again while waiting or active is a no-op; once ended, a new job', async () => {
+      const { port } = await open();
+      const a = q();
+      expect(await port.enqueue(job(a, 'j1'))).toBe(true);
+      expect(await port.enqueue({ queue: a, id: 'j1', data: { n: 'other' } })).toBe(false);
+      const taken = (await take(port, [a]))!;
+      expect(taken).toMatchObject({ queue: a, id: 'j1', data: { n: 'j1' }, attempt: 1, attempts: 1, exhausted: false });
+      expect(await port.enqueue(job(a, 'j1'))).toBe(false);
+      expect(await take(port, [a])).toBeNull();
+      await port.complete(taken);
+      expect(await port.get(a, 'j1')).toMatchObject({ state: 'completed', attemptsMade: 1 });
+      expect(await port.enqueue({ queue: a, id: 'j1', data: { n: 'again' } })).toBe(true);
+      expect(await take(port, [a])).toMatchObject({ id: 'j1', data: { n: 'again' }, attempt: 1 });
+    });
+
+    it('gives jobs of a queue in the order they were enqueued, and only those of the queues asked', async () => {
+      const { port } = await open();
+      const [a, b] = [q(), q()];
+      await port.enqueue(job(a, 'a1'));
+      await port.enqueue(job(b, 'b1'));
+      await port.enqueue(job(a, 'a2'));
+      await port.enqueue(job(a, 'a3'));
+      expect((await take(port, [a]))?.id).toBe('a1');
+      expect((await take(port, [a]))?.id).toBe('a2');
+      expect((await take(port, [a]))?.id).toBe('a3');
+      expect(await take(port, [a])).toBeNull();
+      expect(await take(port, [q()])).toBeNull();
+      expect(await take(port, [])).toBeNull();
+      expect((await take(port, [a, b]))?.id).toBe('b1');
+    });
+
+    it('keeps a delayed job until its delay has passed', async () => {
+      const { port } = await open();
+      const a = q();
+      await port.enqueue(job(a, 'later', { delayMs: 150 }));
+      await port.enqueue(job(a, 'now'));
+      expect(await port.get(a, 'later')).toMatchObject({ state: 'delayed' });
+      expect((await take(port, [a]))?.id).toBe('now');
+      expect(await take(port, [a])).toBeNull();
+      await sleep(250);
+      expect(await port.get(a, 'later')).toMatchObject({ state: 'waiting' });
+      expect((await take(port, [a]))?.id).toBe('later');
+    });
+
+    it('retries a retryable failure after its backoff (fixed, exponential) until its attempts run out, then fails it', async () => {
+      const { port } = await open();
+      const a = q();
+      await port.enqueue(job(a, 'exp', { attempts: 3, backoff: { type: 'exponential', delayMs: 80 } }));
+      let j = (await take(port, [a]))!;
+      expect(await port.fail(j, 'boom 1')).toBe('delayed');
+      expect(await port.get(a, 'exp')).toMatchObject({ state: 'delayed', attemptsMade: 1, failedReason: 'boom 1' });
+      expect(await take(port, [a])).toBeNull();
+      await sleep(140);
+      j = (await take(port, [a]))!;
+      expect(j).toMatchObject({ attempt: 2, attempts: 3, exhausted: false });
+      expect(await port.fail(j, 'boom 2')).toBe('delayed');
+      // The second wait is twice the first: not due yet where the first was.
+      await sleep(100);
+      expect(await take(port, [a])).toBeNull();
+      await sleep(160);
+      j = (await take(port, [a]))!;
+      expect(j.attempt).toBe(3);
+      expect(await port.fail(j, 'boom 3')).toBe('failed');
+      expect(await port.get(a, 'exp')).toMatchObject({ state: 'failed', attemptsMade: 3, failedReason: 'boom 3' });
+      expect(await take(port, [a])).toBeNull();
+
+      await port.enqueue(job(a, 'fixed', { attempts: 2, backoff: { type: 'fixed', delayMs: 60 } }));
+      expect(await port.fail((await take(port, [a]))!, 'once')).toBe('delayed');
+      await sleep(120);
+      expect(await take(port, [a])).toMatchObject({ id: 'fixed', attempt: 2 });
+    });
+
+    it('fails a job at once on a final error, attempts left or not', async () => {
+      const { port } = await open();
+      const a = q();
+      await port.enqueue(job(a, 'j', { attempts: 5 }));
+      expect(await port.fail((await take(port, [a]))!, 'unrecoverable', { final: true })).toBe('failed');
+      expect(await port.get(a, 'j')).toMatchObject({ state: 'failed', failedReason: 'unrecoverable', attemptsMade: 1 });
+      expect(await take(port, [a])).toBeNull();
+    });
+
+    it('never gives one job to two takers at once (two adapter instances on one storage)', async () => {
+      const { port, another } = await open();
+      const other = await another();
+      const a = q();
+      const ids = Array.from({ length: 12 }, (_, i) => `j${i}`);
+      for (const id of ids) await port.enqueue(job(a, id));
+      const takes = await Promise.all(Array.from({ length: 16 }, (_, i) => (i % 2 ? port : other).take([a], `w${i}`, LONG)));
+      const got = takes.filter((t): t is Job => t !== null).map((t) => t.id);
+      expect(got.sort()).toEqual([...ids].sort());
+      // The other instance sees what this one enqueued, and the other way round.
+      await other.enqueue(job(a, 'from-other'));
+      expect((await port.take([a], 'w', LONG))?.id).toBe('from-other');
+    });
+
+    it('gives a stalled job (its holder stopped extending) to the next taker with one more attempt, and past its attempts as exhausted', async () => {
+      const { port, another } = await open();
+      const other = await another();
+      const a = q();
+      await port.enqueue(job(a, 'j', { attempts: 2 }));
+      const first = (await port.take([a], 'dead-1', SHORT))!;
+      expect(await other.take([a], 'w2', LONG)).toBeNull(); // still locked
+      await sleep(SHORT * 2);
+      const second = (await other.take([a], 'dead-2', SHORT))!;
+      expect(second).toMatchObject({ id: 'j', attempt: 2, attempts: 2, exhausted: false });
+      expect(second.token).not.toBe(first.token);
+      await sleep(SHORT * 2);
+      const third = (await port.take([a], 'w3', LONG))!;
+      expect(third).toMatchObject({ id: 'j', attempt: 3, exhausted: true });
+      expect(await port.fail(third, 'stopped unexpectedly 2 times')).toBe('failed');
+      expect(await port.get(a, 'j')).toMatchObject({ state: 'failed', failedReason: 'stopped unexpectedly 2 times' });
+    });
+
+    it('keeps a job whose lock is extended, and refuses to end a job whose lock another take has now', async () => {
+      const { port, another } = await open();
+      const other = await another();
+      const a = q();
+      await port.enqueue(job(a, 'kept'));
+      const kept = (await port.take([a], 'w1', SHORT * 2))!;
+      for (let i = 0; i < 4; i++) {
+        await sleep(SHORT);
+        expect(await port.extend(kept, SHORT * 2)).toBe('held');
+      }
+      expect(await other.take([a], 'w2', LONG)).toBeNull();
+      await port.complete(kept);
+      expect(await port.get(a, 'kept')).toMatchObject({ state: 'completed' });
+
+      await port.enqueue(job(a, 'lost', { attempts: 3 }));
+      const stale = (await port.take([a], 'w1', SHORT))!;
+      await sleep(SHORT * 2);
+      const fresh = (await other.take([a], 'w2', LONG))!;
+      expect(fresh).toMatchObject({ id: 'lost', attempt: 2 });
+      expect(await port.extend(stale, LONG)).toBe('lost');
+      await expect(port.complete(stale)).rejects.toBeInstanceOf(JobLockLost);
+      await expect(port.fail(stale, 'late')).rejects.toBeInstanceOf(JobLockLost);
+      await expect(port.handBack(stale)).rejects.toBeInstanceOf(JobLockLost);
+      expect(await port.get(a, 'lost')).toMatchObject({ state: 'active', attemptsMade: 2 });
+      await other.complete(fresh);
+      expect(await port.get(a, 'lost')).toMatchObject({ state: 'completed' });
+    });
+
+    it('cancels a waiting job (never taken) and an active one (its holder learns it from extend)', async () => {
+      const { port, another } = await open();
+      const other = await another();
+      const a = q();
+      await port.enqueue(job(a, 'waiting'));
+      await port.enqueue(job(a, 'running'));
+      expect(await port.cancel(a, 'waiting')).toBe(true);
+      expect(await port.get(a, 'waiting')).toMatchObject({ state: 'cancelled' });
+      const running = (await port.take([a], 'w1', LONG))!;
+      expect(running.id).toBe('running');
+      expect(await take(port, [a])).toBeNull();
+      expect(await port.extend(running, LONG)).toBe('held');
+      // Asked through another instance (another API process).
+      expect(await other.cancel(a, 'running')).toBe(true);
+      expect(await port.get(a, 'running')).toMatchObject({ state: 'active', cancelRequested: true });
+      expect(await port.extend(running, LONG)).toBe('cancelled');
+      await port.complete(running);
+      expect(await port.get(a, 'running')).toMatchObject({ state: 'cancelled' });
+      expect(await port.cancel(a, 'running')).toBe(false);
+      expect(await port.cancel(a, 'none')).toBe(false);
+    });
+
+    it('hands a job back without counting the attempt, keeping its place, or after a delay', async () => {
+      const { port } = await open();
+      const a = q();
+      await port.enqueue(job(a, 'first', { attempts: 1 }));
+      await port.enqueue(job(a, 'second'));
+      const j = (await take(port, [a]))!;
+      await port.handBack(j);
+      expect(await port.get(a, 'first')).toMatchObject({ state: 'waiting', attemptsMade: 0 });
+      const again = (await take(port, [a]))!;
+      expect(again).toMatchObject({ id: 'first', attempt: 1, exhausted: false });
+      await port.handBack(again, { delayMs: 150 });
+      expect((await take(port, [a]))?.id).toBe('second');
+      expect(await take(port, [a])).toBeNull();
+      await sleep(250);
+      expect(await take(port, [a])).toMatchObject({ id: 'first', attempt: 1 });
+    });
+
+    it('tells listeners of this instance at once when a job is enqueued', async () => {
+      const { port } = await open();
+      const a = q();
+      const heard: string[] = [];
+      const off = port.onEnqueued((queue) => heard.push(queue));
+      await port.enqueue(job(a, 'j1'));
+      await port.enqueue(job(a, 'j1')); // a no-op: nothing new to take
+      off();
+      await port.enqueue(job(a, 'j2'));
+      expect(heard).toEqual([a]);
+    });
+  });
+}
