@@ -302,9 +302,8 @@ export class LocalClient implements ShortsClient {
   }
 
   close(): void {
-    // The SQLite adapters write before they return their promises: the releases are written, the store can close now.
-    void this.leases.releaseAll();
-    void this.store.close();
+    // The engine hands its leases back, then closes the store (the one way every front end closes it).
+    void this.engine.close();
   }
 }
 
