@@ -255,10 +255,15 @@ function confirmationForm(html: string): { action: string; consent: string } {
   return { action: unescape(action!), consent: unescape(consent!) };
 }
 
-/** Posts the confirmation form as the page's browser would (same origin), with `apiKey` when given. */
+/**
+ * Posts the confirmation form as the page's browser would, with `apiKey` when given: same-origin, and (the page
+ * being `Referrer-Policy: no-referrer`) `Origin: null`, as the Fetch standard has browsers send then.
+ */
 async function confirm(form: { action: string; consent: string }, apiKey: string | null, headers: Record<string, string> = {}) {
   const body = new URLSearchParams({ consent: form.consent, ...(apiKey === null ? {} : { apiKey }) });
-  const res = await fetch(form.action, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(form.action).origin, ...headers }, body });
+  // A header given as '' is left out (a browser that does not send it).
+  const sent = Object.entries({ 'content-type': 'application/x-www-form-urlencoded', origin: 'null', 'sec-fetch-site': 'same-origin', ...headers }).filter(([, v]) => v !== '');
+  const res = await fetch(form.action, { method: 'POST', headers: Object.fromEntries(sent), body });
   return { status: res.status, text: await res.text(), headers: res.headers };
 }
 
@@ -474,7 +479,9 @@ describe('shorts accounts against a live serve', () => {
       expect(theirs.status).toBe(403);
       expect(theirs.text).toContain('not the API key of one@example.com');
       // A page elsewhere posting the form (cross-site) is refused; an altered seal does not open.
-      expect((await confirm(form, key, { origin: 'https://evil.example' })).status).toBe(403);
+      expect((await confirm(form, key, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+      expect((await confirm(form, key, { origin: 'null', 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+      expect((await confirm(form, key, { origin: 'https://evil.example', 'sec-fetch-site': '' })).status).toBe(403);
       expect((await confirm({ ...form, consent: form.consent.slice(0, -4) + 'AAAA' }, key)).status).toBe(400);
       expect((await api(key, 'GET', '/accounts?platform=video_site')).json.data.accounts).toEqual([]);
       expect((await api(otherKey, 'GET', '/accounts')).json.data.accounts).toEqual([]);

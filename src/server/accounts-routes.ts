@@ -144,6 +144,18 @@ export async function handleOAuthCallback(
 
 const MAX_FORM_BYTES = 64 * 1024;
 
+/**
+ * A browser's POST sent from another site. Sec-Fetch-Site says so whatever the page's referrer policy; the
+ * Origin header is the fallback for browsers without it. An `Origin: null` is what a same-origin form sends
+ * from a page with `Referrer-Policy: no-referrer` (ours), so it is not taken as foreign by itself.
+ */
+function crossSite(req: http.IncomingMessage, ownOrigin: string): boolean {
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return true;
+  const origin = req.headers.origin;
+  return origin !== undefined && origin !== 'null' && origin !== ownOrigin;
+}
+
 /** A form body (application/x-www-form-urlencoded), or null when it is not one or too large. */
 async function readForm(req: http.IncomingMessage): Promise<URLSearchParams | null> {
   if (!(req.headers['content-type'] ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded')) {
@@ -164,15 +176,14 @@ async function readForm(req: http.IncomingMessage): Promise<URLSearchParams | nu
  * POST /oauth/confirm (the confirmation page's form): saves the sealed grant for the API account that
  * started the consent, only when the form carries that account's API key. The key proves the person holds
  * that account; it travels in the body of a POST to this server, never in a URL. A browser's cross-site
- * POST (its Origin another site's) is refused before anything is read: a page elsewhere cannot complete it.
+ * POST is refused before anything is read: a page elsewhere cannot complete it.
  */
 export async function handleOAuthConfirm(
   req: http.IncomingMessage, res: http.ServerResponse, service: Service, apiAccounts: AccountStore, opts: AccountsRoutesOptions = {},
 ): Promise<void> {
   const accounts = ConnectedAccounts.forStore(service.store);
   const fail = (message: string, status = 400) => consentPage(res, { ok: false, message, status });
-  const origin = req.headers.origin;
-  if (origin !== undefined && origin !== new URL(publicBase(opts)).origin) {
+  if (crossSite(req, new URL(publicBase(opts)).origin)) {
     req.resume();
     return fail('this confirmation must be sent from this server\'s own page; nothing was saved', 403);
   }
