@@ -11,6 +11,7 @@ import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
 import { ConnectedAccounts } from '../src/posts/connected-accounts.js';
 import { checkSecretKeySetting, loadSecretKey, SECRET_KEY_FILE } from '../src/posts/secret-key.js';
 import { PublishError } from '../src/publish/types.js';
+import { exchangeCode, OAuthError } from '../src/publish/oauth-endpoints.js';
 import { Service } from '../src/service/service.js';
 import { ROOT, cliEnv, runCli, startCli } from './helpers/cli.js';
 import { serveEnv, startServe, type ServeProcess } from './helpers/serve.js';
@@ -245,6 +246,27 @@ async function connectThroughBrowser(args: string[], env: NodeJS.ProcessEnv, con
   return { page: { status: page.status, text: await page.text() }, result: await cli.done, url };
 }
 
+/** The confirmation form of serve's callback page: where it posts and its sealed consent (HTML-unescaped). */
+function confirmationForm(html: string): { action: string; consent: string } {
+  const unescape = (v: string) => v.replace(/&#(\d+);/g, (_m, n: string) => String.fromCharCode(Number(n)));
+  const action = /<form method="post" action="([^"]*)"/.exec(html)?.[1];
+  const consent = /<input type="hidden" name="consent" value="([^"]*)">/.exec(html)?.[1];
+  expect(action && consent, html).toBeTruthy();
+  return { action: unescape(action!), consent: unescape(consent!) };
+}
+
+/**
+ * Posts the confirmation form as the page's browser would, with `apiKey` when given: same-origin, and (the page
+ * being `Referrer-Policy: no-referrer`) `Origin: null`, as the Fetch standard has browsers send then.
+ */
+async function confirm(form: { action: string; consent: string }, apiKey: string | null, headers: Record<string, string> = {}) {
+  const body = new URLSearchParams({ consent: form.consent, ...(apiKey === null ? {} : { apiKey }) });
+  // A header given as '' is left out (a browser that does not send it).
+  const sent = Object.entries({ 'content-type': 'application/x-www-form-urlencoded', origin: 'null', 'sec-fetch-site': 'same-origin', ...headers }).filter(([, v]) => v !== '');
+  const res = await fetch(form.action, { method: 'POST', headers: Object.fromEntries(sent), body });
+  return { status: res.status, text: await res.text(), headers: res.headers };
+}
+
 describe('shorts accounts, locally', () => {
   it('connect: the consent page, the loopback catcher, the code exchange; a forged redirect does not end it', async () => {
     const env = cliEnv({ ...fakeEnv, SHORTS_SECRET_KEY: '' });
@@ -257,6 +279,9 @@ describe('shorts accounts, locally', () => {
     expect(url, cli.stderrSoFar()).not.toBe('');
     const redirect = new URL(new URL(url).searchParams.get('redirect_uri')!);
     expect(redirect.hostname).toBe('127.0.0.1');
+    // PKCE (RFC 7636 S256): the consent carries the challenge; the fake's token endpoint checks the verifier against it.
+    expect(new URL(url).searchParams.get('code_challenge_method')).toBe('S256');
+    expect(new URL(url).searchParams.get('code_challenge')).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const forged = await fetch(`${redirect.origin}/callback?code=stolen&state=guess`);
     expect(forged.status).toBe(400);
     const page = await fetch(url);
@@ -272,6 +297,35 @@ describe('shorts accounts, locally', () => {
     expect(saved.accounts.list('local').map((a) => a.id)).toEqual([account.id]);
     expect(video.tokens.get(await saved.accounts.freshAccessToken(account.id))!.revoked).toBe(false);
     saved.store.close();
+  });
+
+  it('connect short_video_site on the loopback: PKCE with the hex challenge its desktop flow wants, checked by its token endpoint', async () => {
+    const env = cliEnv({ ...fakeEnv });
+    const { page, result, url } = await connectThroughBrowser(['short_video_site', '--json'], env, tiktok.url);
+    expect(new URL(url).searchParams.get('code_challenge')).toMatch(/^[0-9a-f]{64}$/);
+    expect(new URL(url).searchParams.get('code_challenge_method')).toBe('S256');
+    expect(page.status, page.text).toBe(200);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ platform: 'short_video_site', handle: 'fake.shorts', platformUserId: tiktok.openId });
+  });
+
+  it('a fake token endpoint refuses a code without the verifier of its challenge, or with another one', async () => {
+    const app = { clientId: video.clientId, clientSecret: video.clientSecret };
+    const redirectUri = 'http://127.0.0.1:9/callback';
+    const verifier = 'v'.repeat(43);
+    const { createHash } = await import('node:crypto');
+    const codeFor = async () => {
+      const consent = `${video.url}/o/oauth2/v2/auth?${new URLSearchParams({ client_id: app.clientId, redirect_uri: redirectUri, response_type: 'code', state: 's',
+        code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256' })}`;
+      return new URL((await fetch(consent, { redirect: 'manual' })).headers.get('location')!).searchParams.get('code')!;
+    };
+    const opts = { baseUrl: video.url };
+    for (const codeVerifier of [null, 'w'.repeat(43)]) {
+      const e = await exchangeCode('video_site', app, { code: await codeFor(), redirectUri, codeVerifier }, opts).catch((x: unknown) => x);
+      expect(e, String(codeVerifier)).toBeInstanceOf(OAuthError);
+      expect((e as OAuthError).code).toBe('invalid_grant');
+    }
+    expect((await exchangeCode('video_site', app, { code: await codeFor(), redirectUri, codeVerifier: verifier }, opts)).accessToken).toMatch(/^at-/);
   });
 
   it('connect refused on the consent page, or without the OAuth app: a clear error', async () => {
@@ -363,9 +417,24 @@ describe('shorts accounts against a live serve', () => {
   });
 
   it('connect: the server runs the consent and catches the redirect at /oauth/callback', async () => {
-    const { page, result } = await connectThroughBrowser(['short_video_site', '--json'], { ...remote(key), SHORTS_POLL_INTERVAL_MS: '100' }, tiktok.url);
+    const cli = startCli(['accounts', 'connect', 'short_video_site', '--json'], { ...remote(key), SHORTS_POLL_INTERVAL_MS: '100' });
+    let url = '';
+    for (let i = 0; i < 200 && !url; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      url = cli.stderrSoFar().split('\n').find((l) => l.startsWith(tiktok.url)) ?? '';
+    }
+    expect(url, cli.stderrSoFar()).not.toBe('');
+    expect(cli.stderrSoFar()).toContain('asks for your API key');
+    // Issue 23: the callback's page names the API account and asks for its key; the account is saved once it is posted.
+    const callback = await fetch(url);
+    const html = await callback.text();
+    expect(callback.status, html).toBe(200);
+    expect(html).toContain('one@example.com');
+    expect(html).toContain('@fake.shorts');
+    const page = await confirm(confirmationForm(html), key);
     expect(page.status).toBe(200);
     expect(page.text).toContain('@fake.shorts is connected');
+    const result = await cli.done;
     expect(result.code, result.stderr).toBe(0);
     const account = JSON.parse(result.stdout);
     expect(account).toMatchObject({ platform: 'short_video_site', handle: 'fake.shorts', platformUserId: tiktok.openId, status: 'active' });
@@ -375,5 +444,81 @@ describe('shorts accounts against a live serve', () => {
     const forged = await fetch(`${serve.url}/oauth/callback?code=x&state=${encodeURIComponent('e30.AAAA')}`);
     expect(forged.status).toBe(400);
     expect(await forged.text()).toContain('invalid state');
+  });
+
+  /** POST /accounts/connect as `k`, then the consent page (the fake agrees): the redirect back to serve, not followed. */
+  async function consentRedirect(k: string, platform: string): Promise<URL> {
+    const started = await api(k, 'POST', '/accounts/connect', { platform });
+    expect(started.status, JSON.stringify(started.json)).toBe(200);
+    return new URL((await fetch(started.json.data.authorizationUrl, { redirect: 'manual' })).headers.get('location')!);
+  }
+
+  it('a forwarded consent link saves nothing until the starting API account\'s key confirms it', async () => {
+    video.channel = { id: 'UCforwarded000000000000', title: 'Someone Else', customUrl: '@someoneelse' };
+    try {
+      const back = await consentRedirect(key, 'video_site');
+      const callback = await fetch(back);
+      const html = await callback.text();
+      expect(callback.status).toBe(200);
+      expect(callback.headers.get('cache-control')).toBe('no-store');
+      expect(callback.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(html).toContain('one@example.com');
+      expect(html).toContain('@someoneelse');
+      expect(html).toContain('UCforwarded000000000000');
+      expect(html).not.toContain([...video.tokens.keys()].at(-1)!); // the tokens travel sealed, never readable in the page
+      // The callback alone saved nothing.
+      expect((await api(key, 'GET', '/accounts?platform=video_site')).json.data.accounts).toEqual([]);
+      const form = confirmationForm(html);
+      // Whoever got the link has no key, or only their own: nothing is saved, for anyone.
+      const none = await confirm(form, null);
+      expect(none.status).toBe(401);
+      expect(none.text).toContain('nothing was saved');
+      const wrong = await confirm(form, 'sk_live_' + '0'.repeat(43));
+      expect(wrong.status).toBe(401);
+      const theirs = await confirm(form, otherKey);
+      expect(theirs.status).toBe(403);
+      expect(theirs.text).toContain('not the API key of one@example.com');
+      // A page elsewhere posting the form (cross-site) is refused; an altered seal does not open.
+      expect((await confirm(form, key, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+      expect((await confirm(form, key, { origin: 'null', 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+      expect((await confirm(form, key, { origin: 'https://evil.example', 'sec-fetch-site': '' })).status).toBe(403);
+      expect((await confirm({ ...form, consent: form.consent.slice(0, -4) + 'AAAA' }, key)).status).toBe(400);
+      expect((await api(key, 'GET', '/accounts?platform=video_site')).json.data.accounts).toEqual([]);
+      expect((await api(otherKey, 'GET', '/accounts')).json.data.accounts).toEqual([]);
+      // The holder of the starting account's key confirms: saved under that account.
+      const ok = await confirm(form, key);
+      expect(ok.status, ok.text).toBe(200);
+      expect(ok.text).toContain('@someoneelse is connected');
+      const saved = (await api(key, 'GET', '/accounts?platform=video_site')).json.data.accounts;
+      expect(saved).toMatchObject([{ platform: 'video_site', handle: 'someoneelse', platformUserId: 'UCforwarded000000000000', status: 'active' }]);
+      expect((await api(otherKey, 'GET', '/accounts')).json.data.accounts).toEqual([]);
+
+      // A channel another API account holds is refused, at the callback, with nothing saved.
+      const again = await fetch(await consentRedirect(otherKey, 'video_site'));
+      const refused = await again.text();
+      expect(again.status).toBe(409);
+      expect(refused).toContain('already connected to another shortwright API account');
+      expect((await api(otherKey, 'GET', '/accounts')).json.data.accounts).toEqual([]);
+      // Its own holder may connect it again (a reconnect refreshes the tokens).
+      const reconnect = await fetch(await consentRedirect(key, 'video_site'));
+      expect((await confirm(confirmationForm(await reconnect.text()), key)).status).toBe(200);
+      expect((await api(key, 'GET', '/accounts?platform=video_site')).json.data.accounts).toHaveLength(1);
+      await api(key, 'DELETE', `/accounts/${saved[0].id}`);
+    } finally {
+      video.channel = { id: 'UCfakeChannel0000000000', title: 'Fake Channel', customUrl: '@fakechannel' };
+    }
+  });
+
+  it('PKCE on serve: a code taken from one consent and brought to another\'s callback is refused by the platform', async () => {
+    const mine = await consentRedirect(key, 'video_site');
+    expect(video.challenges.at(-1)).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const theirs = await consentRedirect(otherKey, 'video_site');
+    // The other consent's state with this code: serve derives that state's verifier, which does not match the code's challenge.
+    const injected = new URL(theirs);
+    injected.searchParams.set('code', mine.searchParams.get('code')!);
+    const page = await fetch(injected);
+    expect(page.status).toBe(400);
+    expect(await page.text()).toContain('invalid_grant');
+    expect((await api(otherKey, 'GET', '/accounts')).json.data.accounts).toEqual([]);
   });
 });

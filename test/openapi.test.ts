@@ -224,8 +224,10 @@ describe('the OpenAPI document is structurally valid OpenAPI 3.1', () => {
       // Issue 16: connected accounts, their automation rules, scheduling and cancelling posts, the OAuth redirect.
       'DELETE /accounts/{accountId}', 'DELETE /accounts/{accountId}/automation/{ruleId}', 'DELETE /posts/{postId}', 'GET /accounts', 'GET /accounts/{accountId}',
       'GET /accounts/{accountId}/automation', 'GET /oauth/callback', 'GET /posts/{postId}', 'POST /accounts', 'POST /accounts/connect', 'POST /accounts/{accountId}/automation', 'POST /posts',
+      // Issue 23: the callback's page posts the starting API account's key here.
+      'POST /oauth/confirm',
     ].sort());
-    for (const p of ['/healthz', '/readyz', '/media/{requestId}/{shortId}.mp4', '/media/{requestId}/{shortId}.jpg', '/oauth/callback']) expect(paths[p]!.servers, p).toEqual([{ url: 'http://127.0.0.1:8080' }]);
+    for (const p of ['/healthz', '/readyz', '/media/{requestId}/{shortId}.mp4', '/media/{requestId}/{shortId}.jpg', '/oauth/callback', '/oauth/confirm']) expect(paths[p]!.servers, p).toEqual([{ url: 'http://127.0.0.1:8080' }]);
     expect(Object.keys(doc.webhooks as Obj).sort()).toEqual(['shorts.completed', 'shorts.failed']);
   });
 
@@ -414,13 +416,14 @@ describe('real responses of the server validate against the served document', ()
   });
 
   /** Calls the server and checks the answer against the operation `template` of the served document. */
-  async function call(method: string, template: string, url: string, opts: { key?: keyof typeof keys | null; body?: Json; headers?: Record<string, string> } = {}): Promise<Exchange> {
+  async function call(method: string, template: string, url: string, opts: { key?: keyof typeof keys | null; body?: Json; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Exchange> {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.key !== null) headers['x-api-key'] = keys[opts.key ?? 'main'];
     if (opts.body !== undefined) headers['content-type'] = 'application/json';
+    if (opts.form !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
     // Media links come whole; health and readiness live at the root; everything else under /api/v1.
     const full = url.startsWith('http') ? url : ['/healthz', '/readyz'].includes(template) ? `${base}${url}` : `${base}/api/v1${url}`;
-    const res = await fetch(full, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+    const res = await fetch(full, { method, headers, body: opts.form !== undefined ? new URLSearchParams(opts.form) : opts.body === undefined ? undefined : JSON.stringify(opts.body) });
     const type = res.headers.get('content-type') ?? '';
     const body: Json = type.startsWith('application/json') ? await res.json() : Buffer.from(await res.arrayBuffer());
     const ex: Exchange = { method, template, status: res.status, headers: res.headers, body };
@@ -630,8 +633,13 @@ describe('real responses of the server validate against the served document', ()
       const consent = data(await call('POST', '/accounts/connect', '/accounts/connect', { body: { platform: 'video_site' } }));
       // The fake consent page answers 302 to the redirect URI with code and state, as if the user agreed.
       const back = (await fetch(consent.authorizationUrl as string, { redirect: 'manual' })).headers.get('location')!;
-      expect((await call('GET', '/oauth/callback', back, { key: null })).status).toBe(200);
+      const page = await call('GET', '/oauth/callback', back, { key: null });
+      expect(page.status).toBe(200);
       expect((await call('GET', '/oauth/callback', `${base}/oauth/callback?state=e30.AAAA&code=x`, { key: null })).status).toBe(400);
+      // The page's form, posted with the starting account's key (issue 23), then with none.
+      const sealed = /name="consent" value="([^"]*)"/.exec(page.body.toString())![1]!.replace(/&#(\d+);/g, (_m, n: string) => String.fromCharCode(Number(n)));
+      expect((await call('POST', '/oauth/confirm', `${base}/oauth/confirm`, { key: null, form: { consent: sealed, apiKey: keys.main } })).status).toBe(200);
+      expect((await call('POST', '/oauth/confirm', `${base}/oauth/confirm`, { key: null, form: { consent: sealed } })).status).toBe(401);
       expect((await call('DELETE', '/accounts/{accountId}', `/accounts/${id}`)).status).toBe(200);
     } finally {
       vi.unstubAllEnvs();

@@ -274,8 +274,10 @@ export const ROUTES = [
   {
     method: 'POST', path: '/accounts/connect', mount: 'api', operationId: 'connectAccount', answer: 'envelope', limiter: 'standard',
     summary: 'Start connecting an account through the platform\'s consent page (extension)', tag: 'accounts',
-    description: 'Answers the consent page to open. When the user agrees, the platform sends the browser to this server\'s /oauth/callback, '
-      + 'which saves the account for this API account; it then appears in GET /accounts. 400 when the server has no OAuth app for the platform '
+    description: 'Answers the consent page to open (with a PKCE challenge where the platform takes one). When the user agrees, the platform sends '
+      + 'the browser to this server\'s /oauth/callback, whose page names this API account and asks for its API key; once it is posted to '
+      + '/oauth/confirm the account is saved and appears in GET /accounts. A forwarded link completed by someone without the key saves nothing; '
+      + 'a platform account another API account holds is refused. 400 when the server has no OAuth app for the platform '
       + '(SHORTS_OAUTH_<PLATFORM>_CLIENT_ID and _SECRET).',
     ok: { status: 200, schema: 'AccountConsent', description: 'The consent page' }, errors: ['invalid_request'],
     requestBody: requestJson(obj({ platform, handle: { type: 'string', minLength: 1, maxLength: 101, description: 'Save the account under this name instead of the platform\'s' } }, ['handle'])),
@@ -296,7 +298,8 @@ export const ROUTES = [
     openapi: {
       summary: 'Where the platform\'s consent page sends the browser back (extension)', tags: ['accounts'], security: [],
       description: 'Opened by the user\'s browser, not by API clients: no API key; the signed `state` names the API account that started the consent. '
-        + 'Exchanges the code for tokens and answers a page saying whether the account is connected.',
+        + 'Exchanges the code for tokens (with the PKCE verifier derived from the state) and saves nothing: it answers a page naming that API account '
+        + '(its email) and the platform account, whose form posts that API account\'s key to /oauth/confirm.',
       parameters: [
         { name: 'state', in: 'query', required: true, schema: str, description: 'From POST /accounts/connect, signed by this server' },
         { name: 'code', in: 'query', required: false, schema: str, description: 'The authorization code' },
@@ -304,8 +307,37 @@ export const ROUTES = [
         { name: 'error_description', in: 'query', required: false, schema: str },
       ],
       responses: {
-        200: html('Connected: the page names the account'),
+        200: html('The confirmation page: the API account and the platform account, and a form for the API key'),
         400: html('Not connected: the page says why (a refusal, an invalid or expired state, a failed code exchange, an account that cannot publish)'),
+        409: html('Not connected: another API account holds this platform account'),
+        431: HEADERS_TOO_LARGE,
+      },
+    },
+  },
+  {
+    // The confirmation page's form: the sealed grant and the starting API account's key, in a POST body.
+    method: 'POST', path: '/oauth/confirm', mount: 'root', operationId: 'oauthConfirm', answer: 'self', auth: 'none',
+    openapi: {
+      summary: 'Confirm a consent with the API key of the account that started it (extension)', tags: ['accounts'], security: [],
+      description: 'Posted by the page of /oauth/callback, not by API clients. Saves the platform account for the API account that started the '
+        + 'consent only when `apiKey` is that account\'s key; any other key, or none, saves nothing. A browser POST from another origin is refused.',
+      requestBody: {
+        required: true,
+        content: {
+          'application/x-www-form-urlencoded': {
+            schema: obj({
+              consent: { type: 'string', description: 'The sealed consent of the confirmation page (opaque)' },
+              apiKey: { type: 'string', description: 'The API key of the account the page names' },
+            }),
+          },
+        },
+      },
+      responses: {
+        200: html('Connected: the page names the account'),
+        400: html('Not connected: not the page\'s form, or a confirmation that is altered or too old'),
+        401: html('Not connected: no API key, or not a valid one'),
+        403: html('Not connected: the key of another API account, or a cross-site POST'),
+        409: html('Not connected: another API account holds this platform account'),
         431: HEADERS_TOO_LARGE,
       },
     },

@@ -213,6 +213,16 @@ export class ConnectedAccounts {
   }
 
   /**
+   * The API account holding the platform account with this platform id, if any (issue 23: a channel is
+   * connected to one API account only). The oldest holder when several do (rows saved before the rule).
+   */
+  holderOf(platform: Platform, platformUserId: string): string | undefined {
+    const r = this.db.prepare('SELECT account_id FROM connected_accounts WHERE platform = ? AND platform_user_id = ? ORDER BY created_at, id LIMIT 1')
+      .get(platform, platformUserId) as { account_id: string } | undefined;
+    return r?.account_id;
+  }
+
+  /**
    * Saves an account with its tokens. The same platform and handle again (a reconnect) replaces the tokens
    * and makes the account active again under its existing id.
    */

@@ -7,6 +7,7 @@
 // (rupload), which a local clip needs (the Instagram Login flavour only pulls a public video_url). Its
 // long-lived user token has no refresh token: it is renewed by exchanging itself (fb_exchange_token)
 // while still valid, so `refreshToken` is null in its grants and `refreshGrant` sends the access token.
+import { createHash } from 'node:crypto';
 import { setting, type SettingName } from '../settings.js';
 import { field, httpCall, num, str, TransportError, type HttpAnswer } from './http.js';
 import { GRAPH_VERSION, platformUrls } from './platform-urls.js';
@@ -96,6 +97,45 @@ export interface ConsentRequest {
   redirectUri: string;
   /** Our anti-forgery value; the redirect must carry it back unchanged. */
   state: string;
+  /** PKCE (RFC 7636): the challenge of the verifier the code exchange will send (pkceChallenge); absent where the flow has none. */
+  codeChallenge?: string | null;
+}
+
+/**
+ * The two places a consent runs: `loopback` (the CLI's catcher on 127.0.0.1: a native/desktop app, RFC 8252)
+ * and `web` (`serve`'s public /oauth/callback: a web-server app).
+ */
+export type ConsentFlow = 'loopback' | 'web';
+
+/**
+ * How each platform's consent takes a PKCE S256 challenge, per flow; null where the platform documents none
+ * (then none is sent: an undocumented parameter could make the consent page refuse).
+ * - video_site: Google accepts the RFC's base64url challenge for installed and web-server apps alike.
+ * - short_video_site: TikTok's desktop Login Kit requires PKCE, with the SHA-256 written in hex (not the
+ *   RFC's base64url; method still `S256`); its web Login Kit documents no PKCE.
+ * - photo_site: Facebook Login documents PKCE only for its OIDC login flow (marked "in testing"), not for
+ *   the permissions flow publishing needs.
+ */
+const PKCE_ENCODING: Record<Platform, Record<ConsentFlow, 'base64url' | 'hex' | null>> = {
+  video_site: { loopback: 'base64url', web: 'base64url' },
+  short_video_site: { loopback: 'hex', web: null },
+  photo_site: { loopback: null, web: null },
+};
+
+/** The S256 challenge of `verifier` as `platform` wants it in `flow`, or null when that flow takes no PKCE. */
+export function pkceChallenge(platform: Platform, flow: ConsentFlow, verifier: string): string | null {
+  const encoding = PKCE_ENCODING[platform][flow];
+  return encoding && createHash('sha256').update(verifier, 'ascii').digest(encoding);
+}
+
+/** Whether `platform`'s consent in `flow` takes PKCE (then the exchange must send the verifier). */
+export function takesPkce(platform: Platform, flow: ConsentFlow): boolean {
+  return PKCE_ENCODING[platform][flow] !== null;
+}
+
+/** The consent URL's PKCE parameters, when there is a challenge. */
+function pkceParams(req: ConsentRequest): Record<string, string> {
+  return req.codeChallenge ? { code_challenge: req.codeChallenge, code_challenge_method: 'S256' } : {};
 }
 
 /** The page the user opens to let our app post for them. */
@@ -107,41 +147,42 @@ export function consentUrl(platform: Platform, req: ConsentRequest, opts: Endpoi
       // offline + consent: Google returns a refresh token only then (and again on every reconnect).
       return urls.at('consent', `/o/oauth2/v2/auth?${new URLSearchParams({
         client_id: req.clientId, redirect_uri: req.redirectUri, response_type: 'code', scope: scopes.join(' '),
-        access_type: 'offline', prompt: 'consent', include_granted_scopes: 'true', state: req.state,
+        access_type: 'offline', prompt: 'consent', include_granted_scopes: 'true', state: req.state, ...pkceParams(req),
       })}`);
     case 'photo_site':
       return urls.at('consent', `/${GRAPH_VERSION}/dialog/oauth?${new URLSearchParams({
-        client_id: req.clientId, redirect_uri: req.redirectUri, response_type: 'code', scope: scopes.join(','), state: req.state,
+        client_id: req.clientId, redirect_uri: req.redirectUri, response_type: 'code', scope: scopes.join(','), state: req.state, ...pkceParams(req),
       })}`);
     case 'short_video_site':
       return urls.at('consent', `/v2/auth/authorize/?${new URLSearchParams({
-        client_key: req.clientId, redirect_uri: req.redirectUri, response_type: 'code', scope: scopes.join(','), state: req.state,
+        client_key: req.clientId, redirect_uri: req.redirectUri, response_type: 'code', scope: scopes.join(','), state: req.state, ...pkceParams(req),
       })}`);
   }
 }
 
-/** Turns the code from the consent redirect into tokens. */
+/** Turns the code from the consent redirect into tokens; `codeVerifier` when the consent URL carried its challenge. */
 export async function exchangeCode(
-  platform: Platform, app: OAuthApp, req: { code: string; redirectUri: string }, opts: EndpointOptions = {},
+  platform: Platform, app: OAuthApp, req: { code: string; redirectUri: string; codeVerifier?: string | null }, opts: EndpointOptions = {},
 ): Promise<TokenGrant> {
   const urls = platformUrls(platform, opts);
+  const pkce: Record<string, string> = req.codeVerifier ? { code_verifier: req.codeVerifier } : {};
   switch (platform) {
     case 'video_site':
       return googleGrant(await call(platform, urls.at('token', '/token'), form({
         grant_type: 'authorization_code', code: req.code, redirect_uri: req.redirectUri,
-        client_id: app.clientId, client_secret: app.clientSecret,
+        client_id: app.clientId, client_secret: app.clientSecret, ...pkce,
       }), opts), null);
     case 'photo_site': {
       // The code gives a short-lived (1-2 h) token; exchanged at once for the ~60-day one we keep.
       const short = graphGrant(await call(platform, urls.at('token', `/${GRAPH_VERSION}/oauth/access_token?${new URLSearchParams({
-        client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: req.redirectUri, code: req.code,
+        client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: req.redirectUri, code: req.code, ...pkce,
       })}`), {}, opts));
       return refreshGrant(platform, app, { accessToken: short.accessToken, refreshToken: null }, opts);
     }
     case 'short_video_site':
       return tiktokGrant(await call(platform, urls.at('token', '/v2/oauth/token/'), form({
         client_key: app.clientId, client_secret: app.clientSecret, code: req.code, grant_type: 'authorization_code',
-        redirect_uri: req.redirectUri,
+        redirect_uri: req.redirectUri, ...pkce,
       }), opts));
   }
 }

@@ -17,7 +17,7 @@ import { bindRoutes, matchRoute, type RouteHandlers, type RouteResult, type Self
 import { exportLocal } from '../service/export-service.js';
 import type { PostsService } from '../posts/posts-service.js';
 import type { Automation } from '../posts/automation.js';
-import { accountsRoutes, handleOAuthCallback } from './accounts-routes.js';
+import { accountsRoutes, handleOAuthCallback, handleOAuthConfirm } from './accounts-routes.js';
 import { templateAssetFile } from '../pipeline/captions/template-previews.js';
 import { fingerprintOf, idempotencyKeyOf, type IdempotentRequests } from './idempotency.js';
 
@@ -190,7 +190,8 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
     },
     getClipVideo: media, headClipVideo: media, getClipCover: media, headClipCover: media,
     getTemplateAsset: asset, getCatalogAsset: asset,
-    oauthCallback: (req, res, { url }) => handleOAuthCallback(req, res, url, deps.service, { publicUrl: deps.publicUrl }),
+    oauthCallback: (req, res, { url }) => handleOAuthCallback(req, res, url, deps.service, deps.accounts, { publicUrl: deps.publicUrl }),
+    oauthConfirm: (req, res) => handleOAuthConfirm(req, res, deps.service, deps.accounts, { publicUrl: deps.publicUrl }),
     mcp: mcp && ((req, res, { auth }) => mcp(req, res, auth!)),
   });
 

@@ -102,6 +102,8 @@ export async function accountsConnectCommand(client: ShortsClient, platform: str
         note(url);
         // Only a person at a terminal has a browser to open; scripts and tests read the URL above.
         if (flags.open !== false && process.stderr.isTTY) openBrowser(url);
+        // The server saves the account only once its page gets this API account's key (issue 23).
+        if (client.mode === 'remote') note('after you agree, the server\'s page asks for your API key (the one this command uses) to confirm the account is yours');
         note('waiting for the consent…');
       },
     });

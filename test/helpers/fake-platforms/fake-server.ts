@@ -6,7 +6,7 @@
 // baseUrl option): every path of the real service is served here (platforms.md 1.8, 2.6, 3.9).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 /** Something a route does instead of its normal answer. */
 export type Fault =
@@ -56,8 +56,15 @@ export abstract class FakePlatform {
   /** Every request that matched a route, in order. */
   readonly calls: FakeCall[] = [];
   readonly tokens = new Map<string, TokenRecord>();
-  /** Authorization codes handed out by the consent endpoint: code -> redirect_uri. */
-  protected readonly codes = new Map<string, string>();
+  /** Authorization codes handed out by the consent endpoint, with the redirect_uri and PKCE challenge they were issued for. */
+  protected readonly codes = new Map<string, { redirectUri: string; challenge: string | null }>();
+  /**
+   * How this platform writes an S256 challenge (RFC 7636 says base64url of the SHA-256; TikTok's desktop flow
+   * wants it in hex), or null when its consent takes no PKCE (then a code_challenge is refused as unknown).
+   */
+  protected readonly pkceEncoding: 'base64url' | 'hex' | null = null;
+  /** Every code_challenge the consent endpoint received, in order (what a test compares the exchange against). */
+  readonly challenges: string[] = [];
   /** The consent endpoint answers as if the user said no (redirect with error=access_denied). */
   consentDenied = false;
   private server: http.Server | null = null;
@@ -185,24 +192,36 @@ export abstract class FakePlatform {
       res.writeHead(400, { 'content-type': 'text/plain' }).end(`unknown ${clientParam} or no redirect_uri`);
       return;
     }
+    const challenge = url.searchParams.get('code_challenge');
+    if (challenge !== null && (this.pkceEncoding === null || url.searchParams.get('code_challenge_method') !== 'S256')) {
+      res.writeHead(400, { 'content-type': 'text/plain' }).end('code_challenge: only S256 is supported, on the flows that document PKCE');
+      return;
+    }
+    if (challenge !== null) this.challenges.push(challenge);
     const target = new URL(redirect);
     if (this.consentDenied) {
       target.searchParams.set('error', 'access_denied');
     } else {
       const code = `code-${randomBytes(9).toString('hex')}`;
-      this.codes.set(code, redirect);
+      this.codes.set(code, { redirectUri: redirect, challenge });
       target.searchParams.set('code', code);
     }
     if (state !== null) target.searchParams.set('state', state);
     res.writeHead(302, { location: target.toString() }).end();
   }
 
-  /** Uses up an authorization code: true when it was issued for this redirect_uri. */
-  protected takeCode(code: string | null, redirectUri: string | null): boolean {
+  /**
+   * Uses up an authorization code: true when it was issued for this redirect_uri and, when its consent carried
+   * a PKCE challenge, `verifier` hashes to it (RFC 7636 4.6); a verifier for a code issued without one is refused too.
+   */
+  protected takeCode(code: string | null, redirectUri: string | null, verifier: string | null): boolean {
     if (!code || !this.codes.has(code)) return false;
-    const expected = this.codes.get(code);
+    const issued = this.codes.get(code)!;
     this.codes.delete(code);
-    return expected === redirectUri;
+    if (issued.redirectUri !== redirectUri) return false;
+    if (issued.challenge === null) return verifier === null;
+    return verifier !== null && /^[A-Za-z0-9._~-]{43,128}$/.test(verifier)
+      && createHash('sha256').update(verifier, 'ascii').digest(this.pkceEncoding!) === issued.challenge;
   }
 
   protected json(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

@@ -178,7 +178,7 @@ export class FakePhotoSite extends FakePlatform {
       const n = this.refreshFrom(t, false);
       return this.json(res, 200, { access_token: n.accessToken, token_type: 'bearer', expires_in: this.accessTokenTtlSec });
     }
-    if (!this.takeCode(p.get('code'), p.get('redirect_uri'))) return this.reply(res, graphError(100, 36009, 'This authorization code has been used.'));
+    if (!this.takeCode(p.get('code'), p.get('redirect_uri'), p.get('code_verifier'))) return this.reply(res, graphError(100, 36009, 'This authorization code has been used.'));
     // The short-lived token the dialog's code gives (the caller exchanges it for a long-lived one).
     const t = this.issueTokens({ ttlSec: 3600, refresh: false });
     return this.json(res, 200, { access_token: t.accessToken, token_type: 'bearer', expires_in: 3600 });

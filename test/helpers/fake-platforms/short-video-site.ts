@@ -57,6 +57,8 @@ function logId(): string {
 }
 
 export class FakeShortVideoSite extends FakePlatform {
+  /** TikTok desktop Login Kit: S256 written in hex. */
+  protected override readonly pkceEncoding = 'hex' as const;
   readonly openId = `open-${randomId(16)}`;
   creator = {
     creator_username: 'fake.shorts', creator_nickname: 'Fake Shorts', creator_avatar_url: 'https://p16.example/avatar.jpeg',
@@ -149,7 +151,7 @@ export class FakeShortVideoSite extends FakePlatform {
       open_id: this.openId, scope: 'user.info.basic,video.publish', token_type: 'Bearer',
     });
     if (p.get('grant_type') === 'authorization_code') {
-      if (!this.takeCode(p.get('code'), p.get('redirect_uri'))) return this.json(res, 400, { error: 'invalid_grant', error_description: 'Authorization code is expired.', log_id: logId() });
+      if (!this.takeCode(p.get('code'), p.get('redirect_uri'), p.get('code_verifier'))) return this.json(res, 400, { error: 'invalid_grant', error_description: 'Authorization code is expired.', log_id: logId() });
       return answer(this.issueTokens());
     }
     if (p.get('grant_type') === 'refresh_token') {

@@ -67,6 +67,8 @@ export type VideoOutcome =
   | { rejectionReason: string };
 
 export class FakeVideoSite extends FakePlatform {
+  /** Google: RFC 7636 S256, base64url. */
+  protected override readonly pkceEncoding = 'base64url' as const;
   /** The signed-in user's channel; null = an account without a channel (401 youtubeSignupRequired). */
   channel: { id: string; title: string; customUrl: string } | null = { id: 'UCfakeChannel0000000000', title: 'Fake Channel', customUrl: '@fakechannel' };
   /**
@@ -164,7 +166,7 @@ export class FakeVideoSite extends FakePlatform {
     }
     const scope = 'https://www.googleapis.com/auth/youtube.upload https://www.googleapis.com/auth/youtube.readonly';
     if (p.get('grant_type') === 'authorization_code') {
-      if (!this.takeCode(p.get('code'), p.get('redirect_uri'))) return this.json(res, 400, { error: 'invalid_grant', error_description: 'Bad Request' });
+      if (!this.takeCode(p.get('code'), p.get('redirect_uri'), p.get('code_verifier'))) return this.json(res, 400, { error: 'invalid_grant', error_description: 'Bad Request' });
       const t = this.issueTokens();
       return this.json(res, 200, { access_token: t.accessToken, expires_in: this.accessTokenTtlSec, refresh_token: t.refreshToken, scope, token_type: 'Bearer' });
     }
