@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { SqliteRequestStore, sqliteDatabaseOf } from '../src/adapters/sqlite/request-store.js';
+import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
 import { SqliteLeaseStore } from '../src/adapters/sqlite/lease-store.js';
 import { requestStoreConformance } from './conformance/request-store.js';
 
@@ -12,7 +12,7 @@ requestStoreConformance('SQLite', async () => {
   const store = new SqliteRequestStore(path.join(dir, 'shorts.db'));
   return {
     port: store,
-    leases: new SqliteLeaseStore(sqliteDatabaseOf(store)),
+    leases: new SqliteLeaseStore(store.db),
     close: async () => {
       await store.close();
       rmSync(dir, { recursive: true, force: true });

@@ -13,6 +13,9 @@ import { SqliteLeaseStore } from '../adapters/sqlite/lease-store.js';
 import { SqliteRateLimits } from '../adapters/sqlite/rate-limits.js';
 import { SqliteWebhookDeliveries } from '../adapters/sqlite/webhook-deliveries.js';
 import { SqliteRequestStore } from '../adapters/sqlite/request-store.js';
+import { SqlitePostStore } from '../adapters/sqlite/post-store.js';
+import { SqliteConnectedAccountsStore } from '../adapters/sqlite/connected-accounts-store.js';
+import { SqliteAutomationRules } from '../adapters/sqlite/automation-rules.js';
 import type { RequestRecord } from '../ports/request-store.js';
 import { LeaseKeeper } from '../engine/lease-keeper.js';
 import { Orchestrator, type OrchestratorDeps } from '../engine/orchestrator.js';
@@ -54,7 +57,7 @@ export type OrchestratorOptions = Pick<OrchestratorDeps, 'blurPreference' | 'che
 
 export interface Engine {
   readonly dataDir: string;
-  /** The request store (the SQLite adapter: the posts and connected accounts still share its connection). */
+  /** The request store (the SQLite adapter; the other SQLite ports share its connection). */
   readonly store: SqliteRequestStore;
   /** This process's leases: who runs a request, a re-render or a post (one owner id, one heartbeat). */
   readonly leases: LeaseKeeper;
@@ -94,16 +97,20 @@ export function createEngine(settings: EngineSettings): Engine {
   const media = settings.media ?? createLocalMediaRunner();
   // Made once; its model loads on the first face looked for.
   const faces = createFaceDetector();
-  const service = new Service(store, { ...settings.service, blobs, media, queue, ...(settings.apiAccounts ? { credits: accounts, preferences: accounts } : {}) });
-  const connectedAccounts = ConnectedAccounts.forStore(store);
+  // The posts, connected accounts and automation rules (issue 16) behind their ports, on the same connection.
+  const postStore = new SqlitePostStore(store.db);
+  const rules = new SqliteAutomationRules(store.db);
+  const service = new Service(store, { ...settings.service, blobs, media, queue, posts: postStore, ...(settings.apiAccounts ? { credits: accounts, preferences: accounts } : {}) });
+  // One per engine: a token refresh in flight is joined by the routes, the scheduler and the clients alike.
+  const connectedAccounts = new ConnectedAccounts(new SqliteConnectedAccountsStore(store.db), { dataDir });
   const rateLimits = new SqliteRateLimits(store.db);
   const webhookDeliveries = new SqliteWebhookDeliveries(store.db);
   const idempotency = new SqliteIdempotencyStore(store.db);
   let posts: PostsService | undefined;
   let automation: Automation | undefined;
   let onScheduled: (() => void) | undefined;
-  const postsService = () => (posts ??= new PostsService(store, { accounts: connectedAccounts, onScheduled: () => onScheduled?.() }));
-  const automationRules = () => (automation ??= new Automation(store, postsService(), log));
+  const postsService = () => (posts ??= new PostsService(store, postStore, connectedAccounts, { onScheduled: () => onScheduled?.() }));
+  const automationRules = () => (automation ??= new Automation(rules, postsService(), log));
 
   const orchestrator = (opts: OrchestratorOptions = {}) => new Orchestrator({
     store, blobs, media, faces, dataDir, render: renderSettingsFromEnv(),
@@ -124,13 +131,13 @@ export function createEngine(settings: EngineSettings): Engine {
     }),
     publishing: (opts) => {
       // `posts run` reports what automation does on its own output (opts.log); serve in the engine's log.
-      const rules = opts.automation === false ? undefined : opts.log ? new Automation(store, postsService(), opts.log) : automationRules();
+      const applying = opts.automation === false ? undefined : opts.log ? new Automation(rules, postsService(), opts.log) : automationRules();
       const made = createPublishing({
-        store, blobs, leases, accounts: connectedAccounts, scope: opts.scope, log: opts.log ?? log, tuning: opts.tuning, env: opts.env, automation: rules,
+        store, blobs, posts: postStore, leases, accounts: connectedAccounts, scope: opts.scope, log: opts.log ?? log, tuning: opts.tuning, env: opts.env, automation: applying,
       });
       // A post scheduled through this engine's service wakes its scheduler at once.
       onScheduled = () => made.scheduler.wake();
-      return { ...made, automation: rules };
+      return { ...made, automation: applying };
     },
     close: async () => {
       await leases.releaseAll();

@@ -58,13 +58,13 @@ class LocalAccounts implements AccountsClient {
 
   async list(platform?: Platform) { return this.accounts.list(this.owner, platform); }
   async get(id: string) {
-    const found = this.accounts.get(this.owner, id);
+    const found = await this.accounts.get(this.owner, id);
     if (!found) throw new ShortsError('resource_not_found', `no connected account ${id}`);
     return found;
   }
   async add(body: AddAccountBody) { return this.accounts.add(this.owner, parseAddAccountInput(body)); }
   async remove(id: string): Promise<RemovedAccount> {
-    const removed = this.accounts.remove(this.owner, id);
+    const removed = await this.accounts.remove(this.owner, id);
     if (!removed) throw new ShortsError('resource_not_found', `no connected account ${id}`);
     return { id, deleted: true, canceledPosts: removed.canceledPosts };
   }

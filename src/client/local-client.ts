@@ -237,7 +237,7 @@ export class LocalClient implements ShortsClient {
         onStep: emit, onProgress: emit, onClipRendered: opts.onClipRendered, lease,
       });
       // Automation rules (issue 16) post a completed request's clips; idempotent, and `shorts posts run` sweeps too.
-      if ((await this.store.getRequest(id))?.status === 'completed') this.engine.automation.onRequestCompleted(id);
+      if ((await this.store.getRequest(id))?.status === 'completed') await this.engine.automation.onRequestCompleted(id);
     } finally {
       await statusShown;
       runningHere.delete(id);

@@ -2,7 +2,6 @@
 // their clips, async so that a server database (PostgreSQL) can stand behind it. Today's adapter is SQLite
 // (src/adapters/sqlite/request-store.ts); test/conformance/request-store.ts says what any adapter must do.
 import type { Lease } from './leases.js';
-import type { PostObject, PostsQuery } from '../domain/posts-query.js';
 import type { HeatmapPoint } from '../domain/source.js';
 import type { ResolvedLayout } from '../domain/layout.js';
 import type { TimeAdjustment } from '../domain/time.js';
@@ -139,6 +138,8 @@ export interface RequestStore {
   replaceShorts(requestId: string, shorts: ShortRecord[], lease?: Lease): Promise<void>;
   listShorts(requestId: string): Promise<ShortRecord[]>;
   getShort(requestId: string, shortId: string): Promise<ShortRecord | undefined>;
+  /** A clip by its id alone (scheduling a post names only the clip); its requestId says whose it is. */
+  findShort(shortId: string): Promise<ShortRecord | undefined>;
   /**
    * Marks a clip as re-rendering with the change to make (issue 14), in one transaction: only a clip of a
    * completed request, and only one re-render of a clip at a time (two callers racing: one wins). Who renders
@@ -168,10 +169,6 @@ export interface RequestStore {
    * `lease` (the runner's), only while it is still held: a stale runner's write throws LeaseLost.
    */
   finish(id: string, status: 'completed' | 'failed' | 'cancelled', failureReason?: string | null, lease?: Lease): Promise<boolean>;
-  /** Posts of an account (spec 4.6), newest first by the chosen timestamp. */
-  listPosts(accountId: string, q: PostsQuery): Promise<{ items: PostObject[]; total: number }>;
-  /** Posts made from one clip (for the `posts` array of a Short object). */
-  postsForShort(shortId: string): Promise<PostObject[]>;
   /**
    * A worker starts (or resumes) a live request under its lease (the job queue gave it the job): processing,
    * one more start counted. Undefined when it is not live any more; LeaseLost when the lease was lost.

@@ -5,19 +5,14 @@
 // rule's account once, even if the user canceled that post), so the completion hook and the sweep at
 // start-up (a completion the process did not live to handle) can both run.
 import { randomBytes } from 'node:crypto';
-import type Database from 'better-sqlite3';
 import { ShortsError } from '../errors.js';
-import type { SqliteRequestStore } from '../adapters/sqlite/request-store.js';
 import type { Platform } from '../publish/types.js';
-import { PostsService, TEXT_LIMITS } from './posts-service.js';
+import type { AutomationRuleRecord, AutomationRules, AutomationSnapshot } from '../ports/automation-rules.js';
+import { postObject, type NewPost } from '../ports/post-store.js';
+import { checkPostText, reconnectFirst, TEXT_LIMITS, type PostsService } from './posts-service.js';
 import type { AutomationRule, PostObject } from '../api/types.js';
 
 export type { AutomationRule };
-
-interface RuleRow {
-  id: string; account_id: string; connected_account_id: string; min_viral_score: number; slots: string; timezone: string;
-  enabled: number; created_at: string; platform: Platform; handle: string;
-}
 
 const RULE_ID = /^[0-9a-f]{24}$/;
 const SLOT = /^([01]\d|2[0-3]):([0-5]\d)$/;
@@ -25,10 +20,10 @@ const MAX_SLOTS = 24;
 /** How far ahead a free slot is looked for before the clip is left unposted (a full schedule). */
 const HORIZON_DAYS = 366;
 
-function toRule(r: RuleRow): AutomationRule {
+function toRule(r: AutomationRuleRecord): AutomationRule {
   return {
-    id: r.id, accountId: r.connected_account_id, platform: r.platform, handle: r.handle, minViralScore: r.min_viral_score,
-    slots: JSON.parse(r.slots) as string[], timezone: r.timezone, createdAt: r.created_at,
+    id: r.id, accountId: r.connectedAccountId, platform: r.platform, handle: r.handle, minViralScore: r.minViralScore,
+    slots: r.slots, timezone: r.timezone, createdAt: r.createdAt,
   };
 }
 
@@ -97,31 +92,22 @@ function fitTitle(title: string, max: number): string {
 }
 
 export class Automation {
-  private readonly db: Database.Database;
+  constructor(private readonly rules: AutomationRules, private readonly posts: PostsService, private readonly log: (line: string) => void = () => {}) {}
 
-  constructor(private readonly store: SqliteRequestStore, private readonly posts: PostsService, private readonly log: (line: string) => void = () => {}) {
-    this.db = store.db;
+  private async connected(apiAccountId: string, connectedAccountId: string): Promise<{ id: string; platform: Platform; handle: string }> {
+    const found = await this.posts.accounts.get(apiAccountId, connectedAccountId);
+    if (!found) throw new ShortsError('resource_not_found', `connected account ${connectedAccountId} was not found`);
+    return found;
   }
 
-  private connected(apiAccountId: string, connectedAccountId: string): { id: string; platform: Platform; handle: string } {
-    const row = this.posts.accounts.get(apiAccountId, connectedAccountId);
-    if (!row) throw new ShortsError('resource_not_found', `connected account ${connectedAccountId} was not found`);
-    return row;
-  }
-
-  private rows(where: string, ...params: unknown[]): RuleRow[] {
-    return this.db.prepare(`SELECT r.*, c.platform AS platform, c.handle AS handle FROM automation_rules r
-      JOIN connected_accounts c ON c.id = r.connected_account_id WHERE ${where} ORDER BY r.created_at, r.id`).all(...params) as RuleRow[];
-  }
-
-  list(apiAccountId: string, connectedAccountId: string): AutomationRule[] {
-    this.connected(apiAccountId, connectedAccountId);
-    return this.rows('r.connected_account_id = ? AND r.account_id = ?', connectedAccountId, apiAccountId).map(toRule);
+  async list(apiAccountId: string, connectedAccountId: string): Promise<AutomationRule[]> {
+    await this.connected(apiAccountId, connectedAccountId);
+    return (await this.rules.list(apiAccountId, connectedAccountId)).map(toRule);
   }
 
   /** POST /accounts/:id/automation: `{minViralScore, slots, timezone?}`. */
-  add(apiAccountId: string, connectedAccountId: string, raw: unknown): AutomationRule {
-    const account = this.connected(apiAccountId, connectedAccountId);
+  async add(apiAccountId: string, connectedAccountId: string, raw: unknown): Promise<AutomationRule> {
+    const account = await this.connected(apiAccountId, connectedAccountId);
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ShortsError('invalid_request', 'the body must be a JSON object');
     const body = raw as Record<string, unknown>;
     for (const k of Object.keys(body))
@@ -136,74 +122,77 @@ export class Automation {
     const unique = [...new Set(slots as string[])].sort();
     const tz = body.timezone ?? 'UTC';
     if (typeof tz !== 'string' || !validTimeZone(tz)) throw bad('timezone', `timezone must be an IANA time zone such as Europe/Paris, got ${JSON.stringify(tz)}`);
-    const id = randomBytes(12).toString('hex');
-    this.db.prepare(`INSERT INTO automation_rules (id, account_id, connected_account_id, min_viral_score, slots, timezone, enabled, created_at)
-      VALUES (?, ?, ?, ?, ?, ?, 1, ?)`).run(id, apiAccountId, account.id, min, JSON.stringify(unique), tz, new Date().toISOString());
-    return toRule(this.rows('r.id = ?', id)[0]!);
+    return toRule(await this.rules.insert({
+      id: randomBytes(12).toString('hex'), accountId: apiAccountId, connectedAccountId: account.id, minViralScore: min, slots: unique, timezone: tz,
+      createdAt: new Date().toISOString(),
+    }));
   }
 
-  remove(apiAccountId: string, connectedAccountId: string, ruleId: string): AutomationRule {
-    this.connected(apiAccountId, connectedAccountId);
+  async remove(apiAccountId: string, connectedAccountId: string, ruleId: string): Promise<AutomationRule> {
+    await this.connected(apiAccountId, connectedAccountId);
     if (!RULE_ID.test(ruleId)) throw new ShortsError('invalid_request', `rule id must be a 24-character hex string, got "${ruleId}"`, { parameter: 'ruleId' });
-    const row = this.rows('r.id = ? AND r.connected_account_id = ? AND r.account_id = ?', ruleId, connectedAccountId, apiAccountId)[0];
-    if (!row) throw new ShortsError('resource_not_found', `automation rule ${ruleId} was not found on account ${connectedAccountId}`);
-    this.db.prepare('DELETE FROM automation_rules WHERE id = ?').run(ruleId);
-    return toRule(row);
+    const removed = await this.rules.remove(apiAccountId, connectedAccountId, ruleId);
+    if (!removed) throw new ShortsError('resource_not_found', `automation rule ${ruleId} was not found on account ${connectedAccountId}`);
+    return toRule(removed);
   }
 
   /**
    * A request has completed: its qualifying clips become automation posts of every rule of its account
    * that existed before it finished ("new" clips). Returns the posts made.
    */
-  onRequestCompleted(requestId: string, now = Date.now()): PostObject[] {
-    // One IMMEDIATE transaction (the database's write lock) per request's run: two processes applying the rules
-    // to one request at once (two serves' start-up sweeps, a serve and `shorts posts run`) cannot both find a
-    // clip unposted and post it twice; the second sees the first one's posts.
-    return this.db.transaction(() => this.applyRules(requestId, now)).immediate();
+  async onRequestCompleted(requestId: string, now = Date.now()): Promise<PostObject[]> {
+    // One unit of work per request's run (the port's apply): two processes applying the rules to one request at
+    // once (two serves' start-up sweeps, a serve and `shorts posts run`) cannot both find a clip unposted and
+    // post it twice; the second sees the first one's posts.
+    const made = await this.rules.apply(requestId, new Date(now).toISOString(), (s) => this.plan(s, now));
+    if (made.length) this.posts.scheduled();
+    return made.map(postObject);
   }
 
-  private applyRules(requestId: string, now: number): PostObject[] {
-    const request = this.store.syncRequest(requestId);
-    if (!request || request.status !== 'completed') return [];
-    const made: PostObject[] = [];
-    const finished = request.finishedAt ?? request.updatedAt;
-    const rules = this.rows('r.account_id = ? AND r.enabled = 1 AND r.created_at <= ?', request.accountId, finished);
-    const clips = this.store.syncShorts(requestId).filter((s) => !s.error && s.fileKey).sort((a, b) => b.viralScore - a.viralScore);
-    for (const rule of rules) {
-      const account = { id: request.accountId, email: request.userEmail };
-      const qualifying = clips.filter((c) => Math.round(c.viralScore) >= rule.min_viral_score && !this.posts.posts.hasAutomationPost(rule.connected_account_id, c.id));
+  /** The posts the rules make of a request's clips: best clips first, each at its rule's next free slot. */
+  private plan(s: AutomationSnapshot, now: number): NewPost[] {
+    const planned: NewPost[] = [];
+    const clips = s.clips.filter((c) => !c.error && c.fileKey).sort((a, b) => b.viralScore - a.viralScore);
+    for (const rule of s.rules) {
+      const ca = rule.connectedAccountId;
+      const qualifying = clips.filter((c) => Math.round(c.viralScore) >= rule.minViralScore && !s.automationPosted.has(`${ca} ${c.id}`));
       if (qualifying.length === 0) continue;
-      const times = slotTimes(JSON.parse(rule.slots) as string[], rule.timezone, now);
+      const times = slotTimes(rule.slots, rule.timezone, now);
       for (const clip of qualifying) {
         // next() by hand: leaving a for-of early would close the generator, and the next clip needs the slots after this one.
         let at: string | null = null;
         for (let t = times.next(); !t.done; t = times.next()) {
           const iso = new Date(t.value).toISOString();
-          if (!this.posts.posts.slotTaken(rule.connected_account_id, iso)) { at = iso; break; }
+          if (!s.takenSlots.has(`${ca} ${iso}`)) { at = iso; break; }
         }
         if (!at) {
           this.log(`automation rule ${rule.id}: no free slot in the next ${HORIZON_DAYS} days for clip ${clip.id}`);
           break;
         }
+        const title = fitTitle(clip.title, TEXT_LIMITS[rule.platform].title);
         try {
-          made.push(this.posts.schedule(account, {
-            shortId: clip.id, platform: rule.platform, accountId: rule.connected_account_id, scheduledAt: at,
-            title: fitTitle(clip.title, TEXT_LIMITS[rule.platform].title),
-          }, 'automation'));
-        } catch (e) {
           // An account that needs reconnecting, a caption the platform refuses: that clip is skipped, the rule stays.
+          if (rule.connectedStatus !== 'active') throw new ShortsError('invalid_request', reconnectFirst(rule.handle, rule.platform));
+          checkPostText(rule.platform, title, clip.description);
+        } catch (e) {
           this.log(`automation rule ${rule.id}: clip ${clip.id} not scheduled: ${(e as Error).message}`);
+          continue;
         }
+        planned.push({
+          accountId: s.request.accountId, connectedAccountId: ca, platform: rule.platform, scheduledAt: at, shortId: clip.id,
+          requestId: clip.requestId, title, description: clip.description, accountHandle: rule.handle, source: 'automation',
+        });
+        s.takenSlots.add(`${ca} ${at}`);
+        s.automationPosted.add(`${ca} ${clip.id}`);
       }
     }
-    return made;
+    return planned;
   }
 
   /** Completed requests of accounts with rules that may not have been applied (start-up, `shorts posts run`). */
-  sweep(scope: 'api' | 'local', now = Date.now()): PostObject[] {
-    const ids = this.db.prepare(`SELECT DISTINCT q.id AS id FROM requests q JOIN automation_rules r ON r.account_id = q.account_id
-      WHERE q.status = 'completed' AND q.finished_at >= r.created_at AND r.enabled = 1 AND ${scope === 'local' ? "q.account_id = 'local'" : "q.account_id <> 'local'"}
-      ORDER BY q.finished_at`).all() as { id: string }[];
-    return ids.flatMap(({ id }) => this.onRequestCompleted(id, now));
+  async sweep(scope: 'api' | 'local', now = Date.now()): Promise<PostObject[]> {
+    const made: PostObject[] = [];
+    for (const id of await this.rules.completedWithRules(scope)) made.push(...await this.onRequestCompleted(id, now));
+    return made;
   }
 }

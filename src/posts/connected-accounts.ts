@@ -1,13 +1,11 @@
-// Connected accounts (issue 16): the platform accounts an API account posts as, over the `connected_accounts`
-// table (store v7). Tokens are sealed with TokenBox before they touch the database and opened only to hand a
+// Connected accounts (issue 16): the platform accounts an API account posts as, over the connected accounts
+// port (issue 22). Tokens are sealed with TokenBox before they reach the store and opened only to hand a
 // valid access token to a connector. freshAccessToken refreshes one that has less than five minutes left; a
 // refresh the platform refuses (invalid_grant: revoked, expired, rotated away) marks the account `expired` and
 // fails its pending posts with `auth_expired` in the same transaction, so nothing keeps trying a dead grant.
 import { randomBytes } from 'node:crypto';
-import type Database from 'better-sqlite3';
 import { ShortsError } from '../errors.js';
-import type { RequestStore } from '../ports/request-store.js';
-import { sqliteDatabaseOf } from '../adapters/sqlite/request-store.js';
+import type { ConnectedAccountRecord, ConnectedAccountsStore } from '../ports/connected-accounts-store.js';
 import { sleep } from '../publish/http.js';
 import { PLATFORMS, PublishError, type Platform, type PublishAccount } from '../publish/types.js';
 import { OAuthError, oauthApp, oauthAppSettings, refreshGrant, type TokenGrant } from '../publish/oauth-endpoints.js';
@@ -62,16 +60,10 @@ const MAX_TOKEN_CHARS = 8192;
 const MAX_HANDLE_CHARS = 100;
 const MAX_LIFETIME_SEC = 10 * 365 * 86_400;
 
-interface Row {
-  id: string; account_id: string; platform: Platform; handle: string; platform_user_id: string | null;
-  access_token: string; refresh_token: string | null; expires_at: string | null; refresh_expires_at: string | null;
-  scopes: string | null; status: 'active' | 'expired'; created_at: string; updated_at: string;
-}
-
-function toAccount(r: Row): ConnectedAccount {
+function toAccount(r: ConnectedAccountRecord): ConnectedAccount {
   return {
-    id: r.id, platform: r.platform, handle: r.handle, platformUserId: r.platform_user_id, status: r.status,
-    expiresAt: r.expires_at, scopes: r.scopes ? r.scopes.split(' ').filter(Boolean) : [], createdAt: r.created_at, updatedAt: r.updated_at,
+    id: r.id, platform: r.platform, handle: r.handle, platformUserId: r.platformUserId, status: r.status,
+    expiresAt: r.expiresAt, scopes: r.scopes, createdAt: r.createdAt, updatedAt: r.updatedAt,
   };
 }
 
@@ -147,8 +139,6 @@ export function parseAddAccountInput(body: unknown): AddAccountInput {
   };
 }
 
-const INSTANCES = new WeakMap<object, ConnectedAccounts>();
-
 export class ConnectedAccounts {
   private box: TokenBox | null = null;
   private readonly env: NodeJS.ProcessEnv;
@@ -158,19 +148,13 @@ export class ConnectedAccounts {
   /** When a refresh of an account last failed for a reason other than a dead grant (unreachable, 5xx, 429). */
   private readonly tickFailures = new Map<string, number>();
 
-  constructor(private readonly db: Database.Database, private readonly opts: ConnectedAccountsOptions) {
+  /**
+   * The engine makes one (the server's routes, its scheduler and the local clients share it), so a refresh in
+   * flight is joined rather than repeated.
+   */
+  constructor(private readonly store: ConnectedAccountsStore, private readonly opts: ConnectedAccountsOptions) {
     this.env = opts.env ?? process.env;
     this.now = opts.now ?? Date.now;
-  }
-
-  /**
-   * The one instance per store (the server's routes, its scheduler and the local clients share it), so a
-   * refresh in flight is joined rather than repeated.
-   */
-  static forStore(store: RequestStore): ConnectedAccounts {
-    let found = INSTANCES.get(store);
-    if (!found) INSTANCES.set(store, (found = new ConnectedAccounts(sqliteDatabaseOf(store), { dataDir: store.dataDir })));
-    return found;
   }
 
   /** The key is read (or generated) on first need, so listing accounts never creates a secret.key. */
@@ -182,90 +166,64 @@ export class ConnectedAccounts {
     return offsetSec == null ? null : new Date(this.now() + offsetSec * 1000).toISOString();
   }
 
-  private row(id: string): Row | undefined {
-    return this.db.prepare('SELECT * FROM connected_accounts WHERE id = ?').get(id) as Row | undefined;
+  private nowIso(): string {
+    return new Date(this.now()).toISOString();
   }
 
   /** The API account's connected accounts, oldest first (optionally of one platform). */
-  list(accountId: string, platform?: Platform): ConnectedAccount[] {
-    const rows = platform
-      ? this.db.prepare('SELECT * FROM connected_accounts WHERE account_id = ? AND platform = ? ORDER BY created_at, id').all(accountId, platform)
-      : this.db.prepare('SELECT * FROM connected_accounts WHERE account_id = ? ORDER BY created_at, id').all(accountId);
-    return (rows as Row[]).map(toAccount);
+  async list(accountId: string, platform?: Platform): Promise<ConnectedAccount[]> {
+    return (await this.store.list(accountId, platform)).map(toAccount);
   }
 
   /** One connected account of this API account; undefined when it does not exist or belongs to another. */
-  get(accountId: string, id: string): ConnectedAccount | undefined {
-    const r = this.row(id);
-    return r && r.account_id === accountId ? toAccount(r) : undefined;
+  async get(accountId: string, id: string): Promise<ConnectedAccount | undefined> {
+    const r = await this.store.get(id);
+    return r && r.accountId === accountId ? toAccount(r) : undefined;
   }
 
   /** The account with this handle (`@` optional) on a platform, for posts that name a handle instead of an id. */
-  findByHandle(accountId: string, platform: Platform, handle: string): ConnectedAccount | undefined {
-    const r = this.db.prepare('SELECT * FROM connected_accounts WHERE account_id = ? AND platform = ? AND handle = ?')
-      .get(accountId, platform, normalizeHandle(handle)) as Row | undefined;
-    return r ? toAccount(r) : undefined;
+  async findByHandle(accountId: string, platform: Platform, handle: string): Promise<ConnectedAccount | undefined> {
+    const r = await this.store.findByHandle(accountId, platform, normalizeHandle(handle));
+    return r && toAccount(r);
   }
 
   /** The API account owning a connected account (the scheduler works across API accounts). */
-  ownerOf(id: string): string | undefined {
-    return this.row(id)?.account_id;
+  async ownerOf(id: string): Promise<string | undefined> {
+    return (await this.store.get(id))?.accountId;
   }
 
   /**
    * The API account holding the platform account with this platform id, if any (issue 23: a channel is
    * connected to one API account only). The oldest holder when several do (rows saved before the rule).
    */
-  holderOf(platform: Platform, platformUserId: string): string | undefined {
-    const r = this.db.prepare('SELECT account_id FROM connected_accounts WHERE platform = ? AND platform_user_id = ? ORDER BY created_at, id LIMIT 1')
-      .get(platform, platformUserId) as { account_id: string } | undefined;
-    return r?.account_id;
+  holderOf(platform: Platform, platformUserId: string): Promise<string | undefined> {
+    return this.store.holderOf(platform, platformUserId);
   }
 
   /**
    * Saves an account with its tokens. The same platform and handle again (a reconnect) replaces the tokens
    * and makes the account active again under its existing id.
    */
-  add(accountId: string, input: AddAccountInput): ConnectedAccount {
-    const handle = normalizeHandle(input.handle);
-    const now = new Date(this.now()).toISOString();
-    const existing = this.db.prepare('SELECT id FROM connected_accounts WHERE account_id = ? AND platform = ? AND handle = ?')
-      .get(accountId, input.platform, handle) as { id: string } | undefined;
-    const id = existing?.id ?? `ca_${randomBytes(10).toString('hex')}`;
+  async add(accountId: string, input: AddAccountInput): Promise<ConnectedAccount> {
     const box = this.tokens();
-    const values = {
-      id, accountId, platform: input.platform, handle, platformUserId: input.platformUserId ?? null,
-      access: box.seal(input.accessToken, `${id}/access_token`),
-      refresh: input.refreshToken ? box.seal(input.refreshToken, `${id}/refresh_token`) : null,
-      expiresAt: this.iso(input.expiresInSec), refreshExpiresAt: this.iso(input.refreshExpiresInSec),
-      scopes: (input.scopes ?? []).join(' ') || null, now,
-    };
-    if (existing) {
-      this.db.prepare(`UPDATE connected_accounts SET platform_user_id = COALESCE(@platformUserId, platform_user_id), access_token = @access,
-        refresh_token = @refresh, expires_at = @expiresAt, refresh_expires_at = @refreshExpiresAt, scopes = @scopes, status = 'active',
-        updated_at = @now WHERE id = @id`).run(values);
-    } else {
-      this.db.prepare(`INSERT INTO connected_accounts (id, account_id, platform, handle, platform_user_id, access_token, refresh_token,
-        expires_at, refresh_expires_at, scopes, status, created_at, updated_at) VALUES (@id, @accountId, @platform, @handle, @platformUserId,
-        @access, @refresh, @expiresAt, @refreshExpiresAt, @scopes, 'active', @now, @now)`).run(values);
-    }
-    return toAccount(this.row(id)!);
+    const saved = await this.store.upsert(
+      { accountId, platform: input.platform, handle: normalizeHandle(input.handle) }, `ca_${randomBytes(10).toString('hex')}`,
+      { platformUserId: input.platformUserId ?? null, at: this.nowIso() },
+      (id) => ({
+        accessToken: box.seal(input.accessToken, `${id}/access_token`),
+        refreshToken: input.refreshToken ? box.seal(input.refreshToken, `${id}/refresh_token`) : null,
+        expiresAt: this.iso(input.expiresInSec), refreshExpiresAt: this.iso(input.refreshExpiresInSec), scopes: input.scopes ?? [],
+      }),
+    );
+    return toAccount(saved);
   }
 
   /**
    * Removes an account of this API account (its automation rules go with it); its scheduled posts become
    * `canceled`: they can no longer go out. Returns how many were canceled, or null when there was no such account.
    */
-  remove(accountId: string, id: string): { canceledPosts: number } | null {
-    return this.db.transaction(() => {
-      const r = this.row(id);
-      if (!r || r.account_id !== accountId) return null;
-      const now = new Date(this.now()).toISOString();
-      const canceled = this.db.prepare(`UPDATE posts SET status = 'canceled', next_attempt_at = NULL, updated_at = ?
-        WHERE connected_account_id = ? AND status = 'scheduled'`).run(now, id).changes;
-      this.db.prepare('DELETE FROM connected_accounts WHERE id = ?').run(id);
-      return { canceledPosts: canceled };
-    })();
+  remove(accountId: string, id: string): Promise<{ canceledPosts: number } | null> {
+    return this.store.remove(accountId, id, this.nowIso());
   }
 
   /**
@@ -275,21 +233,24 @@ export class ConnectedAccounts {
    */
   async publishAccount(id: string, opts: { signal?: AbortSignal } = {}): Promise<PublishAccount> {
     const accessToken = await this.freshAccessToken(id, opts);
-    const r = this.row(id)!;
-    return { handle: r.handle, platformUserId: r.platform_user_id, accessToken };
+    const r = (await this.store.get(id))!;
+    return { handle: r.handle, platformUserId: r.platformUserId, accessToken };
   }
 
   /**
    * A valid access token: the stored one while it has more than five minutes left, else a refreshed one
-   * (saved, with a rotated refresh token, in one statement). `force`: the platform has just rejected the
+   * (saved, with a rotated refresh token, in one write). `force`: the platform has just rejected the
    * token (a 401), refresh whatever its recorded expiry says.
    */
   async freshAccessToken(id: string, opts: { force?: boolean; signal?: AbortSignal } = {}): Promise<string> {
-    const r = this.usable(id);
-    const expiresAt = r.expires_at ? Date.parse(r.expires_at) : null;
-    if (!opts.force && (expiresAt === null || expiresAt - this.now() > REFRESH_MARGIN_MS)) return this.open(r, 'access_token');
     const running = this.refreshing.get(id);
     if (running) return running;
+    const r = await this.usable(id);
+    const expiresAt = r.expiresAt ? Date.parse(r.expiresAt) : null;
+    if (!opts.force && (expiresAt === null || expiresAt - this.now() > REFRESH_MARGIN_MS)) return this.open(r, 'accessToken');
+    // Looked again after the read: another caller may have started a refresh meanwhile.
+    const again = this.refreshing.get(id);
+    if (again) return again;
     const p = this.refresh(r, opts.signal).finally(() => this.refreshing.delete(id));
     this.refreshing.set(id, p);
     return p;
@@ -300,9 +261,7 @@ export class ConnectedAccounts {
    * post due later does not wait on a token endpoint. Failures are handled as in freshAccessToken.
    */
   async refreshExpiring(signal?: AbortSignal): Promise<{ refreshed: number; expired: number; failed: number }> {
-    const limit = new Date(this.now() + REFRESH_MARGIN_MS).toISOString();
-    const ids = (this.db.prepare(`SELECT id FROM connected_accounts WHERE status = 'active' AND expires_at IS NOT NULL AND expires_at <= ?`)
-      .all(limit) as { id: string }[]).map((x) => x.id);
+    const ids = await this.store.expiringBy(new Date(this.now() + REFRESH_MARGIN_MS).toISOString());
     const result = { refreshed: 0, expired: 0, failed: 0 };
     for (const id of ids) {
       // A token endpoint that is down is not asked again at every tick (a publish still tries it).
@@ -319,22 +278,23 @@ export class ConnectedAccounts {
     return result;
   }
 
-  private usable(id: string): Row {
-    const r = this.row(id);
+  private async usable(id: string): Promise<ConnectedAccountRecord> {
+    const r = await this.store.get(id);
     if (!r) throw new PublishError('auth_expired', 'the connected account of this post was removed; connect the account again and schedule the post again');
     if (r.status === 'expired') throw new PublishError('auth_expired', this.reconnectMessage(r, 'its authorization has expired or was revoked'));
     return r;
   }
 
-  private reconnectMessage(r: Row, why: string): string {
+  private reconnectMessage(r: ConnectedAccountRecord, why: string): string {
     return `the ${r.platform} account @${r.handle} cannot post: ${why}; connect it again (\`shorts accounts connect ${r.platform}\`)`;
   }
 
-  private open(r: Row, field: 'access_token' | 'refresh_token'): string {
+  private open(r: ConnectedAccountRecord, field: 'accessToken' | 'refreshToken'): string {
     const sealed = r[field];
-    if (sealed === null) throw new Error(`no ${field}`);
+    const aad = field === 'accessToken' ? 'access_token' : 'refresh_token';
+    if (sealed === null) throw new Error(`no ${aad}`);
     try {
-      return this.tokens().open(sealed, `${r.id}/${field}`);
+      return this.tokens().open(sealed, `${r.id}/${aad}`);
     } catch (e) {
       // The operator's key is wrong (changed, or secret.key lost): fixing it brings the account back, so the
       // post is retried later rather than failed for good and the account is not marked expired.
@@ -343,57 +303,53 @@ export class ConnectedAccounts {
     }
   }
 
-  private async refresh(r: Row, signal?: AbortSignal): Promise<string> {
-    const stillValid = r.expires_at !== null && Date.parse(r.expires_at) > this.now();
+  private async refresh(r: ConnectedAccountRecord, signal?: AbortSignal): Promise<string> {
+    const stillValid = r.expiresAt !== null && Date.parse(r.expiresAt) > this.now();
     const app = oauthApp(r.platform, this.env);
-    const refreshToken = r.refresh_token ? this.open(r, 'refresh_token') : null;
+    const refreshToken = r.refreshToken ? this.open(r, 'refreshToken') : null;
     // photo_site refreshes with the long-lived access token itself; the others need a refresh token.
     const canRefresh = r.platform === 'photo_site' || refreshToken !== null;
     if (!canRefresh) {
-      if (stillValid) return this.open(r, 'access_token');
-      throw this.expire(r, 'its access token has expired and no refresh token was saved with it');
+      if (stillValid) return this.open(r, 'accessToken');
+      throw await this.expire(r, 'its access token has expired and no refresh token was saved with it');
     }
     if (!app) {
       // The grant may be fine: what is missing is the operator's configuration, so nothing is marked expired.
-      if (stillValid) return this.open(r, 'access_token');
+      if (stillValid) return this.open(r, 'accessToken');
       throw new PublishError('auth_expired', `the ${r.platform} account @${r.handle} has an expired access token and it cannot be refreshed: set ${oauthAppSettings(r.platform).join(' and ')}`);
     }
     let tokens: TokenGrant;
     try {
-      tokens = await refreshGrant(r.platform, app, { refreshToken, accessToken: this.open(r, 'access_token') }, { env: this.env, signal });
+      tokens = await refreshGrant(r.platform, app, { refreshToken, accessToken: this.open(r, 'accessToken') }, { env: this.env, signal });
     } catch (e) {
       const dead = e instanceof OAuthError && e.permanent;
       // Another process refreshed meanwhile (and, on short_video_site, rotated the refresh token we just
       // spent): its token is the valid one, not a sign of a dead grant. Its answer may have come a moment
       // after ours was refused, so a refusal looks again after a short grace before expiring anything.
       const winner = await this.refreshedElsewhere(r, dead ? this.opts.refreshGraceMs ?? REFRESH_GRACE_MS : 0);
-      if (winner) return this.open(winner, 'access_token');
-      if (dead) throw this.expire(r, `the platform refused to refresh its token (${(e as Error).message})`);
+      if (winner) return this.open(winner, 'accessToken');
+      if (dead) throw await this.expire(r, `the platform refused to refresh its token (${(e as Error).message})`);
       this.tickFailures.set(r.id, this.now());
-      if (stillValid) return this.open(r, 'access_token');
+      if (stillValid) return this.open(r, 'accessToken');
       throw new PublishError('unknown', `refreshing the token of the ${r.platform} account @${r.handle} failed: ${(e as Error).message}`);
     }
     this.tickFailures.delete(r.id);
     const box = this.tokens();
-    this.db.prepare(`UPDATE connected_accounts SET access_token = @access, refresh_token = COALESCE(@refresh, refresh_token),
-      expires_at = @expiresAt, refresh_expires_at = COALESCE(@refreshExpiresAt, refresh_expires_at), scopes = COALESCE(@scopes, scopes),
-      platform_user_id = COALESCE(platform_user_id, @platformUserId), status = 'active', updated_at = @now WHERE id = @id`).run({
-      id: r.id,
-      access: box.seal(tokens.accessToken, `${r.id}/access_token`),
-      refresh: tokens.refreshToken ? box.seal(tokens.refreshToken, `${r.id}/refresh_token`) : null,
+    await this.store.saveRefreshed(r.id, {
+      accessToken: box.seal(tokens.accessToken, `${r.id}/access_token`),
+      refreshToken: tokens.refreshToken ? box.seal(tokens.refreshToken, `${r.id}/refresh_token`) : null,
       expiresAt: this.iso(tokens.expiresInSec), refreshExpiresAt: this.iso(tokens.refreshExpiresInSec),
-      scopes: tokens.scope ? scopeList(tokens.scope).join(' ') : null, platformUserId: tokens.platformUserId,
-      now: new Date(this.now()).toISOString(),
+      scopes: tokens.scope ? scopeList(tokens.scope) : null, platformUserId: tokens.platformUserId, at: this.nowIso(),
     });
     return tokens.accessToken;
   }
 
-  private async refreshedElsewhere(r: Row, graceMs: number): Promise<Row | null> {
-    const changed = () => {
-      const now = this.row(r.id);
-      return now && now.status === 'active' && (now.refresh_token !== r.refresh_token || now.access_token !== r.access_token) ? now : null;
+  private async refreshedElsewhere(r: ConnectedAccountRecord, graceMs: number): Promise<ConnectedAccountRecord | null> {
+    const changed = async () => {
+      const now = await this.store.get(r.id);
+      return now && now.status === 'active' && (now.refreshToken !== r.refreshToken || now.accessToken !== r.accessToken) ? now : null;
     };
-    const found = changed();
+    const found = await changed();
     if (found || graceMs <= 0) return found;
     await sleep(graceMs);
     return changed();
@@ -401,16 +357,11 @@ export class ConnectedAccounts {
 
   /**
    * Marks the account expired and fails its scheduled and processing posts with auth_expired (not
-   * retryable: only a reconnect helps), in one transaction; returns the error for the caller to throw.
+   * retryable: only a reconnect helps), in one unit of work; returns the error for the caller to throw.
    */
-  private expire(r: Row, why: string): PublishError {
+  private async expire(r: ConnectedAccountRecord, why: string): Promise<PublishError> {
     const error = new PublishError('auth_expired', this.reconnectMessage(r, why));
-    const now = new Date(this.now()).toISOString();
-    this.db.transaction(() => {
-      this.db.prepare(`UPDATE connected_accounts SET status = 'expired', updated_at = ? WHERE id = ?`).run(now, r.id);
-      this.db.prepare(`UPDATE posts SET status = 'failed', error = ?, error_code = 'auth_expired', retryable = 0, next_attempt_at = NULL,
-        updated_at = ? WHERE connected_account_id = ? AND status IN ('scheduled', 'processing')`).run(error.message, now, r.id);
-    })();
+    await this.store.expire(r.id, error.message, this.nowIso());
     return error;
   }
 }

@@ -3,12 +3,12 @@
 // codes: a malformed or unknown field is 400 invalid_request naming it (as an unknown templateId is on
 // creation), a post that is not the caller's is 404, and one that has gone out or is going out is 409.
 import { ShortsError } from '../errors.js';
-import type { SqliteRequestStore } from '../adapters/sqlite/request-store.js';
+import type { RequestStore, ShortRecord } from '../ports/request-store.js';
 import type { PostObject, SchedulePostBody } from '../api/types.js';
 import { PLATFORMS, type Platform } from '../publish/types.js';
-import { POST_ID_PATTERN, PostStore, postObject } from '../adapters/sqlite/post-store.js';
+import { POST_ID_PATTERN, postObject, type PostRecord, type PostStore } from '../ports/post-store.js';
 import type { Account } from '../domain/account.js';
-import { ConnectedAccounts, normalizeHandle, type ConnectedAccount } from './connected-accounts.js';
+import { normalizeHandle, type ConnectedAccount, type ConnectedAccounts } from './connected-accounts.js';
 
 export type ScheduleBody = SchedulePostBody;
 
@@ -48,18 +48,38 @@ export function parseDateTime(field: string, raw: string): string {
   return new Date(raw).toISOString();
 }
 
-export class PostsService {
-  readonly posts: PostStore;
-
-  readonly accounts: ConnectedAccounts;
-
-  constructor(private readonly store: SqliteRequestStore, private readonly opts: { onScheduled?: () => void; accounts?: ConnectedAccounts } = {}) {
-    this.posts = new PostStore(store.db);
-    this.accounts = opts.accounts ?? ConnectedAccounts.forStore(store);
+/**
+ * Refuses a caption the platform would refuse (platforms.md section 4): a manual post is answered 400, an
+ * automation post of that clip is skipped.
+ */
+export function checkPostText(platform: Platform, title: string, description: string): void {
+  const limits = TEXT_LIMITS[platform];
+  if (title === '') throw bad('title', 'title must not be empty');
+  if ([...title].length > limits.title) throw bad('title', `title is ${[...title].length} characters; ${platform} takes at most ${limits.title}`);
+  const descriptionSize = limits.descriptionBytes ? Buffer.byteLength(description) : description.length;
+  if (descriptionSize > limits.description)
+    throw bad('description', `description is ${descriptionSize} ${limits.descriptionBytes ? 'bytes' : 'characters'}; ${platform} takes at most ${limits.description}`);
+  if (!limits.angleBrackets) {
+    if (/[<>]/.test(title)) throw bad('title', `${platform} refuses < and > in a title`);
+    if (/[<>]/.test(description)) throw bad('description', `${platform} refuses < and > in a description`);
   }
+}
+
+/** The message of a post to an account that must be connected again first. */
+export function reconnectFirst(handle: string, platform: Platform): string {
+  return `account ${handle} on ${platform} needs reconnecting (its token expired or was revoked): \`shorts accounts connect ${platform}\``;
+}
+
+export class PostsService {
+  constructor(
+    private readonly store: RequestStore,
+    readonly posts: PostStore,
+    readonly accounts: ConnectedAccounts,
+    private readonly opts: { onScheduled?: () => void } = {},
+  ) {}
 
   /** Validates and stores a post (status scheduled); the scheduler publishes it at scheduledAt. */
-  schedule(account: Account, raw: unknown, source: 'manual' | 'automation' = 'manual'): PostObject {
+  async schedule(account: Account, raw: unknown): Promise<PostObject> {
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ShortsError('invalid_request', 'the body must be a JSON object');
     const body = raw as Record<string, unknown>;
     for (const k of Object.keys(body))
@@ -72,8 +92,8 @@ export class PostsService {
     if (!platform) throw bad('platform', `platform is required: one of ${PLATFORMS.join(', ')}`);
     if (!(PLATFORMS as readonly string[]).includes(platform)) throw bad('platform', `platform must be one of ${PLATFORMS.join(', ')}, got "${platform}"`);
 
-    const clip = this.ownedClip(account, shortId);
-    const connected = this.connectedAccount(account, platform as Platform, optionalString(body, 'accountId'), optionalString(body, 'handle'));
+    const clip = await this.ownedClip(account, shortId);
+    const connected = await this.connectedAccount(account, platform as Platform, optionalString(body, 'accountId'), optionalString(body, 'handle'));
 
     const at = optionalString(body, 'scheduledAt');
     let scheduledAt = new Date().toISOString();
@@ -83,82 +103,75 @@ export class PostsService {
         throw bad('scheduledAt', `scheduledAt ${at} is in the past; leave it out to post now`);
     }
 
-    const limits = TEXT_LIMITS[platform as Platform];
     const title = (optionalString(body, 'title') ?? clip.title).trim();
     const description = optionalString(body, 'description') ?? clip.description;
-    if (title === '') throw bad('title', 'title must not be empty');
-    if ([...title].length > limits.title) throw bad('title', `title is ${[...title].length} characters; ${platform} takes at most ${limits.title}`);
-    const descriptionSize = limits.descriptionBytes ? Buffer.byteLength(description) : description.length;
-    if (descriptionSize > limits.description)
-      throw bad('description', `description is ${descriptionSize} ${limits.descriptionBytes ? 'bytes' : 'characters'}; ${platform} takes at most ${limits.description}`);
-    if (!limits.angleBrackets) {
-      if (/[<>]/.test(title)) throw bad('title', `${platform} refuses < and > in a title`);
-      if (/[<>]/.test(description)) throw bad('description', `${platform} refuses < and > in a description`);
-    }
+    checkPostText(platform as Platform, title, description);
 
-    const post = this.posts.insert({
+    const post = await this.posts.insert({
       accountId: account.id, connectedAccountId: connected.id, platform: platform as Platform, scheduledAt, shortId, requestId: clip.requestId,
-      title, description, accountHandle: connected.handle, source,
+      title, description, accountHandle: connected.handle, source: 'manual',
     });
-    this.opts.onScheduled?.();
+    this.scheduled();
     return postObject(post);
   }
 
+  /** Posts were stored (here, or by automation): the scheduler looks at once. */
+  scheduled(): void {
+    this.opts.onScheduled?.();
+  }
+
   /** scheduled -> canceled; 409 post_not_cancelable once it is being published or has ended. */
-  cancel(account: Account, id: string): PostObject {
-    const post = this.owned(account, id);
-    const canceled = this.posts.cancel(post.id);
+  async cancel(account: Account, id: string): Promise<PostObject> {
+    const post = await this.owned(account, id);
+    const canceled = await this.posts.cancel(post.id);
     if (canceled) return postObject(canceled);
-    const now = this.posts.get(post.id)!;
+    const now = (await this.posts.get(post.id))!;
     const why = now.status === 'processing' ? 'it is being published (uploaded, or waiting for the platform)'
       : now.status === 'published' ? 'it has been published' : `it is already ${now.status}`;
     throw new ShortsError('post_not_cancelable', `post ${id} cannot be canceled: ${why}`, { status: now.status });
   }
 
-  get(account: Account, id: string): PostObject {
-    return postObject(this.owned(account, id));
+  async get(account: Account, id: string): Promise<PostObject> {
+    return postObject(await this.owned(account, id));
   }
 
-  private owned(account: Account, id: string) {
+  private async owned(account: Account, id: string): Promise<PostRecord> {
     if (!POST_ID_PATTERN.test(id)) throw new ShortsError('invalid_request', `post id must be a 24-character hex string, got "${id}"`, { parameter: 'id' });
-    const post = this.posts.get(id);
+    const post = await this.posts.get(id);
     if (!post || post.accountId !== account.id) throw new ShortsError('resource_not_found', `post ${id} was not found`);
     return post;
   }
 
   /** A clip of one of the caller's completed requests, with a video to post. */
-  private ownedClip(account: Account, shortId: string) {
-    const row = this.store.db.prepare(`SELECT s.request_id AS requestId FROM shorts s JOIN requests r ON r.id = s.request_id
-      WHERE s.id = ? AND r.account_id = ?`).get(shortId.toLowerCase(), account.id) as { requestId: string } | undefined;
-    if (!row) throw bad('shortId', `no clip ${shortId} among this account's requests`);
-    const clip = this.store.syncShort(row.requestId, shortId.toLowerCase())!;
+  private async ownedClip(account: Account, shortId: string): Promise<ShortRecord> {
+    const clip = await this.store.findShort(shortId.toLowerCase());
+    if (!clip || (await this.store.getRequest(clip.requestId))?.accountId !== account.id) throw bad('shortId', `no clip ${shortId} among this account's requests`);
     if (clip.error || !clip.fileKey) throw bad('shortId', `clip ${shortId} has no video (its render failed): re-render it before posting`);
     return clip;
   }
 
   /** The connected account to post to: by id, by handle, or the only one on that platform. */
-  private connectedAccount(account: Account, platform: Platform, id: string | undefined, handle: string | undefined): ConnectedAccount {
+  private async connectedAccount(account: Account, platform: Platform, id: string | undefined, handle: string | undefined): Promise<ConnectedAccount> {
     let found: ConnectedAccount | undefined;
     let field = 'accountId';
     if (id !== undefined) {
-      found = this.accounts.get(account.id, id);
+      found = await this.accounts.get(account.id, id);
       if (!found) throw bad('accountId', `no connected account ${id}; \`shorts accounts list\` (GET /accounts) shows them`);
       if (handle !== undefined && normalizeHandle(handle) !== found.handle)
         throw bad('handle', `accountId ${id} is ${found.handle}, not ${handle}: give one of them`);
     } else if (handle !== undefined) {
       field = 'handle';
-      found = this.accounts.findByHandle(account.id, platform, handle);
+      found = await this.accounts.findByHandle(account.id, platform, handle);
       if (!found) throw bad('handle', `no ${platform} account ${handle} is connected; connect it with \`shorts accounts connect ${platform}\``);
     } else {
-      const onPlatform = this.accounts.list(account.id, platform);
+      const onPlatform = await this.accounts.list(account.id, platform);
       if (onPlatform.length !== 1)
         throw bad('accountId', onPlatform.length === 0 ? `no ${platform} account is connected; connect one with \`shorts accounts connect ${platform}\``
           : `${onPlatform.length} ${platform} accounts are connected (${onPlatform.map((a) => a.handle).join(', ')}): say which with accountId or handle`);
       found = onPlatform[0]!;
     }
     if (found.platform !== platform) throw bad(field, `account ${found.handle} is a ${found.platform} account, not ${platform}`);
-    if (found.status !== 'active')
-      throw bad(field, `account ${found.handle} on ${platform} needs reconnecting (its token expired or was revoked): \`shorts accounts connect ${platform}\``);
+    if (found.status !== 'active') throw bad(field, reconnectFirst(found.handle, platform));
     return found;
   }
 }

@@ -4,12 +4,12 @@
 // resumes instead of posting twice. A retryable failure (spec 7.3) is tried again later with backoff until
 // the attempts run out (a daily cap is not: it fails at once, naming the platform's reset); then, like any
 // other failure, the post is `failed` with the code and its retryable.
-import type { SqliteRequestStore } from '../adapters/sqlite/request-store.js';
+import type { RequestStore } from '../ports/request-store.js';
 import { BlobNotFoundError, type BlobStore } from '../ports/blob-store.js';
 import { PublishError, RETRYABLE, type ClipMedia, type Connector, type Platform, type PostErrorCode } from '../publish/types.js';
 import type { ConnectedAccounts } from './connected-accounts.js';
 import { LeaseLost, type Lease } from '../ports/leases.js';
-import type { PostRecord, PostStore } from '../adapters/sqlite/post-store.js';
+import type { PostRecord, PostStore } from '../ports/post-store.js';
 import { STAGES } from '../engine/stages.js';
 
 /** Attempts of one post before a retryable failure becomes final (the stage table's publish policy). */
@@ -18,7 +18,7 @@ export const MAX_ATTEMPTS = STAGES.publish.retry.attempts;
 export const RETRY_DELAYS_MS = STAGES.publish.retry.backoffMs;
 
 export interface PublisherOptions {
-  store: SqliteRequestStore;
+  store: RequestStore;
   /** Where the clips are: the upload reads the clip's local file (the data dir's, or a downloaded copy). */
   blobs: BlobStore;
   posts: PostStore;
@@ -61,7 +61,7 @@ export class Publisher {
     const { posts } = this.opts;
     try {
       const result = await this.attempt(post, lease, signal);
-      posts.published(post.id, result.url, undefined, lease);
+      await posts.published(post.id, result.url, lease);
       this.log(`post ${post.id} published on ${post.platform}${result.url ? `: ${result.url}` : ''}`);
       return 'published';
     } catch (e) {
@@ -73,7 +73,7 @@ export class Publisher {
       if (signal?.aborted) return 'released';
       const err = e instanceof PublishError ? e : new PublishError('unknown', `publishing failed: ${e instanceof Error ? e.message : String(e)}`);
       try {
-        return this.fail(post, err, lease);
+        return await this.fail(post, err, lease);
       } catch (refused) {
         if (refused instanceof LeaseLost) return 'lost';
         throw refused;
@@ -114,19 +114,19 @@ export class Publisher {
     });
   }
 
-  private fail(post: PostRecord, err: PublishError, lease: Lease): AttemptOutcome {
+  private async fail(post: PostRecord, err: PublishError, lease: Lease): Promise<AttemptOutcome> {
     const { posts } = this.opts;
     if (!STAGES.publish.retry.isFinal(err) && post.attempts < this.maxAttempts) {
       const wait = Math.min(this.delay(post.attempts, err), this.opts.maxWaitMs ?? Infinity);
       const next = new Date(this.now() + wait).toISOString();
-      if (posts.retryLater(post.id, next, lease)) {
+      if (await posts.retryLater(post.id, next, lease)) {
         this.log(`post ${post.id} on ${post.platform}: ${err.errorCode} (${err.message}); attempt ${post.attempts} of ${this.maxAttempts}, next at ${next}`);
         return 'retry';
       }
       return 'failed';
     }
     // An account whose refresh was refused has had its posts failed (auth_expired) already: the guard leaves them.
-    posts.failed(post.id, err.errorCode, message(err, this.now()), RETRYABLE[err.errorCode], undefined, lease);
+    await posts.failed(post.id, { code: err.errorCode, message: message(err, this.now()), retryable: RETRYABLE[err.errorCode] }, lease);
     this.log(`post ${post.id} on ${post.platform} failed: ${err.errorCode}: ${err.message}`);
     return 'failed';
   }

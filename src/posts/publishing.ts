@@ -1,27 +1,26 @@
 // The publisher and scheduler wired for one process: `shorts serve` (API accounts' posts, a tick) or
 // `shorts posts run` (the local account's, once or --watch). The connectors come from src/publish with
 // the platform base URLs of the environment (SHORTS_PLATFORM_URL_*).
-import type { SqliteRequestStore } from '../adapters/sqlite/request-store.js';
+import type { RequestStore } from '../ports/request-store.js';
 import { connectorFor } from '../publish/connectors.js';
 import type { BlobStore } from '../ports/blob-store.js';
-import { FsBlobStore } from '../adapters/fs/blob-store.js';
 import { clipMedia } from '../publish/media-check.js';
 import type { Automation } from './automation.js';
-import { LeaseKeeper } from '../engine/lease-keeper.js';
-import { SqliteLeaseStore } from '../adapters/sqlite/lease-store.js';
+import type { LeaseKeeper } from '../engine/lease-keeper.js';
 import type { ConnectedAccounts } from './connected-accounts.js';
-import { PostStore, type PostScope } from '../adapters/sqlite/post-store.js';
+import type { PostScope, PostStore } from '../ports/post-store.js';
 import { Publisher, type PublisherOptions } from './publisher.js';
 import { Scheduler } from './scheduler.js';
 
 export interface PublishingOptions {
-  store: SqliteRequestStore;
-  /** Where the clips are; default the store's data dir. */
-  blobs?: BlobStore;
+  store: RequestStore;
+  /** Where the clips are. */
+  blobs: BlobStore;
+  posts: PostStore;
   accounts: ConnectedAccounts;
   scope: PostScope;
-  /** This process's leases (a post is published under one); default: a keeper of its own on the store's database. */
-  leases?: LeaseKeeper;
+  /** This process's leases (the engine's): a post is published under one. */
+  leases: LeaseKeeper;
   automation?: Automation;
   log?: (line: string) => void;
   env?: NodeJS.ProcessEnv;
@@ -30,14 +29,14 @@ export interface PublishingOptions {
 }
 
 export function createPublishing(o: PublishingOptions): { publisher: Publisher; scheduler: Scheduler; posts: PostStore } {
-  const posts = new PostStore(o.store.db);
+  const { posts } = o;
   const t = o.tuning ?? {};
   const publisher = new Publisher({
-    store: o.store, blobs: o.blobs ?? new FsBlobStore(o.store.dataDir), posts, accounts: o.accounts, log: o.log,
+    store: o.store, blobs: o.blobs, posts, accounts: o.accounts, log: o.log,
     connector: (platform) => connectorFor(platform, { env: o.env, pollIntervalMs: t.pollIntervalMs, processingDeadlineMs: t.processingDeadlineMs, now: t.now }),
     probe: clipMedia,
     maxAttempts: t.maxAttempts, retryDelaysMs: t.retryDelaysMs, maxWaitMs: t.maxWaitMs,
   });
-  const scheduler = new Scheduler({ posts, publisher, leases: o.leases ?? new LeaseKeeper(new SqliteLeaseStore(o.store.db)), accounts: o.accounts, scope: o.scope, automation: o.automation, intervalMs: t.intervalMs, log: o.log });
+  const scheduler = new Scheduler({ posts, publisher, leases: o.leases, accounts: o.accounts, scope: o.scope, automation: o.automation, intervalMs: t.intervalMs, log: o.log });
   return { publisher, scheduler, posts };
 }

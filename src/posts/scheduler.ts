@@ -8,7 +8,7 @@
 import type { LeaseKeeper } from '../engine/lease-keeper.js';
 import type { Automation } from './automation.js';
 import type { ConnectedAccounts } from './connected-accounts.js';
-import type { PostRecord, PostScope, PostStore } from '../adapters/sqlite/post-store.js';
+import type { PostRecord, PostScope, PostStore } from '../ports/post-store.js';
 import type { AttemptOutcome, Publisher } from './publisher.js';
 
 export interface SchedulerOptions {
@@ -51,12 +51,10 @@ export class Scheduler {
     if (this.looping) return;
     this.looping = true;
     this.stopping = false;
-    try {
-      const made = this.opts.automation?.sweep(this.opts.scope.kind) ?? [];
+    // The sweep's posts wake the scheduler (through the posts service) as they are stored.
+    this.opts.automation?.sweep(this.opts.scope.kind).then((made) => {
       if (made.length) this.log(`automation: ${made.length} post(s) scheduled for requests completed while stopped`);
-    } catch (e) {
-      this.log(`automation sweep: ${e instanceof Error ? e.message : String(e)}`);
-    }
+    }, (e: unknown) => this.log(`automation sweep: ${e instanceof Error ? e.message : String(e)}`));
     this.schedule(0);
   }
 
@@ -89,7 +87,7 @@ export class Scheduler {
         this.log(`scheduler: ${e instanceof Error ? e.message : String(e)}`);
       } finally {
         this.ticking = null;
-        this.schedule(this.nextWait());
+        this.schedule(await this.nextWait().catch(() => this.intervalMs));
       }
     })();
     return this.ticking;
@@ -99,14 +97,14 @@ export class Scheduler {
   private async startDue(): Promise<PostRecord[]> {
     const claimed: PostRecord[] = [];
     const { posts, leases, publisher } = this.opts;
-    for (const id of posts.dueUnleased(this.opts.scope, this.concurrency * 2)) {
+    for (const id of await posts.dueUnleased(this.opts.scope, this.concurrency * 2)) {
       if (this.active.size >= this.concurrency || this.stopping) break;
       if (this.active.has(id)) continue;
       const controller = new AbortController();
       // Of two processes seeing it due, exactly one gets the lease.
       const lease = await leases.acquire({ kind: 'post', id }, controller);
       if (!lease) continue;
-      const post = posts.claim(id, lease);
+      const post = await posts.claim(id, lease);
       if (!post || this.stopping) {
         await leases.release(lease);
         continue;
@@ -130,9 +128,9 @@ export class Scheduler {
    * finishing publish wakes the scheduler; and never less than 100 ms, so a due post that cannot be taken
    * (another process holds it) does not spin the loop.
    */
-  private nextWait(): number {
+  private async nextWait(): Promise<number> {
     if (this.active.size >= this.concurrency) return this.intervalMs;
-    const next = this.opts.posts.nextDueAt(this.opts.scope);
+    const next = await this.opts.posts.nextDueAt(this.opts.scope);
     if (!next) return this.intervalMs;
     return Math.max(100, Math.min(this.intervalMs, Date.parse(next) - Date.now()));
   }

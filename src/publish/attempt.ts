@@ -59,10 +59,10 @@ export class Attempt {
     return this.job.signal;
   }
 
-  /** Records progress (the scheduler persists it before this returns). */
-  save(patch: PublishState): void {
+  /** Records progress (the scheduler has persisted it when this resolves). */
+  async save(patch: PublishState): Promise<void> {
     this.state = { ...this.state, ...patch };
-    this.job.saveState({ ...this.state });
+    await this.job.saveState({ ...this.state });
   }
 
   /** The platform refused the token: refresh once; a second refusal is auth_expired. */

@@ -90,7 +90,7 @@ export class PhotoSiteConnector implements Connector {
     const id = str(field(a.json, 'id'));
     const uri = str(field(a.json, 'uri'));
     if (!id || !uri) throw new PublishError('unknown', 'photo_site created the container without its id or upload address');
-    at.save({ containerId: id, uploadUri: urls.rebase(uri), uploaded: false, publishing: false, mediaId: null, mediaBefore: null });
+    await at.save({ containerId: id, uploadUri: urls.rebase(uri), uploaded: false, publishing: false, mediaId: null, mediaBefore: null });
     return id;
   }
 
@@ -116,7 +116,7 @@ export class PhotoSiteConnector implements Connector {
         if (!(e instanceof TransportError)) throw e;
       }
       if (a && a.status >= 200 && a.status < 300 && field(a.json, 'success') !== false) {
-        at.save({ uploaded: true });
+        await at.save({ uploaded: true });
         return;
       }
       if (a && a.status < 500) {
@@ -154,7 +154,7 @@ export class PhotoSiteConnector implements Connector {
         if (s.code === 'PUBLISHED') return 'published';
         if (s.code === 'ERROR') throw photoSiteContainerError(s.status);
         if (s.code === 'EXPIRED') {
-          at.save({ containerId: null, uploaded: false, publishing: false });
+          await at.save({ containerId: null, uploaded: false, publishing: false });
           throw new PublishError('unknown', 'the photo_site container expired before it was published; a new one is made on the next attempt');
         }
         return null; // IN_PROGRESS
@@ -162,8 +162,8 @@ export class PhotoSiteConnector implements Connector {
       if (recovered === 'published') return this.recoverMedia(at, get, user, caption);
       // Once per container, before its first media_publish: what the account had, so a lost answer is
       // looked for only among what came after (a retried call must not count its own post as "before").
-      if (typeof at.state.mediaBefore !== 'string') at.save({ mediaBefore: (await this.latestMedia(get, user)).map((m) => m.id).join(',') });
-      at.save({ publishing: true });
+      if (typeof at.state.mediaBefore !== 'string') await at.save({ mediaBefore: (await this.latestMedia(get, user)).map((m) => m.id).join(',') });
+      await at.save({ publishing: true });
       let a: HttpAnswer | null = null;
       try {
         a = await httpCall(graph(`${user}/media_publish`), {
@@ -181,16 +181,16 @@ export class PhotoSiteConnector implements Connector {
       if (a.status >= 200 && a.status < 300) {
         const id = str(field(a.json, 'id'));
         if (!id) throw new PublishError('unknown', 'photo_site published the post without returning its id');
-        at.save({ mediaId: id, publishing: false });
+        await at.save({ mediaId: id, publishing: false });
         return id;
       }
       const { code, subcode } = { code: num(field(field(a.json, 'error'), 'code')), subcode: num(field(field(a.json, 'error'), 'error_subcode')) };
       if (code === 9007 && subcode === 2207027 && notReady++ < 3) {
-        at.save({ publishing: false });
+        await at.save({ publishing: false });
         await sleep(at.pollIntervalMs, at.signal);
         continue; // not ready after all, whatever the status said: keep polling
       }
-      at.save({ publishing: false });
+      await at.save({ publishing: false });
       const m = photoSiteError(a);
       if (m === 'auth') {
         await at.authRefused(`HTTP ${a.status}`);
@@ -228,7 +228,7 @@ export class PhotoSiteConnector implements Connector {
       if (mine.length > 1) break;
       if (mine.length === 1) id = mine[0]!.id;
     }
-    at.save({ mediaId: id, publishing: false });
+    await at.save({ mediaId: id, publishing: false });
     return id;
   }
 }

@@ -86,7 +86,7 @@ export class ShortVideoSiteConnector implements Connector {
     const publishId = str(field(data, 'publish_id'));
     const uploadUrl = str(field(data, 'upload_url'));
     if (!publishId || !uploadUrl) throw new PublishError('unknown', 'short_video_site accepted the post without a publish_id or upload_url');
-    at.save({
+    await at.save({
       publishId, uploadUrl: urls.rebase(uploadUrl), uploaded: false, chunkSize: chunk, size, privacyLevel: privacy,
       username: str(field(info, 'creator_username')) ?? null,
     });
@@ -107,7 +107,7 @@ export class ShortVideoSiteConnector implements Connector {
       for (let failures = 0; ;) {
         if (offset >= size) {
           // Every byte arrived (the answer to the last chunk was lost): the platform has the whole file.
-          at.save({ uploaded: true });
+          await at.save({ uploaded: true });
           return;
         }
         const chunk = Number(at.state.chunkSize);
@@ -127,7 +127,7 @@ export class ShortVideoSiteConnector implements Connector {
           if (!(e instanceof TransportError)) throw e;
         }
         if (a?.status === 201) {
-          at.save({ uploaded: true });
+          await at.save({ uploaded: true });
           return;
         }
         if (a && (a.status === 206 || a.status === 416)) {
@@ -142,7 +142,7 @@ export class ShortVideoSiteConnector implements Connector {
         if (a && (a.status === 403 || a.status === 404)) {
           // The upload URL lived its hour, or the task is gone: a new init (the old task never posts, it is incomplete).
           if (reinits++ >= 1) throw new PublishError('unknown', `short_video_site refused the upload address (HTTP ${a.status}); will try again later`);
-          at.save({ publishId: null, uploadUrl: null });
+          await at.save({ publishId: null, uploadUrl: null });
           await this.init(at, urls, api);
           offset = 0;
           continue;

@@ -80,8 +80,11 @@ export interface PublishJob {
   account: PublishAccount;
   /** What an earlier attempt of this post saved; null on the first. */
   state: PublishState | null;
-  /** Persists progress (synchronously, before the call returns) so a later attempt sees it. */
-  saveState(state: PublishState): void;
+  /**
+   * Persists progress so a later attempt sees it: durable once the promise resolves (the connector waits for
+   * it before the step it protects); rejects when it could not be saved (the connector must not take the step).
+   */
+  saveState(state: PublishState): void | Promise<void>;
   /**
    * The platform rejected the access token (401 / code 190 / access_token_invalid): returns a refreshed
    * one, or throws PublishError('auth_expired') when the refresh fails (platforms.md section 5, rule 1).

@@ -86,7 +86,7 @@ export class VideoSiteConnector implements Connector {
     const location = a.headers.get('location');
     if (!location) throw new PublishError('unknown', 'video_site started an upload session without giving its address (no Location header)');
     const session = urls.rebase(location);
-    at.save({ sessionUrl: session, videoId: null });
+    await at.save({ sessionUrl: session, videoId: null });
     return session;
   }
 
@@ -172,8 +172,8 @@ export class VideoSiteConnector implements Connector {
     }
   }
 
-  private finish(at: Attempt, videoId: string): string {
-    at.save({ videoId, uploadedAt: at.now() });
+  private async finish(at: Attempt, videoId: string): Promise<string> {
+    await at.save({ videoId, uploadedAt: at.now() });
     return videoId;
   }
 }

@@ -7,13 +7,12 @@ import type http from 'node:http';
 import { ShortsError } from '../errors.js';
 import { oauthApp, oauthAppSettings } from '../publish/oauth-endpoints.js';
 import { PLATFORMS, type Platform } from '../publish/types.js';
-import { ConnectedAccounts, grantInput, isPlatform, normalizeHandle, parseAddAccountInput } from '../posts/connected-accounts.js';
+import { grantInput, type ConnectedAccounts, isPlatform, normalizeHandle, parseAddAccountInput } from '../posts/connected-accounts.js';
 import {
   callbackError, completeServeConsent, CONFIRM_TIMEOUT_MS, confirmationPage, CONSENT_TIMEOUT_MS, consentPage, OAuthFlowError, openPendingConsent,
   sealPendingConsent, serveConsentUrl, verifyConsentState,
 } from '../posts/oauth-flow.js';
 import type { AccountStore } from '../service/accounts.js';
-import type { Service } from '../service/service.js';
 import { setting } from '../settings.js';
 import type { RouteHandlers } from './router.js';
 
@@ -39,8 +38,8 @@ function redirectUri(opts: AccountsRoutesOptions): string {
 }
 
 /** The refusal when another API account holds the channel, or null (issue 23: one API account per channel). */
-function heldElsewhere(accounts: ConnectedAccounts, accountId: string, platform: Platform, platformUserId: string | null): string | null {
-  const holder = platformUserId === null ? undefined : accounts.holderOf(platform, platformUserId);
+async function heldElsewhere(accounts: ConnectedAccounts, accountId: string, platform: Platform, platformUserId: string | null): Promise<string | null> {
+  const holder = platformUserId === null ? undefined : await accounts.holderOf(platform, platformUserId);
   return holder !== undefined && holder !== accountId
     ? `this ${platform} account is already connected to another shortwright API account; nothing was saved. It can be connected here once it is removed there.`
     : null;
@@ -58,14 +57,14 @@ function notFound(id: string): ShortsError {
 type AccountsHandlers = Pick<RouteHandlers, 'listConnectedAccounts' | 'addConnectedAccount' | 'connectAccount' | 'getConnectedAccount' | 'removeConnectedAccount'>;
 
 /** The handlers of the connected-accounts routes of the table (src/api/routes.ts). */
-export function accountsRoutes(service: Service, opts: AccountsRoutesOptions = {}): AccountsHandlers {
-  const accounts = () => ConnectedAccounts.forStore(service.store);
+/** `accounts`: the engine's, looked up when a route is called. */
+export function accountsRoutes(accounts: () => ConnectedAccounts, opts: AccountsRoutesOptions = {}): AccountsHandlers {
   return {
-    listConnectedAccounts: ({ auth, query }) => ({
-      status: 200, body: { accounts: accounts().list(auth.account.id, query.platform === undefined ? undefined : platformOf(query.platform)) },
+    listConnectedAccounts: async ({ auth, query }) => ({
+      status: 200, body: { accounts: await accounts().list(auth.account.id, query.platform === undefined ? undefined : platformOf(query.platform)) },
     }),
-    addConnectedAccount: ({ auth, body }) => ({
-      status: 201, body: accounts().add(auth.account.id, parseAddAccountInput(body)),
+    addConnectedAccount: async ({ auth, body }) => ({
+      status: 201, body: await accounts().add(auth.account.id, parseAddAccountInput(body)),
     }),
     connectAccount: ({ auth, body }) => {
       const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
@@ -85,13 +84,13 @@ export function accountsRoutes(service: Service, opts: AccountsRoutesOptions = {
       }, uri, opts.env);
       return { status: 200, body: { platform, authorizationUrl, redirectUri: uri, expiresAt: new Date(expiresAt).toISOString() } };
     },
-    getConnectedAccount: ({ auth, params }) => {
-      const found = accounts().get(auth.account.id, params[0]!);
+    getConnectedAccount: async ({ auth, params }) => {
+      const found = await accounts().get(auth.account.id, params[0]!);
       if (!found) throw notFound(params[0]!);
       return { status: 200, body: found };
     },
-    removeConnectedAccount: ({ auth, params }) => {
-      const removed = accounts().remove(auth.account.id, params[0]!);
+    removeConnectedAccount: async ({ auth, params }) => {
+      const removed = await accounts().remove(auth.account.id, params[0]!);
       if (!removed) throw notFound(params[0]!);
       return { status: 200, body: { id: params[0]!, deleted: true, canceledPosts: removed.canceledPosts } };
     },
@@ -105,9 +104,8 @@ export function accountsRoutes(service: Service, opts: AccountsRoutesOptions = {
  * whoever opened a forwarded link is not that API account's holder (handleOAuthConfirm).
  */
 export async function handleOAuthCallback(
-  _req: http.IncomingMessage, res: http.ServerResponse, url: URL, service: Service, apiAccounts: AccountStore, opts: AccountsRoutesOptions = {},
+  _req: http.IncomingMessage, res: http.ServerResponse, url: URL, accounts: ConnectedAccounts, apiAccounts: AccountStore, opts: AccountsRoutesOptions = {},
 ): Promise<void> {
-  const accounts = ConnectedAccounts.forStore(service.store);
   const fail = (message: string) => consentPage(res, { ok: false, message });
   const state = url.searchParams.get('state') ?? '';
   let consent;
@@ -132,7 +130,7 @@ export async function handleOAuthCallback(
     if (e instanceof ShortsError) throw e;
     return fail(`connecting failed: ${(e as Error).message}`);
   }
-  const held = heldElsewhere(accounts, consent.accountId, consent.platform, grant.platformUserId);
+  const held = await heldElsewhere(accounts, consent.accountId, consent.platform, grant.platformUserId);
   if (held) return consentPage(res, { ok: false, message: held, status: 409 });
   const now = Date.now();
   confirmationPage(res, {
@@ -179,9 +177,8 @@ async function readForm(req: http.IncomingMessage): Promise<URLSearchParams | nu
  * POST is refused before anything is read: a page elsewhere cannot complete it.
  */
 export async function handleOAuthConfirm(
-  req: http.IncomingMessage, res: http.ServerResponse, service: Service, apiAccounts: AccountStore, opts: AccountsRoutesOptions = {},
+  req: http.IncomingMessage, res: http.ServerResponse, accounts: ConnectedAccounts, apiAccounts: AccountStore, opts: AccountsRoutesOptions = {},
 ): Promise<void> {
-  const accounts = ConnectedAccounts.forStore(service.store);
   const fail = (message: string, status = 400) => consentPage(res, { ok: false, message, status });
   if (crossSite(req, new URL(publicBase(opts)).origin)) {
     req.resume();
@@ -207,8 +204,8 @@ export async function handleOAuthConfirm(
     throw e;
   }
   if (auth.account.id !== pending.accountId) return fail(wrongKey, 403);
-  const held = heldElsewhere(accounts, pending.accountId, pending.platform, pending.grant.platformUserId);
+  const held = await heldElsewhere(accounts, pending.accountId, pending.platform, pending.grant.platformUserId);
   if (held) return fail(held, 409);
-  accounts.add(pending.accountId, grantInput(pending.platform, pending.grant));
+  await accounts.add(pending.accountId, grantInput(pending.platform, pending.grant));
   consentPage(res, { ok: true, platform: pending.platform, handle: pending.grant.handle });
 }

@@ -13,7 +13,6 @@ import { createMcpServer } from '../mcp/server.js';
 import type { McpBackend } from '../mcp/tools.js';
 import { exportLocal } from '../service/export-service.js';
 import type { PostsService } from '../posts/posts-service.js';
-import { ConnectedAccounts } from '../posts/connected-accounts.js';
 
 /** As the API's JSON bodies. */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -54,7 +53,7 @@ export function serviceBackend(service: Service, posts: PostsService, auth: Auth
       return service.posts(account, q);
     }),
     // As GET /accounts, POST /posts and DELETE /posts/:id.
-    connectedAccounts: limited('standard', async (platform) => ConnectedAccounts.forStore(service.store).list(account.id, platform)),
+    connectedAccounts: limited('standard', async (platform) => posts.accounts.list(account.id, platform)),
     schedulePost: limited('standard', async (body) => {
       subscribed();
       return posts.schedule(account, body);

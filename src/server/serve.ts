@@ -66,16 +66,16 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
 
   // Posts (issue 16): scheduling, the automation rules that post clips as requests complete.
   const { scheduler } = engine.publishing({ scope: { kind: 'api' } });
-  const onCompleted = (r: RequestRecord) => {
+  const onCompleted = async (r: RequestRecord) => {
     try {
-      if (automation.onRequestCompleted(r.id).length > 0) scheduler.wake();
+      if ((await automation.onRequestCompleted(r.id)).length > 0) scheduler.wake();
     } catch (e) {
       opts.log(`automation for ${r.id}: ${e instanceof Error ? e.message : String(e)}`);
     }
   };
 
   const notify = async (r: RequestRecord) => {
-    if (r.status === 'completed') onCompleted(r);
+    if (r.status === 'completed') await onCompleted(r);
     const url = r.options.webhookUrl;
     const account = await accounts.getAccount(r.accountId);
     if (!url || !account) return;

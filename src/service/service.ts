@@ -20,6 +20,7 @@ import type {
 import type { RequestStore } from '../ports/request-store.js';
 import type { JobQueue } from '../ports/job-queue.js';
 import { REQUEST_QUEUE, requestJob, rerenderJob } from '../engine/jobs.js';
+import type { PostStore } from '../ports/post-store.js';
 import { TERMINAL, type RequestRecord, type ShortRecord } from '../ports/request-store.js';
 import { STEP_MESSAGES } from '../engine/orchestrator.js';
 import type { MediaRunner } from '../ports/media-runner.js';
@@ -70,6 +71,8 @@ export interface ServiceOptions {
   assetsBaseUrl?: () => string;
   /** The Whisper models requests will be transcribed with; default SHORTS_WHISPER_MODEL and SHORTS_WHISPER_MULTILINGUAL_MODEL. */
   whisperModels?: ModelSpecs;
+  /** The posts (issue 16) a clip's `posts` and GET /posts read; a service built without it (tools, tests of other parts) has none. */
+  posts?: Pick<PostStore, 'listPosts' | 'postsForShort'>;
 }
 
 export interface CreditLedger {
@@ -310,7 +313,7 @@ export class Service {
   }
 
   private async shortObject(s: ShortRecord): Promise<ShortObject> {
-    const o = shortObject(s, s.error ? '' : this.opts.mediaUrl?.(s) ?? (s.fileKey ? this.blobs.url(s.fileKey) : ''), await this.store.postsForShort(s.id));
+    const o = shortObject(s, s.error ? '' : this.opts.mediaUrl?.(s) ?? (s.fileKey ? this.blobs.url(s.fileKey) : ''), await this.opts.posts?.postsForShort(s.id) ?? []);
     // Linked only when a cover was made (the store says so: no look at the blobs on a read).
     if (!s.error && s.fileKey && s.coverKey) o.thumbnail_url = this.opts.thumbnailUrl?.(s) ?? this.blobs.url(s.coverKey);
     return o;
@@ -360,7 +363,7 @@ export class Service {
 
   async posts(account: Account, raw: Record<string, string | undefined>): Promise<{ posts: PostObject[]; pagination: Pagination }> {
     const q = parsePostsQuery(raw);
-    const { items, total } = await this.store.listPosts(account.id, q);
+    const { items, total } = await this.opts.posts?.listPosts(account.id, q) ?? { items: [], total: 0 };
     return { posts: items, pagination: { page: q.page, limit: q.limit, totalPages: Math.ceil(total / q.limit), totalCount: total } };
   }
 }

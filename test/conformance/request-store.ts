@@ -108,6 +108,8 @@ export function requestStoreConformance(name: string, factory: RequestStoreFacto
       expect((await port.listShorts(id)).map((s) => s.id)).toEqual([`${id}-5`]);
       expect(await port.getShort(id, `${id}-5`)).toMatchObject({ title: 't5', fileKey: 'clips/5.mp4', recompiling: false });
       expect(await port.getShort(id, `${id}-0`)).toBeUndefined();
+      expect(await port.findShort(`${id}-5`)).toMatchObject({ requestId: id, title: 't5' });
+      expect(await port.findShort(`${id}-0`)).toBeUndefined();
     });
 
     it('refuses the fenced writes of a stale lease, changing nothing', async () => {

@@ -7,9 +7,6 @@ import path from 'node:path';
 import { MIGRATIONS, MIGRATION_STEPS } from './migrations.js';
 import type { Lease } from '../../ports/leases.js';
 import { fenced, NOW_MS } from './lease-store.js';
-import { postOfRow } from './post-store.js';
-import type { PostsQuery } from '../../domain/posts-query.js';
-import type { PostObject } from '../../api/types.js';
 import type { HeatmapPoint } from '../../domain/source.js';
 import type { ResolvedLayout } from '../../domain/layout.js';
 import type { TimeAdjustment } from '../../domain/time.js';
@@ -19,13 +16,13 @@ import type { ListQuery, NewRequest, RequestRecord, RequestStore, RerenderResult
 /** How long a statement waits for another process's write lock before SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 15_000;
 
-interface RequestRow {
+export interface RequestRow {
   id: string; account_id: string; origin: 'api' | 'local'; user_email: string; is_demo: number; status: RequestStatus;
   step: Step; progress: number; options: string; url: string; title: string; start: number; end: number;
   time_adjustment: string | null; heatmap: string; sentences: string; failure_reason: string | null;
   warnings: string; detected_language: string | null; created_at: string; updated_at: string; started_at: string | null; finished_at: string | null;
 }
-interface ShortRow {
+export interface ShortRow {
   id: string; request_id: string; rank: number; title: string; sentence_indexes: string; reason: string; description: string;
   viral_score: number; start_ts: number; end_ts: number; duration: number; width: number; height: number;
   recompiling: number; error: number; error_message: string | null; file_key: string | null; cover_key: string | null; layout: ResolvedLayout | null;
@@ -34,7 +31,8 @@ interface ShortRow {
 
 const now = () => new Date().toISOString();
 
-function toRequest(r: RequestRow): RequestRecord {
+/** Also read by the automation adapter, which applies rules to a request inside its own transaction. */
+export function requestOfRow(r: RequestRow): RequestRecord {
   return {
     id: r.id, accountId: r.account_id, origin: r.origin, userEmail: r.user_email, isDemo: r.is_demo === 1,
     status: r.status, step: r.step, progress: r.progress, options: JSON.parse(r.options) as CreateRequest,
@@ -47,7 +45,7 @@ function toRequest(r: RequestRow): RequestRecord {
   };
 }
 
-function toShort(r: ShortRow): ShortRecord {
+export function shortOfRow(r: ShortRow): ShortRecord {
   return {
     id: r.id, requestId: r.request_id, rank: r.rank, title: r.title,
     sentenceIndexes: JSON.parse(r.sentence_indexes) as number[], reason: r.reason, description: r.description,
@@ -117,26 +115,11 @@ export class SqliteRequestStore implements RequestStore {
 
   private requestRow(id: string): RequestRecord | undefined {
     const row = this.db.prepare('SELECT * FROM requests WHERE id = ?').get(id) as RequestRow | undefined;
-    return row ? toRequest(row) : undefined;
+    return row ? requestOfRow(row) : undefined;
   }
 
   async getRequest(id: string): Promise<RequestRecord | undefined> {
     return this.requestRow(id);
-  }
-
-  // Synchronous reads for the posts code that still works inside SQLite transactions on this connection
-  // (src/posts: automation, posting, publishing); it goes behind its own port next (issue 22 point 2).
-  syncRequest(id: string): RequestRecord | undefined {
-    return this.requestRow(id);
-  }
-
-  syncShorts(requestId: string): ShortRecord[] {
-    return (this.db.prepare('SELECT * FROM shorts WHERE request_id = ? ORDER BY rank').all(requestId) as ShortRow[]).map(toShort);
-  }
-
-  syncShort(requestId: string, shortId: string): ShortRecord | undefined {
-    const row = this.db.prepare('SELECT * FROM shorts WHERE id = ? AND request_id = ?').get(shortId, requestId) as ShortRow | undefined;
-    return row && toShort(row);
   }
 
   /** Just the status (cheap: the local client polls it every half second for a foreground job). */
@@ -155,7 +138,7 @@ export class SqliteRequestStore implements RequestStore {
     const order = q.sortOrder === 'asc' ? 'ASC' : 'DESC';
     const rows = this.db.prepare(`SELECT * FROM requests WHERE ${clause} ORDER BY ${column} ${order}, rowid ${order} LIMIT @limit OFFSET @offset`)
       .all({ ...params, limit: q.limit, offset: (q.page - 1) * q.limit }) as RequestRow[];
-    return { items: rows.map(toRequest), total };
+    return { items: rows.map(requestOfRow), total };
   }
 
   /**
@@ -215,11 +198,17 @@ export class SqliteRequestStore implements RequestStore {
   }
 
   async listShorts(requestId: string): Promise<ShortRecord[]> {
-    return this.syncShorts(requestId);
+    return (this.db.prepare('SELECT * FROM shorts WHERE request_id = ? ORDER BY rank').all(requestId) as ShortRow[]).map(shortOfRow);
   }
 
   async getShort(requestId: string, shortId: string): Promise<ShortRecord | undefined> {
-    return this.syncShort(requestId, shortId);
+    const row = this.db.prepare('SELECT * FROM shorts WHERE id = ? AND request_id = ?').get(shortId, requestId) as ShortRow | undefined;
+    return row && shortOfRow(row);
+  }
+
+  async findShort(shortId: string): Promise<ShortRecord | undefined> {
+    const row = this.db.prepare('SELECT * FROM shorts WHERE id = ?').get(shortId) as ShortRow | undefined;
+    return row && shortOfRow(row);
   }
 
   /**
@@ -277,7 +266,7 @@ export class SqliteRequestStore implements RequestStore {
     const rows = this.db.prepare(`SELECT s.*, r.origin AS origin, EXISTS (SELECT 1 FROM leases l WHERE l.kind = 'rerender' AND l.id = s.id
         AND l.expires_at > ${NOW_MS}) AS leased FROM shorts s JOIN requests r ON r.id = s.request_id
       WHERE s.recompiling = 1 ORDER BY r.updated_at, s.rank`).all() as (ShortRow & { origin: 'api' | 'local'; leased: number })[];
-    return rows.map((row) => ({ ...toShort(row), origin: row.origin, leased: row.leased === 1 }));
+    return rows.map((row) => ({ ...shortOfRow(row), origin: row.origin, leased: row.leased === 1 }));
   }
 
   /**
@@ -292,30 +281,6 @@ export class SqliteRequestStore implements RequestStore {
     return r.changes === 1;
   }
 
-  /** Posts of an account (spec 4.6), newest first by the chosen timestamp. */
-  async listPosts(accountId: string, q: PostsQuery): Promise<{ items: PostObject[]; total: number }> {
-    const column = q.date === 'published' ? 'published_at' : 'scheduled_at';
-    const where = ['account_id = @accountId'];
-    if (q.status) where.push('status = @status');
-    if (q.platform) where.push('platform = @platform');
-    if (q.source) where.push('source = @source');
-    if (q.requestId) where.push('request_id = @requestId');
-    if (q.shortId) where.push('short_id = @shortId');
-    if (q.since) where.push(`${column} >= @since`);
-    if (q.until) where.push(`${column} <= @until`);
-    const clause = where.join(' AND ');
-    const params = { accountId, status: q.status, platform: q.platform, source: q.source, requestId: q.requestId, shortId: q.shortId, since: q.since, until: q.until };
-    const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM posts WHERE ${clause}`).get(params) as { n: number }).n;
-    const rows = this.db.prepare(`SELECT * FROM posts WHERE ${clause} ORDER BY ${column} DESC, id DESC LIMIT @limit OFFSET @offset`)
-      .all({ ...params, limit: q.limit, offset: (q.page - 1) * q.limit }) as unknown[];
-    return { items: rows.map(postOfRow), total };
-  }
-
-  /** Posts made from one clip (for the `posts` array of a Short object). */
-  async postsForShort(shortId: string): Promise<PostObject[]> {
-    return (this.db.prepare('SELECT * FROM posts WHERE short_id = ? ORDER BY scheduled_at DESC, id DESC').all(shortId) as unknown[]).map(postOfRow);
-  }
-
   /**
    * A worker starts (or resumes) a live request under its lease: processing, one more start counted. Undefined
    * when it is not live any more; LeaseLost when the lease was lost.
@@ -323,7 +288,7 @@ export class SqliteRequestStore implements RequestStore {
   async startRun(id: string, lease: Lease): Promise<RequestRecord | undefined> {
     const row = fenced(this.db, lease, () => this.db.prepare(`UPDATE requests SET status = 'processing', attempts = attempts + 1, updated_at = @now
       WHERE id = @id AND status IN ('queued', 'processing') RETURNING *`).get({ id, now: now() }) as RequestRow | undefined);
-    return row && toRequest(row);
+    return row && requestOfRow(row);
   }
 
   /** Requests of an origin left `processing` with no live lease: their runner was killed or stopped (orphan scans). */
@@ -342,15 +307,6 @@ export class SqliteRequestStore implements RequestStore {
 
   /** Requests that were live when the process stopped (restart recovery). */
   async listLive(): Promise<RequestRecord[]> {
-    return (this.db.prepare(`SELECT * FROM requests WHERE status IN ('queued', 'processing') ORDER BY created_at, rowid`).all() as RequestRow[]).map(toRequest);
+    return (this.db.prepare(`SELECT * FROM requests WHERE status IN ('queued', 'processing') ORDER BY created_at, rowid`).all() as RequestRow[]).map(requestOfRow);
   }
-}
-
-/**
- * The connection under a SQLite request store, for the code that still speaks SQL itself (the posts and
- * connected accounts, until they have a port of their own: issue 22 point 2). Throws for any other adapter.
- */
-export function sqliteDatabaseOf(store: RequestStore): Database.Database {
-  if (!(store instanceof SqliteRequestStore)) throw new TypeError('posts and connected accounts need the SQLite request store');
-  return store.db;
 }

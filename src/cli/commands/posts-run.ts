@@ -3,7 +3,7 @@
 // running like serve's scheduler until Ctrl-C, which hands unfinished uploads back for the next run.
 // Loaded on use: the connectors are needed by no other command.
 import type { LocalClient } from '../../client/local-client.js';
-import { postObject } from '../../adapters/sqlite/post-store.js';
+import { postObject } from '../../ports/post-store.js';
 import { EXIT } from '../cli-error.js';
 import { note, printJson, printTable } from '../output.js';
 
@@ -21,19 +21,20 @@ export async function runLocalPosts(client: LocalClient, flags: { watch?: boolea
     });
     return EXIT.ok;
   }
-  const made = automation!.sweep('local');
+  const made = await automation!.sweep('local');
   if (made.length) note(`automation: ${made.length} post(s) scheduled`);
   const ids = await scheduler.runDue();
-  const worked = ids.map((id) => postObject(posts.get(id)!));
+  const records = await Promise.all(ids.map(async (id) => (await posts.get(id))!));
+  const worked = records.map(postObject);
   if (flags.json) printJson({ posts: worked });
   else if (worked.length === 0) note('no posts are due');
-  else printTable(['id', 'platform', 'account', 'status', 'url / error / next attempt'], worked.map((p) => {
-    const record = posts.get(p.id)!;
+  else printTable(['id', 'platform', 'account', 'status', 'url / error / next attempt'], worked.map((p, i) => {
+    const record = records[i]!;
     const detail = p.status === 'published' ? p.url ?? '(no public URL)' : p.status === 'failed' ? `${p.errorCode}: ${p.error}`
       : record.nextAttemptAt ? `retry at ${record.nextAttemptAt}` : '';
     return [p.id, p.platform, p.account.handle, p.status, detail];
   }));
-  const next = posts.nextDueAt({ kind: 'local' });
+  const next = await posts.nextDueAt({ kind: 'local' });
   if (!flags.json && next) note(`next post due at ${next}: run \`shorts posts run\` again then, or keep \`shorts posts run --watch\` running`);
   return worked.some((p) => p.status === 'failed') ? EXIT.failure : EXIT.ok;
 }
