@@ -7,9 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
-import { ConnectedAccounts, type ConnectedAccount } from '../src/posts/connected-accounts.js';
-import { Automation, slotTimes, zonedTime } from '../src/posts/automation.js';
-import { PostsService } from '../src/posts/posts-service.js';
+import type { ConnectedAccount } from '../src/posts/connected-accounts.js';
+import { slotTimes, zonedTime } from '../src/posts/automation.js';
+import { postsStack } from './helpers/posts-stack.js';
 import type { AutomationRule, PostObject, RequestDetail } from '../src/api/types.js';
 import { startFakePlatform, type FakeShortVideoSite } from './helpers/fake-platforms/index.js';
 import { addAccount, completedRequest, startPostsServe, type PostsServe } from './helpers/posts-fixture.js';
@@ -126,10 +126,8 @@ describe('slot assignment', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'automation-slots-'));
     const store = new SqliteRequestStore(path.join(dir, 'shorts.db'));
     try {
-      const accounts = ConnectedAccounts.forStore(store);
-      const account = accounts.add('local', { platform: 'video_site', handle: 'chan', accessToken: 'at-1', refreshToken: 'rt-1', expiresInSec: 3600 });
-      const posts = new PostsService(store, { accounts });
-      const automation = new Automation(store, posts);
+      const { accounts, posts, automation } = postsStack(store);
+      const account = await accounts.add('local', { platform: 'video_site', handle: 'chan', accessToken: 'at-1', refreshToken: 'rt-1', expiresInSec: 3600 });
       const req = await store.insertRequest({ id: '0123456789abcdef01234567', accountId: 'local', origin: 'local', userEmail: 'me@localhost', options: {} as never, url: '/x.mp4', start: 0, end: 60 });
       const clip = (n: number, score: number) => ({
         id: `00000000-0000-4000-8000-00000000000${n}`, requestId: req.id, rank: n, title: `Clip ${n}`, sentenceIndexes: [0], reason: 'r', description: 'd',
@@ -137,14 +135,14 @@ describe('slot assignment', () => {
       });
       await store.replaceShorts(req.id, [clip(1, 55), clip(2, 91), clip(3, 72), clip(4, 20)]);
       const local = { id: 'local', email: 'me@localhost' };
-      automation.add('local', account.id, { minViralScore: 50, slots: ['18:00', '09:00'], timezone: TZ });
+      await automation.add('local', account.id, { minViralScore: 50, slots: ['18:00', '09:00'], timezone: TZ });
       // 2027-03-13 15:00 in New York (EST); clocks go forward on the 14th.
       const now = Date.parse('2027-03-13T20:00:00Z');
-      const held = posts.schedule(local, { shortId: clip(1, 0).id, platform: 'video_site', scheduledAt: '2027-03-13T23:00:00Z' }); // the 13th, 18:00 EST
-      const dropped = posts.schedule(local, { shortId: clip(1, 0).id, platform: 'video_site', scheduledAt: '2027-03-14T13:00:00Z' }); // the 14th, 09:00 EDT
-      posts.cancel(local, dropped.id);
+      const held = await posts.schedule(local, { shortId: clip(1, 0).id, platform: 'video_site', scheduledAt: '2027-03-13T23:00:00Z' }); // the 13th, 18:00 EST
+      const dropped = await posts.schedule(local, { shortId: clip(1, 0).id, platform: 'video_site', scheduledAt: '2027-03-14T13:00:00Z' }); // the 14th, 09:00 EDT
+      await posts.cancel(local, dropped.id);
       expect(await store.finish(req.id, 'completed')).toBe(true);
-      const made = automation.onRequestCompleted(req.id, now);
+      const made = await automation.onRequestCompleted(req.id, now);
       // Clips 2, 3, 1 (91, 72, 55; clip 4 scores under 50) at the 14th 09:00 EDT (its canceled post frees it), 18:00 EDT, the 15th 09:00 EDT.
       expect(made.map((p) => [p.shortId, p.scheduledAt, p.source])).toEqual([
         [clip(2, 0).id, '2027-03-14T13:00:00.000Z', 'automation'],
@@ -155,8 +153,8 @@ describe('slot assignment', () => {
       // A slot a DST change skips is the first valid time after it: 02:30 on the 14th is 03:30 EDT.
       expect(new Date(zonedTime(2027, 3, 14, 2, 30, TZ)).toISOString()).toBe('2027-03-14T07:30:00.000Z');
       // Applied again (the start-up sweep): nothing new.
-      expect(automation.onRequestCompleted(req.id, now)).toEqual([]);
-      expect(automation.sweep('local', now)).toEqual([]);
+      expect(await automation.onRequestCompleted(req.id, now)).toEqual([]);
+      expect(await automation.sweep('local', now)).toEqual([]);
     } finally {
       store.close();
     }

@@ -9,6 +9,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
 import { ConnectedAccounts } from '../src/posts/connected-accounts.js';
+import { SqliteConnectedAccountsStore } from '../src/adapters/sqlite/connected-accounts-store.js';
+import { SqlitePostStore } from '../src/adapters/sqlite/post-store.js';
 import { checkSecretKeySetting, loadSecretKey, SECRET_KEY_FILE } from '../src/posts/secret-key.js';
 import { PublishError } from '../src/publish/types.js';
 import { exchangeCode, OAuthError } from '../src/publish/oauth-endpoints.js';
@@ -40,7 +42,7 @@ afterAll(async () => {
 function open(extra: Record<string, string> = {}, dir = tmp('store')) {
   const store = new SqliteRequestStore(path.join(dir, 'shorts.db'));
   const env = { ...fakeEnv, ...extra };
-  return { dir, store, env, accounts: new ConnectedAccounts(store.db, { dataDir: dir, env, refreshGraceMs: 200 }) };
+  return { dir, store, env, accounts: new ConnectedAccounts(new SqliteConnectedAccountsStore(store.db), { dataDir: dir, env, refreshGraceMs: 200 }) };
 }
 
 /** A post row as the scheduler keeps it (P3's post store writes the same columns). */
@@ -52,7 +54,7 @@ function insertPost(store: SqliteRequestStore, id: string, connectedAccountId: s
 }
 
 async function postsOf(store: SqliteRequestStore) {
-  return Object.fromEntries((await new Service(store).posts(LOCAL, {})).posts.map((p) => [p.id, p]));
+  return Object.fromEntries((await new Service(store, { posts: new SqlitePostStore(store.db) }).posts(LOCAL, {})).posts.map((p) => [p.id, p]));
 }
 
 describe('the secret key', () => {
@@ -88,9 +90,9 @@ describe('tokens at rest', () => {
   it('are never in the database files; the account lists without them; another key cannot open them', async () => {
     const { dir, store, accounts } = open();
     const t = video.issueTokens();
-    const added = accounts.add('local', { platform: 'video_site', handle: '@fakechannel', accessToken: t.accessToken, refreshToken: t.refreshToken, expiresInSec: 3600 });
+    const added = await accounts.add('local', { platform: 'video_site', handle: '@fakechannel', accessToken: t.accessToken, refreshToken: t.refreshToken, expiresInSec: 3600 });
     expect(added).toMatchObject({ platform: 'video_site', handle: 'fakechannel', status: 'active' });
-    expect(JSON.stringify(accounts.list('local'))).not.toContain(t.accessToken);
+    expect(JSON.stringify(await accounts.list('local'))).not.toContain(t.accessToken);
     expect(await accounts.freshAccessToken(added.id)).toBe(t.accessToken);
     store.db.pragma('wal_checkpoint(TRUNCATE)');
     const bytes = readdirSync(dir).filter((f) => f.startsWith('shorts.db')).map((f) => readFileSync(path.join(dir, f)).toString('latin1')).join('');
@@ -98,14 +100,14 @@ describe('tokens at rest', () => {
     expect(bytes).not.toContain(t.accessToken);
     expect(bytes).not.toContain(t.refreshToken!);
     // The same store read with another key: the token does not open, and that is retryable (fix the key), not an expiry.
-    const other = new ConnectedAccounts(store.db, { dataDir: dir, env: { ...fakeEnv, SHORTS_SECRET_KEY: 'ab'.repeat(32) } });
+    const other = new ConnectedAccounts(new SqliteConnectedAccountsStore(store.db), { dataDir: dir, env: { ...fakeEnv, SHORTS_SECRET_KEY: 'ab'.repeat(32) } });
     const e = await other.freshAccessToken(added.id).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(PublishError);
     expect(e).toMatchObject({ errorCode: 'unknown', retryable: true, message: expect.stringMatching(/SHORTS_SECRET_KEY/) });
-    expect(accounts.get('local', added.id)!.status).toBe('active');
+    expect((await accounts.get('local', added.id))!.status).toBe('active');
     // Another API account does not see it.
-    expect(accounts.get('acct_other', added.id)).toBeUndefined();
-    expect(accounts.list('acct_other')).toEqual([]);
+    expect(await accounts.get('acct_other', added.id)).toBeUndefined();
+    expect(await accounts.list('acct_other')).toEqual([]);
     store.close();
   });
 });
@@ -114,22 +116,22 @@ describe('refresh', () => {
   it('happens when less than five minutes are left, once, and the refreshed token is the one the platform accepts', async () => {
     const { store, accounts } = open();
     const soon = video.issueTokens({ ttlSec: 120 });
-    const a = accounts.add('local', { platform: 'video_site', handle: 'soon', accessToken: soon.accessToken, refreshToken: soon.refreshToken, expiresInSec: 120 });
+    const a = await accounts.add('local', { platform: 'video_site', handle: 'soon', accessToken: soon.accessToken, refreshToken: soon.refreshToken, expiresInSec: 120 });
     const later = video.issueTokens();
-    const b = accounts.add('local', { platform: 'video_site', handle: 'later', accessToken: later.accessToken, refreshToken: later.refreshToken, expiresInSec: 3600 });
+    const b = await accounts.add('local', { platform: 'video_site', handle: 'later', accessToken: later.accessToken, refreshToken: later.refreshToken, expiresInSec: 3600 });
     const before = video.count('token');
     const [t1, t2] = await Promise.all([accounts.freshAccessToken(a.id), accounts.freshAccessToken(a.id)]);
     expect(video.count('token') - before).toBe(1); // two callers, one refresh
     expect(t1).toBe(t2);
     expect(t1).not.toBe(soon.accessToken);
     expect(video.tokens.get(t1)!.expiresAt).toBeGreaterThan(Date.now() + 3000_000);
-    expect(Date.parse(accounts.get('local', a.id)!.expiresAt!)).toBeGreaterThan(Date.now() + 3000_000);
+    expect(Date.parse((await accounts.get('local', a.id))!.expiresAt!)).toBeGreaterThan(Date.now() + 3000_000);
     expect(await accounts.freshAccessToken(a.id)).toBe(t1);
     expect(await accounts.freshAccessToken(b.id)).toBe(later.accessToken);
     expect(video.count('token') - before).toBe(1);
     // The scheduler's tick refreshes what is about to end and leaves the rest.
     const soon2 = video.issueTokens({ ttlSec: 60 });
-    const c = accounts.add('local', { platform: 'video_site', handle: 'soon2', accessToken: soon2.accessToken, refreshToken: soon2.refreshToken, expiresInSec: 60 });
+    const c = await accounts.add('local', { platform: 'video_site', handle: 'soon2', accessToken: soon2.accessToken, refreshToken: soon2.refreshToken, expiresInSec: 60 });
     expect(await accounts.refreshExpiring()).toEqual({ refreshed: 1, expired: 0, failed: 0 });
     expect(await accounts.freshAccessToken(c.id)).not.toBe(soon2.accessToken);
     store.close();
@@ -138,7 +140,7 @@ describe('refresh', () => {
   it('keeps short_video_site\'s rotated refresh token, even when two processes refresh at once', async () => {
     const { dir, store, env, accounts } = open();
     const t = tiktok.issueTokens({ ttlSec: 60 });
-    const a = accounts.add('local', { platform: 'short_video_site', handle: 'fake.shorts', accessToken: t.accessToken, refreshToken: t.refreshToken, expiresInSec: 60 });
+    const a = await accounts.add('local', { platform: 'short_video_site', handle: 'fake.shorts', accessToken: t.accessToken, refreshToken: t.refreshToken, expiresInSec: 60 });
     const first = await accounts.freshAccessToken(a.id);
     expect(first).not.toBe(t.accessToken);
     // The old refresh token is dead at the platform now: a second refresh only works with the rotated one we saved.
@@ -146,20 +148,20 @@ describe('refresh', () => {
     expect(second).not.toBe(first);
     // Two processes on one store (two instances): one spends the refresh token, the other's refresh is
     // refused with invalid_grant, and it must take the winner's token instead of expiring the account.
-    const otherProcess = new ConnectedAccounts(store.db, { dataDir: dir, env });
+    const otherProcess = new ConnectedAccounts(new SqliteConnectedAccountsStore(store.db), { dataDir: dir, env });
     const [x, y] = await Promise.all([accounts.freshAccessToken(a.id, { force: true }), otherProcess.freshAccessToken(a.id, { force: true })]);
     expect(x).toBe(y);
     expect(tiktok.tokens.get(x)!.revoked).toBe(false);
-    expect(accounts.get('local', a.id)!.status).toBe('active');
+    expect((await accounts.get('local', a.id))!.status).toBe('active');
     store.close();
   });
 
   it('refused by the platform: the account is expired and its scheduled and processing posts fail with auth_expired, not retryable', async () => {
     const { store, accounts } = open();
     const t = video.issueTokens({ ttlSec: 60 });
-    const a = accounts.add('local', { platform: 'video_site', handle: 'revoked', accessToken: t.accessToken, refreshToken: t.refreshToken, expiresInSec: 60 });
+    const a = await accounts.add('local', { platform: 'video_site', handle: 'revoked', accessToken: t.accessToken, refreshToken: t.refreshToken, expiresInSec: 60 });
     const other = video.issueTokens();
-    const b = accounts.add('local', { platform: 'video_site', handle: 'fine', accessToken: other.accessToken, refreshToken: other.refreshToken, expiresInSec: 3600 });
+    const b = await accounts.add('local', { platform: 'video_site', handle: 'fine', accessToken: other.accessToken, refreshToken: other.refreshToken, expiresInSec: 3600 });
     insertPost(store, 'p-scheduled', a.id, 'scheduled');
     insertPost(store, 'p-processing', a.id, 'processing');
     insertPost(store, 'p-published', a.id, 'published');
@@ -168,7 +170,7 @@ describe('refresh', () => {
     const e = await accounts.freshAccessToken(a.id).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(PublishError);
     expect(e).toMatchObject({ errorCode: 'auth_expired', retryable: false, message: expect.stringMatching(/invalid_grant.*connect it again/s) });
-    expect(accounts.get('local', a.id)!.status).toBe('expired');
+    expect((await accounts.get('local', a.id))!.status).toBe('expired');
     const posts = await postsOf(store);
     for (const id of ['p-scheduled', 'p-processing']) {
       expect(posts[id]).toMatchObject({ status: 'failed', errorCode: 'auth_expired', retryable: false, error: expect.stringMatching(/@revoked/) });
@@ -180,7 +182,7 @@ describe('refresh', () => {
     await expect(accounts.publishAccount(a.id)).rejects.toMatchObject({ errorCode: 'auth_expired' });
     expect(video.count('token')).toBe(calls);
     const fresh = video.issueTokens();
-    expect(accounts.add('local', { platform: 'video_site', handle: 'revoked', accessToken: fresh.accessToken, refreshToken: fresh.refreshToken, expiresInSec: 3600 }))
+    expect(await accounts.add('local', { platform: 'video_site', handle: 'revoked', accessToken: fresh.accessToken, refreshToken: fresh.refreshToken, expiresInSec: 3600 }))
       .toMatchObject({ id: a.id, status: 'active' });
     expect(await accounts.publishAccount(a.id)).toEqual({ handle: 'revoked', platformUserId: null, accessToken: fresh.accessToken });
     store.close();
@@ -189,16 +191,16 @@ describe('refresh', () => {
   it('that cannot reach the platform leaves the account active: the current token while it lasts, then a retryable failure', async () => {
     const { dir: dataDir, store, env, accounts } = open();
     const t = video.issueTokens({ ttlSec: 120 });
-    const a = accounts.add('local', { platform: 'video_site', handle: 'flaky', accessToken: t.accessToken, refreshToken: t.refreshToken, expiresInSec: 120 });
+    const a = await accounts.add('local', { platform: 'video_site', handle: 'flaky', accessToken: t.accessToken, refreshToken: t.refreshToken, expiresInSec: 120 });
     insertPost(store, 'p-flaky', a.id, 'scheduled');
     video.fail('token', { status: 503, body: { error: 'backend_error' } }, { times: 3 });
     expect(await accounts.freshAccessToken(a.id)).toBe(t.accessToken); // 2 minutes left: still usable
     const dead = video.issueTokens({ ttlSec: 1 });
-    const b = accounts.add('local', { platform: 'video_site', handle: 'flaky2', accessToken: dead.accessToken, refreshToken: dead.refreshToken, expiresInSec: 1 });
+    const b = await accounts.add('local', { platform: 'video_site', handle: 'flaky2', accessToken: dead.accessToken, refreshToken: dead.refreshToken, expiresInSec: 1 });
     // Ten seconds later (a clock option rather than a wait): the token has run out.
-    const later = new ConnectedAccounts(store.db, { dataDir, env, now: () => Date.now() + 10_000 });
+    const later = new ConnectedAccounts(new SqliteConnectedAccountsStore(store.db), { dataDir, env, now: () => Date.now() + 10_000 });
     await expect(later.freshAccessToken(b.id)).rejects.toMatchObject({ errorCode: 'unknown', retryable: true });
-    expect(accounts.list('local').map((x) => x.status)).toEqual(['active', 'active']);
+    expect((await accounts.list('local')).map((x) => x.status)).toEqual(['active', 'active']);
     expect((await postsOf(store))['p-flaky']!.status).toBe('scheduled');
     // The scheduler's tick does not ask a failing token endpoint again at every tick.
     const calls = video.count('token');
@@ -208,16 +210,16 @@ describe('refresh', () => {
     expect(video.count('token')).toBe(calls + 1);
     // Without a refresh token, an access token that ran out is the end of the grant.
     const norefresh = video.issueTokens({ ttlSec: 1, refresh: false });
-    const c = accounts.add('local', { platform: 'video_site', handle: 'bare', accessToken: norefresh.accessToken, expiresInSec: 1 });
+    const c = await accounts.add('local', { platform: 'video_site', handle: 'bare', accessToken: norefresh.accessToken, expiresInSec: 1 });
     await expect(later.freshAccessToken(c.id)).rejects.toMatchObject({ errorCode: 'auth_expired' });
-    expect(accounts.get('local', c.id)!.status).toBe('expired');
+    expect((await accounts.get('local', c.id))!.status).toBe('expired');
     store.close();
   });
 
   it('renews photo_site\'s long-lived token by exchanging itself (it has no refresh token)', async () => {
     const { store, accounts } = open();
     const t = photo.issueTokens({ ttlSec: 200, refresh: false });
-    const a = accounts.add('local', { platform: 'photo_site', handle: 'fake.reels', accessToken: t.accessToken, expiresInSec: 200 });
+    const a = await accounts.add('local', { platform: 'photo_site', handle: 'fake.reels', accessToken: t.accessToken, expiresInSec: 200 });
     const renewed = await accounts.freshAccessToken(a.id);
     expect(renewed).not.toBe(t.accessToken);
     expect(photo.tokens.get(renewed)!.expiresAt).toBeGreaterThan(Date.now() + 3000_000);
@@ -294,7 +296,7 @@ describe('shorts accounts, locally', () => {
     // Saved in the data dir's store, its tokens under the key generated beside it.
     expect(statSync(path.join(env.SHORTS_DATA_DIR!, SECRET_KEY_FILE)).mode & 0o777).toBe(0o600);
     const saved = open({ SHORTS_SECRET_KEY: '' }, env.SHORTS_DATA_DIR!);
-    expect(saved.accounts.list('local').map((a) => a.id)).toEqual([account.id]);
+    expect((await saved.accounts.list('local')).map((a) => a.id)).toEqual([account.id]);
     expect(video.tokens.get(await saved.accounts.freshAccessToken(account.id))!.revoked).toBe(false);
     saved.store.close();
   });
@@ -371,7 +373,7 @@ describe('shorts accounts, locally', () => {
     expect(rm.code, rm.stderr).toBe(0);
     expect(rm.stdout).toContain(`account ${account.id} removed`);
     const after = open({ SHORTS_SECRET_KEY: '' }, env.SHORTS_DATA_DIR!);
-    expect(after.accounts.list('local').map((a) => a.id)).toEqual([secondId]);
+    expect((await after.accounts.list('local')).map((a) => a.id)).toEqual([secondId]);
     after.store.close();
   });
 });

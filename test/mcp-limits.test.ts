@@ -13,7 +13,8 @@ import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
 import { AccountStore } from '../src/service/accounts.js';
 import { SqliteAccounts } from '../src/adapters/sqlite/accounts.js';
 import { Service } from '../src/service/service.js';
-import { PostsService } from '../src/posts/posts-service.js';
+import { SqlitePostStore } from '../src/adapters/sqlite/post-store.js';
+import { postsStack } from './helpers/posts-stack.js';
 import { RateLimiter } from '../src/server/rate-limit.js';
 import { SqliteRateLimits } from '../src/adapters/sqlite/rate-limits.js';
 import { serviceBackend } from '../src/server/mcp-handler.js';
@@ -30,7 +31,7 @@ beforeAll(async () => {
   const limiter = new RateLimiter(new SqliteRateLimits(store.db), { limiters: { videoCreation: { limit: 2, windowSec: 60 }, statusCheck: { limit: 2, windowSec: 60 } } });
   const account = await accounts.createAccount({ email: 'agent@example.com', credits: 5 });
   const auth = await accounts.authenticate((await accounts.createKey(account.id)).key);
-  const backend = serviceBackend(new Service(store, { credits: accounts }), new PostsService(store), auth, async (a, name) => {
+  const backend = serviceBackend(new Service(store, { credits: accounts, posts: new SqlitePostStore(store.db) }), postsStack(store).posts, auth, async (a, name) => {
     const r = await limiter.check(a.keyId, a.account, name);
     if (r.error) throw r.error;
   });

@@ -26,11 +26,10 @@ import { ERROR_CODES } from '../src/errors.js';
 import { Service } from '../src/service/service.js';
 import { video } from './helpers/media.js';
 import { fakePlatformEnv, startFakePlatform } from './helpers/fake-platforms/index.js';
-import { PostsService } from '../src/posts/posts-service.js';
-import { Automation } from '../src/posts/automation.js';
-import { ConnectedAccounts } from '../src/posts/connected-accounts.js';
 import { IdempotentRequests } from '../src/server/idempotency.js';
 import { SqliteIdempotencyStore } from '../src/adapters/sqlite/idempotency.js';
+import { SqlitePostStore } from '../src/adapters/sqlite/post-store.js';
+import { postsStack } from './helpers/posts-stack.js';
 
 type Json = unknown;
 type Obj = Record<string, Json>;
@@ -388,9 +387,8 @@ describe('real responses of the server validate against the served document', ()
     store = new SqliteRequestStore(path.join(dir, 'shorts.db'));
     accounts = new AccountStore(new SqliteAccounts(store.db));
     // No URL checks and no workers: requests stay queued and nothing leaves this machine.
-    service = new Service(store, { mediaUrl: (s) => links!.url(s.requestId, s.id), thumbnailUrl: (s) => links!.thumbnailUrl(s.requestId, s.id), credits: accounts });
-    const posts = new PostsService(store);
-    const automation = new Automation(store, posts);
+    service = new Service(store, { mediaUrl: (s) => links!.url(s.requestId, s.id), thumbnailUrl: (s) => links!.thumbnailUrl(s.requestId, s.id), credits: accounts, posts: new SqlitePostStore(store.db) });
+    const { posts, automation } = postsStack(store);
     server = createApiServer({
       service, store, accounts, limiter: new RateLimiter(new SqliteRateLimits(store.db)), posts, automation, publicUrl: () => base,
       get mediaLinks() { return links!; },
@@ -543,7 +541,7 @@ describe('real responses of the server validate against the served document', ()
 
     for (const q of ['', '?limit=2&sortOrder=asc', '?status=completed&sortBy=updatedAt']) expect((await call('GET', '/shorts', `/shorts${q}`)).status).toBe(200);
     for (const q of ['', '?platform=video_site&date=published', `?requestId=${doneId}&source=manual&since=2026-01-01`]) expect((await call('GET', '/posts', `/posts${q}`)).status).toBe(200);
-    const ca = ConnectedAccounts.forStore(store).add(main.id, { platform: 'video_site', handle: 'chan', accessToken: 'at-x' });
+    const ca = await postsStack(store).accounts.add(main.id, { platform: 'video_site', handle: 'chan', accessToken: 'at-x' });
     const sp = await call('POST', '/posts', '/posts', { body: { shortId: okShort, platform: 'video_site', scheduledAt: '2030-01-01T09:00:00Z' } });
     expect(sp.status).toBe(201);
     const postId = data(sp).id as string;

@@ -10,12 +10,15 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
-import { ConnectedAccounts } from '../src/posts/connected-accounts.js';
-import type { PostRecord } from '../src/adapters/sqlite/post-store.js';
+import type { PostRecord } from '../src/ports/post-store.js';
 import { createPublishing } from '../src/posts/publishing.js';
+import { FsBlobStore } from '../src/adapters/fs/blob-store.js';
+import { SqliteLeaseStore } from '../src/adapters/sqlite/lease-store.js';
+import { LeaseKeeper } from '../src/engine/lease-keeper.js';
+import { postsStack } from './helpers/posts-stack.js';
 import type { Platform } from '../src/publish/types.js';
 import type { PostObject, RequestDetail } from '../src/api/types.js';
-import { PostsService } from '../src/posts/posts-service.js';
+import type { PostsService } from '../src/posts/posts-service.js';
 import {
   SHORT_VIDEO_SITE_FAULTS, startFakePlatform, VIDEO_SITE_FAULTS, type FakePhotoSite, type FakeShortVideoSite, type FakeVideoSite,
 } from './helpers/fake-platforms/index.js';
@@ -119,7 +122,7 @@ describe('the shorts posts CLI', () => {
   it('locally: schedule, `posts run` publishes what is due and waits, list, cancel refused once published', async () => {
     const { store, dir } = await localStore('posts-cli-');
     const t = video.issueTokens();
-    ConnectedAccounts.forStore(store).add('local', { platform: 'video_site', handle: 'mychannel', accessToken: t.accessToken, refreshToken: t.refreshToken, expiresInSec: 3600 });
+    await postsStack(store).accounts.add('local', { platform: 'video_site', handle: 'mychannel', accessToken: t.accessToken, refreshToken: t.refreshToken, expiresInSec: 3600 });
     store.close();
     const env = cliEnv({ SHORTS_DATA_DIR: dir, [PLATFORM_URL_SETTING.video_site]: video.url });
     const published = video.publishCount;
@@ -196,30 +199,36 @@ describe('the MCP tools on /mcp', () => {
 describe('retries and the daily cap (the scheduler in this process, waits in milliseconds)', () => {
   let store: SqliteRequestStore;
   let service: PostsService;
+  let leases: LeaseKeeper;
   const local = { id: 'local', email: 'me@localhost' };
   const accountIds: Partial<Record<Platform, string>> = {};
 
   beforeAll(async () => {
     ({ store } = await localStore('posts-retry-'));
-    const accounts = ConnectedAccounts.forStore(store);
+    service = postsStack(store).posts;
+    leases = new LeaseKeeper(new SqliteLeaseStore(store.db));
     for (const [platform, fake] of [['video_site', video], ['short_video_site', tiktok]] as const) {
       const t = fake.issueTokens();
-      accountIds[platform] = accounts.add('local', { platform, handle: `${platform}_acct`, accessToken: t.accessToken, refreshToken: t.refreshToken, expiresInSec: 3600 }).id;
+      accountIds[platform] = (await service.accounts.add('local', { platform, handle: `${platform}_acct`, accessToken: t.accessToken, refreshToken: t.refreshToken, expiresInSec: 3600 })).id;
     }
-    service = new PostsService(store, { accounts });
   });
 
-  afterAll(() => store?.close());
+  afterAll(async () => {
+    await leases?.releaseAll();
+    store?.close();
+  });
 
   async function publishWith(platform: Platform, tuning: Parameters<typeof createPublishing>[0]['tuning']): Promise<{ post: PostRecord; states: string[] }> {
     const env = { ...process.env, [PLATFORM_URL_SETTING.video_site]: video.url, [PLATFORM_URL_SETTING.short_video_site]: tiktok.url };
-    const { scheduler, posts } = createPublishing({ store, accounts: ConnectedAccounts.forStore(store), scope: { kind: 'local' }, env, tuning: { intervalMs: 20, ...tuning } });
-    const p = service.schedule(local, { shortId: request.shorts[0]!.id, platform, accountId: accountIds[platform] });
+    const { scheduler, posts } = createPublishing({
+      store, blobs: new FsBlobStore(store.dataDir), posts: service.posts, leases, accounts: service.accounts, scope: { kind: 'local' }, env, tuning: { intervalMs: 20, ...tuning },
+    });
+    const p = await service.schedule(local, { shortId: request.shorts[0]!.id, platform, accountId: accountIds[platform] });
     const states: string[] = [];
     scheduler.start();
     try {
       const post = await until(async () => {
-        const r = posts.get(p.id)!;
+        const r = (await posts.get(p.id))!;
         const seen = `${r.status}:${r.attempts}`;
         if (states.at(-1) !== seen) states.push(seen);
         return r;

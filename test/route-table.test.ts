@@ -11,7 +11,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fullPath, ROUTES, type RouteSpec } from '../src/api/routes.js';
 import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
 import { mcpHttpHandler } from '../src/server/mcp-handler.js';
-import { Automation } from '../src/posts/automation.js';
 import { createApiServer } from '../src/server/http-server.js';
 import { loadOrCreateSecret, MediaLinks } from '../src/server/media-links.js';
 import { openApiDocument } from '../src/api/openapi.js';
@@ -19,7 +18,8 @@ import { RateLimiter } from '../src/server/rate-limit.js';
 import { AccountStore } from '../src/service/accounts.js';
 import { SqliteAccounts } from '../src/adapters/sqlite/accounts.js';
 import { SqliteRateLimits } from '../src/adapters/sqlite/rate-limits.js';
-import { PostsService } from '../src/posts/posts-service.js';
+import { SqlitePostStore } from '../src/adapters/sqlite/post-store.js';
+import { postsStack } from './helpers/posts-stack.js';
 import { Service } from '../src/service/service.js';
 import { IdempotentRequests } from '../src/server/idempotency.js';
 import { SqliteIdempotencyStore } from '../src/adapters/sqlite/idempotency.js';
@@ -69,11 +69,11 @@ describe('every route of the table is served', () => {
     const accounts = new AccountStore(new SqliteAccounts(store.db));
     const links = new MediaLinks({ secret: loadOrCreateSecret(dir), publicBaseUrl: 'http://127.0.0.1' });
     // No URL checks and no workers: nothing leaves this machine and nothing is processed.
-    const service = new Service(store, { mediaUrl: (s) => links.url(s.requestId, s.id), thumbnailUrl: (s) => links.thumbnailUrl(s.requestId, s.id), credits: accounts });
-    const posts = new PostsService(store);
+    const service = new Service(store, { mediaUrl: (s) => links.url(s.requestId, s.id), thumbnailUrl: (s) => links.thumbnailUrl(s.requestId, s.id), credits: accounts, posts: new SqlitePostStore(store.db) });
+    const { posts, automation } = postsStack(store);
     const limiter = new RateLimiter(new SqliteRateLimits(store.db));
     server = createApiServer({
-      service, store, accounts, limiter, posts, automation: new Automation(store, posts), publicUrl: () => base, mediaLinks: links,
+      service, store, accounts, limiter, posts, automation, publicUrl: () => base, mediaLinks: links,
       openapi: () => openApiDocument({ serverUrl: `${base}/api/v1` }),
       readiness: async () => ({ ready: true, checks: {} }),
       idempotency: new IdempotentRequests(new SqliteIdempotencyStore(store.db)),
