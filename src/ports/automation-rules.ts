@@ -2,7 +2,7 @@
 // the next free slot of a daily schedule") as stored, and the one unit of work that applies them to a
 // completed request. Today's adapter is src/adapters/sqlite/automation-rules.ts;
 // test/conformance/automation-rules.ts says what any adapter must do.
-import type { Platform } from '../publish/types.js';
+import type { Platform } from '../domain/post.js';
 import type { NewPost, PostRecord } from './post-store.js';
 import type { RequestRecord, ShortRecord } from './request-store.js';
 

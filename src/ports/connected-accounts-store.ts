@@ -3,7 +3,7 @@
 // src/posts/connected-accounts.ts above every adapter, so the store only ever sees ciphertext. Today's
 // adapter is src/adapters/sqlite/connected-accounts-store.ts; test/conformance/connected-accounts-store.ts
 // says what any adapter must do.
-import type { Platform } from '../publish/types.js';
+import type { Platform } from '../domain/post.js';
 
 export interface ConnectedAccountRecord {
   id: string;

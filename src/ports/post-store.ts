@@ -8,7 +8,7 @@
 // nothing and reject with LeaseLost (as the request store's fenced writes do).
 import type { Lease } from './leases.js';
 import type { PostObject, PostsQuery } from '../domain/posts-query.js';
-import type { Platform, PostErrorCode, PublishState } from '../publish/types.js';
+import type { Platform, PostErrorCode, PublishState } from '../domain/post.js';
 
 export type PostStatus = PostObject['status'];
 

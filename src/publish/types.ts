@@ -7,12 +7,9 @@
 export const PLATFORMS = ['video_site', 'photo_site', 'short_video_site'] as const;
 export type Platform = (typeof PLATFORMS)[number];
 
-/** Spec 7.3: the stable codes of a failed post. */
-export const POST_ERROR_CODES = [
-  'auth_expired', 'daily_cap', 'account_restricted', 'account_not_eligible', 'media_rejected', 'video_missing',
-  'processing_timeout', 'rate_limited', 'unknown',
-] as const;
-export type PostErrorCode = (typeof POST_ERROR_CODES)[number];
+import { POST_ERROR_CODES, type PostErrorCode, type PublishState } from '../domain/post.js';
+
+export { POST_ERROR_CODES, type PostErrorCode, type PublishState };
 
 /** Spec 7.3's retryable column: the default for each code (a connector may not say otherwise). */
 export const RETRYABLE: Record<PostErrorCode, boolean> = {
@@ -62,13 +59,6 @@ export interface ClipMedia {
   audioSampleRate?: number | null;
   audioChannels?: number | null;
 }
-
-/**
- * Connector-defined progress (upload session URI, container id, publish_id, the published media id): saved
- * by the scheduler before the step that would be unsafe to repeat, handed back on the next attempt, so a
- * crash or restart resumes instead of posting twice. Plain JSON.
- */
-export type PublishState = Record<string, string | number | boolean | null>;
 
 export interface PublishJob {
   /** Our post id: the idempotency key of every step. */
