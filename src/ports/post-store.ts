@@ -12,34 +12,9 @@ import type { Platform, PostErrorCode, PublishState } from '../domain/post.js';
 
 export type PostStatus = PostObject['status'];
 
-/** A post with what the publisher needs besides the API's fields. */
-export interface PostRecord {
-  id: string;
-  /** The API account (`local` in local mode). */
-  accountId: string;
-  connectedAccountId: string | null;
-  platform: Platform;
-  status: PostStatus;
-  scheduledAt: string;
-  publishedAt: string | null;
-  url: string | null;
-  shortId: string;
-  requestId: string;
-  title: string;
-  description: string;
-  accountHandle: string;
-  source: 'manual' | 'automation';
-  error: string | null;
-  errorCode: PostErrorCode | null;
-  retryable: boolean | null;
-  publishState: PublishState | null;
-  attempts: number;
-  nextAttemptAt: string | null;
-  createdAt: string;
-  updatedAt: string | null;
-}
-
+/** What a new post is made of (it starts `scheduled`). */
 export interface NewPost {
+  /** The API account (`local` in local mode). */
   accountId: string;
   connectedAccountId: string;
   platform: Platform;
@@ -50,6 +25,24 @@ export interface NewPost {
   description: string;
   accountHandle: string;
   source: 'manual' | 'automation';
+}
+
+/** A post with what the publisher needs besides the API's fields. */
+export interface PostRecord extends Omit<NewPost, 'connectedAccountId'> {
+  id: string;
+  /** Null for posts made before connected accounts (store v7). */
+  connectedAccountId: string | null;
+  status: PostStatus;
+  publishedAt: string | null;
+  url: string | null;
+  error: string | null;
+  errorCode: PostErrorCode | null;
+  retryable: boolean | null;
+  publishState: PublishState | null;
+  attempts: number;
+  nextAttemptAt: string | null;
+  createdAt: string;
+  updatedAt: string | null;
 }
 
 /** Which posts a process publishes: `serve` those of API accounts, `shorts posts run` the local account's (`local`). */
