@@ -34,6 +34,18 @@ export function connectedAccountsStoreConformance(name: string, factory: () => P
       expect(await port.accounts.get('ca_none')).toBeUndefined();
     });
 
+    it('says which API account holds a platform account by its platform id (the oldest when several do)', async () => {
+      const { port } = await open();
+      const save = (accountId: string, handle: string, platformUserId: string | null, at: string) => port.accounts.upsert({ accountId, platform: 'video_site', handle },
+        `ca_${hex(10)}`, { platformUserId, at }, () => ({ accessToken: 'A', refreshToken: null, expiresAt: null, refreshExpiresAt: null, scopes: [] }));
+      await save('first', 'chan', 'UC1', '2026-01-01T00:00:00.000Z');
+      await save('second', 'chan', 'UC1', '2026-01-02T00:00:00.000Z');
+      await save('third', 'other', null, '2026-01-01T00:00:00.000Z');
+      expect(await port.accounts.holderOf('video_site', 'UC1')).toBe('first');
+      expect(await port.accounts.holderOf('photo_site', 'UC1')).toBeUndefined();
+      expect(await port.accounts.holderOf('video_site', 'UC2')).toBeUndefined();
+    });
+
     it('a reconnect (same API account, platform and handle) keeps the id and creation time, replaces the tokens and makes it active', async () => {
       const { port } = await open();
       const first = await port.accounts.upsert({ accountId: 'acc', platform: 'video_site', handle: 'chan' }, 'ca_one', { platformUserId: 'UC1', at: '2026-01-01T00:00:00.000Z' },
