@@ -25,8 +25,12 @@ export const ERROR_CODES = {
   idempotency_key_reused: { http: 409, exit: 1 },
   /** An Idempotency-Key whose first request still runs after a minute's wait (issue 23; not a spec code). */
   idempotency_key_in_use: { http: 409, exit: 1 },
+  /** A platform account another API account has connected (issue 23: one API account per channel; not a spec code). */
+  account_already_connected: { http: 409, exit: 1 },
   rate_limit_exceeded: { http: 429, exit: 1 },
   internal_error: { http: 500, exit: 1 },
+  /** A posting platform that could not be reached to check an account's tokens (issue 23; not a spec code). */
+  platform_unreachable: { http: 502, exit: 1 },
 } as const satisfies Record<string, { http: number; exit: number }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -418,6 +418,40 @@ describe('shorts accounts against a live serve', () => {
     expect((await api(key, 'GET', '/accounts')).json.data.accounts).toEqual([]);
   });
 
+  it('add asks the platform whose the tokens are first: an account that cannot post, a refused token, a wrong id or a channel held elsewhere saves nothing', async () => {
+    const accountsOf = async (k: string) => (await api(k, 'GET', '/accounts')).json.data.accounts as { platformUserId: string | null }[];
+    const refused = async (k: string, body: Record<string, unknown>, status: number, code: string, text: RegExp) => {
+      const r = await api(k, 'POST', '/accounts', body);
+      expect(r.status, r.text).toBe(status);
+      expect(r.json.error.code).toBe(code);
+      expect(r.json.error.message).toMatch(text);
+    };
+    // photo_site without a professional account: refused now, not at the first post (was: saved, every post failing account_not_eligible).
+    const ig = photo.igUser;
+    photo.igUser = null;
+    try {
+      await refused(key, { platform: 'photo_site', handle: 'me', accessToken: photo.issueTokens().accessToken }, 400, 'invalid_request', /no professional .* account linked to a Page.*nothing was saved/);
+    } finally {
+      photo.igUser = ig;
+    }
+    await refused(key, { platform: 'video_site', handle: 'x', accessToken: 'at-never-issued' }, 400, 'invalid_request', /video_site refused the access token/);
+    await refused(key, { platform: 'video_site', handle: 'x', accessToken: video.issueTokens().accessToken, platformUserId: 'UCsomeoneElse' }, 400, 'invalid_request', /belong to the video_site account UCfakeChannel0000000000/);
+    expect(await accountsOf(key)).toEqual([]);
+    // With the id the platform gave, once; another API account is refused the same channel.
+    const mine = await api(key, 'POST', '/accounts', { platform: 'photo_site', handle: 'reels', accessToken: photo.issueTokens().accessToken });
+    expect(mine.status, mine.text).toBe(201);
+    expect(mine.json.data.platformUserId).toBe(photo.igUser!.id);
+    await refused(otherKey, { platform: 'photo_site', handle: 'mine-now', accessToken: photo.issueTokens().accessToken }, 409, 'account_already_connected', /already connected to another shortwright API account/);
+    expect(await accountsOf(otherKey)).toEqual([]);
+    await api(key, 'DELETE', `/accounts/${mine.json.data.id}`);
+    // A platform that cannot be reached: nothing saved, a clear retryable error (locally, pointed at a closed port).
+    const local = open({ SHORTS_PLATFORM_URL_VIDEO_SITE: 'http://127.0.0.1:9' });
+    await expect(local.accounts.addChecked('local', { platform: 'video_site', handle: 'x', accessToken: 'at-1' }))
+      .rejects.toMatchObject({ code: 'platform_unreachable', message: expect.stringMatching(/could not ask video_site whose these tokens are.*nothing was saved/) });
+    expect(await local.accounts.list('local')).toEqual([]);
+    local.store.close();
+  });
+
   it('connect: the server runs the consent and catches the redirect at /oauth/callback', async () => {
     const cli = startCli(['accounts', 'connect', 'short_video_site', '--json'], { ...remote(key), SHORTS_POLL_INTERVAL_MS: '100' });
     let url = '';

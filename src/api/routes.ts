@@ -257,9 +257,12 @@ export const ROUTES = [
   {
     method: 'POST', path: '/accounts', mount: 'api', operationId: 'addConnectedAccount', answer: 'envelope', limiter: 'standard',
     summary: 'Add an account with tokens obtained elsewhere (extension)', tag: 'accounts',
-    description: 'The same platform and handle again replaces the tokens and makes the account active again (a reconnect). The tokens are stored '
-      + 'encrypted with the server\'s SHORTS_SECRET_KEY and never returned.',
-    ok: { status: 201, schema: 'ConnectedAccount', description: 'The account' }, errors: ['invalid_request'],
+    description: 'The platform is asked whose the tokens are and whether that account can post, as the consent flow does: a token it '
+      + 'refuses or an account that cannot post (no channel, no professional account) is 400 invalid_request, a platform account another API '
+      + 'account holds is 409 account_already_connected, a platform that cannot be reached is 502 platform_unreachable; nothing is saved then. '
+      + 'platformUserId is the platform\'s (one given that differs is refused). The same platform and handle again replaces the tokens and '
+      + 'makes the account active again (a reconnect). The tokens are stored encrypted with the server\'s SHORTS_SECRET_KEY and never returned.',
+    ok: { status: 201, schema: 'ConnectedAccount', description: 'The account' }, errors: ['invalid_request', 'account_already_connected', 'platform_unreachable'],
     requestBody: requestJson(obj({
       platform,
       handle: { type: 'string', minLength: 1, maxLength: 101, description: 'The account\'s name on the platform (@ optional)' },

@@ -62,7 +62,7 @@ class LocalAccounts implements AccountsClient {
     if (!found) throw new ShortsError('resource_not_found', `no connected account ${id}`);
     return found;
   }
-  async add(body: AddAccountBody) { return this.accounts.add(this.owner, parseAddAccountInput(body)); }
+  async add(body: AddAccountBody) { return this.accounts.addChecked(this.owner, parseAddAccountInput(body)); }
   async remove(id: string): Promise<RemovedAccount> {
     const removed = await this.accounts.remove(this.owner, id);
     if (!removed) throw new ShortsError('resource_not_found', `no connected account ${id}`);

@@ -8,7 +8,7 @@ import { ShortsError } from '../errors.js';
 import type { ConnectedAccountRecord, ConnectedAccountsStore } from '../ports/connected-accounts-store.js';
 import { sleep } from '../publish/http.js';
 import { PLATFORMS, PublishError, type Platform, type PublishAccount } from '../publish/types.js';
-import { OAuthError, oauthApp, oauthAppSettings, refreshGrant, type TokenGrant } from '../publish/oauth-endpoints.js';
+import { identifyTokens, OAuthError, oauthApp, oauthAppSettings, refreshGrant, type TokenGrant } from '../publish/oauth-endpoints.js';
 import { loadSecretKey } from './secret-key.js';
 import { TokenBox, TokenBoxError } from './token-box.js';
 
@@ -198,6 +198,35 @@ export class ConnectedAccounts {
    */
   holderOf(platform: Platform, platformUserId: string): Promise<string | undefined> {
     return this.store.holderOf(platform, platformUserId);
+  }
+
+  /**
+   * Tokens the user already has (`accounts add`, POST /accounts; issue 23): the platform is asked whose they are
+   * and whether that account can post, as `connect` does, before anything is saved. Its id is the platform's
+   * (one given that differs is refused); an account that cannot post, a token the platform refuses, or a
+   * platform account another API account holds is refused with nothing saved.
+   */
+  async addChecked(accountId: string, input: AddAccountInput, opts: { signal?: AbortSignal } = {}): Promise<ConnectedAccount> {
+    let who: { handle: string; platformUserId: string | null };
+    try {
+      who = await identifyTokens(input.platform, input.accessToken, { env: this.env, signal: opts.signal });
+    } catch (e) {
+      if (!(e instanceof OAuthError)) throw e;
+      if (!e.permanent && !e.notEligible) {
+        throw new ShortsError('platform_unreachable', `could not ask ${input.platform} whose these tokens are (${e.message}); nothing was saved, try again`);
+      }
+      const why = e.notEligible ? e.message : `${input.platform} refused the access token (${e.message})`;
+      throw new ShortsError('invalid_request', `${why}; nothing was saved`, { parameter: 'accessToken' });
+    }
+    const platformUserId = who.platformUserId ?? input.platformUserId ?? null;
+    if (who.platformUserId && input.platformUserId && input.platformUserId !== who.platformUserId) {
+      throw new ShortsError('invalid_request', `these tokens belong to the ${input.platform} account ${who.platformUserId} (@${who.handle}), not ${input.platformUserId}; nothing was saved`, { parameter: 'platformUserId' });
+    }
+    const holder = platformUserId === null ? undefined : await this.holderOf(input.platform, platformUserId);
+    if (holder !== undefined && holder !== accountId) {
+      throw new ShortsError('account_already_connected', `this ${input.platform} account is already connected to another shortwright API account; nothing was saved`);
+    }
+    return this.add(accountId, { ...input, platformUserId });
   }
 
   /**

@@ -252,15 +252,32 @@ export async function identifyAccount(platform: Platform, grant: Pick<TokenGrant
         'no professional (Business or Creator) photo_site account linked to a Page was found for this login; switch the account to professional and link it to a Page, then connect again', true, true);
     }
     case 'short_video_site': {
-      const a = await call(platform, urls.at('api', '/v2/post/publish/creator_info/query/'), {
-        method: 'POST', headers: { ...bearer, 'content-type': 'application/json; charset=UTF-8' }, body: '{}',
-      }, opts);
-      const data = field(a.json, 'data');
-      const username = str(field(data, 'creator_username'));
+      const username = await creatorUsername(grant.accessToken, opts);
       if (!grant.platformUserId || !username) throw new OAuthError('no_creator', 'short_video_site did not say which creator this token belongs to', false);
       return { handle: username, platformUserId: grant.platformUserId };
     }
   }
+}
+
+/** short_video_site's creator_info: the username a token posts as (it does not say the open_id). */
+async function creatorUsername(accessToken: string, opts: EndpointOptions): Promise<string | null> {
+  const a = await call('short_video_site', platformUrls('short_video_site', opts).at('api', '/v2/post/publish/creator_info/query/'), {
+    method: 'POST', headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json; charset=UTF-8' }, body: '{}',
+  }, opts);
+  return str(field(field(a.json, 'data'), 'creator_username')) ?? null;
+}
+
+/**
+ * Whose tokens the user brought (`accounts add`, POST /accounts; issue 23): the platform is asked as `connect`
+ * asks it, so an account that cannot post (no channel, no professional account) is refused before it is saved.
+ * short_video_site's creator_info names the creator but not its open_id (only the token exchange gives it),
+ * so its id is null here; publishing there does not need it.
+ */
+export async function identifyTokens(platform: Platform, accessToken: string, opts: EndpointOptions = {}): Promise<{ handle: string; platformUserId: string | null }> {
+  if (platform !== 'short_video_site') return identifyAccount(platform, { accessToken, platformUserId: null }, opts);
+  const username = await creatorUsername(accessToken, opts);
+  if (!username) throw new OAuthError('no_creator', 'short_video_site did not say which creator this token belongs to', false);
+  return { handle: username, platformUserId: null };
 }
 
 function firstOf(v: unknown): unknown {

@@ -64,7 +64,7 @@ export function accountsRoutes(accounts: () => ConnectedAccounts, opts: Accounts
       status: 200, body: { accounts: await accounts().list(auth.account.id, query.platform === undefined ? undefined : platformOf(query.platform)) },
     }),
     addConnectedAccount: async ({ auth, body }) => ({
-      status: 201, body: await accounts().add(auth.account.id, parseAddAccountInput(body)),
+      status: 201, body: await accounts().addChecked(auth.account.id, parseAddAccountInput(body)),
     }),
     connectAccount: ({ auth, body }) => {
       const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;

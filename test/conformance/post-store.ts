@@ -142,6 +142,18 @@ export function postStoreConformance(name: string, factory: () => Promise<PostsH
       expect(await port.posts.published(p.id, 'https://v.example.com/new', current)).toMatchObject({ status: 'published', url: 'https://v.example.com/new', publishState: { step: 'new' } });
     });
 
+    it('holds at most one live automation post of a clip per connected account; manual posts are not limited', async () => {
+      const { port } = await open();
+      const first = await port.posts.insert(newPost({ shortId: 'clip', source: 'automation' }));
+      await expect(port.posts.insert(newPost({ shortId: 'clip', source: 'automation', scheduledAt: '2031-01-01T00:00:00.000Z' }))).rejects.toBeInstanceOf(Error);
+      await port.posts.insert(newPost({ shortId: 'clip', source: 'manual' }));
+      await port.posts.insert(newPost({ shortId: 'other', source: 'automation' }));
+      expect((await port.posts.postsForShort('clip')).map((p) => p.source).sort()).toEqual(['automation', 'manual']);
+      // Once the first is no longer live, the rule no longer stands in the way (the automation decides whether to post again).
+      expect(await port.posts.cancel(first.id)).toBeTruthy();
+      await port.posts.insert(newPost({ shortId: 'clip', source: 'automation' }));
+    });
+
     it('refuses to save progress of a post that is not being published any more (the connector must not go on)', async () => {
       const { port } = await open();
       const p = await port.posts.insert(newPost({ scheduledAt: PAST }));

@@ -241,6 +241,15 @@ export const MIGRATIONS: readonly string[] = [
      SELECT 'rerenders', s.id, json_object('requestId', s.request_id, 'shortId', s.id), CASE s.rerender_attempts WHEN 0 THEN 'waiting' ELSE 'active' END,
        0, 3, s.rerender_attempts, CASE s.rerender_attempts WHEN 0 THEN NULL ELSE 0 END
      FROM shorts s JOIN requests r ON r.id = s.request_id WHERE r.origin = 'api' AND s.recompiling = 1 ORDER BY r.updated_at, s.rank;`,
+  // v12 (issue 23): automation schedules a clip to a connected account at most once. Applying the rules is one
+  // transaction already; this uniqueness rule is the store's own guarantee, whatever the adapter's isolation.
+  // A data dir from before may hold a second scheduled automation post of a clip (the old check-then-insert
+  // race): the later one is canceled, saying why, before the rule is made.
+  `UPDATE posts SET status = 'canceled', next_attempt_at = NULL, error = 'a second automation post of the same clip to the same account (canceled on upgrade)'
+     WHERE source = 'automation' AND status = 'scheduled' AND EXISTS (SELECT 1 FROM posts o WHERE o.source = 'automation'
+       AND o.connected_account_id = posts.connected_account_id AND o.short_id = posts.short_id AND o.status IN ('scheduled', 'processing')
+       AND (o.created_at < posts.created_at OR (o.created_at = posts.created_at AND o.id < posts.id)));
+   CREATE UNIQUE INDEX posts_automation_once ON posts (connected_account_id, short_id) WHERE source = 'automation' AND status IN ('scheduled', 'processing');`,
 ];
 
 /**
