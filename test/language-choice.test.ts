@@ -12,7 +12,8 @@ import {
   MISMATCH_MIN_PROBABILITY, languageForAuto, languageRefusal, mismatchWarning, modelForLanguage, unsureDetectionWarning,
   type LanguageDetection, type ModelSet,
 } from '../src/pipeline/transcribe/model-choice.js';
-import { detectArgs, parseDetectedLanguage, speechiestWindow } from '../src/pipeline/transcribe/whisper-detect.js';
+import { detectArgs, speechiestWindow } from '../src/pipeline/transcribe/whisper-detect.js';
+import { parseDetectedLanguage } from '../src/pipeline/transcribe/whisper-cli.js';
 import { energyEnvelope } from '../src/pipeline/transcribe/onset-align.js';
 import { Service } from '../src/service/service.js';
 import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
