@@ -312,9 +312,9 @@ export function sliceArgs(mediaPath: string, start: number, duration: number, fp
     return ['-nostdin', '-v', 'error', '-y', ...(skipB ? ['-skip_frame', 'bidir'] : []), ...seek,
       '-map', '0:v:0', '-an', '-sn', '-dn', '-vf', `fps=${fps},${scale}`, ...raw(out.file)];
   }
-  // Both rates from one decode of every frame. The sampling rate's frames drop the B-frames in the graph
-  // instead of the decoder: the same pictures byte for byte (x264's P-frames never refer to B-frames), so
-  // the faces, shots and screen evidence are those of a pass of its own.
+  // Both rates from one decode of every frame. The sampling rate's frames drop any B-frames in the graph
+  // instead of the decoder: on a source without B-frames (what planReframe asks this for) or whose
+  // P-frames never refer to one, the same pictures byte for byte as a pass of its own.
   const sparse = `${skipB ? "select='not(eq(pict_type\\,B))'," : ''}fps=${fps},${scale}`;
   return ['-nostdin', '-v', 'error', '-y', ...seek,
     '-filter_complex', `[0:v:0]split=2[a][b];[a]${sparse}[sparse];[b]fps=${out.dense.fps},${scale}[dense]`,

@@ -346,11 +346,16 @@ export async function planReframe(req: ReframeRequest): Promise<ReframePlan> {
 
   const frames: SampledFrame[] = [];
   const evidence = new FrameEvidenceBuilder();
-  // One pass over the range: where the speaker may be followed, the SPEAKER_FPS frames are decoded with
-  // the 3 fps ones and kept, so a two-person shot is not decoded again (issue 22).
+  // One pass over the range (issue 22): where the speaker may be followed, the SPEAKER_FPS frames are
+  // decoded with the 3 fps ones and kept, so a two-person shot is not decoded again — on sources without
+  // B-frames only. With them the 3 fps pass decodes only the reference frames (faces.ts, -skip_frame
+  // bidir: ~2.5x cheaper at 1080p) and a B-pyramid source's P-frames then decode against a missing
+  // reference, so decoding every frame for the denser samples would both cost every clip a full decode
+  // (~+70 % ffmpeg CPU on a 1080p talking head, for the few shots of two people that use it) and change
+  // its 3 fps samples (docs/benchmarks.md, "Work done once"). There the shot is decoded on first need.
   const sampling = await sampleRangeFaces(req.mediaPath, range, {
     signal: req.signal, media: req.media, detector: req.faces, size: source,
-    ...(mayFollowSpeaker(req) ? { denseFps: SPEAKER_FPS } : {}),
+    ...(info.bFrames === false && mayFollowSpeaker(req) ? { denseFps: SPEAKER_FPS } : {}),
     onFrame: (t, rgb, w, h) => {
       frames.push({ t, signature: frameSignature(rgb, w, h) });
       evidence.add(rgb, w, h);
