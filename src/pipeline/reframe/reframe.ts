@@ -399,8 +399,9 @@ async function planFromSamples(req: ReframeRequest, sampling: FaceSampling, fram
   const aspect = source.width / source.height;
 
   // Who speaks in each shot of two or more people that a crop `cropW` wide (normalised; 0 for split)
-  // cannot show together: sampled again at SPEAKER_FPS, that shot only, on first need (a screen
-  // recording, a lone face or a two-shot the crop holds whole never pays for it). Keyed by shot index.
+  // cannot show together: faces at SPEAKER_FPS over that shot only, detected on first need (a screen
+  // recording, a lone face or a two-shot the crop holds whole never pays for the detection), on the frames
+  // the range's pass kept or, where it kept none, from a pass over the shot. Keyed by shot index.
   const speakerShots = new Map<number, Promise<Map<number, ActiveSpeakers>>>();
   const speakersByShot = (cropW: number): Promise<Map<number, ActiveSpeakers>> => {
     const cached = speakerShots.get(cropW);
