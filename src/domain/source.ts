@@ -37,6 +37,11 @@ export interface MediaInfo {
   /** True when the average and nominal frame rates disagree (phone recordings). */
   variableFrameRate: boolean;
   videoCodec: string | null;
+  /**
+   * Whether the video has B-frames (ffprobe's has_b_frames > 0); absent when not known. Without them the
+   * face sampler's 3 fps pass decodes every frame anyway, so the speaker's denser frames come with it.
+   */
+  bFrames?: boolean;
   audioCodec: string | null;
   formatName: string;
 }

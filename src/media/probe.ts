@@ -21,7 +21,7 @@ export class MediaError extends Error {
 
 interface ProbeStream {
   codec_type?: string; codec_name?: string; width?: number; height?: number;
-  r_frame_rate?: string; avg_frame_rate?: string; duration?: string; bit_rate?: string;
+  r_frame_rate?: string; avg_frame_rate?: string; duration?: string; bit_rate?: string; has_b_frames?: number;
   tags?: Record<string, string>; side_data_list?: { rotation?: number }[];
 }
 interface ProbeJson { streams?: ProbeStream[]; format?: { duration?: string; size?: string; format_name?: string; tags?: Record<string, string> } }
@@ -133,6 +133,7 @@ export async function probeMedia(path: string, signal?: AbortSignal, opts: Probe
       fps: average || nominal,
       variableFrameRate: Boolean(nominal && average && Math.abs(nominal - average) / nominal > 0.01),
       videoCodec: video?.codec_name ?? null,
+      ...(video ? { bFrames: (video.has_b_frames ?? 1) > 0 } : {}),
       audioCodec: audio?.codec_name ?? null,
       formatName: json.format?.format_name ?? '',
     },

@@ -293,42 +293,104 @@ function thumbSize(width: number, height: number): { w: number; h: number } {
   return { w: Math.max(2, 2 * Math.round((width * scale) / 2)), h: Math.max(2, 2 * Math.round((height * scale) / 2)) };
 }
 
-async function decodeSlice(mediaPath: string, start: number, duration: number, fps: number, size: { w: number; h: number }, out: string, signal: AbortSignal, media: MediaRunner): Promise<void> {
+/** Where one pass over a slice writes its frames: the sampling rate's, and the dense rate's when asked for. */
+interface SliceOutputs { file: string; dense: { fps: number; file: string } | null }
+
+/** ffmpeg's argv for one slice: frames at `fps`, and in the same decode frames at the dense rate. */
+export function sliceArgs(mediaPath: string, start: number, duration: number, fps: number, size: { w: number; h: number }, out: SliceOutputs): string[] {
+  const scale = `scale=${size.w}:${size.h}:flags=area`;
+  const seek = ['-ss', start.toFixed(3), '-i', mediaPath];
+  const raw = (file: string) => ['-t', duration.toFixed(3), '-f', 'rawvideo', '-pix_fmt', 'rgb24', file];
   // -ss before -i: seek in the input so only this slice is decoded; fps before scale: scale fewer frames.
   // -skip_frame bidir: B-frames are never references for what we sample at 3 fps, and not decoding them
   // made this 2.5x faster on a 1080p x264 source (5.4 s -> 2.2 s for 60 s); a sample may show the frame
   // up to ~0.1 s earlier, which a face track smoothed over seconds cannot tell. Above SKIP_B_MAX_FPS the
   // caller wants motion between samples (mouth activity): with B-frames skipped, franck.mp4 (24 fps, 51 of
   // 71 frames B) has only ~7 distinct frames a second, so 10 or 15 fps sampling would repeat frames.
-  const skip = fps <= SKIP_B_MAX_FPS ? ['-skip_frame', 'bidir'] : [];
-  await media.run('ffmpeg', [
-    '-nostdin', '-v', 'error', '-y', ...skip, '-ss', start.toFixed(3), '-i', mediaPath, '-t', duration.toFixed(3),
-    '-map', '0:v:0', '-an', '-sn', '-dn',
-    '-vf', `fps=${fps},scale=${size.w}:${size.h}:flags=area`,
-    '-f', 'rawvideo', '-pix_fmt', 'rgb24', out,
-  ], { signal });
+  const skipB = fps <= SKIP_B_MAX_FPS;
+  if (!out.dense) {
+    return ['-nostdin', '-v', 'error', '-y', ...(skipB ? ['-skip_frame', 'bidir'] : []), ...seek,
+      '-map', '0:v:0', '-an', '-sn', '-dn', '-vf', `fps=${fps},${scale}`, ...raw(out.file)];
+  }
+  // Both rates from one decode of every frame. The sampling rate's frames drop any B-frames in the graph
+  // instead of the decoder: on a source without B-frames (what planReframe asks this for) or whose
+  // P-frames never refer to one, the same pictures byte for byte as a pass of its own.
+  const sparse = `${skipB ? "select='not(eq(pict_type\\,B))'," : ''}fps=${fps},${scale}`;
+  return ['-nostdin', '-v', 'error', '-y', ...seek,
+    '-filter_complex', `[0:v:0]split=2[a][b];[a]${sparse}[sparse];[b]fps=${out.dense.fps},${scale}[dense]`,
+    '-map', '[sparse]', ...raw(out.file), '-map', '[dense]', ...raw(out.dense.file)];
+}
+
+interface Slice { start: number; dur: number; file: string; dense: string }
+
+/**
+ * Detects faces on the frames of one decoded slice file (frame n at n/fps from the slice's start), in
+ * order; `onFrame` sees each frame first.
+ */
+async function detectSlice(sl: Slice, file: string, fps: number, size: { w: number; h: number }, detector: FaceDetector,
+  outer: AbortSignal | undefined, onFrame?: SampleFacesOptions['onFrame']): Promise<FaceSample[]> {
+  const frameBytes = size.w * size.h * 3;
+  // A slice past the real end of the file decodes to nothing (ffmpeg may not even create the file).
+  const bytes = await stat(file).then((st) => st.size, () => 0);
+  if (bytes === 0) return [];
+  const frames = Math.floor(bytes / frameBytes);
+  const buf = new Uint8Array(frameBytes);
+  const out: FaceSample[] = [];
+  const fh = await open(file, 'r');
+  try {
+    for (let f = 0; f < frames; f++) {
+      if (outer?.aborted) throw new AbortedError();
+      await fh.read(buf, 0, frameBytes, f * frameBytes);
+      // The fps filter emits frame n at n/fps from the seek point.
+      const t = sl.start + f / fps;
+      // The fps filter may round one extra frame onto the end; that time belongs to the next slice.
+      if (t >= sl.start + sl.dur - 1e-6) break;
+      onFrame?.(t, buf, size.w, size.h);
+      out.push({ t, faces: await detector.detect(buf, size.w, size.h) });
+    }
+  } finally {
+    await fh.close();
+  }
+  return out;
+}
+
+/** What one pass over a range found, and the denser frames it kept for a later look. */
+export interface FaceSampling {
+  /** Faces at the sampling rate (default 3 fps) over the range. */
+  samples: FaceSample[];
+  /**
+   * Faces at the dense rate over `span`, detected on first need from the frames the same pass decoded:
+   * exactly what sampleFaces at that rate over `span` would find. Null when the pass kept no dense
+   * frames, or `span` does not start where the range does (a later shot's samples lie on its own grid).
+   */
+  dense(span: TimeRange): Promise<FaceSample[]> | null;
+  /** Removes the kept frames. */
+  close(): Promise<void>;
 }
 
 /**
- * Detects faces on frames sampled at `fps` (default 3) over the range. `t` is the source time of each
- * sample. Decoding of the next slice overlaps detection of the current one.
+ * One sampling pass over the range (issue 22: faces sampled once per range): faces at `fps` (default 3)
+ * and, with `denseFps`, the frames at that rate decoded alongside and kept for FaceSampling.dense, so a
+ * shot that turns out to need them (two people, who speaks) is not decoded again. `t` is the source time
+ * of each sample. Decoding of the next slice overlaps detection of the current one.
  */
-export async function sampleFaces(mediaPath: string, range: TimeRange, opts: SampleFacesOptions = {}): Promise<FaceSample[]> {
+export async function sampleRangeFaces(mediaPath: string, range: TimeRange, opts: SampleFacesOptions & { denseFps?: number } = {}): Promise<FaceSampling> {
+  const none: FaceSampling = { samples: [], dense: () => null, close: async () => undefined };
   const fps = opts.fps ?? 3;
   const outer = opts.signal;
   const media = opts.media ?? defaultMediaRunner();
   if (outer?.aborted) throw new AbortedError();
   const duration = range.end - range.start;
-  if (!(duration > 0)) return [];
+  if (!(duration > 0)) return none;
   let dims = opts.size;
   if (!dims) {
     const { info } = await probeMedia(mediaPath, outer, { media });
     dims = { width: info.width, height: info.height };
   }
-  if (!dims.width || !dims.height) return [];
+  if (!dims.width || !dims.height) return none;
   const faces = opts.detector ?? await loadFaceDetector();
   const size = thumbSize(dims.width, dims.height);
-  const frameBytes = size.w * size.h * 3;
+  const denseFps = opts.denseFps ?? null;
 
   // Our own controller so a failed detection also stops the slice being decoded ahead.
   const ctl = new AbortController();
@@ -336,14 +398,16 @@ export async function sampleFaces(mediaPath: string, range: TimeRange, opts: Sam
   outer?.addEventListener('abort', onAbort, { once: true });
   if (outer?.aborted) ctl.abort(); // cancelled while the model was loading
   const dir = await mkdtemp(path.join(tmpdir(), 'shorts-faces-'));
-  const slices: { start: number; dur: number; file: string }[] = [];
+  const removeDir = () => rm(dir, { recursive: true, force: true });
+  const slices: Slice[] = [];
   for (let s = 0, k = 0; s < duration - 1e-6; s += CHUNK_SEC, k++) {
-    slices.push({ start: range.start + s, dur: Math.min(CHUNK_SEC, duration - s), file: path.join(dir, `slice${k}.rgb`) });
+    slices.push({ start: range.start + s, dur: Math.min(CHUNK_SEC, duration - s), file: path.join(dir, `slice${k}.rgb`), dense: path.join(dir, `dense${k}.rgb`) });
   }
   const decode = (i: number): Promise<void> | null => {
     const sl = slices[i];
     if (!sl) return null;
-    const p = decodeSlice(mediaPath, sl.start, sl.dur, fps, size, sl.file, ctl.signal, media);
+    const args = sliceArgs(mediaPath, sl.start, sl.dur, fps, size, { file: sl.file, dense: denseFps ? { fps: denseFps, file: sl.dense } : null });
+    const p = media.run('ffmpeg', args, { signal: ctl.signal }).then(() => undefined);
     p.catch(() => undefined); // awaited below; this only stops an early exit from leaving it unhandled
     return p;
   };
@@ -355,36 +419,49 @@ export async function sampleFaces(mediaPath: string, range: TimeRange, opts: Sam
       const sl = slices[i]!;
       await pending;
       pending = decode(i + 1);
-      // A slice past the real end of the file decodes to nothing (ffmpeg may not even create the file).
-      const bytes = await stat(sl.file).then((st) => st.size, () => 0);
-      if (bytes === 0) continue;
-      const frames = Math.floor(bytes / frameBytes);
-      const buf = new Uint8Array(frameBytes);
-      const fh = await open(sl.file, 'r');
-      try {
-        for (let f = 0; f < frames; f++) {
-          if (outer?.aborted) throw new AbortedError();
-          await fh.read(buf, 0, frameBytes, f * frameBytes);
-          // The fps filter emits frame n at n/fps from the seek point.
-          const t = sl.start + f / fps;
-          // The fps filter may round one extra frame onto the end; that time belongs to the next slice.
-          if (t >= sl.start + sl.dur - 1e-6) break;
-          opts.onFrame?.(t, buf, size.w, size.h);
-          samples.push({ t, faces: await faces.detect(buf, size.w, size.h) });
-        }
-      } finally {
-        await fh.close();
-      }
+      samples.push(...await detectSlice(sl, sl.file, fps, size, faces, outer, opts.onFrame));
       await rm(sl.file, { force: true });
     }
   } catch (e) {
+    await removeDir();
     if (outer?.aborted || e instanceof AbortedError) throw new AbortedError();
     if (e instanceof ProcessError) throw new PipelineError('reframe', 'could not read video frames for face detection', { cause: e });
     throw e;
   } finally {
     ctl.abort();
     outer?.removeEventListener('abort', onAbort);
-    await rm(dir, { recursive: true, force: true });
   }
-  return samples;
+  if (!denseFps) {
+    await removeDir();
+    return { samples, dense: () => null, close: async () => undefined };
+  }
+  const detected = new Map<number, Promise<FaceSample[]>>();
+  return {
+    samples,
+    dense: (span) => {
+      if (span.start !== range.start || !(span.end > span.start) || span.end > range.end) return null;
+      const known = detected.get(span.end);
+      if (known) return known;
+      const made = (async () => {
+        const found: FaceSample[] = [];
+        for (const sl of slices) {
+          if (sl.start >= span.end - 1e-6) break;
+          // The span's own slices: as long as the range's, except the last, which ends where the span does.
+          const own = { ...sl, dur: Math.min(sl.dur, span.end - sl.start) };
+          found.push(...await detectSlice(own, sl.dense, denseFps, size, faces, outer));
+        }
+        return found;
+      })().catch((e: unknown) => {
+        throw outer?.aborted || e instanceof AbortedError ? new AbortedError() : e;
+      });
+      detected.set(span.end, made);
+      return made;
+    },
+    close: removeDir,
+  };
+}
+
+/** Detects faces on frames sampled at `fps` (default 3) over the range: a pass of its own (sampleRangeFaces). */
+export async function sampleFaces(mediaPath: string, range: TimeRange, opts: SampleFacesOptions = {}): Promise<FaceSample[]> {
+  return (await sampleRangeFaces(mediaPath, range, opts)).samples;
 }

@@ -5,7 +5,7 @@ import { AbortedError } from '../../media/process.js';
 import { PipelineError } from '../../errors.js';
 import { BOTH_SPEAK_SHARE, decideSpeakers, shotPeople, speechShares, speechUnits, type ActiveSpeakers, type SpeechTiming } from './active-speaker.js';
 import { pickMainFace, type MainFace } from './face-tracker.js';
-import { sampleFaces, type FaceDetector, type FaceSample } from './faces.js';
+import { sampleFaces, sampleRangeFaces, type FaceDetector, type FaceSample, type FaceSampling } from './faces.js';
 import {
   faceCropSize, FrameEvidenceBuilder, INSET_MAX_AREA, INSET_MAX_HEIGHT, INSET_MIN_OFFSET, insetRect, judgeScreen, screenHeight, screenRegion, summariseTrack, toSourceRect,
   type FrameEvidence, type InsetFace, type ScreenVerdict,
@@ -346,13 +346,40 @@ export async function planReframe(req: ReframeRequest): Promise<ReframePlan> {
 
   const frames: SampledFrame[] = [];
   const evidence = new FrameEvidenceBuilder();
-  const samples = await sampleFaces(req.mediaPath, range, {
+  // One pass over the range (issue 22): where the speaker may be followed, the SPEAKER_FPS frames are
+  // decoded with the 3 fps ones and kept, so a two-person shot is not decoded again — on sources without
+  // B-frames only. With them the 3 fps pass decodes only the reference frames (faces.ts, -skip_frame
+  // bidir: ~2.5x cheaper at 1080p) and a B-pyramid source's P-frames then decode against a missing
+  // reference, so decoding every frame for the denser samples would both cost every clip a full decode
+  // (~+70 % ffmpeg CPU on a 1080p talking head, for the few shots of two people that use it) and change
+  // its 3 fps samples (docs/benchmarks.md, "Work done once"). There the shot is decoded on first need.
+  const sampling = await sampleRangeFaces(req.mediaPath, range, {
     signal: req.signal, media: req.media, detector: req.faces, size: source,
+    ...(info.bFrames === false && mayFollowSpeaker(req) ? { denseFps: SPEAKER_FPS } : {}),
     onFrame: (t, rgb, w, h) => {
       frames.push({ t, signature: frameSignature(rgb, w, h) });
       evidence.add(rgb, w, h);
     },
   });
+  try {
+    return await planFromSamples(req, sampling, frames, evidence);
+  } finally {
+    await sampling.close();
+  }
+}
+
+/** Whether a shot of the clip may be sampled at SPEAKER_FPS: there is speech to follow and a layout that can follow it. */
+function mayFollowSpeaker(req: ReframeRequest): boolean {
+  if (!req.speech || req.layout === 'screen') return false;
+  return req.speech.words.some((w) => w.end > req.range.start && w.start < req.range.end);
+}
+
+/** planReframe once the faces are sampled. */
+async function planFromSamples(req: ReframeRequest, sampling: FaceSampling, frames: SampledFrame[], evidence: FrameEvidenceBuilder): Promise<ReframePlan> {
+  const { info, range, output } = req;
+  const source = { width: info.width, height: info.height };
+  const portrait = decideLayout(info, null, output, req.layout);
+  const { samples } = sampling;
   let cuts: number[] = [];
   try {
     const at = new Map(samples.map((sm) => [sm.t, sm]));
@@ -372,8 +399,9 @@ export async function planReframe(req: ReframeRequest): Promise<ReframePlan> {
   const aspect = source.width / source.height;
 
   // Who speaks in each shot of two or more people that a crop `cropW` wide (normalised; 0 for split)
-  // cannot show together: sampled again at SPEAKER_FPS, that shot only, on first need (a screen
-  // recording, a lone face or a two-shot the crop holds whole never pays for it). Keyed by shot index.
+  // cannot show together: faces at SPEAKER_FPS over that shot only, detected on first need (a screen
+  // recording, a lone face or a two-shot the crop holds whole never pays for the detection), on the frames
+  // the range's pass kept or, where it kept none, from a pass over the shot. Keyed by shot index.
   const speakerShots = new Map<number, Promise<Map<number, ActiveSpeakers>>>();
   const speakersByShot = (cropW: number): Promise<Map<number, ActiveSpeakers>> => {
     const cached = speakerShots.get(cropW);
@@ -395,7 +423,9 @@ export async function planReframe(req: ReframeRequest): Promise<ReframePlan> {
       const lo = Math.min(...people.map((p) => median(p.boxes.map((b) => b.cx - b.w / 2))));
       const hi = Math.max(...people.map((p) => median(p.boxes.map((b) => b.cx + b.w / 2))));
       if (hi - lo <= cropW) continue;
-      const dense = await sampleFaces(req.mediaPath, shot, { fps: SPEAKER_FPS, signal: req.signal, media: req.media, detector: req.faces, size: source });
+      // The frames the range's pass kept when the shot starts the range; a later shot is decoded on its own.
+      const dense = await (sampling.dense(shot)
+        ?? sampleFaces(req.mediaPath, shot, { fps: SPEAKER_FPS, signal: req.signal, media: req.media, detector: req.faces, size: source }));
       const found = decideSpeakers(dense, shot, speech, aspect);
       if (found) out.set(i, found);
     }

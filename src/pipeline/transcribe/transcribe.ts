@@ -16,7 +16,7 @@ import { translateSpeechToEnglish, type TranslatedPhrase } from './whisper-trans
 import { RangeAudio, SAMPLE_RATE, extractAudioArgs, wavSamples } from './speech-audio.js';
 import { defaultMediaRunner } from '../../media/local-runner.js';
 import type { MediaRunner } from '../../ports/media-runner.js';
-import { DEFAULT_DECODING, runWhisperCli, whisperCliPath, wordsFromWhisperJson } from './whisper-cli.js';
+import { DEFAULT_DECODING, runWhisperCli, whisperCliPath, wordsFromWhisperJson, type WhisperJson } from './whisper-cli.js';
 import {
   mainModelSpec, modelDisplayName, modelFacts, multilingualModelSpec, parseModelSpec, resolveWhisperModel, type ModelSpec, type WhisperModel,
 } from './whisper-model.js';
@@ -152,6 +152,19 @@ function monotonic(report?: (f: number) => void): (f: number) => void {
   };
 }
 
+/**
+ * Whether detection can ride on the transcription (one whisper-cli -l auto run), and so be skipped as its
+ * own -dl run: when the model that detects (`detector`) is the one that transcribes whatever it is likely
+ * to hear. "auto": when the English model is the detector (a multilingual main model transcribes every
+ * language); with an English-only main model, English speech must be transcribed by that model, chosen
+ * only once the language is known, so detection stays a run of its own. A named language: when its model
+ * is the detector. A detection that then disagrees with the language wanted costs a second run.
+ */
+function oneRunLanguage(req: Pick<TranscribeRequest, 'language'>, detector: ModelRole, models: ModelSet): boolean {
+  const choice = modelForLanguage(req.language === 'auto' ? 'en' : req.language, models);
+  return !('refusal' in choice) && choice.role === detector;
+}
+
 /** After the detection model could not be had, advisory detection is skipped this long. */
 const ADVISORY_RETRY_MS = 10 * 60_000;
 /** Share of the progress bar given to language detection when it runs. */
@@ -240,14 +253,36 @@ export function createTranscriber(opts: TranscriberOptions): Transcriber {
           return { transcript: { language: language ?? 'en', model: modelName, range, words: [], sentences: [] }, cacheKey: null };
         }
         let share = EXTRACT_SHARE;
-        if (detector && !detection && seconds >= 0.1) {
-          // Whisper hears 30 s: the 30 s with the most speech, not a silent or musical intro.
-          const window = speechiestWindow(env, seconds);
+        const listen = detector && !detection && seconds >= 0.1;
+        // Whisper hears 30 s: the 30 s with the most speech, not a silent or musical intro.
+        const window = listen ? speechiestWindow(env, seconds) : null;
+        const detected = (found: { language: string; probability: number }): LanguageDetection => ({
+          ...found, window: { start: range.start + window!.start, end: range.start + window!.end }, model: detector!.name,
+        });
+        const keep = async (found: LanguageDetection) => {
+          detection = found;
+          // Only saves time: a full disk must not fail the request.
+          if (detectionKey) await writeCachedDetection(opts.dataDir, detectionKey, found).catch(() => undefined);
+        };
+        const transcribeIn = (lang: string, model: WhisperModel, log = false, onDetectedLanguage?: (found: { language: string; probability: number }) => void) =>
+          runWhisperCli(bin, { modelPath: model.path, wavPath: wav, language: lang, threads, outputBase: path.join(work, 'whisper'), decoding: DEFAULT_DECODING, log },
+            { signal, media, onDetectedLanguage, onProgress: (f) => progress(share + (1 - share) * f * 0.99) });
+        // One run detects and transcribes when the model that detects is the one that will transcribe:
+        // whisper-cli -l auto detects on the same first 30 s of the same WAV as -dl does (whisper.cpp
+        // detects at offset 0 whatever -ot says), then decodes exactly as -l <that language> would.
+        const oneRun = listen ? oneRunLanguage(req, detectWith!.role, models) : null;
+        let json: WhisperJson | null = null;
+        if (oneRun) {
+          let heard: { language: string; probability: number } | null = null;
+          const ran = await transcribeIn('auto', detector!, true, (found) => { heard ??= found; });
+          if (heard) await keep(detected(heard));
+          else if (auto) throw new PipelineError(STAGE, 'language detection gave no answer (whisper-cli printed no detected language)');
+          language ??= languageForAuto(detection!);
+          // Transcribed in the language heard: kept when that is the language wanted (almost always).
+          if (detection?.language === language) json = ran;
+        } else if (listen) {
           try {
-            const found = await runLanguageDetection(bin, { modelPath: detector.path, wavPath: wav, threads, window }, signal, media);
-            detection = { ...found, window: { start: range.start + window.start, end: range.start + window.end }, model: detector.name };
-            // Only saves time: a full disk must not fail the request.
-            if (detectionKey) await writeCachedDetection(opts.dataDir, detectionKey, detection).catch(() => undefined);
+            await keep(detected(await runLanguageDetection(bin, { modelPath: detector!.path, wavPath: wav, threads, window: window! }, signal, media)));
           } catch (e) {
             if (auto || e instanceof AbortedError || signal?.aborted) throw e;
           }
@@ -258,15 +293,13 @@ export function createTranscriber(opts: TranscriberOptions): Transcriber {
         language ??= languageForAuto(detection!);
         const model = await modelFor(language);
         const cacheKey = keyFor(language, model);
-        if (detector && cacheKey) {
+        if (detector && cacheKey && !json) {
           // Detection ran first (auto): a transcript made earlier in the detected language is still good.
           const cached = await readCachedTranscript(opts.dataDir, cacheKey);
           if (cached) return { transcript: cached, cacheKey: null };
         }
         // Under 0.1 s (a range past the end of the media) there is nothing Whisper could hear.
-        const json = seconds < 0.1 ? { transcription: [] } : await runWhisperCli(bin,
-          { modelPath: model.path, wavPath: wav, language, threads, outputBase: path.join(work, 'whisper'), decoding: DEFAULT_DECODING },
-          { signal, media, onProgress: (f) => progress(share + (1 - share) * f * 0.99) });
+        json ??= seconds < 0.1 ? { transcription: [] } : await transcribeIn(language, model);
         const actual: TimeRange = { start: range.start, end: range.start + Math.min(seconds, range.end - range.start) };
         // Word times: each segment's words spread over the speech inside it, then each start moved to the
         // energy rise where the word begins (onset-align.ts); for English, then each segment force-aligned
@@ -280,7 +313,8 @@ export function createTranscriber(opts: TranscriberOptions): Transcriber {
             return spreadOverSpeech(ws, segment, env, 0);
           },
         }), env, actual.start);
-        const spoken = ('result' in json && json.result?.language) || language;
+        // -l auto writes "auto" as the JSON's language: the language is the one it detected then.
+        const spoken = (json.result?.language !== 'auto' && json.result?.language) || language;
         if (aligner && /^en\b/i.test(spoken) && words.length) {
           const before = words;
           // Alignment only refines times: anything but a cancellation leaves the energy-based ones.

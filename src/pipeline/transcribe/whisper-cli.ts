@@ -61,6 +61,11 @@ export interface WhisperArgsInput {
   decoding: DecodingOptions;
   /** whisper.cpp's translate task: English text for speech in any language (multilingual models only). */
   translate?: boolean;
+  /**
+   * Keep whisper.cpp's log on (no -np): with language "auto" it is the only place the detected language
+   * and its probability are printed ("auto-detected language: es (p = 0.86)").
+   */
+  log?: boolean;
 }
 
 /**
@@ -79,7 +84,7 @@ export function whisperArgs(i: WhisperArgsInput): string[] {
     ...(d.temperatureFallback ? [] : ['-nf']),
     ...(i.translate ? ['-tr'] : []),
     ...(d.dtwPreset ? ['-nfa', '-dtw', d.dtwPreset] : ['-fa']),
-    '-ojf', '-of', i.outputBase, '-np', '-pp',
+    '-ojf', '-of', i.outputBase, ...(i.log ? [] : ['-np']), '-pp',
   ];
 }
 
@@ -93,18 +98,31 @@ export function dtwPresetFor(modelName: string): string | null {
   return DTW_PRESETS.has(family) ? family : null;
 }
 
-/** Reads "progress = 42%" lines from whisper-cli's stderr, which may arrive split across chunks. */
-export function progressParser(onFraction: (f: number) => void): (chunk: string) => void {
+/** Whole lines of a stream that arrives in chunks split anywhere. */
+function lineSplitter(onLine: (line: string) => void): (chunk: string) => void {
   let pending = '';
   return (chunk) => {
     pending += chunk;
     const lines = pending.split('\n');
     pending = lines.pop() ?? '';
-    for (const line of lines) {
-      const m = /progress\s*=\s*(\d+(?:\.\d+)?)\s*%/.exec(line);
-      if (m?.[1]) onFraction(Math.min(1, Math.max(0, Number(m[1]) / 100)));
-    }
+    for (const line of lines) onLine(line);
   };
+}
+
+/** Reads "progress = 42%" lines from whisper-cli's stderr, which may arrive split across chunks. */
+export function progressParser(onFraction: (f: number) => void): (chunk: string) => void {
+  return lineSplitter((line) => {
+    const m = /progress\s*=\s*(\d+(?:\.\d+)?)\s*%/.exec(line);
+    if (m?.[1]) onFraction(Math.min(1, Math.max(0, Number(m[1]) / 100)));
+  });
+}
+
+/** Reads "auto-detected language: es (p = 0.859847)" from whisper-cli's stderr; null when absent. */
+export function parseDetectedLanguage(stderr: string): { language: string; probability: number } | null {
+  const m = /auto-detected language:\s*([a-z]{2,3}(?:-[a-z]+)?)\s*\(p\s*=\s*([0-9.]+)\)/i.exec(stderr);
+  if (!m) return null;
+  const probability = Number(m[2]);
+  return { language: m[1]!.toLowerCase(), probability: Number.isFinite(probability) ? probability : 0 };
 }
 
 /** t_dtw: DTW time in 10 ms units (-1 when not computed); whisper.cpp stamps each token with the time the path leaves it. */
@@ -126,9 +144,22 @@ export function whisperEnv(): NodeJS.ProcessEnv {
  * its raw bytes: byte-level BPE splits non-ASCII characters across tokens, and decoding per token would
  * turn the halves into U+FFFD. Words are decoded as UTF-8 after their tokens are joined.
  */
-export async function runWhisperCli(bin: string, input: WhisperArgsInput, opts: { signal?: AbortSignal; onProgress?: (f: number) => void; media?: MediaRunner } = {}): Promise<WhisperJson> {
+export async function runWhisperCli(bin: string, input: WhisperArgsInput, opts: {
+  signal?: AbortSignal; onProgress?: (f: number) => void; media?: MediaRunner;
+  /** What whisper.cpp detected, for language "auto" with `log` on (read as the log streams, whatever its length). */
+  onDetectedLanguage?: (found: { language: string; probability: number }) => void;
+} = {}): Promise<WhisperJson> {
+  const progress = progressParser((f) => opts.onProgress?.(f));
+  const detected = lineSplitter((line) => {
+    const found = opts.onDetectedLanguage ? parseDetectedLanguage(line) : null;
+    if (found) opts.onDetectedLanguage!(found);
+  });
+  const onStderr = (chunk: string) => {
+    progress(chunk);
+    detected(chunk);
+  };
   try {
-    await (opts.media ?? defaultMediaRunner()).run('whisper-cli', whisperArgs(input), { program: bin, signal: opts.signal, env: whisperEnv(), onStderr: progressParser((f) => opts.onProgress?.(f)) });
+    await (opts.media ?? defaultMediaRunner()).run('whisper-cli', whisperArgs(input), { program: bin, signal: opts.signal, env: whisperEnv(), onStderr });
   } catch (e) {
     if (e instanceof ProcessError) {
       const detail = e.code === null

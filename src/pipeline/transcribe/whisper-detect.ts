@@ -11,7 +11,7 @@ import type { LanguageDetection } from './model-choice.js';
 import type { EnergyEnvelope } from './onset-align.js';
 import type { TimeRange } from '../../domain/time.js';
 import { writeJsonAtomically } from './transcript-cache.js';
-import { whisperEnv } from './whisper-cli.js';
+import { parseDetectedLanguage, whisperEnv } from './whisper-cli.js';
 
 /** Whisper listens to 30 s at a time: detection hears exactly one such window. */
 export const DETECTION_WINDOW_SEC = 30;
@@ -37,14 +37,6 @@ export function speechiestWindow(env: EnergyEnvelope, totalSec: number, windowSe
   }
   const start = Math.min(best * env.frameSec, totalSec - windowSec);
   return { start, end: start + windowSec };
-}
-
-/** Reads "auto-detected language: es (p = 0.859847)" from whisper-cli's stderr; null when absent. */
-export function parseDetectedLanguage(stderr: string): { language: string; probability: number } | null {
-  const m = /auto-detected language:\s*([a-z]{2,3}(?:-[a-z]+)?)\s*\(p\s*=\s*([0-9.]+)\)/i.exec(stderr);
-  if (!m) return null;
-  const probability = Number(m[2]);
-  return { language: m[1]!.toLowerCase(), probability: Number.isFinite(probability) ? probability : 0 };
 }
 
 /** whisper-cli arguments that only detect the language of `window` (seconds from the start of the WAV). */
