@@ -213,7 +213,7 @@ export class Publisher {
       return 'failed';
     }
     // An account whose refresh was refused has had its posts failed (auth_expired) already: the guard leaves them.
-    await posts.failed(post.id, { code: err.errorCode, message: message(err, this.now()), retryable: RETRYABLE[err.errorCode] }, lease);
+    await posts.failed(post.id, { code: err.errorCode, message: message(err, this.now(), post.platform), retryable: RETRYABLE[err.errorCode] }, lease);
     this.log(`post ${post.id} on ${post.platform} failed: ${err.errorCode}: ${err.message}`);
     return 'failed';
   }
@@ -237,14 +237,17 @@ async function sha256Of(file: string): Promise<string> {
 }
 
 /** The failed post's `error`: the connector's plain-language message; for a retryable code, what happened to the retries. */
-function message(err: PublishError, now: number): string {
+function message(err: PublishError, now: number, platform: Platform): string {
   // The platform's reset when it said (video_site: Pacific midnight), else its 24-hour window.
   const reset = new Date(now + (err.retryAfterSec ?? 24 * 3600) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
   const tail: Partial<Record<PostErrorCode, string>> = {
     daily_cap: ` (the platform's daily limit; not tried again before it resets, at about ${reset}: schedule it again then)`,
     rate_limited: ' (the platform kept limiting requests; schedule it again later)',
-    // Not "schedule it again": the upload may be on the platform already, and a new post would upload it twice.
-    processing_timeout: ' (the platform did not finish processing in time; look for it on the platform before scheduling it again)',
+    // video_site: a new post of the clip to this account re-checks the uploaded video (startState). Elsewhere the
+    // upload may be on the platform already, and a new post would upload it twice.
+    processing_timeout: platform === 'video_site'
+      ? ' (the platform did not finish processing in time; scheduling the clip again to this account checks the same video, it does not upload it again)'
+      : ' (the platform did not finish processing in time; look for it on the platform before scheduling it again)',
   };
   return `${err.message}${tail[err.errorCode] ?? ''}`;
 }

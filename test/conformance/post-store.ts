@@ -154,7 +154,7 @@ export function postStoreConformance(name: string, factory: () => Promise<PostsH
       expect(refused).not.toBeInstanceOf(LeaseLost);
       expect((await port.posts.get(p.id))!.publishState).toBeNull();
     });
-    it('answers the saved progress of the newest post of a clip to an account whose upload reached the platform, unless it was published', async () => {
+    it('answers the saved progress of the newest post of a clip to an account whose upload reached the platform and whose outcome is open', async () => {
       const { port } = await open();
       const started = async (state: Record<string, string | number | null>) => {
         const p = await port.posts.insert(newPost({ scheduledAt: PAST }));
@@ -176,6 +176,10 @@ export function postStoreConformance(name: string, factory: () => Promise<PostsH
       const newer = await started({ videoId: 'v2', [UPLOADED_MARK]: 2 });
       expect(await lookup()).toEqual({ videoId: 'v2', [UPLOADED_MARK]: 2 });
       await port.posts.published(newer.id, 'https://v.example.com/v2', newer.lease);
+      expect(await lookup()).toEqual({ sessionUrl: 'https://upload.example.com/s/2', videoId: 'v1', [UPLOADED_MARK]: 1 });
+      // Refused for good by the platform (not retryable): the answer is over; a newer such post does not answer.
+      const refused = await started({ videoId: 'v3', [UPLOADED_MARK]: 3 });
+      await port.posts.failed(refused.id, { code: 'media_rejected', message: 'forced private', retryable: false }, refused.lease);
       expect(await lookup()).toEqual({ sessionUrl: 'https://upload.example.com/s/2', videoId: 'v1', [UPLOADED_MARK]: 1 });
       expect(await port.posts.lastUploadedState('ca_2', 'short-1', 'video_site')).toBeNull();
       expect(await port.posts.lastUploadedState('ca_1', 'short-2', 'video_site')).toBeNull();

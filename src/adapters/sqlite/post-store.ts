@@ -129,7 +129,8 @@ export class SqlitePostStore implements PostStore {
 
   async lastUploadedState(connectedAccountId: string, shortId: string, platform: Platform): Promise<PublishState | null> {
     const row = this.db.prepare(`SELECT publish_state FROM posts WHERE connected_account_id = @connectedAccountId AND short_id = @shortId
-        AND platform = @platform AND status IN ('failed', 'processing') AND json_extract(publish_state, @mark) IS NOT NULL
+        AND platform = @platform AND (status = 'processing' OR (status = 'failed' AND retryable = 1))
+        AND json_extract(publish_state, @mark) IS NOT NULL
       ORDER BY created_at DESC, rowid DESC LIMIT 1`).get({ connectedAccountId, shortId, platform, mark: `$.${UPLOADED_MARK}` }) as { publish_state: string } | undefined;
     return row ? JSON.parse(row.publish_state) as PublishState : null;
   }
