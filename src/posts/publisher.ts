@@ -139,7 +139,12 @@ export class Publisher {
     } catch (e) {
       throw e instanceof BlobNotFoundError ? videoMissing() : e;
     }
-    await blobs.put(key, reader.stream());
+    const bytes = reader.stream();
+    try {
+      await blobs.put(key, bytes);
+    } finally {
+      bytes.destroy();
+    }
     return key;
   }
 
