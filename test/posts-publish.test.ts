@@ -322,3 +322,118 @@ describe('retries and the daily cap (the scheduler in this process, waits in mil
     expect(post).toMatchObject({ status: 'failed', attempts: 1, errorCode: 'account_restricted', retryable: false });
   });
 });
+
+describe('what a post uploads (issue 23): its own copy of the clip, and never a video already on the platform', () => {
+  let store: SqliteRequestStore;
+  let service: PostsService;
+  let leases: LeaseKeeper;
+  let blobs: FsBlobStore;
+  let accountId: string;
+  const local = { id: 'local', email: 'me@localhost' };
+  const clipId = () => request.shorts[0]!.id;
+
+  beforeAll(async () => {
+    ({ store } = await localStore('posts-snapshot-'));
+    service = postsStack(store).posts;
+    leases = new LeaseKeeper(new SqliteLeaseStore(store.db));
+    blobs = new FsBlobStore(store.dataDir);
+    const t = video.issueTokens();
+    accountId = (await service.accounts.add('local', { platform: 'video_site', handle: 'snapchannel', accessToken: t.accessToken, refreshToken: t.refreshToken, expiresInSec: 3600 })).id;
+  });
+
+  afterAll(async () => {
+    await leases?.releaseAll();
+    store?.close();
+  });
+
+  /** Schedules the clip now and runs the real scheduler; `during` runs while it publishes. Returns the ended post. */
+  async function publishClip(tuning: Parameters<typeof createPublishing>[0]['tuning'], during?: (postId: string) => Promise<void>): Promise<PostRecord> {
+    const env = { ...process.env, [PLATFORM_URL_SETTING.video_site]: video.url };
+    const { scheduler, posts } = createPublishing({ store, blobs, posts: service.posts, leases, accounts: service.accounts, scope: { kind: 'local' }, env, tuning: { intervalMs: 20, ...tuning } });
+    const p = await service.schedule(local, { shortId: clipId(), platform: 'video_site', accountId });
+    scheduler.start();
+    try {
+      await during?.(p.id);
+      return await until(async () => (await posts.get(p.id))!, (r) => r.status === 'published' || r.status === 'failed', 30_000, 5);
+    } finally {
+      await scheduler.stop();
+    }
+  }
+
+  /** The clip's re-render is over (same file key, as a re-render keeps it). */
+  async function finishRerender(): Promise<void> {
+    const c = (await store.getShort(request._id, clipId()))!;
+    await store.finishRerender(clipId(), { title: c.title, reason: c.reason, sentenceIndexes: c.sentenceIndexes, startTimestamp: c.startTimestamp,
+      endTimestamp: c.endTimestamp, duration: c.duration, fileKey: c.fileKey!, coverKey: null, layout: null, edit: { title: c.title } });
+  }
+
+  it('a re-render during the upload changes nothing of it: the platform gets the original bytes, whole, once; the post is published', async () => {
+    expect(clipBytes.length).toBeGreaterThan(262_144);
+    const inserts = video.count('insert');
+    const videos = video.publishCount;
+    const uploads = video.count('upload');
+    // The first upload PUT is cut after 256 KiB (kept by the platform): with no retry inside the attempt, the next
+    // attempt resumes the session from there, after the re-render replaced the clip's file.
+    video.fail('upload', { drop: true, afterBytes: 262_144 });
+    let snapshotSeen = false;
+    try {
+      const post = await publishClip({ retryDelaysMs: [1500], connectorRetryDelaysMs: [] }, async (postId) => {
+        await until(async () => video.count('upload'), (n) => n > uploads, 20_000, 5);
+        expect(await store.startRerender(request._id, clipId(), { title: 'Re-rendered' })).toBe('started');
+        await blobs.put('clip.mp4', Buffer.concat([Buffer.from('another render'), clipBytes]));
+        await finishRerender();
+        snapshotSeen = (await blobs.stat(`posts/${postId}/clip.mp4`))?.size === clipBytes.length;
+      });
+      expect(post, JSON.stringify(post)).toMatchObject({ status: 'published', attempts: 2, errorCode: null });
+      const v = [...video.videos.values()].at(-1)!;
+      expect(v.bytes.equals(clipBytes)).toBe(true);
+      expect(post.url).toBe(`https://www.youtube.com/shorts/${v.id}`);
+      expect(video.count('insert')).toBe(inserts + 1);
+      expect(video.publishCount).toBe(videos + 1);
+      // The post's copy existed while it was published and is gone once it ended.
+      expect(snapshotSeen).toBe(true);
+      expect(await blobs.stat(`posts/${post.id}/clip.mp4`)).toBeNull();
+    } finally {
+      await blobs.put('clip.mp4', clipBytes);
+    }
+  });
+
+  it('a clip being re-rendered when its post is due: the post waits, scheduled, uploading nothing, then posts the new render', async () => {
+    const inserts = video.count('insert');
+    expect(await store.startRerender(request._id, clipId(), { title: 'Re-rendered' })).toBe('started');
+    let waited: PostRecord | undefined;
+    const post = await publishClip({ maxWaitMs: 100 }, async (postId) => {
+      waited = await until(async () => (await service.posts.get(postId))!, (r) => r.status === 'scheduled' && r.attempts >= 1, 20_000, 5);
+      expect(video.count('insert')).toBe(inserts);
+      await finishRerender();
+    });
+    expect(waited).toMatchObject({ status: 'scheduled', publishState: null });
+    expect(post).toMatchObject({ status: 'published', errorCode: null });
+    expect(video.count('insert')).toBe(inserts + 1);
+    expect([...video.videos.values()].at(-1)!.bytes.equals(clipBytes)).toBe(true);
+  });
+
+  it('a new post of a clip whose video_site upload timed out in processing checks that video again: one upload, published with its id', async () => {
+    const inserts = video.count('insert');
+    const videos = video.publishCount;
+    // Processing outlasts video_site's limit (24 h on the fake's clock): the first post fails processing_timeout with the video on the channel.
+    video.processing = { polls: 0, outcome: 'processed', durationMs: 30 * 3600_000 };
+    video.clockStepPerPollMs = 3 * 3600_000;
+    let first: PostRecord;
+    try {
+      first = await publishClip({ maxAttempts: 1, pollIntervalMs: 2, now: () => video.now() });
+    } finally {
+      video.processing = { polls: 0, outcome: 'processed' };
+      video.clockStepPerPollMs = 0;
+    }
+    const v = [...video.videos.values()].at(-1)!;
+    expect(first, JSON.stringify(first)).toMatchObject({ status: 'failed', errorCode: 'processing_timeout', retryable: true });
+    expect(first.publishState?.videoId).toBe(v.id);
+    // The platform has finished it meanwhile; the clip is posted to the same channel again.
+    const again = await publishClip({ pollIntervalMs: 2, now: () => video.now() });
+    expect(again, JSON.stringify(again)).toMatchObject({ status: 'published', url: `https://www.youtube.com/shorts/${v.id}`, errorCode: null });
+    expect(again.publishState?.videoId).toBe(v.id);
+    expect(video.count('insert')).toBe(inserts + 1);
+    expect(video.publishCount).toBe(videos + 1);
+  });
+});

@@ -18,3 +18,10 @@ export type PostErrorCode = (typeof POST_ERROR_CODES)[number];
  * crash or restart resumes instead of posting twice. Plain JSON.
  */
 export type PublishState = Record<string, string | number | boolean | null>;
+
+/**
+ * The publish-state field (ms since epoch) a connector sets once the platform holds the whole upload (video_site's
+ * video id came back): from then on that upload is only checked again, never uploaded again, by this post or by a
+ * new post of the same clip to the same account (issue 23).
+ */
+export const UPLOADED_MARK = 'uploadedAt';

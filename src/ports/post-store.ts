@@ -105,4 +105,13 @@ export interface PostStore {
    * `processing`, so the next attempt resumes it and a cancel cannot pretend to stop it.
    */
   retryLater(id: string, next: string, lease?: Lease): Promise<PostRecord | undefined>;
+  /**
+   * The saved progress of the newest post of this clip to this connected account on this platform whose upload
+   * reached the platform (its state holds UPLOADED_MARK) and whose outcome is not settled: still being published,
+   * or failed with a retryable error (processing_timeout, say). A new post of the clip starts from it and checks
+   * that upload again instead of uploading a duplicate (issue 23). A published post, or one the platform refused
+   * for good (retryable false), is not answered: posting the clip again is then a new upload. Null when there is
+   * none. Reads only.
+   */
+  lastUploadedState(connectedAccountId: string, shortId: string, platform: Platform): Promise<PublishState | null>;
 }

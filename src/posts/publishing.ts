@@ -25,7 +25,7 @@ export interface PublishingOptions {
   log?: (line: string) => void;
   env?: NodeJS.ProcessEnv;
   /** Tests: retries and platform polling in milliseconds instead of minutes. */
-  tuning?: Pick<PublisherOptions, 'maxAttempts' | 'retryDelaysMs' | 'maxWaitMs'> & { intervalMs?: number; pollIntervalMs?: number; processingDeadlineMs?: number; now?: () => number };
+  tuning?: Pick<PublisherOptions, 'maxAttempts' | 'retryDelaysMs' | 'maxWaitMs'> & { intervalMs?: number; pollIntervalMs?: number; processingDeadlineMs?: number; now?: () => number; connectorRetryDelaysMs?: number[] };
 }
 
 export function createPublishing(o: PublishingOptions): { publisher: Publisher; scheduler: Scheduler; posts: PostStore } {
@@ -33,7 +33,7 @@ export function createPublishing(o: PublishingOptions): { publisher: Publisher; 
   const t = o.tuning ?? {};
   const publisher = new Publisher({
     store: o.store, blobs: o.blobs, posts, accounts: o.accounts, log: o.log,
-    connector: (platform) => connectorFor(platform, { env: o.env, pollIntervalMs: t.pollIntervalMs, processingDeadlineMs: t.processingDeadlineMs, now: t.now }),
+    connector: (platform) => connectorFor(platform, { env: o.env, pollIntervalMs: t.pollIntervalMs, processingDeadlineMs: t.processingDeadlineMs, now: t.now, retryDelaysMs: t.connectorRetryDelaysMs }),
     probe: clipMedia,
     maxAttempts: t.maxAttempts, retryDelaysMs: t.retryDelaysMs, maxWaitMs: t.maxWaitMs,
   });

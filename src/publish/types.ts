@@ -7,9 +7,9 @@
 export const PLATFORMS = ['video_site', 'photo_site', 'short_video_site'] as const;
 export type Platform = (typeof PLATFORMS)[number];
 
-import { POST_ERROR_CODES, type PostErrorCode, type PublishState } from '../domain/post.js';
+import { POST_ERROR_CODES, UPLOADED_MARK, type PostErrorCode, type PublishState } from '../domain/post.js';
 
-export { POST_ERROR_CODES, type PostErrorCode, type PublishState };
+export { POST_ERROR_CODES, UPLOADED_MARK, type PostErrorCode, type PublishState };
 
 /** Spec 7.3's retryable column: the default for each code (a connector may not say otherwise). */
 export const RETRYABLE: Record<PostErrorCode, boolean> = {

@@ -10,7 +10,7 @@ import { Attempt, cut, mimeOf, openClip, readChunk, type ConnectorOptions } from
 import { checkClipMedia } from './media-check.js';
 import { videoSiteError, videoSiteProcessingError } from './platform-errors.js';
 import { platformUrls, type PlatformUrls } from './platform-urls.js';
-import { PublishError, type ClipMedia, type Connector, type PublishJob, type PublishResult } from './types.js';
+import { PublishError, UPLOADED_MARK, type ClipMedia, type Connector, type PublishJob, type PublishResult } from './types.js';
 
 const UNIT = 262_144;
 /** 32 units (8 MiB): few round trips, and a dropped chunk costs little to send again. */
@@ -43,7 +43,7 @@ export class VideoSiteConnector implements Connector {
     const at = new Attempt(job, this.opts, pollMs, videoSiteError, Infinity);
     const videoId = str(at.state.videoId) ?? (await this.upload(at, urls));
     const url = `https://www.youtube.com/shorts/${videoId}`;
-    const uploadedAt = num(at.state.uploadedAt) ?? at.now();
+    const uploadedAt = num(at.state[UPLOADED_MARK]) ?? at.now();
     await at.poll('video_site\'s processing of the upload', async () => {
       const a = await at.send(urls.at('api', `/youtube/v3/videos?part=status,processingDetails&id=${encodeURIComponent(videoId)}`),
         (t) => ({ headers: { authorization: `Bearer ${t}` } }), { retry: true });
@@ -173,7 +173,7 @@ export class VideoSiteConnector implements Connector {
   }
 
   private async finish(at: Attempt, videoId: string): Promise<string> {
-    await at.save({ videoId, uploadedAt: at.now() });
+    await at.save({ videoId, [UPLOADED_MARK]: at.now() });
     return videoId;
   }
 }

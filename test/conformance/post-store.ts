@@ -7,6 +7,7 @@ import { perTest } from './harness.js';
 import { LeaseLost } from '../../src/ports/leases.js';
 import { POST_ID_PATTERN, postObject } from '../../src/ports/post-store.js';
 import type { PostsQuery } from '../../src/domain/posts-query.js';
+import { UPLOADED_MARK } from '../../src/domain/post.js';
 import { hex, newPost, takenOver, type PostsHarness } from './posts-ports.js';
 
 const query = (over: Partial<PostsQuery> = {}): PostsQuery => ({ page: 1, limit: 50, date: 'scheduled', ...over });
@@ -164,6 +165,37 @@ export function postStoreConformance(name: string, factory: () => Promise<PostsH
       expect(refused).toBeInstanceOf(Error);
       expect(refused).not.toBeInstanceOf(LeaseLost);
       expect((await port.posts.get(p.id))!.publishState).toBeNull();
+    });
+    it('answers the saved progress of the newest post of a clip to an account whose upload reached the platform and whose outcome is open', async () => {
+      const { port } = await open();
+      const started = async (state: Record<string, string | number | null>) => {
+        const p = await port.posts.insert(newPost({ scheduledAt: PAST }));
+        const lease = (await port.leases.acquire({ kind: 'post', id: p.id }, 'me', 60_000))!;
+        await port.posts.claim(p.id, lease);
+        await port.posts.saveState(p.id, lease, state);
+        return { id: p.id, lease };
+      };
+      const lookup = () => port.posts.lastUploadedState('ca_1', 'short-1', 'video_site');
+      expect(await lookup()).toBeNull();
+      // A session started but no upload finished: nothing is on the platform.
+      const halfway = await started({ sessionUrl: 'https://upload.example.com/s/1', videoId: null });
+      await port.posts.failed(halfway.id, { code: 'unknown', message: 'x', retryable: true }, halfway.lease);
+      expect(await lookup()).toBeNull();
+      const timedOut = await started({ sessionUrl: 'https://upload.example.com/s/2', videoId: 'v1', [UPLOADED_MARK]: 1 });
+      await port.posts.failed(timedOut.id, { code: 'processing_timeout', message: 'x', retryable: true }, timedOut.lease);
+      expect(await lookup()).toEqual({ sessionUrl: 'https://upload.example.com/s/2', videoId: 'v1', [UPLOADED_MARK]: 1 });
+      // A newer post still following its upload wins; once published, it is out and the failed one answers again.
+      const newer = await started({ videoId: 'v2', [UPLOADED_MARK]: 2 });
+      expect(await lookup()).toEqual({ videoId: 'v2', [UPLOADED_MARK]: 2 });
+      await port.posts.published(newer.id, 'https://v.example.com/v2', newer.lease);
+      expect(await lookup()).toEqual({ sessionUrl: 'https://upload.example.com/s/2', videoId: 'v1', [UPLOADED_MARK]: 1 });
+      // Refused for good by the platform (not retryable): the answer is over; a newer such post does not answer.
+      const refused = await started({ videoId: 'v3', [UPLOADED_MARK]: 3 });
+      await port.posts.failed(refused.id, { code: 'media_rejected', message: 'forced private', retryable: false }, refused.lease);
+      expect(await lookup()).toEqual({ sessionUrl: 'https://upload.example.com/s/2', videoId: 'v1', [UPLOADED_MARK]: 1 });
+      expect(await port.posts.lastUploadedState('ca_2', 'short-1', 'video_site')).toBeNull();
+      expect(await port.posts.lastUploadedState('ca_1', 'short-2', 'video_site')).toBeNull();
+      expect(await port.posts.lastUploadedState('ca_1', 'short-1', 'photo_site')).toBeNull();
     });
   });
 }

@@ -8,6 +8,7 @@ import type { PostsQuery } from '../../domain/posts-query.js';
 import type { PostObject } from '../../api/types.js';
 import type { Platform, PostErrorCode, PublishState } from '../../publish/types.js';
 import type { Lease } from '../../ports/leases.js';
+import { UPLOADED_MARK } from '../../domain/post.js';
 import { LOCAL_ACCOUNT, postObject, type NewPost, type PostRecord, type PostScope, type PostStatus, type PostStore } from '../../ports/post-store.js';
 import { fenced, NOW_MS } from './lease-store.js';
 
@@ -124,5 +125,13 @@ export class SqlitePostStore implements PostStore {
     return maybe(fenced(this.db, lease, () => this.db.prepare(`UPDATE posts SET status = CASE WHEN publish_state IS NULL THEN 'scheduled' ELSE 'processing' END,
         next_attempt_at = @next, updated_at = @at WHERE id = @id AND status = 'processing' RETURNING *`)
       .get({ id, next, at: now() })));
+  }
+
+  async lastUploadedState(connectedAccountId: string, shortId: string, platform: Platform): Promise<PublishState | null> {
+    const row = this.db.prepare(`SELECT publish_state FROM posts WHERE connected_account_id = @connectedAccountId AND short_id = @shortId
+        AND platform = @platform AND (status = 'processing' OR (status = 'failed' AND retryable = 1))
+        AND json_extract(publish_state, @mark) IS NOT NULL
+      ORDER BY created_at DESC, rowid DESC LIMIT 1`).get({ connectedAccountId, shortId, platform, mark: `$.${UPLOADED_MARK}` }) as { publish_state: string } | undefined;
+    return row ? JSON.parse(row.publish_state) as PublishState : null;
   }
 }
