@@ -403,11 +403,12 @@ describe('what a post uploads (issue 23): its own copy of the clip, and never a 
     expect(await store.startRerender(request._id, clipId(), { title: 'Re-rendered' })).toBe('started');
     let waited: PostRecord | undefined;
     const post = await publishClip({ maxWaitMs: 100 }, async (postId) => {
-      waited = await until(async () => (await service.posts.get(postId))!, (r) => r.status === 'scheduled' && r.attempts >= 1, 20_000, 5);
+      waited = await until(async () => (await service.posts.get(postId))!, (r) => r.status === 'scheduled' && r.nextAttemptAt !== null, 20_000, 5);
       expect(video.count('insert')).toBe(inserts);
       await finishRerender();
     });
-    expect(waited).toMatchObject({ status: 'scheduled', publishState: null });
+    // Waiting for the re-render used none of the post's retries.
+    expect(waited).toMatchObject({ status: 'scheduled', publishState: null, attempts: 0 });
     expect(post).toMatchObject({ status: 'published', errorCode: null });
     expect(video.count('insert')).toBe(inserts + 1);
     expect([...video.videos.values()].at(-1)!.bytes.equals(clipBytes)).toBe(true);

@@ -62,6 +62,14 @@ export function postObject(p: PostRecord): PostObject {
   };
 }
 
+export interface RetryLaterOptions {
+  /**
+   * The attempt just claimed did not really try (the clip was being re-rendered): it is not counted, so a post
+   * that waited for a re-render keeps all its retries for the platform.
+   */
+  uncount?: boolean;
+}
+
 export interface PostStore {
   /** A new `scheduled` post with a fresh id (24 hex characters, POST_ID_PATTERN), no attempts yet. */
   insert(p: NewPost): Promise<PostRecord>;
@@ -104,7 +112,7 @@ export interface PostStore {
    * (no saved progress) the post is `scheduled` again and can still be canceled; with progress it stays
    * `processing`, so the next attempt resumes it and a cancel cannot pretend to stop it.
    */
-  retryLater(id: string, next: string, lease?: Lease): Promise<PostRecord | undefined>;
+  retryLater(id: string, next: string, lease?: Lease, opts?: RetryLaterOptions): Promise<PostRecord | undefined>;
   /**
    * The saved progress of the newest post of this clip to this connected account on this platform whose upload
    * reached the platform (its state holds UPLOADED_MARK) and whose outcome is not settled: still being published,

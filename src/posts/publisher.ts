@@ -152,7 +152,8 @@ export class Publisher {
   private async waitForRerender(post: PostRecord, lease: Lease): Promise<AttemptOutcome> {
     const next = new Date(this.now() + Math.min(RERENDER_WAIT_MS, this.opts.maxWaitMs ?? Infinity)).toISOString();
     try {
-      if (!(await this.opts.posts.retryLater(post.id, next, lease))) return 'failed';
+      // Not an attempt at the platform: it does not use up the post's retries.
+      if (!(await this.opts.posts.retryLater(post.id, next, lease, { uncount: true }))) return 'failed';
     } catch (refused) {
       if (refused instanceof LeaseLost) return 'lost';
       throw refused;

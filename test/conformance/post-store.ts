@@ -143,6 +143,16 @@ export function postStoreConformance(name: string, factory: () => Promise<PostsH
       expect(await port.posts.published(p.id, 'https://v.example.com/new', current)).toMatchObject({ status: 'published', url: 'https://v.example.com/new', publishState: { step: 'new' } });
     });
 
+    it('a retry that did not really try (the clip was being re-rendered) gives its attempt back', async () => {
+      const { port } = await open();
+      const p = await port.posts.insert(newPost({ scheduledAt: PAST }));
+      const lease = (await port.leases.acquire({ kind: 'post', id: p.id }, 'me', 60_000))!;
+      expect((await port.posts.claim(p.id, lease))!.attempts).toBe(1);
+      expect(await port.posts.retryLater(p.id, '2030-01-01T00:00:00.000Z', lease, { uncount: true })).toMatchObject({ status: 'scheduled', attempts: 0 });
+      expect((await port.posts.claim(p.id, lease))!.attempts).toBe(1);
+      expect(await port.posts.retryLater(p.id, '2030-01-01T00:00:00.000Z', lease)).toMatchObject({ status: 'scheduled', attempts: 1 });
+    });
+
     it('holds at most one live automation post of a clip per connected account; manual posts are not limited', async () => {
       const { port } = await open();
       const first = await port.posts.insert(newPost({ shortId: 'clip', source: 'automation' }));

@@ -9,7 +9,7 @@ import type { PostObject } from '../../api/types.js';
 import type { Platform, PostErrorCode, PublishState } from '../../publish/types.js';
 import type { Lease } from '../../ports/leases.js';
 import { UPLOADED_MARK } from '../../domain/post.js';
-import { LOCAL_ACCOUNT, postObject, type NewPost, type PostRecord, type PostScope, type PostStatus, type PostStore } from '../../ports/post-store.js';
+import { LOCAL_ACCOUNT, postObject, type NewPost, type PostRecord, type PostScope, type PostStatus, type PostStore, type RetryLaterOptions } from '../../ports/post-store.js';
 import { fenced, NOW_MS } from './lease-store.js';
 
 export interface PostRow {
@@ -121,10 +121,10 @@ export class SqlitePostStore implements PostStore {
       .get({ id, code: f.code, message: f.message, retryable: f.retryable ? 1 : 0, from: JSON.stringify(from), at: now() })));
   }
 
-  async retryLater(id: string, next: string, lease?: Lease): Promise<PostRecord | undefined> {
+  async retryLater(id: string, next: string, lease?: Lease, opts: RetryLaterOptions = {}): Promise<PostRecord | undefined> {
     return maybe(fenced(this.db, lease, () => this.db.prepare(`UPDATE posts SET status = CASE WHEN publish_state IS NULL THEN 'scheduled' ELSE 'processing' END,
-        next_attempt_at = @next, updated_at = @at WHERE id = @id AND status = 'processing' RETURNING *`)
-      .get({ id, next, at: now() })));
+        next_attempt_at = @next, updated_at = @at, attempts = MAX(0, attempts - @uncount) WHERE id = @id AND status = 'processing' RETURNING *`)
+      .get({ id, next, at: now(), uncount: opts.uncount ? 1 : 0 })));
   }
 
   async lastUploadedState(connectedAccountId: string, shortId: string, platform: Platform): Promise<PublishState | null> {
