@@ -1,7 +1,9 @@
 // kill -9 `shorts serve` mid-request and start it again: the request resumes from its last finished
 // stage and completes; nothing accepted is lost, and its credit is spent once. The transcript of the range
 // comes from the seeded cache (what is checked is the restart, not transcription), so the crash lands in the
-// later stages, which a restart resumes from the checkpoints they left.
+// later stages, which a restart resumes from the checkpoints they left. Killed mid-render, the clips already
+// made are kept (the same files, the same ids) and only the rest are rendered.
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,11 +13,13 @@ import { seed, warmCache } from './helpers/seeded-cache.js';
 
 let serve: ServeProcess | undefined;
 let cdn: Loopback | undefined;
+let cdn2: Loopback | undefined;
 let warm: string;
 beforeAll(async () => { warm = await warmCache(); }, 240_000);
 afterAll(async () => {
   await serve?.kill('SIGKILL');
   await cdn?.close();
+  await cdn2?.close();
 });
 
 describe('restart safety', () => {
@@ -51,5 +55,51 @@ describe('restart safety', () => {
     const ledger = check.prepare('SELECT reason, delta FROM credit_ledger WHERE request_id = ?').all(id);
     check.close();
     expect(ledger).toEqual([{ reason: 'creation', delta: -1 }]);
+  }, 420_000);
+
+  it('killed -9 mid-render: the clips already made stay as they are, the plan keeps its clips, and the next start renders only the rest', async () => {
+    // One clip at a time at a small size: the kill lands after the first clip is stored and before the last one.
+    const env = serveEnv({ SHORTS_LEASE_TTL: '1', SHORTS_RENDER_CONCURRENCY: '1', SHORTS_RENDER_SIZE: '270x480', SHORTS_X264_PRESET: 'ultrafast' });
+    const dataDir = env.SHORTS_DATA_DIR!;
+    seed(dataDir, warm);
+    const { key } = await createKey(env, ['--hourly-limit', '2000', '--daily-limit', '20000']);
+    cdn2 = await loopback(fileHandler(SAMPLE));
+    serve = await startServe(env);
+    const created = await api(serve.api, key, 'POST', '/shorts/create', { fileUrl: `${cdn2.url}/talk.mp4`, start: 0, end: 60, language: 'en', maxShorts: 3,
+      preferredLength: 'under30sec', layout: 'fit', blurBackground: false });
+    const id = created.json.data.requestId as string;
+    const job = path.join(dataDir, 'jobs', id);
+    const stored = () => { try { return readdirSync(path.join(job, 'clips')).filter((f) => f.endsWith('.mp4')); } catch { return []; } };
+    await until(async () => stored(), (files) => files.length > 0, 240_000, 25);
+    await serve.kill('SIGKILL');
+    const status = () => {
+      const db = new Database(path.join(dataDir, 'shorts.db'), { readonly: true });
+      try { return (db.prepare('SELECT status FROM requests WHERE id = ?').get(id) as { status: string }).status; } finally { db.close(); }
+    };
+    const before = stored().map((f) => ({ f, ...(({ ino, mtimeMs }) => ({ ino, mtimeMs }))(statSync(path.join(job, 'clips', f))) }));
+    const planned = (JSON.parse(readFileSync(path.join(job, 'plan.json'), 'utf8')) as { clips: { id: string }[] }).clips.map((c) => c.id);
+    expect(status()).toBe('processing'); // killed mid-render, not after the request completed
+
+    serve = await startServe(env);
+    const final = await until(() => api(serve!.api, key, 'GET', `/shorts/${id}/status`),
+      (r) => ['completed', 'failed', 'cancelled'].includes(r.json.data.status), 240_000, 250);
+    expect(final.json.data.status, JSON.stringify(final.json)).toBe('completed');
+    const detail = await api(serve.api, key, 'GET', `/shorts/${id}`);
+    // The plan made before the kill is the one completed: the same clips, under the same ids.
+    expect(detail.json.data.shorts.map((s: { id: string }) => s.id).sort()).toEqual([...planned].sort());
+    // The clips stored before the kill were not rendered again: the very same files.
+    for (const b of before) {
+      const now = statSync(path.join(job, 'clips', b.f));
+      expect({ f: b.f, ino: now.ino, mtimeMs: now.mtimeMs }).toEqual(b);
+    }
+    for (const s of detail.json.data.shorts) expect((await fetch(s.video_url)).status).toBe(200);
+    // And each clip's captions export as rendered (kept beside it, whether rendered before or after the restart).
+    for (const s of detail.json.data.shorts) {
+      const shortId = s.id as string;
+      const ass = await fetch(`${serve.api}/shorts/${id}/shorts/${shortId}/export?format=ass`, { headers: { 'x-api-key': key } });
+      expect(ass.status).toBe(200);
+      expect(Buffer.from(await ass.arrayBuffer()).equals(readFileSync(path.join(job, 'captions', `${shortId}.ass`)))).toBe(true);
+    }
+    expect(serve.log()).toMatch(/resuming 1 interrupted request/);
   }, 420_000);
 });
