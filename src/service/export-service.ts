@@ -118,11 +118,11 @@ class ExportFiles {
 
   /** Reads the plans and cues of `shorts` and the source checkpoint (in parallel). */
   static async load(req: RequestRecord, art: JobArtifacts, shorts: ShortRecord[]): Promise<ExportFiles> {
-    const [checkpoint, ...kept] = await Promise.all([
+    const [checkpoint, kept] = await Promise.all([
       art.read<SourceCheckpoint>('source'),
-      ...shorts.map(async (s) => [s.id, await art.read<RenderPlan>(JobArtifacts.renderPlanName(s.id)), await art.read<CaptionCue[]>(JobArtifacts.cuesName(s.id))] as const),
+      Promise.all(shorts.map(async (s) => [s.id, await art.read<RenderPlan>(JobArtifacts.renderPlanName(s.id)), await art.read<CaptionCue[]>(JobArtifacts.cuesName(s.id))] as const)),
     ]);
-    return new ExportFiles(req, new Map(kept.map(([id, plan]) => [id, plan])), new Map(kept.map(([id, , cues]) => [id, cues])), checkpoint as SourceCheckpoint | null);
+    return new ExportFiles(req, new Map(kept.map(([id, plan]) => [id, plan])), new Map(kept.map(([id, , cues]) => [id, cues])), checkpoint);
   }
 
   plan(s: ShortRecord): RenderPlan | null {
