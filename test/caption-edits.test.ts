@@ -20,6 +20,7 @@ import { renderCaptions } from './helpers/caption-render.js';
 import { video } from './helpers/media.js';
 import { framesAtSeeks } from './helpers/seek-frames.js';
 import { seed, warmCache } from './helpers/seeded-cache.js';
+import { FsBlobStore } from '../src/adapters/fs/blob-store.js';
 
 const w = (text: string, start: number, end: number, probability = 0.9): Word => ({ text, start, end, probability });
 
@@ -305,8 +306,8 @@ describe('captionEdits: a re-rendered clip of a real request', () => {
     made = requestId;
     const before = await client.get(requestId);
     const short = before.shorts[0]!;
-    const art = new JobArtifacts(dir, requestId);
-    const cuesSeen = art.read<CaptionCue[]>(JobArtifacts.cuesName(short.id))!;
+    const art = new JobArtifacts(new FsBlobStore(dir), requestId);
+    const cuesSeen = (await art.read<CaptionCue[]>(JobArtifacts.cuesName(short.id)))!;
     expect(cuesSeen.length).toBeGreaterThan(4);
     const numbered = numberCaptionWords(cuesSeen);
     // A word in the middle of the clip, in a cue with others, and a later cue to fix by SRT.
@@ -322,7 +323,7 @@ describe('captionEdits: a re-rendered clip of a real request', () => {
     expect(after.recompiling).toBe(false);
     expect(after).not.toHaveProperty('editError');
 
-    const cuesNow = art.read<CaptionCue[]>(JobArtifacts.cuesName(short.id))!;
+    const cuesNow = (await art.read<CaptionCue[]>(JobArtifacts.cuesName(short.id)))!;
     const fixed = cuesNow.flatMap((c) => c.words).find((x) => x.text === 'ZYZZYVA')!;
     expect([fixed.start, fixed.end]).toEqual([target.start, target.end]);
     const newFile = fileURLToPath(after.video_url);
@@ -341,7 +342,7 @@ describe('captionEdits: a re-rendered clip of a real request', () => {
     const srt = `1\n00:00:${other.start.toFixed(3).padStart(6, '0').replace('.', ',')} --> 00:00:${other.end.toFixed(3).padStart(6, '0').replace('.', ',')}\nQUIXOTIC ${other.words.slice(1).map((x) => x.text).join(' ')}\n`;
     await client.rerender(requestId, short.id, { captionEdits: { subtitles: srt } });
     await client.waitRerender(requestId, short.id);
-    const words = art.read<CaptionCue[]>(JobArtifacts.cuesName(short.id))!.flatMap((c) => c.words.map((x) => x.text));
+    const words = (await art.read<CaptionCue[]>(JobArtifacts.cuesName(short.id)))!.flatMap((c) => c.words.map((x) => x.text));
     expect(words).toContain('ZYZZYVA');
     expect(words).toContain('QUIXOTIC');
 

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
 import { MIGRATIONS } from '../src/adapters/sqlite/migrations.js';
 import { Service } from '../src/service/service.js';
+import { FsBlobStore } from '../src/adapters/fs/blob-store.js';
 
 const RID = 'a'.repeat(24);
 const VERSION_BEFORE_KEYS = 7;
@@ -60,7 +61,7 @@ describe('migration v8: clip paths become blob keys', () => {
     expect(existsSync(moved)).toBe(true);
 
     // What a user sees: links to the same bytes as before, a cover link only where there is a cover.
-    const detail = await new Service(store).detail({ id: 'local', email: 'me@localhost' }, RID);
+    const detail = await new Service(store, { blobs: new FsBlobStore(store.dataDir) }).detail({ id: 'local', email: 'me@localhost' }, RID);
     const byId = Object.fromEntries(detail.shorts.map((s) => [s.id, s]));
     expect(readFileSync(fileURLToPath(byId.in!.video_url), 'utf8')).toBe('clip in');
     expect(readFileSync(fileURLToPath(byId.in!.thumbnail_url!), 'utf8')).toBe('cover in');

@@ -20,6 +20,7 @@ import { serveEnv, startServe, type ServeProcess } from './helpers/serve.js';
 import { AccountStore } from '../src/service/accounts.js';
 import { SqliteAccounts } from '../src/adapters/sqlite/accounts.js';
 import { fakePlatformEnv, startFakePlatform, type FakePhotoSite, type FakeShortVideoSite, type FakeVideoSite } from './helpers/fake-platforms/index.js';
+import { FsBlobStore } from '../src/adapters/fs/blob-store.js';
 
 const run = promisify(execFile);
 const tmp = (name: string) => mkdtempSync(path.join(os.tmpdir(), `ca-${name}-`));
@@ -54,7 +55,7 @@ function insertPost(store: SqliteRequestStore, id: string, connectedAccountId: s
 }
 
 async function postsOf(store: SqliteRequestStore) {
-  return Object.fromEntries((await new Service(store, { posts: new SqlitePostStore(store.db) }).posts(LOCAL, {})).posts.map((p) => [p.id, p]));
+  return Object.fromEntries((await new Service(store, { blobs: new FsBlobStore(store.dataDir), posts: new SqlitePostStore(store.db) }).posts(LOCAL, {})).posts.map((p) => [p.id, p]));
 }
 
 describe('the secret key', () => {

@@ -17,6 +17,7 @@ import type { RenderPlan } from '../src/media/render-plan.js';
 import { validateCreateRequest } from '../src/service/create-request.js';
 import { ShortsError } from '../src/errors.js';
 import { Service } from '../src/service/service.js';
+import { FsBlobStore } from '../src/adapters/fs/blob-store.js';
 
 function ff(args: string[]): string {
   const r = spawnSync('ffmpeg', ['-hide_banner', '-v', 'error', '-y', ...args], { encoding: 'utf8' });
@@ -69,7 +70,8 @@ describe('game-video catalog manifest', () => {
 
 describe('game videos in the service', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'game-svc-'));
-  const service = new Service(new SqliteRequestStore(path.join(dir, 'shorts.db')));
+  const store = new SqliteRequestStore(path.join(dir, 'shorts.db'));
+  const service = new Service(store, { blobs: new FsBlobStore(store.dataDir) });
   const items = gameVideoCatalog().items;
 
   it('lists {name, preview, video, video_duration} with pagination (spec 2.8, 4.10); locally the URLs are the real PNG and MP4', () => {

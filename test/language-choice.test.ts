@@ -24,6 +24,7 @@ import { cliEnv, runCli } from './helpers/cli.js';
 import { rejection } from './helpers/rejection.js';
 import { wordErrorRate } from './helpers/wer.js';
 import type { RequestDetail, StatusResponse } from '../src/api/types.js';
+import { FsBlobStore } from '../src/adapters/fs/blob-store.js';
 
 const MAIN = process.env.SHORTS_WHISPER_MODEL!;
 const MULTILINGUAL = process.env.SHORTS_WHISPER_MULTILINGUAL_MODEL!;
@@ -118,7 +119,7 @@ describe('refused at creation (API)', () => {
   const body = { fileUrl: 'https://example.com/v.mp4', start: 0, end: 60 };
 
   it('refuses Spanish with an English-only model and the multilingual model off, naming both', async () => {
-    const service = new Service(store, { whisperModels: modelSpecs({ model: MAIN, multilingualModel: 'off' }) });
+    const service = new Service(store, { blobs: new FsBlobStore(store.dataDir), whisperModels: modelSpecs({ model: MAIN, multilingualModel: 'off' }) });
     const e = await rejection(service.create(account, { ...body, language: 'es' }, 'api'));
     expect(e).toBeInstanceOf(ShortsError);
     expect((e as ShortsError).code).toBe('invalid_request');
@@ -129,16 +130,16 @@ describe('refused at creation (API)', () => {
   });
 
   it('refuses a multilingual model path that does not exist or is English-only; accepts a name still to download', async () => {
-    const missing = new Service(store, { whisperModels: modelSpecs({ model: MAIN, multilingualModel: '/nonexistent/ggml-base.bin' }) });
+    const missing = new Service(store, { blobs: new FsBlobStore(store.dataDir), whisperModels: modelSpecs({ model: MAIN, multilingualModel: '/nonexistent/ggml-base.bin' }) });
     expect(((await rejection(missing.create(account, { ...body, language: 'fr' }, 'api'))) as Error).message).toMatch(/French \(fr\).*does not exist/);
-    const englishOnly = new Service(store, { whisperModels: modelSpecs({ model: MAIN, multilingualModel: MAIN }) });
+    const englishOnly = new Service(store, { blobs: new FsBlobStore(store.dataDir), whisperModels: modelSpecs({ model: MAIN, multilingualModel: MAIN }) });
     expect(((await rejection(englishOnly.create(account, { ...body, language: 'fr' }, 'api'))) as Error).message).toMatch(/English-only too/);
-    const toDownload = new Service(store, { whisperModels: modelSpecs({ model: MAIN, multilingualModel: 'base-q5_1' }) });
+    const toDownload = new Service(store, { blobs: new FsBlobStore(store.dataDir), whisperModels: modelSpecs({ model: MAIN, multilingualModel: 'base-q5_1' }) });
     await expect(toDownload.create(account, { ...body, language: 'fr' }, 'api')).resolves.toMatchObject({ status: 'processing' });
   });
 
   it('keeps language auto to local mode', async () => {
-    const service = new Service(store, { whisperModels: modelSpecs({ model: MAIN, multilingualModel: MULTILINGUAL }) });
+    const service = new Service(store, { blobs: new FsBlobStore(store.dataDir), whisperModels: modelSpecs({ model: MAIN, multilingualModel: MULTILINGUAL }) });
     const e = (await rejection(service.create(account, { ...body, language: 'auto' }, 'api'))) as ShortsError;
     expect(e.code).toBe('invalid_request');
     expect(e.message).toMatch(/"auto".*only accepted in local mode/);

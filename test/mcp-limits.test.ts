@@ -19,6 +19,7 @@ import { RateLimiter } from '../src/server/rate-limit.js';
 import { SqliteRateLimits } from '../src/adapters/sqlite/rate-limits.js';
 import { serviceBackend } from '../src/server/mcp-handler.js';
 import { createMcpServer } from '../src/mcp/server.js';
+import { FsBlobStore } from '../src/adapters/fs/blob-store.js';
 
 let dir: string;
 let store: SqliteRequestStore;
@@ -31,7 +32,7 @@ beforeAll(async () => {
   const limiter = new RateLimiter(new SqliteRateLimits(store.db), { limiters: { videoCreation: { limit: 2, windowSec: 60 }, statusCheck: { limit: 2, windowSec: 60 } } });
   const account = await accounts.createAccount({ email: 'agent@example.com', credits: 5 });
   const auth = await accounts.authenticate((await accounts.createKey(account.id)).key);
-  const backend = serviceBackend(new Service(store, { credits: accounts, posts: new SqlitePostStore(store.db) }), postsStack(store).posts, auth, async (a, name) => {
+  const backend = serviceBackend(new Service(store, { blobs: new FsBlobStore(store.dataDir), credits: accounts, posts: new SqlitePostStore(store.db) }), postsStack(store).posts, auth, async (a, name) => {
     const r = await limiter.check(a.keyId, a.account, name);
     if (r.error) throw r.error;
   });

@@ -24,6 +24,7 @@ import type { RequestDetail } from '../src/api/types.js';
 import { SAMPLE, cliEnv, runCli } from './helpers/cli.js';
 import { SEEDED_RANGE, seed, warmCache } from './helpers/seeded-cache.js';
 import { framesAtSeeks, type Shot } from './helpers/seek-frames.js';
+import { FsBlobStore } from '../src/adapters/fs/blob-store.js';
 
 const W = 180, H = 320;
 let dir: string;
@@ -127,7 +128,7 @@ describe('meme-hook catalog manifest', () => {
 
 describe('meme hooks in the service', () => {
   const store = new SqliteRequestStore(path.join(mkdtempSync(path.join(os.tmpdir(), 'meme-svc-')), 'shorts.db'));
-  const service = new Service(store);
+  const service = new Service(store, { blobs: new FsBlobStore(store.dataDir) });
   const account = { id: 'a', email: 'a@example.com' };
   const items = memeHookCatalog().items;
   const body = { fileUrl: 'https://cdn.example.com/talk.mp4', start: 0, end: 120, memeHook: true };
@@ -197,7 +198,8 @@ describe('operator-added meme hooks', () => {
   it('an item dropped into the folder with a manifest entry is listed, found by its exact name and accepted', async () => {
     process.env.SHORTS_CATALOG_DIR = catalogWith([MINE]);
     expect(memeHookCatalog().items.map((m) => m.name)).toEqual(['My Intro']);
-    const service = new Service(new SqliteRequestStore(path.join(mkdtempSync(path.join(dir, 'svc-')), 'shorts.db')));
+    const store = new SqliteRequestStore(path.join(mkdtempSync(path.join(dir, 'svc-')), 'shorts.db'));
+    const service = new Service(store, { blobs: new FsBlobStore(store.dataDir) });
     const list = service.catalog('memeHooks', {});
     expect(list.items).toEqual([{
       name: 'My Intro', preview: expect.stringMatching(/meme-hooks\/previews\/mine\.png$/), video: expect.stringMatching(/^file:.*\/meme-hooks\/mine\.mp4$/), video_duration: 1.5,
@@ -213,7 +215,8 @@ describe('operator-added meme hooks', () => {
     process.env.SHORTS_CATALOG_DIR = catalogWith([{ ...MINE, file: 'missing.mp4' }]);
     expect(() => memeHookCatalog()).toThrow(/missing\.mp4 does not exist/);
     process.env.SHORTS_CATALOG_DIR = catalogWith([]);
-    const service = new Service(new SqliteRequestStore(path.join(mkdtempSync(path.join(dir, 'svc-')), 'shorts.db')));
+    const store = new SqliteRequestStore(path.join(mkdtempSync(path.join(dir, 'svc-')), 'shorts.db'));
+    const service = new Service(store, { blobs: new FsBlobStore(store.dataDir) });
     await expect(service.create({ id: 'a', email: 'a@example.com' }, { fileUrl: 'https://cdn.example.com/x.mp4', start: 0, end: 90, memeHook: true }, 'api'))
       .rejects.toThrow(/memeHook \(meme intro\) is not available/);
   });

@@ -19,6 +19,7 @@ import { ShortsError } from '../src/errors.js';
 import { Service } from '../src/service/service.js';
 import { DEFAULT_TEMPLATE } from '../src/catalog/templates.js';
 import { concatSpeech, speech, video } from './helpers/media.js';
+import { FsBlobStore } from '../src/adapters/fs/blob-store.js';
 
 function probeDuration(file: string): number {
   const r = spawnSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', file], { encoding: 'utf8' });
@@ -77,7 +78,8 @@ describe('music catalog manifest', () => {
 
 describe('music in the service', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'music-svc-'));
-  const service = new Service(new SqliteRequestStore(path.join(dir, 'shorts.db')));
+  const store = new SqliteRequestStore(path.join(dir, 'shorts.db'));
+  const service = new Service(store, { blobs: new FsBlobStore(store.dataDir) });
   const total = musicCatalog().items.length;
 
   it('lists {name, duration, url} with pagination (spec 4.8); locally the url is the track\'s own file', () => {

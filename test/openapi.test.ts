@@ -5,7 +5,7 @@
 // and linters make of it.
 import { randomUUID } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync } from 'node:fs';
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -30,6 +30,7 @@ import { IdempotentRequests } from '../src/server/idempotency.js';
 import { SqliteIdempotencyStore } from '../src/adapters/sqlite/idempotency.js';
 import { SqlitePostStore } from '../src/adapters/sqlite/post-store.js';
 import { postsStack } from './helpers/posts-stack.js';
+import { FsBlobStore } from '../src/adapters/fs/blob-store.js';
 
 type Json = unknown;
 type Obj = Record<string, Json>;
@@ -387,7 +388,7 @@ describe('real responses of the server validate against the served document', ()
     store = new SqliteRequestStore(path.join(dir, 'shorts.db'));
     accounts = new AccountStore(new SqliteAccounts(store.db));
     // No URL checks and no workers: requests stay queued and nothing leaves this machine.
-    service = new Service(store, { mediaUrl: (s) => links!.url(s.requestId, s.id), thumbnailUrl: (s) => links!.thumbnailUrl(s.requestId, s.id), credits: accounts, posts: new SqlitePostStore(store.db) });
+    service = new Service(store, { blobs: new FsBlobStore(store.dataDir), mediaUrl: (s) => links!.url(s.requestId, s.id), thumbnailUrl: (s) => links!.thumbnailUrl(s.requestId, s.id), credits: accounts, posts: new SqlitePostStore(store.db) });
     const { posts, automation } = postsStack(store);
     server = createApiServer({
       service, store, accounts, limiter: new RateLimiter(new SqliteRateLimits(store.db)), posts, automation, publicUrl: () => base,
@@ -525,12 +526,12 @@ describe('real responses of the server validate against the served document', ()
     expect((await call('HEAD', '/media/{requestId}/{shortId}.jpg', cover)).status).toBe(200);
     expect((await call('GET', '/media/{requestId}/{shortId}.jpg', videoUrl.replace('.mp4?', '.jpg?'))).status).toBe(403);
     // A clip's export (the file itself, as an attachment): its captions as burned in.
-    writeFileSync(new JobArtifacts(store.dataDir, doneId).captionsPath(okShort), '[Script Info]\nScriptType: v4.00+\n');
+    await service.blobs.put(new JobArtifacts(service.blobs, doneId).captionsKey(okShort), '[Script Info]\nScriptType: v4.00+\n');
     const ass = await call('GET', '/shorts/{id}/shorts/{shortId}/export', `/shorts/${doneId}/shorts/${okShort}/export?format=ass`);
     expect(ass.status).toBe(200);
     expect(ass.headers.get('content-disposition')).toContain(`${okShort}.ass`);
     // The whole request on one timeline (an EDL), from the clip's render plan as the engine keeps it.
-    new JobArtifacts(store.dataDir, doneId).write(JobArtifacts.renderPlanName(okShort), {
+    await new JobArtifacts(service.blobs, doneId).write(JobArtifacts.renderPlanName(okShort), {
       version: 1, input: { path: mp4, start: 0.5, end: 3.1, width: 160, height: 90, hasAudio: false },
       output: { path: mp4, width: 1080, height: 1920, preset: 'ultrafast', crf: 23, fps: 10 },
       reframe: { layout: 'fill', cropWidth: 50, cropHeight: 90, keyframes: [{ t: 0, cx: 0.5, cy: 0.5 }], faceCoverage: 0 },

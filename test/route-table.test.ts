@@ -23,6 +23,7 @@ import { postsStack } from './helpers/posts-stack.js';
 import { Service } from '../src/service/service.js';
 import { IdempotentRequests } from '../src/server/idempotency.js';
 import { SqliteIdempotencyStore } from '../src/adapters/sqlite/idempotency.js';
+import { FsBlobStore } from '../src/adapters/fs/blob-store.js';
 
 const routes = ROUTES as readonly RouteSpec[];
 const documented = (r: RouteSpec) => r.answer === 'envelope' || !('undocumented' in r.openapi);
@@ -69,7 +70,7 @@ describe('every route of the table is served', () => {
     const accounts = new AccountStore(new SqliteAccounts(store.db));
     const links = new MediaLinks({ secret: loadOrCreateSecret(dir), publicBaseUrl: 'http://127.0.0.1' });
     // No URL checks and no workers: nothing leaves this machine and nothing is processed.
-    const service = new Service(store, { mediaUrl: (s) => links.url(s.requestId, s.id), thumbnailUrl: (s) => links.thumbnailUrl(s.requestId, s.id), credits: accounts, posts: new SqlitePostStore(store.db) });
+    const service = new Service(store, { blobs: new FsBlobStore(store.dataDir), mediaUrl: (s) => links.url(s.requestId, s.id), thumbnailUrl: (s) => links.thumbnailUrl(s.requestId, s.id), credits: accounts, posts: new SqlitePostStore(store.db) });
     const { posts, automation } = postsStack(store);
     const limiter = new RateLimiter(new SqliteRateLimits(store.db));
     server = createApiServer({

@@ -20,6 +20,7 @@ import { SqliteRateLimits } from '../src/adapters/sqlite/rate-limits.js';
 import { createKey, serveEnv, startServe, type ServeProcess } from './helpers/serve.js';
 import { IdempotentRequests } from '../src/server/idempotency.js';
 import { SqliteIdempotencyStore } from '../src/adapters/sqlite/idempotency.js';
+import { FsBlobStore } from '../src/adapters/fs/blob-store.js';
 
 interface Raw { status: number; headers: http.IncomingHttpHeaders; text: string; json: any }
 
@@ -176,7 +177,7 @@ describe('the /mcp hook', () => {
     const store = new SqliteRequestStore(path.join(dir, 'shorts.db'));
     accounts = new AccountStore(new SqliteAccounts(store.db));
     server = createApiServer({
-      service: new Service(store), store, accounts, limiter: new RateLimiter(new SqliteRateLimits(store.db)),
+      service: new Service(store, { blobs: new FsBlobStore(store.dataDir) }), store, accounts, limiter: new RateLimiter(new SqliteRateLimits(store.db)),
       mediaLinks: new MediaLinks({ secret: Buffer.alloc(32, 1), publicBaseUrl: 'http://127.0.0.1:1' }),
       openapi: () => ({}), readiness: async () => ({ ready: true, checks: {} }), idempotency: new IdempotentRequests(new SqliteIdempotencyStore(store.db)), log: () => {},
       mcp: async (req, res, auth) => {

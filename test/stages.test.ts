@@ -17,6 +17,7 @@ import { DEFAULT_TEMPLATE } from '../src/catalog/templates.js';
 import { SAMPLE } from './helpers/cli.js';
 import { seed, warmCache } from './helpers/seeded-cache.js';
 import { fileHandler, loopback, type Loopback } from './helpers/serve.js';
+import { FsBlobStore } from '../src/adapters/fs/blob-store.js';
 
 describe('the stage table', () => {
   it('lists the request stages in order, each on its spec step and progress span', () => {
@@ -71,7 +72,7 @@ describe('the fetch stage under its retry policy (a real request)', () => {
     seed(dataDir, warm);
     const store = new SqliteRequestStore(path.join(dataDir, 'shorts.db'));
     const orchestrator = new Orchestrator({
-      store, transcriber: createTranscriber({ dataDir }), dataDir,
+      store, blobs: new FsBlobStore(dataDir), transcriber: createTranscriber({ dataDir }), dataDir,
       render: renderSettingsFromEnv({ ...process.env, SHORTS_RENDER_SIZE: '270x480', SHORTS_X264_PRESET: 'ultrafast' }),
     });
     const options = validateCreateRequest({

@@ -20,6 +20,7 @@ import { Service } from '../src/service/service.js';
 import { renderCaptions } from './helpers/caption-render.js';
 import { video } from './helpers/media.js';
 import { frameAt } from './helpers/frames.js';
+import { FsBlobStore } from '../src/adapters/fs/blob-store.js';
 
 const W = PREVIEW_SIZE.width, H = PREVIEW_SIZE.height;
 const GREY = '#404040';
@@ -162,7 +163,8 @@ describe('template previews (assets/templates, npm run previews)', () => {
 
 describe('GET /templates image URLs', () => {
   it('locally: file:// URLs of the shipped files', () => {
-    const service = new Service(new SqliteRequestStore(path.join(dir, 'local.db')));
+    const store = new SqliteRequestStore(path.join(dir, 'local.db'));
+    const service = new Service(store, { blobs: new FsBlobStore(store.dataDir) });
     const list = service.templates();
     expect(list.templates).toHaveLength(TEMPLATES.length);
     expect(list.defaultTemplateId).toBe(DEFAULT_TEMPLATE.templateId);
@@ -184,7 +186,8 @@ describe('GET /templates image URLs', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
-      const service = new Service(new SqliteRequestStore(path.join(dir, 'served.db')), { assetsBaseUrl: () => `${base}/` });
+      const store = new SqliteRequestStore(path.join(dir, 'served.db'));
+      const service = new Service(store, { blobs: new FsBlobStore(store.dataDir), assetsBaseUrl: () => `${base}/` });
       const item = service.templates().templates.find((t) => t.name === 'karaoke')!;
       expect(item.preview).toBe(`${base}/assets/templates/karaoke.png`);
       const png = await fetch(item.preview);

@@ -24,6 +24,7 @@ import type { Transcript, Word } from '../src/domain/transcript.js';
 import { SAMPLE } from './helpers/cli.js';
 import { seed, warmCache } from './helpers/seeded-cache.js';
 import { rejection as rejectionOf } from './helpers/rejection.js';
+import { FsBlobStore } from '../src/adapters/fs/blob-store.js';
 
 const rejection = async (p: Promise<unknown>) => (await rejectionOf(p)) as Error;
 
@@ -312,21 +313,21 @@ describe('creation with captionLanguage', () => {
   }
 
   it('is refused, naming the pair, when no translation service is configured', async () => {
-    const e = await refusal(new Service(store, { translator: null }));
+    const e = await refusal(new Service(store, { blobs: new FsBlobStore(store.dataDir), translator: null }));
     expect(e.code).toBe('invalid_request');
     expect(e.message).toContain('"es"');
     expect(e.message).toContain('"en"');
   });
 
   it('is refused, naming the pair, when the LibreTranslate server lacks it', async () => {
-    const e = await refusal(new Service(store, { translator: libre }), { ...body, captionLanguage: 'de' });
+    const e = await refusal(new Service(store, { blobs: new FsBlobStore(store.dataDir), translator: libre }), { ...body, captionLanguage: 'de' });
     expect(e.code).toBe('invalid_request');
     expect(e.message).toContain('"en" -> "de"');
     expect(e.details).toEqual({ field: 'captionLanguage' });
   });
 
   it('is refused, naming the pair, when the service cannot be reached', async () => {
-    const e = await refusal(new Service(store, { translator: { kind: 'libretranslate', baseUrl: 'http://127.0.0.1:9' } }));
+    const e = await refusal(new Service(store, { blobs: new FsBlobStore(store.dataDir), translator: { kind: 'libretranslate', baseUrl: 'http://127.0.0.1:9' } }));
     expect(e.code).toBe('invalid_request');
     expect(e.message).toContain('"en" -> "es"');
   });
@@ -335,31 +336,31 @@ describe('creation with captionLanguage', () => {
   const models = (multilingual: string) => modelSpecs({ model: process.env.SHORTS_WHISPER_MODEL!, multilingualModel: multilingual });
   it('English captions for Spanish speech need no service while a multilingual model can listen', async () => {
     const es = { ...body, language: 'es', captionLanguage: 'en' };
-    const created = await new Service(store, { translator: null, whisperModels: models(process.env.SHORTS_WHISPER_MULTILINGUAL_MODEL!) }).create(account, es, 'local');
+    const created = await new Service(store, { blobs: new FsBlobStore(store.dataDir), translator: null, whisperModels: models(process.env.SHORTS_WHISPER_MULTILINGUAL_MODEL!) }).create(account, es, 'local');
     expect((await store.getRequest(created.requestId))!.options.captionLanguage).toBe('en');
     // A service without the pair is then not asked for it: the request does not depend on it.
-    const withLibre = await new Service(store, { translator: libre, whisperModels: models(process.env.SHORTS_WHISPER_MULTILINGUAL_MODEL!) }).create(account, es, 'local');
+    const withLibre = await new Service(store, { blobs: new FsBlobStore(store.dataDir), translator: libre, whisperModels: models(process.env.SHORTS_WHISPER_MULTILINGUAL_MODEL!) }).create(account, es, 'local');
     expect(withLibre.status).toBe('processing');
   });
 
   it('English captions for Spanish speech are refused with no service and no multilingual model', async () => {
     const es = { ...body, language: 'es', captionLanguage: 'en' };
     // The multilingual model is what transcribes Spanish, so the language is refused first.
-    const e = await refusal(new Service(store, { translator: null, whisperModels: models('off') }), es);
+    const e = await refusal(new Service(store, { blobs: new FsBlobStore(store.dataDir), translator: null, whisperModels: models('off') }), es);
     expect(e.code).toBe('invalid_request');
     expect(e.message).toMatch(/English only|multilingual/);
     // Other pairs still need the service, multilingual model or not.
-    const f = await refusal(new Service(store, { translator: null, whisperModels: models(process.env.SHORTS_WHISPER_MULTILINGUAL_MODEL!) }), { ...body, language: 'es', captionLanguage: 'fr' });
+    const f = await refusal(new Service(store, { blobs: new FsBlobStore(store.dataDir), translator: null, whisperModels: models(process.env.SHORTS_WHISPER_MULTILINGUAL_MODEL!) }), { ...body, language: 'es', captionLanguage: 'fr' });
     expect(f.message).toMatch(/captions in "fr" for speech in "es" need a translation service/);
   });
 
   it('is accepted when the service translates the pair', async () => {
-    const created = await new Service(store, { translator: libre }).create(account, body, 'local');
+    const created = await new Service(store, { blobs: new FsBlobStore(store.dataDir), translator: libre }).create(account, body, 'local');
     expect(created.status).toBe('processing');
     expect((await store.getRequest(created.requestId))!.options.captionLanguage).toBe('es');
     // The same language twice is no translation at all: nothing to ask.
     stub.seen = [];
-    await new Service(store, { translator: null }).create(account, { ...body, captionLanguage: 'en' }, 'local');
+    await new Service(store, { blobs: new FsBlobStore(store.dataDir), translator: null }).create(account, { ...body, captionLanguage: 'en' }, 'local');
     expect(stub.seen).toEqual([]);
   });
 });
@@ -381,13 +382,13 @@ describe('a real run with captionLanguage es', () => {
     // other files), and the clip is fitted on a solid background (no face sampling for a crop).
     seed(dataDir, await warmCache());
     const store = new SqliteRequestStore(path.join(dataDir, 'shorts.db'));
-    const service = new Service(store, { translator: libre });
+    const service = new Service(store, { blobs: new FsBlobStore(store.dataDir), translator: libre });
     const { requestId } = await service.create({ id: 'local', email: 'me@localhost' }, {
       file: SAMPLE, start: 0, end: 60, maxShorts: 1, preferredLength: 'under30sec', layout: 'fit', blurBackground: false,
       language: 'en', captionLanguage: 'es',
     }, 'local');
     const orchestrator = new Orchestrator({
-      store, dataDir, transcriber: createTranscriber({ dataDir }),
+      store, blobs: new FsBlobStore(dataDir), dataDir, transcriber: createTranscriber({ dataDir }),
       render: { width: 270, height: 480, preset: 'ultrafast', crf: 30, x264Params: '', concurrency: 1 },
     });
     const record = await orchestrator.run(requestId, new AbortController().signal);

@@ -16,6 +16,7 @@ import { Service } from '../src/service/service.js';
 import { createTranscriber } from '../src/pipeline/transcribe/transcribe.js';
 import { validateCreateRequest } from '../src/service/create-request.js';
 import { DEFAULT_TEMPLATE } from '../src/catalog/templates.js';
+import { FsBlobStore } from '../src/adapters/fs/blob-store.js';
 
 const options = validateCreateRequest({ fileUrl: 'http://127.0.0.1:9/never.mp4', start: 0, end: 120 }, {
   allowLocalFile: false, templateExists: () => true, defaultTemplateId: DEFAULT_TEMPLATE.templateId, supportedFeatures: new Set(),
@@ -24,7 +25,7 @@ const options = validateCreateRequest({ fileUrl: 'http://127.0.0.1:9/never.mp4',
 function setup() {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'worker-'));
   const store = new SqliteRequestStore(path.join(dataDir, 'shorts.db'));
-  const orchestrator = new Orchestrator({ store, transcriber: createTranscriber({ dataDir }), dataDir, render: renderSettingsFromEnv() });
+  const orchestrator = new Orchestrator({ store, blobs: new FsBlobStore(dataDir), transcriber: createTranscriber({ dataDir }), dataDir, render: renderSettingsFromEnv() });
   const refunds: string[] = [];
   const finished: string[] = [];
   const leases = new LeaseKeeper(new SqliteLeaseStore(store.db));
@@ -58,7 +59,7 @@ describe('Worker recovery', () => {
 
   it('takes queued API requests in creation order and leaves local ones alone', async () => {
     const { store, worker, leases, queue } = setup();
-    const service = new Service(store, { queue });
+    const service = new Service(store, { blobs: new FsBlobStore(store.dataDir), queue });
     const ids: string[] = [];
     for (const origin of ['api', 'local', 'api'] as const)
       ids.push((await service.create({ id: 'acc', email: 'a@b.c' }, { fileUrl: 'http://127.0.0.1:9/never.mp4', start: 0, end: 120 }, origin)).requestId);

@@ -1,6 +1,6 @@
 // The text a user reads when a request (failureReason) or a clip (errorMessage) fails. One function, so
 // every reason is phrased in the user's terms and none leaks the server: the data directory's paths
-// (…/jobs/<id>/work/source.mp4) become "the video file" or "a working file", and on `serve` no other
+// (…/scratch/<id>/source.mp4) become "the video file" or "a working file", and on `serve` no other
 // absolute path survives either (binaries, models): a caller learns what went wrong, not where we keep things.
 import { realpathSync } from 'node:fs';
 import path from 'node:path';

@@ -2,14 +2,22 @@
 // sequences: reports spec 3.2 steps and progress, checkpoints each stage so a retry or a restart resumes,
 // applies each stage's retry policy, and honours an AbortSignal at every stage (child processes are killed,
 // not waited for). What a stage does lives in its folder of src/pipeline.
+//
+// Where things live: checkpoints, the kept captions, clips and covers are blobs (artifacts.ts) — what a
+// resumed job, a re-render or an export needs, on this machine or another; the rest is this machine's
+// scratch (scratch.ts). The fetched source stays scratch too: a download is removed once its request
+// completes (disk is the scarce thing on a server), and a re-render, or a resumed job, that does not find
+// it on its machine fetches it again (through the same URL guard), as it always has. Storing it as a blob
+// would cost nothing with the data dir (a rename) but an upload of the whole recording with a remote store
+// for work that re-fetching does as well.
 import { LeaseLost, type Lease } from '../ports/leases.js';
 import { randomUUID } from 'node:crypto';
-import { existsSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { JobArtifacts } from './artifacts.js';
+import { JobScratch } from './scratch.js';
 import { coverKeyOf } from '../ports/blob-store.js';
 import type { BlobStore } from '../ports/blob-store.js';
-import { FsBlobStore } from '../adapters/fs/blob-store.js';
 import { mapPool } from './pool.js';
 import type { RenderSettings } from './render-settings.js';
 import { probeMedia } from '../media/probe.js';
@@ -99,9 +107,10 @@ export interface JobEvents {
 
 export interface OrchestratorDeps {
   store: RequestStore;
-  /** Where clips and covers are kept (rendered in the job's folder of the data dir, then put); default the data dir. */
-  blobs?: BlobStore;
+  /** Where checkpoints, kept captions, clips and covers are kept (made in the scratch folder, then put). */
+  blobs: BlobStore;
   transcriber: Transcriber;
+  /** This machine's data dir: its `scratch/` folder holds work in progress (scratch.ts); failure reasons hide its paths. */
   dataDir: string;
   render: RenderSettings;
   /** The account's saved background preference, used when blurBackground is omitted. */
@@ -121,6 +130,7 @@ interface PlanCheckpoint { clips: { id: string; highlight: Highlight; copy: Clip
 interface RunState {
   req: RequestRecord;
   art: JobArtifacts;
+  scratch: JobScratch;
   signal: AbortSignal;
   events: JobEvents;
   reasons: ReasonContext;
@@ -135,11 +145,11 @@ interface RunState {
 }
 
 export class Orchestrator {
-  private readonly deps: OrchestratorDeps & { blobs: BlobStore };
+  private readonly deps: OrchestratorDeps;
   private readonly media: MediaRunner;
 
   constructor(deps: OrchestratorDeps) {
-    this.deps = { ...deps, blobs: deps.blobs ?? new FsBlobStore(deps.dataDir) };
+    this.deps = deps;
     this.media = deps.media ?? defaultMediaRunner();
   }
 
@@ -150,7 +160,8 @@ export class Orchestrator {
    */
   async run(id: string, signal: AbortSignal, events: JobEvents = {}): Promise<RequestRecord> {
     const { store } = this.deps;
-    const art = new JobArtifacts(this.deps.dataDir, id);
+    const art = new JobArtifacts(this.deps.blobs, id);
+    const scratch = new JobScratch(this.deps.dataDir, id);
     // What failure reasons may say about paths (failure-reason.ts): filled in as the job learns them.
     const reasons: ReasonContext = { dataDir: this.deps.dataDir };
     const media = this.media.scoped(signal);
@@ -161,7 +172,7 @@ export class Orchestrator {
       // Progress and language facts arrive through synchronous callbacks: their writes queue up in order
       // and each step (and the end) waits for them, so none is left floating.
       const later = new WriteQueue();
-      const run: RunState = { req, art, signal, events, reasons, media, later };
+      const run: RunState = { req, art, scratch, signal, events, reasons, media, later };
       for (const stage of REQUEST_STAGES) {
         const { step: s, progress } = stage;
         await later.flush();
@@ -187,7 +198,7 @@ export class Orchestrator {
       await store.finish(id, 'completed', null, events.lease);
       events.onStep?.('completed', 100);
       if (source!.source.downloaded) rmSync(source!.source.path, { force: true });
-      art.removeWork();
+      scratch.remove();
     } catch (e) {
       if (signal.aborted && signal.reason instanceof ShutdownSignal) return (await store.getRequest(id))!;
       // Another process runs it now: nothing here is written or removed (its artifacts are the new runner's).
@@ -200,8 +211,8 @@ export class Orchestrator {
         throw refused;
       }
       // Cancelled or failed requests keep no partial output.
-      art.removeAll();
-      await this.deps.blobs.deletePrefix(art.prefix).catch(() => undefined);
+      scratch.remove();
+      await art.removeAll().catch(() => undefined);
     }
     return (await store.getRequest(id))!;
   }
@@ -209,12 +220,12 @@ export class Orchestrator {
   /** What each request stage does with the run's state; each leaves its result on it for the next. */
   private readonly stageHandlers: Record<RequestStageName, (run: RunState, onProgress: (fraction: number) => void) => Promise<void>> = {
     fetch: async (run, onProgress) => {
-      const { req, art, signal, media } = run;
-      run.source = await this.fetchStage(req, art, signal, onProgress, media);
+      const { req, art, scratch, signal, media } = run;
+      run.source = await this.fetchStage(req, art, scratch, signal, onProgress, media);
       const { source, range } = run.source;
       run.reasons.sourcePath = source.path;
       // The range's speech audio, decoded once for the recogniser and the clip edges; gone after the highlights.
-      run.audio = new RangeAudio(source.path, range, path.join(art.workDir, 'range-speech.wav'), media);
+      run.audio = new RangeAudio(source.path, range, scratch.file('range-speech.wav'), media);
     },
     transcribe: async (run, onProgress) => {
       const { store } = this.deps;
@@ -254,7 +265,7 @@ export class Orchestrator {
     },
     render: async (run, onProgress) => {
       const { source, info } = run.source!;
-      run.shorts = await this.renderStage(run.req, run.art, source, info, run.transcript!, run.plan!, run.signal, onProgress, run.events, run.reasons, run.media);
+      run.shorts = await this.renderStage(run.req, run.art, run.scratch, source, info, run.transcript!, run.plan!, run.signal, onProgress, run.events, run.reasons, run.media);
     },
   };
 
@@ -273,20 +284,20 @@ export class Orchestrator {
     const req = await store.getRequest(requestId);
     const short = await store.getShort(requestId, shortId);
     if (!req || !short?.recompiling || !short.pendingEdit) return short;
-    const art = new JobArtifacts(this.deps.dataDir, requestId);
-    // Its own scratch folder: two clips of one request may re-render at once, each removing its own.
-    const workDir = path.join(art.dir, 'rerender', shortId);
+    const art = new JobArtifacts(this.deps.blobs, requestId);
+    const scratch = new JobScratch(this.deps.dataDir, requestId);
+    const workDir = scratch.rerenderDir(shortId);
     const reasons: ReasonContext = { dataDir: this.deps.dataDir, hideAllPaths: req.origin === 'api' };
     let lost = false;
     const media = this.media.scoped(signal);
     try {
-      const saved = art.read<SourceCheckpoint>('source');
-      const planned = art.read<PlanCheckpoint>('plan')?.clips.find((c) => c.id === shortId);
+      const saved = await art.read<SourceCheckpoint>('source');
+      const planned = (await art.read<PlanCheckpoint>('plan'))?.clips.find((c) => c.id === shortId);
       if (!saved || !planned) throw new PipelineError('finalizing', 'the checkpoints this clip was made from are gone, so it cannot be re-rendered');
       let source = saved.source;
       if (!existsSync(source.path)) {
-        // A downloaded source is deleted once its request completes (disk is the scarce thing on a server):
-        // fetched again, through the same URL guard.
+        // A downloaded source is deleted once its request completes, and another machine never had it:
+        // fetched again, through the same URL guard (the module comment says why it is not a blob).
         source = await fetchSource(req.options.source, { workDir, signal, media, checkUrl: this.deps.checkUrl });
       }
       reasons.sourcePath = source.path;
@@ -307,8 +318,8 @@ export class Orchestrator {
         transcript = await coverRange(this.deps.transcriber, transcript, clip, { mediaPath: source.path, cacheKey: source.contentKey, signal });
 
       const template = findTemplate(options.templateId) ?? DEFAULT_TEMPLATE;
-      const prev = art.read<RenderPlan>(JobArtifacts.renderPlanName(shortId));
-      const seenCues = art.read<CaptionCue[]>(JobArtifacts.cuesName(shortId));
+      const prev = await art.read<RenderPlan>(JobArtifacts.renderPlanName(shortId));
+      const seenCues = await art.read<CaptionCue[]>(JobArtifacts.cuesName(shortId));
       const cues = options.captionsEnabled ? await this.rerenderCues({
         id: shortId, clip, current, sameRange, transcript, template, options, source, seenCues, captionEdits: captionEdits as CaptionEdits | undefined, signal, media,
         // An SRT/VTT sent back is in the MP4's time (the export's): after the meme intro the user saw.
@@ -319,8 +330,6 @@ export class Orchestrator {
       const memeHook = prev ? prev.memeHook ?? null : req.options.memeHook
         ? await memeHookPlan(memeHookChooser(req.options)(shortId), outputFps(info) ?? info.fps, new Map(), signal, media) : null;
       const title = edit.title ?? planned.copy.title;
-      const captionsDir = path.dirname(art.captionsPath(shortId));
-      const nextAss = path.join(captionsDir, `${shortId}.next.ass`);
       const reuse: ClipRender['reuse'] = {};
       if (prev) {
         reuse.gameVideo = prev.gameVideo ?? null;
@@ -333,25 +342,18 @@ export class Orchestrator {
         }
       }
       const key = short.fileKey ?? art.clipKey(short.rank, shortId);
-      const output = art.localPath(key);
       const rendered = await this.renderOne(req, source, info, transcript.language, {
         id: shortId, clip, title, options, cues, template: cues && options.captionLanguage && options.captionLanguage !== transcript.language ? { ...template, animation: 'none' } : template,
-        assPath: nextAss, output, outro, memeHook, reuse, onProgress: (f) => events.onProgress?.(f),
-        speech: { words: transcript.words, sentences: transcript.sentences },
+        assPath: path.join(workDir, `${shortId}.ass`), output: path.join(workDir, path.posix.basename(key)), outro, memeHook, reuse,
+        onProgress: (f) => events.onProgress?.(f), speech: { words: transcript.words, sentences: transcript.sentences },
       }, signal, media);
-      // The new clip is in place: its captions, cues, layout and plan become the ones exports read.
-      if (rendered.captions) {
-        const assPath = art.captionsPath(shortId);
-        renameSync(nextAss, assPath);
-        rendered.captions = { ...rendered.captions, assPath };
-      } else rmSync(art.captionsPath(shortId), { force: true });
-      // A clip without captions has no caption words to export or correct.
-      if (cues) art.write(JobArtifacts.cuesName(shortId), cues);
-      else rmSync(path.join(art.dir, `${JobArtifacts.cuesName(shortId)}.json`), { force: true });
-      art.write(JobArtifacts.renderPlanName(shortId), rendered);
-      // The new MP4 replaces the old one atomically (the data dir: it already has; a remote store: on upload).
-      await this.deps.blobs.putFile(key, output, { move: true });
-      const coverKey = await this.coverFor(rendered, art, key, options.hookTitle ? title : null, signal, media);
+      // The new MP4 replaces the old one atomically (put); then its captions, cues and plan become the ones
+      // exports read. A clip without captions has no caption words to export or correct.
+      const kept = await this.keepRender(art, shortId, key, rendered);
+      if (cues) await art.write(JobArtifacts.cuesName(shortId), cues);
+      else await art.remove(JobArtifacts.cuesName(shortId));
+      await art.write(JobArtifacts.renderPlanName(shortId), kept);
+      const coverKey = await this.coverFor(kept, workDir, key, options.hookTitle ? title : null, signal, media);
       const sentences = req.sentences;
       await store.finishRerender(shortId, {
         title,
@@ -377,10 +379,7 @@ export class Orchestrator {
         if (!(refused instanceof LeaseLost)) throw refused;
       }
     } finally {
-      if (!lost) {
-        rmSync(workDir, { recursive: true, force: true });
-        rmSync(path.join(path.dirname(art.captionsPath(shortId)), `${shortId}.next.ass`), { force: true });
-      }
+      if (!lost) scratch.removeRerender(shortId);
     }
     return await store.getShort(requestId, shortId);
   }
@@ -413,11 +412,12 @@ export class Orchestrator {
     return build(wordsWithEdits(transcript.words, seen, a.current));
   }
 
-  private async fetchStage(req: RequestRecord, art: JobArtifacts, signal: AbortSignal, onProgress: (f: number) => void, media: MediaRunner): Promise<SourceCheckpoint> {
-    const saved = art.read<SourceCheckpoint>('source');
+  private async fetchStage(req: RequestRecord, art: JobArtifacts, scratch: JobScratch, signal: AbortSignal, onProgress: (f: number) => void, media: MediaRunner): Promise<SourceCheckpoint> {
+    const saved = await art.read<SourceCheckpoint>('source');
+    // The source is scratch (module comment): a job resumed on a machine that does not have it fetches it again.
     if (saved && existsSync(saved.source.path)) return saved;
     // The stage table retries a transient download as a whole stage (stages.ts), so the downloader does not retry too.
-    const source = await fetchSource(req.options.source, { workDir: art.workDir, signal, media, onProgress, checkUrl: this.deps.checkUrl, downloadRetries: 0 });
+    const source = await fetchSource(req.options.source, { workDir: scratch.workDir, signal, media, onProgress, checkUrl: this.deps.checkUrl, downloadRetries: 0 });
     // Refuses a source above MAX_SOURCE_SECONDS (probe.ts) with video_too_long before anything else is judged.
     const { info } = await probeMedia(source.path, signal, { media });
     if (!info.hasVideo) throw new PipelineError('fetching_video', 'the file has no video stream (audio only)');
@@ -426,13 +426,13 @@ export class Orchestrator {
     const { range, adjustment } = clampRange({ start: req.options.start, end: req.options.end, toSourceEnd: req.options.toSourceEnd }, info.durationSec);
     await this.deps.store.saveSourceFacts(req.id, { title: source.title, heatmap: source.heatmap, start: range.start, end: range.end, timeAdjustment: adjustment });
     const checkpoint: SourceCheckpoint = { source, info, range };
-    art.write('source', checkpoint);
+    await art.write('source', checkpoint);
     return checkpoint;
   }
 
   private async highlightStage(req: RequestRecord, art: JobArtifacts, source: FetchedSource, range: TimeRange,
     transcript: Transcript, signal: AbortSignal, media: MediaRunner, audio: RangeAudio): Promise<PlanCheckpoint> {
-    const saved = art.read<PlanCheckpoint>('plan');
+    const saved = await art.read<PlanCheckpoint>('plan');
     if (saved) return saved;
     let ranked = await pickMoments({
       mediaPath: source.path, transcript, range, heatmap: source.heatmap, preferredLength: req.options.preferredLength,
@@ -445,11 +445,11 @@ export class Orchestrator {
       ranked = await refineWithLlm(llm, ranked.map((r) => ({ ...r, text: text(r.highlight) })), signal, transcript.language);
     }
     const plan: PlanCheckpoint = { clips: ranked.map((r) => ({ id: randomUUID(), ...r })) };
-    art.write('plan', plan);
+    await art.write('plan', plan);
     return plan;
   }
 
-  private async renderStage(req: RequestRecord, art: JobArtifacts, source: FetchedSource, info: MediaInfo, transcript: Transcript,
+  private async renderStage(req: RequestRecord, art: JobArtifacts, scratch: JobScratch, source: FetchedSource, info: MediaInfo, transcript: Transcript,
     plan: PlanCheckpoint, signal: AbortSignal, onProgress: (f: number) => void, events: JobEvents, reasons: ReasonContext, media: MediaRunner): Promise<ShortRecord[]> {
     const { width, height, concurrency } = this.deps.render;
     const template = findTemplate(req.options.templateId) ?? DEFAULT_TEMPLATE;
@@ -464,7 +464,7 @@ export class Orchestrator {
       : null;
     // The end card is the same for every clip of the request: its image is fetched once (through the URL
     // guard for API requests) and its text written once.
-    const outro = req.options.outroEnabled ? await outroFor(req.options, art.workDir, template, info, { width, height }, this.deps.checkUrl, signal) : null;
+    const outro = req.options.outroEnabled ? await outroFor(req.options, scratch.workDir, template, info, { width, height }, this.deps.checkUrl, signal) : null;
     const memeFor = req.options.memeHook ? memeHookChooser(req.options) : null;
     const memeAudio = new Map<string, Promise<boolean>>();
     const total = plan.clips.length;
@@ -473,7 +473,6 @@ export class Orchestrator {
     let done = 0;
     return mapPool(plan.clips, concurrency, async ({ id, highlight, copy }, rank): Promise<ShortRecord> => {
       const key = art.clipKey(rank, id);
-      const output = art.localPath(key);
       const clip: TimeRange = { start: highlight.start, end: highlight.end };
       const meme = memeFor?.(id) ?? null;
       const record: ShortRecord = {
@@ -490,27 +489,31 @@ export class Orchestrator {
           if (await this.deps.blobs.stat(key)) {
             // A job stopped between the render and its cover makes the cover on resuming; the kept plan also
             // says what layout the clip got (auto resolved).
-            const rendered = art.read<RenderPlan>(JobArtifacts.renderPlanName(id));
+            const rendered = await art.read<RenderPlan>(JobArtifacts.renderPlanName(id));
             record.layout = rendered?.reframe.layout ?? null;
             const coverKey = coverKeyOf(key);
             if (await this.deps.blobs.stat(coverKey)) record.coverKey = coverKey;
-            else if (rendered) record.coverKey = await this.coverFor(rendered, art, key, req.options.hookTitle ? copy.title : null, signal, media);
+            // The cover is drawn from the source, which is where this run has it (fetched again on another machine).
+            else if (rendered) record.coverKey = await this.coverFor({ ...rendered, input: { ...rendered.input, path: source.path } }, scratch.workDir, key,
+              req.options.hookTitle ? copy.title : null, signal, media);
           } else {
             const cues = captionSet ? (captionSet.cues.get(id) ?? []) : null;
             // The words as captioned (clip time, translated when asked): what SRT/VTT exports and caption edits work on.
-            if (cues) art.write(JobArtifacts.cuesName(id), cues);
+            if (cues) await art.write(JobArtifacts.cuesName(id), cues);
             const rendered = await this.renderOne(req, source, info, transcript.language, {
               id, clip, title: copy.title, options: req.options, cues, template: captionSet?.template ?? template,
-              assPath: art.captionsPath(id), output, outro, speech: { words: transcript.words, sentences: transcript.sentences },
+              assPath: scratch.file(`${id}.ass`), output: scratch.file(path.posix.basename(key)), outro,
+              speech: { words: transcript.words, sentences: transcript.sentences },
               memeHook: meme ? await memeHookPlan(meme, outputFps(info) ?? info.fps, memeAudio, signal, media) : null,
               onProgress: (f) => { fractions[rank] = f; report(); },
             }, signal, media);
             // What the clip got (auto resolved), for the request detail and `shorts get`.
             record.layout = rendered.reframe.layout;
-            // What exports, re-renders and a resumed job start from: the exact plan, measured gains included.
-            art.write(JobArtifacts.renderPlanName(id), rendered);
-            await this.deps.blobs.putFile(key, output, { move: true });
-            record.coverKey = await this.coverFor(rendered, art, key, req.options.hookTitle ? copy.title : null, signal, media);
+            // The clip (its own checkpoint) and its captions stored; then what exports, re-renders and a resumed
+            // job start from: the exact plan, measured gains included.
+            const kept = await this.keepRender(art, id, key, rendered);
+            await art.write(JobArtifacts.renderPlanName(id), kept);
+            record.coverKey = await this.coverFor(kept, scratch.workDir, key, req.options.hookTitle ? copy.title : null, signal, media);
           }
         }, { signal, stop: passesThrough(signal) });
       } catch (e) {
@@ -529,11 +532,31 @@ export class Orchestrator {
     });
   }
 
-  /** The clip's cover, put beside its MP4 (clip-cover.ts); returns its key, null when none could be made. */
-  private coverFor(plan: RenderPlan, art: JobArtifacts, clipKey: string, hookTitle: string | null, signal: AbortSignal,
+  /**
+   * Puts a clip rendered in scratch under its key (replacing an earlier one atomically) and its captions
+   * under theirs (or removes earlier captions when it has none). Returns the plan to keep: it names the stored
+   * files' local copies — with the data dir the clip and the captions themselves, which exports of a local
+   * request name — instead of the scratch files that are gone.
+   */
+  private async keepRender(art: JobArtifacts, shortId: string, clipKey: string, rendered: RenderPlan): Promise<RenderPlan> {
+    const { blobs } = this.deps;
+    const localCopy = (key: string) => blobs.withLocalFile(key, async (file) => file);
+    // The captions first: the clip is the render's checkpoint (a resumed job skips a clip that is stored).
+    const captionsKey = art.captionsKey(shortId);
+    let captions = rendered.captions;
+    if (captions) {
+      await blobs.putFile(captionsKey, captions.assPath, { move: true });
+      captions = { ...captions, assPath: await localCopy(captionsKey) };
+    } else await blobs.delete(captionsKey);
+    await blobs.putFile(clipKey, rendered.output.path, { move: true });
+    return { ...rendered, output: { ...rendered.output, path: await localCopy(clipKey) }, captions };
+  }
+
+  /** The clip's cover, drawn in `workDir` and put beside its MP4 (clip-cover.ts); returns its key, null when none could be made. */
+  private coverFor(plan: RenderPlan, workDir: string, clipKey: string, hookTitle: string | null, signal: AbortSignal,
     media: MediaRunner): Promise<string | null> {
     const key = coverKeyOf(clipKey);
-    return putClipCover(plan, { key, out: art.localPath(key) }, this.deps.blobs, { hookTitle, signal, media, faces: this.deps.faces });
+    return putClipCover(plan, { key, out: path.join(workDir, path.posix.basename(key)) }, this.deps.blobs, { hookTitle, signal, media, faces: this.deps.faces });
   }
 
   /** One clip planned and rendered (render-plan-builder.ts) with this engine's output settings, faces and the account's blur preference. */

@@ -1,7 +1,7 @@
 // Stage 1b: ffprobe a file into MediaInfo. Throws MediaError with a readable reason for files that
 // are not video, are truncated, or have no usable streams, and ShortsError('video_too_long') for a file
 // longer than the service accepts. Reasons never name the file's path: on `serve` that path is the
-// server's (…/jobs/<id>/work/source.mp4), and the caller knows which file it gave.
+// server's (…/scratch/<id>/source.mp4), and the caller knows which file it gave.
 import { ShortsError } from '../errors.js';
 import { stat } from 'node:fs/promises';
 import { defaultMediaRunner } from './local-runner.js';

@@ -1,15 +1,15 @@
 // Exports of a finished clip, or of a whole request (issue 14): the captions (SRT, WebVTT, the ASS as
 // rendered), the render plan as rendered, editor timelines (CMX3600 EDL, FCPXML, MLT) and the cover.
-// Everything comes from what the render kept in the job's folder: render-<shortId>.json (the plan,
-// measured gains included), cues-<shortId>.json (the words as captioned, clip time), captions/<id>.ass,
-// the cover (a blob beside the MP4), and source.json (the source's frame rate and length).
+// Everything comes from what the render kept in the blob store (engine/artifacts.ts), so any process finds
+// it: the checkpoints render-<shortId> (the plan, measured gains included), cues-<shortId> (the words as
+// captioned, clip time) and source (the source's frame rate and length), the captions as rendered, and
+// the cover (beside the MP4).
 //
 // Paths: a local request's files are the user's own, so its exports name them by their absolute paths
 // (the source as given). An API request's exports never name the server's paths (failure-reason.ts has
 // the same rule): every file is named by its file name alone, relative to the folder the project is
 // opened from — the source by the name it was submitted under (talk.mp4 of a file URL), the clip by its
 // file name, the captions as <shortId>.ass (what the ass export is called), fonts as fonts/.
-import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ShortsError } from '../errors.js';
 import { JobArtifacts } from '../engine/artifacts.js';
@@ -51,31 +51,31 @@ export async function exportLocal({ store, blobs }: { store: RequestStore; blobs
     throw new ShortsError(TERMINAL.has(req.status) ? 'resource_not_found' : 'short_not_editable', why);
   }
   const info = FORMAT_INFO[format];
-  const art = new JobArtifacts(store.dataDir, requestId);
-  const files = new ExportFiles(req, art);
+  const art = new JobArtifacts(blobs, requestId);
   if (short) {
     if (short.error) throw new ShortsError('resource_not_found', `short ${short.id} failed to render: it has nothing to export`);
-    return { contentType: info.contentType, filename: `${short.id}.${info.extension}`, body: await clipExport(files, blobs, short, format) };
+    return { contentType: info.contentType, filename: `${short.id}.${info.extension}`, body: await clipExport(art, blobs, req, short, format) };
   }
   if (!info.wholeRequest) {
     throw new ShortsError('invalid_request', `${format} exports one clip (${info.what}): add the short id (GET /shorts/${requestId}/shorts/<shortId>/export?format=${format})`, { parameter: 'format' });
   }
+  const files = await ExportFiles.load(req, art, shorts.filter((s) => !s.error));
   const clips = shorts.filter((s) => !s.error && files.plan(s) !== null).sort((a, b) => a.rank - b.rank);
   if (clips.length === 0) throw new ShortsError('resource_not_found', `request ${requestId} has no rendered clip to export`);
   return { contentType: info.contentType, filename: `${requestId}.${info.extension}`, body: Buffer.from(requestExport(files, clips, format), 'utf8') };
 }
 
-async function clipExport(files: ExportFiles, blobs: BlobStore, short: ShortRecord, format: ExportFormat): Promise<Buffer> {
+async function clipExport(art: JobArtifacts, blobs: BlobStore, req: RequestRecord, short: ShortRecord, format: ExportFormat): Promise<Buffer> {
   if (format === 'jpg') {
     const noCover = new ShortsError('resource_not_found', `short ${short.id} has no cover image`);
     if (!short.coverKey) throw noCover;
     return blobs.get(short.coverKey).catch((e: unknown) => { throw e instanceof BlobNotFoundError ? noCover : e; });
   }
   if (format === 'ass') {
-    const ass = files.art.captionsPath(short.id);
-    if (!existsSync(ass)) throw new ShortsError('resource_not_found', `short ${short.id} was rendered without captions or overlays: it has no ASS file`);
-    return readFileSync(ass);
+    const noAss = new ShortsError('resource_not_found', `short ${short.id} was rendered without captions or overlays: it has no ASS file`);
+    return blobs.get(art.captionsKey(short.id)).catch((e: unknown) => { throw e instanceof BlobNotFoundError ? noAss : e; });
   }
+  const files = await ExportFiles.load(req, art, [short]);
   const plan = files.requirePlan(short);
   if (format === 'json') return Buffer.from(`${JSON.stringify(files.planExport(short), null, 2)}\n`, 'utf8');
   if (format === 'srt' || format === 'vtt') {
@@ -106,20 +106,27 @@ function requestExport(files: ExportFiles, clips: ShortRecord[], format: ExportF
 
 interface SourceCheckpoint { source: FetchedSource; info: MediaInfo }
 
-/** The kept files of one request, read once each, and the naming rule of the module comment. */
+/** The kept checkpoints of the exported clips, read once each before the export is built, and the naming rule of the module comment. */
 class ExportFiles {
-  private readonly plans = new Map<string, RenderPlan | null>();
-  private checkpoint: SourceCheckpoint | null | undefined;
   /** API requests name files by their names only (see the module comment). */
   readonly portable: boolean;
 
-  constructor(readonly req: RequestRecord, readonly art: JobArtifacts) {
+  private constructor(readonly req: RequestRecord, private readonly plans: Map<string, RenderPlan | null>,
+    private readonly cueSets: Map<string, CaptionCue[] | null>, private readonly checkpoint: SourceCheckpoint | null) {
     this.portable = req.origin === 'api';
   }
 
+  /** Reads the plans and cues of `shorts` and the source checkpoint (in parallel). */
+  static async load(req: RequestRecord, art: JobArtifacts, shorts: ShortRecord[]): Promise<ExportFiles> {
+    const [checkpoint, kept] = await Promise.all([
+      art.read<SourceCheckpoint>('source'),
+      Promise.all(shorts.map(async (s) => [s.id, await art.read<RenderPlan>(JobArtifacts.renderPlanName(s.id)), await art.read<CaptionCue[]>(JobArtifacts.cuesName(s.id))] as const)),
+    ]);
+    return new ExportFiles(req, new Map(kept.map(([id, plan]) => [id, plan])), new Map(kept.map(([id, , cues]) => [id, cues])), checkpoint);
+  }
+
   plan(s: ShortRecord): RenderPlan | null {
-    if (!this.plans.has(s.id)) this.plans.set(s.id, this.art.read<RenderPlan>(JobArtifacts.renderPlanName(s.id)));
-    return this.plans.get(s.id)!;
+    return this.plans.get(s.id) ?? null;
   }
 
   requirePlan(s: ShortRecord): RenderPlan {
@@ -129,7 +136,7 @@ class ExportFiles {
   }
 
   cues(s: ShortRecord): CaptionCue[] | null {
-    return this.art.read<CaptionCue[]>(JobArtifacts.cuesName(s.id));
+    return this.cueSets.get(s.id) ?? null;
   }
 
   requireCues(s: ShortRecord): CaptionCue[] {
@@ -143,14 +150,9 @@ class ExportFiles {
     return o.captionLanguage || (o.language === 'auto' ? this.req.detectedLanguage ?? 'en' : o.language);
   }
 
-  private sourceCheckpoint(): SourceCheckpoint | null {
-    if (this.checkpoint === undefined) this.checkpoint = this.art.read<SourceCheckpoint>('source');
-    return this.checkpoint;
-  }
-
   /** The source as the projects name it, with its rate and length (source.json; else the clip's own). */
   source(plan: RenderPlan): TimelineSource {
-    const cp = this.sourceCheckpoint();
+    const cp = this.checkpoint;
     const name = sourceName(this.req, cp?.source ?? null, plan.input.path);
     // A local file given by path is still where it was; a downloaded source is deleted once the request
     // completes, so the project names it and the user puts the file beside the project.

@@ -8,7 +8,6 @@ import { checkClipEdit, validateClipEdit, validateCreateRequest } from './create
 import type { CreateRequest } from '../domain/request.js';
 import { JobArtifacts } from '../engine/artifacts.js';
 import type { BlobStore } from '../ports/blob-store.js';
-import { FsBlobStore } from '../adapters/fs/blob-store.js';
 import { clipOptions } from '../pipeline/render/clip-edit.js';
 import { applyCaptionEdits, parseCaptionEdits, type CaptionEdits } from '../pipeline/captions/caption-edits.js';
 import type { CaptionCue } from '../domain/captions.js';
@@ -40,8 +39,8 @@ import { PipelineError } from '../errors.js';
 import type { Account } from '../domain/account.js';
 
 export interface ServiceOptions {
-  /** Where clips and covers are kept; default the data dir of the store. */
-  blobs?: BlobStore;
+  /** Where clips, covers and the jobs' checkpoints are kept (the engine's one blob store, from the composition root). */
+  blobs: BlobStore;
   /** Runs the ffprobe that checks a local source, with the engine's runner so the job reuses its answer. */
   media?: MediaRunner;
   /** Builds the temporary URL of a rendered clip (signed link in `serve`; else the blob store's link, a file URL locally). */
@@ -101,8 +100,8 @@ export class Service {
 
   readonly blobs: BlobStore;
 
-  constructor(readonly store: RequestStore, private readonly opts: ServiceOptions = {}) {
-    this.blobs = opts.blobs ?? new FsBlobStore(store.dataDir);
+  constructor(readonly store: RequestStore, private readonly opts: ServiceOptions) {
+    this.blobs = opts.blobs;
   }
 
   async create(account: Account, body: unknown, origin: 'api' | 'local'): Promise<CreateResponse> {
@@ -287,13 +286,13 @@ export class Service {
       parseCaptionEdits,
     });
     const options = clipOptions(r.options, short.edit ?? {});
-    const art = new JobArtifacts(this.store.dataDir, id);
-    const source = art.read<{ info: MediaInfo }>('source');
+    const art = new JobArtifacts(this.blobs, id);
+    const source = await art.read<{ info: MediaInfo }>('source');
     checkClipEdit(edit, { start: short.startTimestamp, end: short.endTimestamp, ctaText: options.ctaText }, source?.info.durationSec ?? r.end);
     if (edit.captionEdits) {
       // Word numbers are about the captions as the user saw them: one the clip does not have is a 400 now,
       // not a failed re-render later.
-      const seen = art.read<CaptionCue[]>(JobArtifacts.cuesName(shortId));
+      const seen = await art.read<CaptionCue[]>(JobArtifacts.cuesName(shortId));
       if (!seen) throw new ShortsError('invalid_request', 'this clip was rendered without captions, so there are no caption words to correct; re-render it with captionsEnabled first', { field: 'captionEdits' });
       applyCaptionEdits(seen, edit.captionEdits as CaptionEdits);
     }

@@ -110,6 +110,31 @@ export function blobStoreConformance(name: string, factory: BlobStoreFactory): v
       expect((await blobs.stat(key))?.size).toBe(next.length);
     });
 
+    // A job's checkpoints are small JSON objects rewritten in place and read back by the next step at once
+    // (read-after-write), and a re-render replaces a clip and its captions with files taken by putFile.
+    it('an overwrite, by put or by putFile with move, is read back at once by get, stat and withLocalFile', async () => {
+      const p = prefix();
+      const key = `${p}/render-a.json`;
+      await blobs.put(key, JSON.stringify({ version: 1 }));
+      for (let v = 2; v <= 4; v++) {
+        const text = JSON.stringify({ version: v, pad: 'x'.repeat(v * 10) });
+        await blobs.put(key, text);
+        expect(JSON.parse((await blobs.get(key)).toString('utf8'))).toEqual({ version: v, pad: 'x'.repeat(v * 10) });
+        expect((await blobs.stat(key))?.size).toBe(Buffer.byteLength(text));
+      }
+      const clip = `${p}/clips/01-a.mp4`;
+      await blobs.put(clip, randomBytes(3000));
+      const next = randomBytes(1234);
+      const file = path.join(scratch, `next-${n}.mp4`);
+      writeFileSync(file, next);
+      await blobs.putFile(clip, file, { move: true });
+      expect(existsSync(file)).toBe(false);
+      expect((await blobs.get(clip)).equals(next)).toBe(true);
+      expect((await blobs.stat(clip))?.size).toBe(next.length);
+      const { readFileSync } = await import('node:fs');
+      expect((await blobs.withLocalFile(clip, async (f) => readFileSync(f))).equals(next)).toBe(true);
+    });
+
     it('withLocalFile hands a readable local file with the bytes', async () => {
       const key = `${prefix()}/local.bin`;
       const bytes = randomBytes(2048);
