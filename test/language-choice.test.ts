@@ -19,7 +19,7 @@ import { createLocalMediaRunner } from '../src/media/local-runner.js';
 import { Service } from '../src/service/service.js';
 import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
 import { ShortsError } from '../src/errors.js';
-import { JFK_WAV, concatSpeech, video } from './helpers/media.js';
+import { JFK_TEXT, JFK_WAV, concatSpeech, video } from './helpers/media.js';
 import { cliEnv, runCli } from './helpers/cli.js';
 import { rejection } from './helpers/rejection.js';
 import { wordErrorRate } from './helpers/wer.js';
@@ -155,6 +155,35 @@ describe('advisory detection on English speech', () => {
     expect(found).toHaveLength(1);
     expect(found[0]).toMatchObject({ language: 'en', model: 'base-q5_1' });
     expect(mismatchWarning('en', found[0]!)).toBeNull();
+  });
+});
+
+describe('offline, "auto" degrades to English instead of failing (issue 23)', () => {
+  it('a multilingual model that cannot be downloaded: the English model transcribes, with a warning saying why', async () => {
+    const before = process.env.SHORTS_WHISPER_MODEL_BASE_URL;
+    // A closed loopback port: the download fails as it does on a machine without the model hub.
+    process.env.SHORTS_WHISPER_MODEL_BASE_URL = 'http://127.0.0.1:9';
+    try {
+      const warnings: string[] = [];
+      const t = createTranscriber({ dataDir: tmpDir(), model: MAIN, multilingualModel: 'base-q5_1' });
+      const transcript = await t.transcribe({ mediaPath: JFK_WAV, range: { start: 0, end: 11 }, language: 'auto', onWarning: (w) => warnings.push(w) });
+      expect(transcript).toMatchObject({ language: 'en', model: 'tiny.en-q8_0' });
+      expect(wordErrorRate(JFK_TEXT, transcript.words.map((w) => w.text).join(' '))).toBeLessThan(0.2);
+      expect(warnings).toEqual([expect.stringMatching(/not detected: .*could not download the Whisper model "base-q5_1".*transcribed as English with "tiny\.en-q8_0".*--language/)]);
+    } finally {
+      if (before === undefined) delete process.env.SHORTS_WHISPER_MODEL_BASE_URL;
+      else process.env.SHORTS_WHISPER_MODEL_BASE_URL = before;
+    }
+  });
+
+  it('a multilingual model path pointing nowhere: a local create of an English file completes, the warning on the request', async () => {
+    const media = video({ duration: 35, width: 160, height: 120, fps: 10, audio: concatSpeech([JFK_WAV, JFK_WAV, JFK_WAV], 0.8) });
+    const r = await runCli(['create', '--file', media, '--max-shorts', '1', '--preferred-length', 'under30sec', '--layout', 'fit', '--no-blur-background', '--no-captions', '--json'],
+      cliEnv({ SHORTS_WHISPER_MULTILINGUAL_MODEL: '/nonexistent/ggml-base.bin' }));
+    expect(r.code, r.stderr).toBe(0);
+    const detail = JSON.parse(r.stdout) as RequestDetail;
+    expect(detail.status).toBe('completed');
+    expect(detail.warnings).toEqual([expect.stringMatching(/not detected: .*\/nonexistent\/ggml-base\.bin.*transcribed as English/)]);
   });
 });
 

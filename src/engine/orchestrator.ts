@@ -236,6 +236,7 @@ export class Orchestrator {
         mediaPath: source.path, range, language: req.options.language, cacheKey: source.contentKey,
         // Advisory (issue 11): speech confidently detected in another language than the one named is a warning.
         checkLanguage: true,
+        onWarning: (w) => later.push(() => store.addWarning(id, w)),
         onLanguageDetected: (d) => {
           if (req.options.language === 'auto') {
             later.push(() => store.saveDetectedLanguage(id, languageForAuto(d)));

@@ -19,7 +19,7 @@ function usableMultilingual(models: ModelSet): ModelFacts | null {
 }
 
 /** Why there is no multilingual model to fall back on, in the user's terms. */
-function noMultilingualReason(models: ModelSet): string {
+export function noMultilingualReason(models: ModelSet): string {
   const m = models.multilingual;
   if (!m) return 'SHORTS_WHISPER_MULTILINGUAL_MODEL is off';
   if (!m.available) return `the multilingual model SHORTS_WHISPER_MULTILINGUAL_MODEL cannot be used: ${m.problem ?? 'it cannot be read'}`;
@@ -48,9 +48,19 @@ export function detectionModel(models: ModelSet): { role: ModelRole; model: Mode
   return multi ? { role: 'multilingual', model: multi } : null;
 }
 
+/**
+ * Whether "auto" degrades to English (issue 23): the multilingual model is configured but cannot be had (a
+ * path pointing nowhere; a download that fails shows only when it is tried) while the English main model is
+ * at hand. Such a request is transcribed as English with a warning, not refused or failed. With the
+ * multilingual model `off` the operator chose no detection: "auto" is refused, naming the language is the way.
+ */
+export function autoFallsBackToEnglish(models: ModelSet): boolean {
+  return models.multilingual !== null && !models.main.multilingual && models.main.available;
+}
+
 /** Why a request with language "auto" cannot be run, or null when it can. */
 export function autoRefusal(models: ModelSet): string | null {
-  if (detectionModel(models)) return null;
+  if (detectionModel(models) || autoFallsBackToEnglish(models)) return null;
   return `language "auto" needs a multilingual Whisper model to detect the spoken language; the model "${models.main.name}" ` +
     `is English-only and ${noMultilingualReason(models)}: ${FIX}, or name the language`;
 }

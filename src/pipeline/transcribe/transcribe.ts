@@ -20,7 +20,9 @@ import { DEFAULT_DECODING, runWhisperCli, whisperCliPath, wordsFromWhisperJson, 
 import {
   mainModelSpec, modelDisplayName, modelFacts, multilingualModelSpec, parseModelSpec, resolveWhisperModel, type ModelSpec, type WhisperModel,
 } from './whisper-model.js';
-import { detectionModel, languageForAuto, languageRefusal, modelForLanguage, type LanguageDetection, type ModelRole, type ModelSet } from './model-choice.js';
+import {
+  autoFallsBackToEnglish, detectionModel, languageForAuto, languageRefusal, modelForLanguage, noMultilingualReason, type LanguageDetection, type ModelRole, type ModelSet,
+} from './model-choice.js';
 import { readCachedDetection, runLanguageDetection, speechiestWindow, writeCachedDetection } from './whisper-detect.js';
 
 const STAGE = 'transcribing_audio';
@@ -48,6 +50,8 @@ export interface TranscribeRequest {
   checkLanguage?: boolean;
   /** The detection result, when there was one (for "auto", and with checkLanguage). */
   onLanguageDetected?: (detection: LanguageDetection) => void;
+  /** What the user should know about how the request was transcribed (e.g. "auto" without detection). */
+  onWarning?: (warning: string) => void;
   /** FetchedSource.contentKey; without it nothing is cached. */
   cacheKey?: string;
   /**
@@ -180,6 +184,8 @@ export function createTranscriber(opts: TranscriberOptions): Transcriber {
   const aligner = findForcedAligner();
   const decoder = aligner ? `${DECODER_VERSION}+${ALIGNER_VERSION}` : DECODER_VERSION;
   let advisoryOffUntil = 0;
+  /** Why the detection model could not be had the last time (named in the warning of an English fallback). */
+  let detectorProblem: string | null = null;
   const specOf = (role: ModelRole): ModelSpec => (role === 'main' ? specs.main : specs.multilingual!);
   const resolve = (role: ModelRole, signal?: AbortSignal): Promise<WhisperModel> => resolveWhisperModel(specOf(role), {
     dataDir: opts.dataDir, onDownload: opts.onModelDownload, signal,
@@ -201,15 +207,25 @@ export function createTranscriber(opts: TranscriberOptions): Transcriber {
     // Detection: required for "auto", advisory otherwise (a model that cannot be had skips it).
     let detector: WhisperModel | null = null;
     let detection: LanguageDetection | null = null;
-    const detectWith = auto || (req.checkLanguage && Date.now() >= advisoryOffUntil) ? detectionModel(models) : null;
+    // "auto" on an offline machine (issue 23): with an English main model at hand, a detector that cannot be
+    // had degrades to English with a warning instead of failing the request.
+    const englishFallback = auto && autoFallsBackToEnglish(models);
+    const offline = Date.now() < advisoryOffUntil;
+    const detectWith = (auto && !(englishFallback && offline)) || (req.checkLanguage && !offline) ? detectionModel(models) : null;
     if (detectWith) {
       try {
         detector = await resolve(detectWith.role, signal);
       } catch (e) {
-        if (auto || e instanceof AbortedError || signal?.aborted) throw e;
-        // A download that failed (offline machine) is not tried again for every request just for a warning.
+        if ((auto && !englishFallback) || e instanceof AbortedError || signal?.aborted) throw e;
+        // A download that failed (offline machine) is not tried again for every request.
         advisoryOffUntil = Date.now() + ADVISORY_RETRY_MS;
+        detectorProblem = e instanceof Error ? e.message : String(e);
       }
+    }
+    const fellBack = englishFallback && !detector;
+    if (fellBack) {
+      req.onWarning?.(`The spoken language was not detected: the multilingual Whisper model that detects it could not be had (${detectorProblem ?? noMultilingualReason(models)}), `
+        + `so the speech was transcribed as English with "${models.main.name}". If it is not English, run it again with --language, or make the multilingual model available (SHORTS_WHISPER_MULTILINGUAL_MODEL).`);
     }
     const detectionKey = detector && req.cacheKey
       ? { contentKey: req.cacheKey, range, modelName: detector.name, modelSizeBytes: detector.sizeBytes } : null;
@@ -224,7 +240,7 @@ export function createTranscriber(opts: TranscriberOptions): Transcriber {
       if ('refusal' in choice) throw new PipelineError(STAGE, choice.refusal);
       return resolve(choice.role, signal);
     };
-    let language = auto ? (detection ? languageForAuto(detection) : undefined) : req.language;
+    let language = auto ? (fellBack ? 'en' : detection ? languageForAuto(detection) : undefined) : req.language;
     if (language && (!detector || detection)) {
       const cacheKey = keyFor(language, await modelFor(language));
       const cached = cacheKey ? await readCachedTranscript(opts.dataDir, cacheKey) : null;
@@ -289,7 +305,7 @@ export function createTranscriber(opts: TranscriberOptions): Transcriber {
           share += DETECT_SHARE;
           progress(share);
         }
-        if (auto && !detection) throw new PipelineError(STAGE, 'the spoken language could not be detected: there is no speech in the selected range');
+        if (auto && !detection && !fellBack) throw new PipelineError(STAGE, 'the spoken language could not be detected: there is no speech in the selected range');
         language ??= languageForAuto(detection!);
         const model = await modelFor(language);
         const cacheKey = keyFor(language, model);
