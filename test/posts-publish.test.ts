@@ -2,6 +2,7 @@
 // holds exactly the clip's bytes), not before their time; kill -9 of serve in the middle of a publish and a
 // restart leave exactly one post on the platform. Retries with backoff and the daily cap run the real
 // scheduler in this process with waits in milliseconds, on the same rendered clip.
+import { createLocalMediaRunner } from '../src/media/local-runner.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -221,7 +222,7 @@ describe('retries and the daily cap (the scheduler in this process, waits in mil
   async function publishWith(platform: Platform, tuning: Parameters<typeof createPublishing>[0]['tuning']): Promise<{ post: PostRecord; states: string[] }> {
     const env = { ...process.env, [PLATFORM_URL_SETTING.video_site]: video.url, [PLATFORM_URL_SETTING.short_video_site]: tiktok.url };
     const { scheduler, posts } = createPublishing({
-      store, blobs: new FsBlobStore(store.dataDir), posts: service.posts, leases, accounts: service.accounts, scope: { kind: 'local' }, env, tuning: { intervalMs: 20, ...tuning },
+      store, blobs: new FsBlobStore(store.dataDir), posts: service.posts, leases, media: createLocalMediaRunner(), accounts: service.accounts, scope: { kind: 'local' }, env, tuning: { intervalMs: 20, ...tuning },
     });
     const p = await service.schedule(local, { shortId: request.shorts[0]!.id, platform, accountId: accountIds[platform] });
     const states: string[] = [];
@@ -349,7 +350,7 @@ describe('what a post uploads (issue 23): its own copy of the clip, and never a 
   /** Schedules the clip now and runs the real scheduler; `during` runs while it publishes. Returns the ended post. */
   async function publishClip(tuning: Parameters<typeof createPublishing>[0]['tuning'], during?: (postId: string) => Promise<void>): Promise<PostRecord> {
     const env = { ...process.env, [PLATFORM_URL_SETTING.video_site]: video.url };
-    const { scheduler, posts } = createPublishing({ store, blobs, posts: service.posts, leases, accounts: service.accounts, scope: { kind: 'local' }, env, tuning: { intervalMs: 20, ...tuning } });
+    const { scheduler, posts } = createPublishing({ store, blobs, posts: service.posts, leases, media: createLocalMediaRunner(), accounts: service.accounts, scope: { kind: 'local' }, env, tuning: { intervalMs: 20, ...tuning } });
     const p = await service.schedule(local, { shortId: clipId(), platform: 'video_site', accountId });
     scheduler.start();
     try {

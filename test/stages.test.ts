@@ -2,6 +2,7 @@
 // runs each under its retry policy. Real failures only: a loopback file server that answers 503 before it
 // serves the file, one that answers 404, and a child process killed by SIGKILL from outside (what the OOM
 // killer does).
+import { createLocalMediaRunner } from '../src/media/local-runner.js';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -72,7 +73,7 @@ describe('the fetch stage under its retry policy (a real request)', () => {
     seed(dataDir, warm);
     const store = new SqliteRequestStore(path.join(dataDir, 'shorts.db'));
     const orchestrator = new Orchestrator({
-      store, blobs: new FsBlobStore(dataDir), transcriber: createTranscriber({ dataDir }), dataDir,
+      store, blobs: new FsBlobStore(dataDir), media: createLocalMediaRunner(), transcriber: createTranscriber({ dataDir }), dataDir,
       render: renderSettingsFromEnv({ ...process.env, SHORTS_RENDER_SIZE: '270x480', SHORTS_X264_PRESET: 'ultrafast' }),
     });
     const options = validateCreateRequest({

@@ -2,6 +2,7 @@
 // API (GET /languages, POST /translate) and the OpenAI chat API (POST /v1/chat/completions). They stand
 // in for the translation service an operator runs; their "translation" is a recognisable transformation
 // ("ES:" + the words reversed) so the tests can tell translated captions from the original text.
+import { createLocalMediaRunner } from '../src/media/local-runner.js';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -388,7 +389,7 @@ describe('a real run with captionLanguage es', () => {
       language: 'en', captionLanguage: 'es',
     }, 'local');
     const orchestrator = new Orchestrator({
-      store, blobs: new FsBlobStore(dataDir), dataDir, transcriber: createTranscriber({ dataDir }),
+      store, blobs: new FsBlobStore(dataDir), media: createLocalMediaRunner(), dataDir, transcriber: createTranscriber({ dataDir }),
       render: { width: 270, height: 480, preset: 'ultrafast', crf: 30, x264Params: '', concurrency: 1 },
     });
     const record = await orchestrator.run(requestId, new AbortController().signal);

@@ -1,5 +1,6 @@
 // Worker recovery rules on a real SQLite store and job queue: a request left `processing` by a dead process is
 // taken over; one that has already been started too many times fails with a reason and is refunded.
+import { createLocalMediaRunner } from '../src/media/local-runner.js';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,7 +26,7 @@ const options = validateCreateRequest({ fileUrl: 'http://127.0.0.1:9/never.mp4',
 function setup() {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'worker-'));
   const store = new SqliteRequestStore(path.join(dataDir, 'shorts.db'));
-  const orchestrator = new Orchestrator({ store, blobs: new FsBlobStore(dataDir), transcriber: createTranscriber({ dataDir }), dataDir, render: renderSettingsFromEnv() });
+  const orchestrator = new Orchestrator({ store, blobs: new FsBlobStore(dataDir), media: createLocalMediaRunner(), transcriber: createTranscriber({ dataDir }), dataDir, render: renderSettingsFromEnv() });
   const refunds: string[] = [];
   const finished: string[] = [];
   const leases = new LeaseKeeper(new SqliteLeaseStore(store.db));

@@ -132,7 +132,7 @@ export function createEngine(settings: EngineSettings): Engine {
     publishing: (opts) => {
       // `posts run` reports what automation does on its own output (opts.log); serve in the engine's log.
       const applying = opts.automation === false ? undefined : opts.log ? new Automation(rules, postsService(), opts.log) : automationRules();
-      const made = createPublishing({
+      const made = createPublishing({ media,
         store, blobs, posts: postStore, leases, accounts: connectedAccounts, scope: opts.scope, log: opts.log ?? log, tuning: opts.tuning, env: opts.env, automation: applying,
       });
       // A post scheduled through this engine's service wakes its scheduler at once.

@@ -23,7 +23,6 @@ import type { RenderSettings } from './render-settings.js';
 import { probeMedia } from '../media/probe.js';
 import { failureReason, type ReasonContext } from './failure-reason.js';
 import { AbortedError } from '../media/process.js';
-import { defaultMediaRunner } from '../media/local-runner.js';
 import type { MediaRunner } from '../ports/media-runner.js';
 import { RangeAudio } from '../pipeline/transcribe/speech-audio.js';
 import { outputFps, type RenderPlan } from '../media/render-plan.js';
@@ -117,8 +116,8 @@ export interface OrchestratorDeps {
   blurPreference?: (accountId: string) => Promise<boolean> | boolean;
   /** The URL guard for downloads of API requests (every address and redirect checked). */
   checkUrl?: UrlCheck;
-  /** Runs every child process of a job (scoped to the job: counted, and killed when it is cancelled); default defaultMediaRunner(). */
-  media?: MediaRunner;
+  /** The engine's runner of every child process of a job (scoped to the job: counted, and killed when it is cancelled). */
+  media: MediaRunner;
   /** Finds faces for the crops and covers, made once by whoever builds the engine; default the process's own. */
   faces?: FaceDetector;
 }
@@ -150,7 +149,7 @@ export class Orchestrator {
 
   constructor(deps: OrchestratorDeps) {
     this.deps = deps;
-    this.media = deps.media ?? defaultMediaRunner();
+    this.media = deps.media;
   }
 
   /**

@@ -5,6 +5,7 @@ import type { RequestStore } from '../ports/request-store.js';
 import { connectorFor } from '../publish/connectors.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import { clipMedia } from '../publish/media-check.js';
+import type { MediaRunner } from '../ports/media-runner.js';
 import type { Automation } from './automation.js';
 import type { LeaseKeeper } from '../engine/lease-keeper.js';
 import type { ConnectedAccounts } from './connected-accounts.js';
@@ -21,6 +22,8 @@ export interface PublishingOptions {
   scope: PostScope;
   /** This process's leases (the engine's): a post is published under one. */
   leases: LeaseKeeper;
+  /** The engine's runner: a post's media check (ffprobe) is counted and capped with every other child. */
+  media: MediaRunner;
   automation?: Automation;
   log?: (line: string) => void;
   env?: NodeJS.ProcessEnv;
@@ -34,7 +37,7 @@ export function createPublishing(o: PublishingOptions): { publisher: Publisher; 
   const publisher = new Publisher({
     store: o.store, blobs: o.blobs, posts, accounts: o.accounts, log: o.log,
     connector: (platform) => connectorFor(platform, { env: o.env, pollIntervalMs: t.pollIntervalMs, processingDeadlineMs: t.processingDeadlineMs, now: t.now, retryDelaysMs: t.connectorRetryDelaysMs }),
-    probe: clipMedia,
+    probe: (file) => clipMedia(file, undefined, o.media),
     maxAttempts: t.maxAttempts, retryDelaysMs: t.retryDelaysMs, maxWaitMs: t.maxWaitMs,
   });
   const scheduler = new Scheduler({ posts, publisher, leases: o.leases, accounts: o.accounts, scope: o.scope, automation: o.automation, intervalMs: t.intervalMs, log: o.log });
