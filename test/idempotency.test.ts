@@ -39,6 +39,25 @@ function credits(accountId: string): number {
   }
 }
 
+/**
+ * A loopback proxy in front of the server: every request reaches the server; its answer is dropped (the
+ * connection destroyed, as a load balancer timing out would) when `drop(method, answer)` says so.
+ */
+async function startProxy(drop: (method: string | undefined, answer: string) => boolean): Promise<http.Server> {
+  const proxy = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      const upstream = await fetch(`${serve.url}${req.url}`, { method: req.method, headers: req.headers as Record<string, string>, body: req.method === 'POST' ? Buffer.concat(chunks) : undefined });
+      const text = await upstream.text();
+      if (drop(req.method, text)) return res.destroy();
+      res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(text);
+    });
+  });
+  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
+  return proxy;
+}
+
 async function post(key: string, pathname: string, body: unknown, idempotencyKey?: string) {
   const res = await fetch(`${serve.api}${pathname}`, {
     method: 'POST',
@@ -98,17 +117,7 @@ describe('Idempotency-Key on POST /shorts/create', () => {
     const { key, accountId } = await createKey(serve.env);
     // A proxy that passes the first create to the server and then drops the connection, as a load balancer timing out would.
     let creates = 0;
-    const proxy = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', async () => {
-        const upstream = await fetch(`${serve.url}${req.url}`, { method: req.method, headers: req.headers as Record<string, string>, body: req.method === 'POST' ? Buffer.concat(chunks) : undefined });
-        const text = await upstream.text();
-        if (req.method === 'POST' && ++creates === 1) return res.destroy();
-        res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(text);
-      });
-    });
-    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
+    const proxy = await startProxy((method) => method === 'POST' && ++creates === 1);
     const client = new RemoteClient({ baseUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, apiKey: key });
     try {
       const created = await client.create({ fileUrl: `${cdn.url}/talk.mp4`, start: 0, end: 80 });
@@ -138,21 +147,12 @@ describe('shorts batch (remote) killed between its create and saving the request
     // First run, through a proxy that lets the create reach the server and kills the batch before the answer gets back.
     let firstId: string | null = null;
     let batch: ReturnType<typeof startCli> | undefined;
-    const proxy = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', async () => {
-        const upstream = await fetch(`${serve.url}${req.url}`, { method: req.method, headers: req.headers as Record<string, string>, body: req.method === 'POST' ? Buffer.concat(chunks) : undefined });
-        const text = await upstream.text();
-        if (req.method === 'POST') {
-          firstId = JSON.parse(text).data.requestId;
-          batch!.child.kill('SIGKILL');
-          return res.destroy();
-        }
-        res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(text);
-      });
+    const proxy = await startProxy((method, text) => {
+      if (method !== 'POST') return false;
+      firstId = JSON.parse(text).data.requestId;
+      batch!.child.kill('SIGKILL');
+      return true;
     });
-    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
     try {
       batch = startCli(['--remote', `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, '--api-key', key, 'batch', '--manifest', manifest, '--out', out], env);
       const killed = await batch.done;
