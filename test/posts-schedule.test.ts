@@ -80,6 +80,8 @@ describe('scheduling and canceling posts', () => {
 
   it('schedules a post for later: 201, then in GET /posts/:id, GET /posts and the clip\'s posts array; nothing reaches the platform', async () => {
     const clip = request.shorts[0]!;
+    // Adding the accounts asked the platform whose they are (issue 23); from here on, nothing may reach it.
+    const seen = photo.calls.length;
     const r = await post({ shortId: clip.id, platform: 'photo_site', handle: '@insta_two', scheduledAt: inDays(1) });
     expect(r.status, r.text).toBe(201);
     const p = r.json.data as PostObject;
@@ -92,7 +94,7 @@ describe('scheduling and canceling posts', () => {
     const detail = (await api(s.serve.api, s.key, 'GET', `/shorts/${request._id}`)).json.data as RequestDetail;
     expect(detail.shorts.find((c) => c.id === clip.id)!.posts).toContainEqual(p);
     expect((await list('status=scheduled')).posts.map((x) => x.id)).toContain(p.id);
-    expect(photo.calls.filter((c) => c.route !== 'token')).toEqual([]);
+    expect(photo.calls.slice(seen).filter((c) => c.route !== 'token')).toEqual([]);
   });
 
   it('cancels a scheduled post (200 canceled); a second cancel is 409 post_not_cancelable; unknown 404, malformed 400, another account 404', async () => {
