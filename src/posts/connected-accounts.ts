@@ -201,6 +201,17 @@ export class ConnectedAccounts {
   }
 
   /**
+   * The refusal when another API account than `accountId` holds this platform account, or null: the one rule
+   * of `connect` (callback, confirmation) and `add` (issue 23: one API account per channel).
+   */
+  async heldElsewhere(accountId: string, platform: Platform, platformUserId: string | null): Promise<string | null> {
+    const holder = platformUserId === null ? undefined : await this.holderOf(platform, platformUserId);
+    return holder !== undefined && holder !== accountId
+      ? `this ${platform} account is already connected to another shortwright API account; nothing was saved. It can be connected here once it is removed there.`
+      : null;
+  }
+
+  /**
    * Tokens the user already has (`accounts add`, POST /accounts; issue 23): the platform is asked whose they are
    * and whether that account can post, as `connect` does, before anything is saved. Its id is the platform's
    * (one given that differs is refused); an account that cannot post, a token the platform refuses, or a
@@ -222,10 +233,8 @@ export class ConnectedAccounts {
     if (who.platformUserId && input.platformUserId && input.platformUserId !== who.platformUserId) {
       throw new ShortsError('invalid_request', `these tokens belong to the ${input.platform} account ${who.platformUserId} (@${who.handle}), not ${input.platformUserId}; nothing was saved`, { parameter: 'platformUserId' });
     }
-    const holder = platformUserId === null ? undefined : await this.holderOf(input.platform, platformUserId);
-    if (holder !== undefined && holder !== accountId) {
-      throw new ShortsError('account_already_connected', `this ${input.platform} account is already connected to another shortwright API account; nothing was saved`);
-    }
+    const held = await this.heldElsewhere(accountId, input.platform, platformUserId);
+    if (held) throw new ShortsError('account_already_connected', held);
     return this.add(accountId, { ...input, platformUserId });
   }
 

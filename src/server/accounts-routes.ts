@@ -37,14 +37,6 @@ function redirectUri(opts: AccountsRoutesOptions): string {
   return `${publicBase(opts)}${OAUTH_CALLBACK_PATH}`;
 }
 
-/** The refusal when another API account holds the channel, or null (issue 23: one API account per channel). */
-async function heldElsewhere(accounts: ConnectedAccounts, accountId: string, platform: Platform, platformUserId: string | null): Promise<string | null> {
-  const holder = platformUserId === null ? undefined : await accounts.holderOf(platform, platformUserId);
-  return holder !== undefined && holder !== accountId
-    ? `this ${platform} account is already connected to another shortwright API account; nothing was saved. It can be connected here once it is removed there.`
-    : null;
-}
-
 function platformOf(v: unknown, parameter = 'platform'): Platform {
   if (!isPlatform(v)) throw new ShortsError('invalid_request', `${parameter} must be one of ${PLATFORMS.join(', ')}`, { parameter });
   return v;
@@ -130,7 +122,7 @@ export async function handleOAuthCallback(
     if (e instanceof ShortsError) throw e;
     return fail(`connecting failed: ${(e as Error).message}`);
   }
-  const held = await heldElsewhere(accounts, consent.accountId, consent.platform, grant.platformUserId);
+  const held = await accounts.heldElsewhere(consent.accountId, consent.platform, grant.platformUserId);
   if (held) return consentPage(res, { ok: false, message: held, status: 409 });
   const now = Date.now();
   confirmationPage(res, {
@@ -204,7 +196,7 @@ export async function handleOAuthConfirm(
     throw e;
   }
   if (auth.account.id !== pending.accountId) return fail(wrongKey, 403);
-  const held = await heldElsewhere(accounts, pending.accountId, pending.platform, pending.grant.platformUserId);
+  const held = await accounts.heldElsewhere(pending.accountId, pending.platform, pending.grant.platformUserId);
   if (held) return fail(held, 409);
   await accounts.add(pending.accountId, grantInput(pending.platform, pending.grant));
   consentPage(res, { ok: true, platform: pending.platform, handle: pending.grant.handle });

@@ -7,7 +7,7 @@ import http from 'node:http';
 import { ShortsError } from '../errors.js';
 import { presentedKey, type AccountStore, type AuthContext } from '../service/accounts.js';
 import type { Service } from '../service/service.js';
-import type { SqliteRequestStore } from '../adapters/sqlite/request-store.js';
+import type { RequestStore } from '../ports/request-store.js';
 import type { LimiterName, RateLimiter } from './rate-limit.js';
 import { MEDIA_CONTENT_TYPES, parseMediaPath, type MediaLinks } from './media-links.js';
 import { serveBlob, serveFile } from './serve-file.js';
@@ -31,7 +31,7 @@ export interface ApiServerDeps {
   automation: Automation;
   /** The server's public base (SHORTS_PUBLIC_URL, else its address): the OAuth redirect base. */
   publicUrl?: () => string;
-  store: SqliteRequestStore;
+  store: RequestStore;
   accounts: AccountStore;
   limiter: RateLimiter;
   mediaLinks: MediaLinks;
@@ -171,7 +171,7 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
     const { requestId, shortId, kind } = m;
     const verdict = deps.mediaLinks.verify(requestId, shortId, url.searchParams.get('expires') ?? undefined, url.searchParams.get('sig') ?? undefined, kind);
     if (verdict !== 'ok') throw new ShortsError('invalid_media_link', verdict === 'expired' ? 'this link has expired: get a fresh one from GET /shorts/:id' : 'this link is not valid');
-    const short = (await deps.store.listShorts(requestId)).find((s) => s.id === shortId);
+    const short = await deps.store.getShort(requestId, shortId);
     if (!short?.fileKey) throw new ShortsError('resource_not_found', 'this clip has no video file');
     // A clip without a cover answers like a file that is gone (the 404 of serveBlob), as before covers were keys.
     const key = kind === 'jpg' ? short.coverKey : short.fileKey;
