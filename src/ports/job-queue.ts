@@ -67,7 +67,8 @@ export interface Job<T = unknown> {
   token: string;
 }
 
-export type JobState = 'waiting' | 'delayed' | 'active' | 'completed' | 'failed' | 'cancelled';
+/** `waiting-children`: a flow's parent whose children have not all ended yet (see `enqueueFlow`). */
+export type JobState = 'waiting-children' | 'waiting' | 'delayed' | 'active' | 'completed' | 'failed' | 'cancelled';
 
 export interface JobInfo<T = unknown> {
   queue: string;
@@ -86,8 +87,20 @@ export interface JobInfo<T = unknown> {
 export type LockState = 'held' | 'cancelled' | 'lost';
 
 export interface JobQueue {
-  /** Adds a job; false (and nothing changes) when a job with that id is waiting or active in that queue. */
+  /** Adds a job; false (and nothing changes) when a job with that id is waiting (for children or not) or active in that queue. */
   enqueue<T>(job: NewJob<T>): Promise<boolean>;
+  /**
+   * A flow (BullMQ's FlowProducer.add; issue 24: a request's render fans out one job per clip): the `children`
+   * are added due at once (each with its own options), and `parent` waits for them in `waiting-children`; it
+   * becomes due (waiting, or delayed by its own delay) once every child has ended — completed, failed for good,
+   * or cancelled. A child's failure does not fail the parent (BullMQ's ignoreDependencyOnFailure): the parent's
+   * holder reads what happened from its own records (a clip whose render failed says so on the clip). All or
+   * nothing: false, and nothing added, when the parent's id is waiting, waiting for children or active in its
+   * queue. Children ids are unique in their queues like any job's (a live one is not added twice). Cancelling the
+   * parent cancels its children that have not ended (an active child learns it from `extend`). No children: the
+   * parent is due at once.
+   */
+  enqueueFlow<P>(parent: NewJob<P>, children: readonly NewJob[]): Promise<boolean>;
   /**
    * The next due job of these queues (oldest due first), locked for `owner` for `lockMs`, or null when none is
    * due. A job whose lock ran out (its holder stopped extending it) is due again, with one more attempt.
@@ -112,6 +125,8 @@ export interface JobQueue {
   cancel(queue: string, id: string): Promise<boolean>;
   /** A job's state now (undefined when the queue has none with that id). */
   get(queue: string, id: string): Promise<JobInfo | undefined>;
+  /** How many jobs of a queue are in each state now (the queue depths of /metrics); ended jobs an adapter no longer keeps count 0. */
+  counts(queue: string): Promise<Record<JobState, number>>;
   /**
    * Calls `listener` when a job is enqueued through this adapter instance (in-process wake-up: the local worker
    * takes it at once); other processes find it by the adapter's own means. Returns the unsubscribe function.

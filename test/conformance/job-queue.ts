@@ -212,5 +212,95 @@ export function jobQueueConformance(name: string, factory: () => Promise<JobQueu
       await port.enqueue(job(a, 'j2'));
       expect(heard).toEqual([a]);
     });
+
+    it('runs a flow: the children first, the parent once every child has ended (completed, failed or cancelled)', async () => {
+      const { port, another } = await open();
+      const other = await another();
+      const [render, finish] = [q(), q()];
+      const parent = job(finish, 'req');
+      const children = ['c1', 'c2', 'c3'].map((id) => job(render, id, { attempts: 1 }));
+      expect(await port.enqueueFlow(parent, children)).toBe(true);
+      // Again while the parent waits for its children: nothing is added.
+      expect(await port.enqueueFlow(parent, [job(render, 'c4')])).toBe(false);
+      expect(await port.get(render, 'c4')).toBeUndefined();
+      expect(await port.get(finish, 'req')).toMatchObject({ state: 'waiting-children' });
+      expect(await take(port, [finish])).toBeNull();
+      // Children are taken by any instance (two render workers).
+      const c1 = (await take(port, [render]))!;
+      const c2 = (await take(other, [render], 'w2'))!;
+      expect([c1.id, c2.id]).toEqual(['c1', 'c2']);
+      await port.complete(c1);
+      expect(await other.fail(c2, 'the clip could not be rendered')).toBe('failed');
+      expect(await port.get(finish, 'req')).toMatchObject({ state: 'waiting-children' });
+      expect(await port.cancel(render, 'c3')).toBe(true);
+      // The last child ended: the parent is due, and a failed child did not fail it.
+      expect(await port.get(finish, 'req')).toMatchObject({ state: 'waiting' });
+      const p = (await take(other, [finish], 'w2'))!;
+      expect(p).toMatchObject({ id: 'req', data: { n: 'req' }, attempt: 1 });
+      await other.complete(p);
+      expect(await port.get(finish, 'req')).toMatchObject({ state: 'completed' });
+    });
+
+    it("makes a flow's parent due only after a child that stalled and was retried has ended", async () => {
+      const { port, another } = await open();
+      const other = await another();
+      const [render, finish] = [q(), q()];
+      await port.enqueueFlow(job(finish, 'req'), [job(render, 'c1', { attempts: 2 })]);
+      await port.take([render], 'dies', SHORT);
+      await sleep(SHORT * 3);
+      expect(await port.get(finish, 'req')).toMatchObject({ state: 'waiting-children' });
+      const again = (await take(other, [render], 'w2'))!;
+      expect(again).toMatchObject({ id: 'c1', attempt: 2 });
+      expect(await take(other, [finish], 'w2')).toBeNull();
+      await other.complete(again);
+      expect((await take(port, [finish]))?.id).toBe('req');
+    });
+
+    it('cancels a flow through its parent: children not ended are cancelled, an active one learns it from extend', async () => {
+      const { port } = await open();
+      const [render, finish] = [q(), q()];
+      await port.enqueueFlow(job(finish, 'req'), [job(render, 'c1'), job(render, 'c2'), job(render, 'c3')]);
+      const c1 = (await take(port, [render]))!;
+      await port.complete(c1);
+      const c2 = (await take(port, [render]))!;
+      expect(await port.cancel(finish, 'req')).toBe(true);
+      expect(await port.get(finish, 'req')).toMatchObject({ state: 'cancelled' });
+      expect(await port.get(render, 'c1')).toMatchObject({ state: 'completed' });
+      expect(await port.get(render, 'c3')).toMatchObject({ state: 'cancelled' });
+      expect(await port.extend(c2, LONG)).toBe('cancelled');
+      await port.complete(c2);
+      expect(await port.get(render, 'c2')).toMatchObject({ state: 'cancelled' });
+      expect(await take(port, [render, finish])).toBeNull();
+    });
+
+    it("makes a flow without children due at once, and wakes this instance's listeners for the children's queues", async () => {
+      const { port } = await open();
+      const [render, finish] = [q(), q()];
+      const heard: string[] = [];
+      const off = port.onEnqueued((queue) => heard.push(queue));
+      await port.enqueueFlow(job(finish, 'empty'), []);
+      await port.enqueueFlow(job(finish, 'req'), [job(render, 'c1')]);
+      off();
+      expect(heard).toContain(render);
+      expect((await take(port, [finish]))?.id).toBe('empty');
+    });
+
+    it('counts the jobs of a queue in each state (queue depths)', async () => {
+      const { port } = await open();
+      const [a, finish] = [q(), q()];
+      await port.enqueue(job(a, 'w1'));
+      await port.enqueue(job(a, 'w2'));
+      await port.enqueue(job(a, 'later', { delayMs: 60_000 }));
+      await port.enqueue(job(a, 'run'));
+      await port.enqueueFlow(job(finish, 'parent'), [job(a, 'child')]);
+      const taken = (await take(port, [a]))!;
+      await port.complete(taken);
+      await take(port, [a]);
+      const counts = await port.counts(a);
+      expect(counts).toMatchObject({ waiting: 2, delayed: 1, active: 1, completed: 1 });
+      expect(counts.failed).toBe(0);
+      expect((await port.counts(finish))['waiting-children']).toBe(1);
+      expect((await port.counts(q())).waiting).toBe(0);
+    });
   });
 }

@@ -3,7 +3,8 @@
 // IMMEDIATE transaction (select the due job, lock it): two processes taking at once get different jobs. A
 // `delayed` job is a waiting one whose run_at is still ahead; a stalled job is an active one whose lock ran out.
 // Other processes' enqueues are found by polling `take` (the workers do every second); a read-only look comes
-// first, so an idle poll takes no write lock.
+// first, so an idle poll takes no write lock. A flow's parent is a waiting row with children left to end
+// (pending_children > 0, never due); each child that ends counts itself off its parent (`childEnded`).
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
@@ -16,10 +17,13 @@ interface Row {
   seq: number; queue: string; id: string; data: string; state: 'waiting' | 'active' | 'completed' | 'failed' | 'cancelled';
   run_at: number; attempts: number; attempts_made: number; backoff: string | null; lock_token: string | null;
   locked_until: number | null; cancel_requested: number; failed_reason: string | null;
+  parent_queue: string | null; parent_id: string | null; pending_children: number;
 }
 
+const ALL_STATES: readonly JobState[] = ['waiting-children', 'waiting', 'delayed', 'active', 'completed', 'failed', 'cancelled'];
+
 /** Waiting and due, or active with its lock run out (stalled). */
-const DUE = `((state = 'waiting' AND run_at <= ${NOW_MS}) OR (state = 'active' AND locked_until <= ${NOW_MS}))`;
+const DUE = `((state = 'waiting' AND pending_children = 0 AND run_at <= ${NOW_MS}) OR (state = 'active' AND locked_until <= ${NOW_MS}))`;
 
 export class SqliteJobQueue implements JobQueue {
   private readonly events = new EventEmitter();
@@ -27,22 +31,46 @@ export class SqliteJobQueue implements JobQueue {
   constructor(private readonly db: Database.Database) {}
 
   async enqueue<T>(job: NewJob<T>): Promise<boolean> {
-    const o = job.options ?? {};
-    const attempts = Math.max(1, Math.floor(o.attempts ?? 1));
-    const added = this.db.transaction(() => {
-      const live = this.db.prepare(`SELECT 1 FROM jobs WHERE queue = ? AND id = ? AND state IN ('waiting', 'active')`).get(job.queue, job.id);
-      if (live) return false;
-      // An ended job of that id is replaced (BullMQ's removeOnComplete/removeOnFail): a clip is re-rendered again.
-      this.db.prepare('DELETE FROM jobs WHERE queue = ? AND id = ?').run(job.queue, job.id);
-      this.db.prepare(`INSERT INTO jobs (queue, id, data, state, run_at, attempts, backoff)
-        VALUES (@queue, @id, @data, 'waiting', ${NOW_MS} + @delay, @attempts, @backoff)`).run({
-        queue: job.queue, id: job.id, data: JSON.stringify(job.data ?? null), delay: Math.max(0, Math.ceil(o.delayMs ?? 0)), attempts,
-        backoff: o.backoff ? JSON.stringify(o.backoff) : null,
-      });
-      return true;
-    }).immediate();
+    const added = this.db.transaction(() => this.insert(job)).immediate();
     if (added) this.events.emit('enqueued', job.queue);
     return added;
+  }
+
+  async enqueueFlow<P>(parent: NewJob<P>, children: readonly NewJob[]): Promise<boolean> {
+    const added = this.db.transaction(() => {
+      if (!this.insert(parent)) return false;
+      let pending = 0;
+      for (const child of children) if (this.insert(child, parent)) pending++;
+      this.db.prepare('UPDATE jobs SET pending_children = ? WHERE queue = ? AND id = ?').run(pending, parent.queue, parent.id);
+      return true;
+    }).immediate();
+    if (added) for (const q of new Set([parent.queue, ...children.map((c) => c.queue)])) this.events.emit('enqueued', q);
+    return added;
+  }
+
+  /** Adds one job (inside the caller's transaction) unless its id is live in its queue; a child names its parent. */
+  private insert(job: NewJob, parent?: NewJob): boolean {
+    const o = job.options ?? {};
+    const attempts = Math.max(1, Math.floor(o.attempts ?? 1));
+    const live = this.db.prepare(`SELECT 1 FROM jobs WHERE queue = ? AND id = ? AND state IN ('waiting', 'active')`).get(job.queue, job.id);
+    if (live) return false;
+    // An ended job of that id is replaced (BullMQ's removeOnComplete/removeOnFail): a clip is re-rendered again.
+    this.db.prepare('DELETE FROM jobs WHERE queue = ? AND id = ?').run(job.queue, job.id);
+    this.db.prepare(`INSERT INTO jobs (queue, id, data, state, run_at, attempts, backoff, parent_queue, parent_id)
+      VALUES (@queue, @id, @data, 'waiting', ${NOW_MS} + @delay, @attempts, @backoff, @parentQueue, @parentId)`).run({
+      queue: job.queue, id: job.id, data: JSON.stringify(job.data ?? null), delay: Math.max(0, Math.ceil(o.delayMs ?? 0)), attempts,
+      backoff: o.backoff ? JSON.stringify(o.backoff) : null, parentQueue: parent?.queue ?? null, parentId: parent?.id ?? null,
+    });
+    return true;
+  }
+
+  /** A job ended (completed, failed for good, cancelled): one child fewer for its parent, which is due at none left. */
+  private childEnded(queue: string, id: string): void {
+    const row = this.db.prepare('SELECT parent_queue, parent_id FROM jobs WHERE queue = ? AND id = ?').get(queue, id) as Pick<Row, 'parent_queue' | 'parent_id'> | undefined;
+    if (!row?.parent_queue || !row.parent_id) return;
+    const woke = this.db.prepare(`UPDATE jobs SET pending_children = pending_children - 1
+      WHERE queue = ? AND id = ? AND state = 'waiting' AND pending_children > 0 RETURNING pending_children`).get(row.parent_queue, row.parent_id) as { pending_children: number } | undefined;
+    if (woke?.pending_children === 0) queueMicrotask(() => this.events.emit('enqueued', row.parent_queue));
   }
 
   async take(queues: readonly string[], owner: string, lockMs: number): Promise<Job | null> {
@@ -58,7 +86,11 @@ export class SqliteJobQueue implements JobQueue {
         // A stalled job whose cancel was asked ends cancelled instead of being run again.
         const ended = this.db.prepare(`UPDATE jobs SET state = 'cancelled', lock_token = NULL, locked_until = NULL
           WHERE seq = ? AND state = 'active' AND cancel_requested = 1`).run(due.seq);
-        if (ended.changes === 1) continue;
+        if (ended.changes === 1) {
+          const r = this.db.prepare('SELECT queue, id FROM jobs WHERE seq = ?').get(due.seq) as { queue: string; id: string };
+          this.childEnded(r.queue, r.id);
+          continue;
+        }
         return this.db.prepare(`UPDATE jobs SET state = 'active', attempts_made = attempts_made + 1, lock_token = @token,
             locked_until = ${NOW_MS} + @lock WHERE seq = @seq RETURNING *`)
           .get({ seq: due.seq, token: `${owner}:${randomUUID()}`, lock: Math.ceil(lockMs) }) as Row;
@@ -83,6 +115,7 @@ export class SqliteJobQueue implements JobQueue {
     this.end(job, () => {
       this.db.prepare(`UPDATE jobs SET state = CASE cancel_requested WHEN 1 THEN 'cancelled' ELSE 'completed' END, lock_token = NULL, locked_until = NULL
         WHERE queue = @queue AND id = @id`).run(held(job));
+      this.childEnded(job.queue, job.id);
     });
   }
 
@@ -91,10 +124,12 @@ export class SqliteJobQueue implements JobQueue {
       const key = held(job);
       if (row.cancel_requested === 1) {
         this.db.prepare(`UPDATE jobs SET state = 'cancelled', failed_reason = @reason, lock_token = NULL, locked_until = NULL WHERE queue = @queue AND id = @id`).run({ ...key, reason });
+        this.childEnded(job.queue, job.id);
         return 'cancelled';
       }
       if (opts.final || row.attempts_made >= row.attempts) {
         this.db.prepare(`UPDATE jobs SET state = 'failed', failed_reason = @reason, lock_token = NULL, locked_until = NULL WHERE queue = @queue AND id = @id`).run({ ...key, reason });
+        this.childEnded(job.queue, job.id);
         return 'failed';
       }
       const wait = backoffDelay(row.backoff ? (JSON.parse(row.backoff) as Backoff) : undefined, row.attempts_made);
@@ -109,6 +144,7 @@ export class SqliteJobQueue implements JobQueue {
     this.end(job, (row) => {
       if (row.cancel_requested === 1) {
         this.db.prepare(`UPDATE jobs SET state = 'cancelled', lock_token = NULL, locked_until = NULL WHERE queue = @queue AND id = @id`).run(held(job));
+        this.childEnded(job.queue, job.id);
         return;
       }
       // Not an attempt: the count goes back, and without a delay it keeps its place in the order.
@@ -119,21 +155,40 @@ export class SqliteJobQueue implements JobQueue {
   }
 
   async cancel(queue: string, id: string): Promise<boolean> {
-    return this.db.transaction(() => {
-      const waiting = this.db.prepare(`UPDATE jobs SET state = 'cancelled' WHERE queue = ? AND id = ? AND state = 'waiting'`).run(queue, id);
-      if (waiting.changes === 1) return true;
-      return this.db.prepare(`UPDATE jobs SET cancel_requested = 1 WHERE queue = ? AND id = ? AND state = 'active'`).run(queue, id).changes === 1;
-    }).immediate();
+    return this.db.transaction(() => this.cancelOne(queue, id)).immediate();
+  }
+
+  /** Inside a transaction: a waiting job ends cancelled (its unended children with it), an active one is flagged. */
+  private cancelOne(queue: string, id: string): boolean {
+    const waiting = this.db.prepare(`UPDATE jobs SET state = 'cancelled' WHERE queue = ? AND id = ? AND state = 'waiting' RETURNING pending_children`).get(queue, id) as { pending_children: number } | undefined;
+    if (waiting) {
+      if (waiting.pending_children > 0) {
+        const children = this.db.prepare(`SELECT queue, id FROM jobs WHERE parent_queue = ? AND parent_id = ? AND state IN ('waiting', 'active')`).all(queue, id) as { queue: string; id: string }[];
+        for (const c of children) this.cancelOne(c.queue, c.id);
+      }
+      this.childEnded(queue, id);
+      return true;
+    }
+    return this.db.prepare(`UPDATE jobs SET cancel_requested = 1 WHERE queue = ? AND id = ? AND state = 'active'`).run(queue, id).changes === 1;
   }
 
   async get(queue: string, id: string): Promise<JobInfo | undefined> {
     const row = this.db.prepare(`SELECT *, run_at > ${NOW_MS} AS ahead FROM jobs WHERE queue = ? AND id = ?`).get(queue, id) as (Row & { ahead: number }) | undefined;
     if (!row) return undefined;
-    const state: JobState = row.state === 'waiting' && row.ahead === 1 ? 'delayed' : row.state;
+    const state: JobState = row.state === 'waiting' && row.pending_children > 0 ? 'waiting-children' : row.state === 'waiting' && row.ahead === 1 ? 'delayed' : row.state;
     return {
       queue: row.queue, id: row.id, data: JSON.parse(row.data) as unknown, state, attemptsMade: row.attempts_made,
       failedReason: row.failed_reason, cancelRequested: row.cancel_requested === 1,
     };
+  }
+
+  async counts(queue: string): Promise<Record<JobState, number>> {
+    const rows = this.db.prepare(`SELECT CASE WHEN state = 'waiting' AND pending_children > 0 THEN 'waiting-children'
+        WHEN state = 'waiting' AND run_at > ${NOW_MS} THEN 'delayed' ELSE state END AS s, count(*) AS n
+      FROM jobs WHERE queue = ? GROUP BY s`).all(queue) as { s: JobState; n: number }[];
+    const out = Object.fromEntries(ALL_STATES.map((s) => [s, 0])) as Record<JobState, number>;
+    for (const r of rows) out[r.s] = r.n;
+    return out;
   }
 
   onEnqueued(listener: (queue: string) => void): () => void {

@@ -250,6 +250,13 @@ export const MIGRATIONS: readonly string[] = [
        AND o.connected_account_id = posts.connected_account_id AND o.short_id = posts.short_id AND o.status IN ('scheduled', 'processing')
        AND (o.created_at < posts.created_at OR (o.created_at = posts.created_at AND o.id < posts.id)));
    CREATE UNIQUE INDEX posts_automation_once ON posts (connected_account_id, short_id) WHERE source = 'automation' AND status IN ('scheduled', 'processing');`,
+  // v13 (issue 24): flows (JobQueue.enqueueFlow). A parent job is a waiting one with children left to end; each
+  // child names its parent. No state is added (the state CHECK stays): `waiting-children` is waiting with
+  // pending_children > 0, never due.
+  `ALTER TABLE jobs ADD COLUMN parent_queue TEXT;
+   ALTER TABLE jobs ADD COLUMN parent_id TEXT;
+   ALTER TABLE jobs ADD COLUMN pending_children INTEGER NOT NULL DEFAULT 0;
+   CREATE INDEX jobs_parent ON jobs (parent_queue, parent_id);`,
 ];
 
 /**
