@@ -130,7 +130,7 @@ export const SETTINGS = {
   },
   SHORTS_WORKERS: {
     default: '1 (one job already uses every core)',
-    meaning: 'Requests `serve` processes at once.',
+    meaning: 'Jobs `serve` runs at once (0: none, an API-only process beside `shorts worker`s); `--workers` wins.',
   },
   SHORTS_LEASE_TTL: {
     default: '30',

@@ -12,7 +12,7 @@ import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
 import { Orchestrator } from '../src/engine/orchestrator.js';
 import { renderSettingsFromEnv } from '../src/engine/render-settings.js';
 import { Worker } from '../src/engine/worker.js';
-import { REQUEST_QUEUE, requestJob } from '../src/engine/jobs.js';
+import { FETCH_QUEUE, REQUEST_QUEUE, requestJob } from '../src/engine/jobs.js';
 import { Service } from '../src/service/service.js';
 import { createTranscriber } from '../src/pipeline/transcribe/transcribe.js';
 import { validateCreateRequest } from '../src/service/create-request.js';
@@ -64,9 +64,9 @@ describe('Worker recovery', () => {
     const ids: string[] = [];
     for (const origin of ['api', 'local', 'api'] as const)
       ids.push((await service.create({ id: 'acc', email: 'a@b.c' }, { fileUrl: 'http://127.0.0.1:9/never.mp4', start: 0, end: 120 }, origin)).requestId);
-    // What a worker slot does: the next job of the request queue, the request's lease, then started.
+    // What a worker slot does: the next job of the fetch queue (a request's first stage), the request's lease, then started.
     const claimNextQueued = async () => {
-      const job = await queue.take([REQUEST_QUEUE], leases.owner, leases.ttlMs);
+      const job = await queue.take([FETCH_QUEUE], leases.owner, leases.ttlMs);
       if (!job) return undefined;
       const lease = await leases.acquire({ kind: 'request', id: job.id });
       if (lease) return store.startRun(job.id, lease);

@@ -76,8 +76,8 @@ export interface Engine {
   readonly posts: PostsService;
   readonly automation: Automation;
   orchestrator(opts?: OrchestratorOptions): Orchestrator;
-  /** The request and re-render workers of `serve` (refunds of failed requests through the ledger). */
-  worker(opts: { concurrency: number; onFinished?: (r: RequestRecord) => Promise<void>; track?: (id: string, c: AbortController) => () => void } & OrchestratorOptions): Worker;
+  /** The workers of `serve` and `shorts worker`: the stage queues' jobs (refunds of failed requests through the ledger). */
+  worker(opts: { concurrency: number; queues?: readonly string[]; onFinished?: (r: RequestRecord) => Promise<void>; track?: (id: string, c: AbortController) => () => void } & OrchestratorOptions): Worker;
   /** The post scheduler and publisher for one scope (serve: API accounts; `posts run`: the local account). */
   publishing(opts: Pick<PublishingOptions, 'scope' | 'tuning' | 'env' | 'log'> & { automation?: boolean }): ReturnType<typeof createPublishing> & { automation?: Automation };
   /** Hands every lease back (another process resumes the work at once) and closes the store. */
@@ -124,7 +124,7 @@ export function createEngine(settings: EngineSettings): Engine {
     get automation() { return automationRules(); },
     orchestrator,
     worker: (opts) => new Worker({
-      store, leases, queue, orchestrator: orchestrator(opts), concurrency: opts.concurrency, log,
+      store, leases, queue, orchestrator: orchestrator(opts), concurrency: opts.concurrency, queues: opts.queues, log,
       refund: (id) => { accounts.refundCredit(id).catch((e: unknown) => log(`refund of ${id}: ${e instanceof Error ? e.message : String(e)}`)); },
       onFinished: opts.onFinished,
       track: opts.track ?? ((id, c) => service.track(id, c)),

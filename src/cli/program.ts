@@ -11,6 +11,8 @@ import { registerPostsCommand } from './commands/posts.js';
 import { registerAccountsCommand } from './commands/accounts.js';
 import { registerBatchCommand } from './commands/batch.js';
 import type { ServeFlags } from './commands/serve.js';
+import type { WorkerFlags } from './commands/worker.js';
+import { STAGE_QUEUES } from '../engine/jobs.js';
 import { registerKeysCommand } from './commands/keys.js';
 import { registerConfigCommand } from './commands/config.js';
 import { registerWaitCommand } from './commands/wait.js';
@@ -90,8 +92,12 @@ export function buildProgram(makeClient: ClientFactory, setExit: (code: number) 
   program.command('serve').description('serve the Shorts API over HTTP, with workers that process requests')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port (0 picks a free one)', '8080')
-    .option('--workers <n>', 'requests processed at once (default 1)')
+    .option('--workers <n>', 'jobs run at once (default 1; 0: an API process that runs none, beside `shorts worker` processes)')
     // Loaded on use, like mcp: the HTTP server, its MCP endpoint and the publishers slow every other command's start.
     .action(async (f: ServeFlags) => setExit(await (await import('./commands/serve.js')).serveCommand(f)));
+  program.command('worker').description('run the jobs of the API\'s requests (stage queues) with no HTTP server, beside `serve --workers 0`')
+    .option('--queues <list>', `comma-separated queues to take jobs from: ${STAGE_QUEUES.join(', ')} (default all)`)
+    .option('--concurrency <n>', 'jobs run at once (default 1)')
+    .action(async (f: WorkerFlags) => setExit(await (await import('./commands/worker.js')).workerCommand(f)));
   return program;
 }

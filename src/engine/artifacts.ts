@@ -1,5 +1,6 @@
-// A request's artifacts in the blob store (src/ports/blob-store.ts): its JSON checkpoints (`source`, `plan`,
-// `render-<shortId>`, `cues-<shortId>`), the captions kept as rendered, and the keys of its clips. Everything
+// A request's artifacts in the blob store (src/ports/blob-store.ts): its JSON checkpoints (`source`, `transcript`,
+// `plan`, `render-<shortId>`, `cues-<shortId>`, `clip-<shortId>`), the fetched source while the request runs, the
+// captions kept as rendered, and the keys of its clips. Everything
 // here is something a later step or another process needs (a resumed job, a re-render, an export), so it is
 // a blob, never a path: with the data dir adapter the keys are the very files earlier versions wrote
 // (`jobs/<id>/<name>.json`, `jobs/<id>/captions/<shortId>.ass`, `jobs/<id>/clips/01-<shortId>.mp4`), so
@@ -20,6 +21,10 @@ export class JobArtifacts {
   static renderPlanName(shortId: string): string { return `render-${shortId}`; }
   /** Checkpoint name of a clip's caption cues (CaptionCue[], clip time) as rendered. */
   static cuesName(shortId: string): string { return `cues-${shortId}`; }
+  /** Checkpoint name of a clip's outcome (its ShortRecord) saved by its render job for the request's finalize job. */
+  static clipOutcomeName(shortId: string): string { return `clip-${shortId}`; }
+  /** The blob key of the fetched source (a download; `ext` its file's extension): later stages may run on other machines. */
+  sourceKey(ext: string): string { return `${this.prefix}/source${ext.replace(/[^A-Za-z0-9.]/g, '').slice(0, 8)}`; }
 
   /** A checkpoint, or null when there is none or it does not parse: a missing or torn checkpoint is redone, not trusted. */
   async read<T>(name: string): Promise<T | null> {
@@ -40,6 +45,11 @@ export class JobArtifacts {
   /** Replaces a checkpoint (atomically: the store's put). */
   async write(name: string, value: unknown): Promise<void> {
     await this.blobs.put(this.checkpointKey(name), JSON.stringify(value));
+  }
+
+  /** Whether a checkpoint is there (without reading it). */
+  async has(name: string): Promise<boolean> {
+    return (await this.blobs.stat(this.checkpointKey(name))) !== null;
   }
 
   async remove(name: string): Promise<void> {

@@ -1,15 +1,16 @@
-// Runs one request through the stage table (stages.ts): fetch -> transcribe -> analyze -> render. It only
-// sequences: reports spec 3.2 steps and progress, checkpoints each stage so a retry or a restart resumes,
-// applies each stage's retry policy, and honours an AbortSignal at every stage (child processes are killed,
-// not waited for). What a stage does lives in its folder of src/pipeline.
+// Runs a request's stages (the table of stages.ts: fetch -> transcribe -> analyze -> render): all of them in
+// this process (run: local mode), or one per job (runStage, renderPlannedClip, finalize: the stage queues of
+// jobs.ts, on whichever worker takes each). It only sequences: reports spec 3.2 steps and progress, checkpoints
+// each stage so a retry, a restart or another machine resumes, applies each stage's retry policy, and honours an
+// AbortSignal at every stage (child processes are killed, not waited for). What a stage does lives in its
+// folder of src/pipeline.
 //
-// Where things live: checkpoints, the kept captions, clips and covers are blobs (artifacts.ts) — what a
-// resumed job, a re-render or an export needs, on this machine or another; the rest is this machine's
-// scratch (scratch.ts). The fetched source stays scratch too: a download is removed once its request
-// completes (disk is the scarce thing on a server), and a re-render, or a resumed job, that does not find
-// it on its machine fetches it again (through the same URL guard), as it always has. Storing it as a blob
-// would cost nothing with the data dir (a rename) but an upload of the whole recording with a remote store
-// for work that re-fetching does as well.
+// Where things live: checkpoints (the source's facts, the transcript, the plan, each clip's outcome), the kept
+// captions, clips and covers are blobs (artifacts.ts) — what a stage job, a re-render or an export needs, on this
+// machine or another; the rest is this machine's scratch (scratch.ts), a cache a stage rebuilds where it is
+// missing (the range's speech WAV is decoded again). A downloaded source is a blob while its request runs (with
+// the data dir a rename; a stage elsewhere gets a local copy), removed once the request completes (disk is the
+// scarce thing on a server): a re-render fetches it again (through the same URL guard), as it always has.
 import { LeaseLost, type Lease } from '../ports/leases.js';
 import { randomUUID } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
@@ -122,8 +123,16 @@ export interface OrchestratorDeps {
   faces?: FaceDetector;
 }
 
-interface SourceCheckpoint { source: FetchedSource; info: MediaInfo; range: TimeRange }
+/** `sourceKey`: the download stored as a blob (artifacts.ts); absent for a local file, which stays where it is. */
+interface SourceCheckpoint { source: FetchedSource; info: MediaInfo; range: TimeRange; sourceKey?: string }
 interface PlanCheckpoint { clips: { id: string; highlight: Highlight; copy: ClipCopy }[] }
+
+/** What the clips rendered together share (renderContext). */
+interface RenderContext {
+  req: RequestRecord; art: JobArtifacts; workDir: string; source: FetchedSource; info: MediaInfo; transcript: Transcript; template: CaptionTemplate;
+  captionSet: Awaited<ReturnType<typeof captionCuesFor>> | null; outro: RenderPlan['outro'] | null; signal: AbortSignal; media: MediaRunner;
+  memeFor: ((id: string) => ReturnType<ReturnType<typeof memeHookChooser>>) | null; memeAudio: Map<string, Promise<boolean>>;
+}
 
 /** One request's run as it goes through the stages: what it started with and what each stage made. */
 interface RunState {
@@ -153,11 +162,112 @@ export class Orchestrator {
   }
 
   /**
-   * Runs a queued or interrupted request to a terminal state and returns it. Never throws for job failures.
-   * It walks the stage table (stages.ts): each stage advances the request's step, reports progress within
-   * its span, and runs under its retry policy from its checkpoint; a final error fails the request at once.
+   * Runs a queued or interrupted request to a terminal state and returns it, every stage in this process (local
+   * mode). Never throws for job failures. It walks the stage table (stages.ts): each stage advances the
+   * request's step, reports progress within its span, and runs under its retry policy from its checkpoint; a
+   * final error fails the request at once.
    */
   async run(id: string, signal: AbortSignal, events: JobEvents = {}): Promise<RequestRecord> {
+    return this.guarded(id, signal, events, async (run) => {
+      for (const stage of REQUEST_STAGES) await this.runOne(run, stage);
+      await this.complete(run, run.shorts!);
+    });
+  }
+
+  /**
+   * Runs one stage of a request that the stage queues carry (issue 24: a stage is a job, jobs.ts), from the
+   * checkpoints the stages before it stored, so it may run on another machine than they did. Returns the request
+   * as it is after it: still `processing` when the next stage is due (after analyze at `finalizing`, its clips
+   * planned: plannedClips), terminal when it failed or was cancelled. Never throws for job failures.
+   */
+  async runStage(id: string, name: Exclude<RequestStageName, 'render'>, signal: AbortSignal, events: JobEvents = {}): Promise<RequestRecord> {
+    return this.guarded(id, signal, events, async (run) => {
+      await this.resume(run, name);
+      await this.runOne(run, STAGES[name]);
+      await run.later.flush();
+      if (name === 'analyze') {
+        // The clips render as jobs of their own: the request shows the render step from now on.
+        const { step, progress } = STAGES.render;
+        if (!await this.deps.store.advance(id, step, progress.from, events.lease)) throw new AbortedError();
+        events.onStep?.(step, progress.from);
+      }
+    });
+  }
+
+  /** The clips the analyze stage planned (ids in rank order), for the render jobs; empty when there is no plan. */
+  async plannedClips(id: string): Promise<string[]> {
+    return (await new JobArtifacts(this.deps.blobs, id).read<PlanCheckpoint>('plan'))?.clips.map((c) => c.id) ?? [];
+  }
+
+  /**
+   * Renders one planned clip of a request (its render job, a child of the request's flow) and saves its outcome
+   * as the checkpoint `clip-<shortId>` that finalize reads: the clip, or the clip errored with its reason.
+   * 'stopped' when a shutdown or a lost lease interrupted it (nothing saved: the job runs again), 'gone' when
+   * the request is no longer processing (cancelled) or its checkpoints are.
+   */
+  async renderPlannedClip(requestId: string, shortId: string, signal: AbortSignal, events: { lease?: Lease } = {}): Promise<'done' | 'stopped' | 'gone'> {
+    const { store, blobs } = this.deps;
+    const req = await store.getRequest(requestId);
+    if (req?.status !== 'processing') return 'gone';
+    const art = new JobArtifacts(blobs, requestId);
+    const scratch = new JobScratch(this.deps.dataDir, requestId);
+    const reasons: ReasonContext = { dataDir: this.deps.dataDir, hideAllPaths: req.origin === 'api' };
+    const media = this.media.scoped(signal);
+    const saved = await art.read<SourceCheckpoint>('source');
+    const transcript = await art.read<Transcript>('transcript');
+    const plan = await art.read<PlanCheckpoint>('plan');
+    const rank = plan?.clips.findIndex((c) => c.id === shortId) ?? -1;
+    if (!saved || !transcript || !plan || rank < 0) return 'gone';
+    if (req.options.language === 'auto') req.options.language = transcript.language as Language;
+    const workDir = scratch.clipDir(shortId);
+    try {
+      const record = await this.withSourceFile(saved, async () => {
+        reasons.sourcePath = saved.source.path;
+        const one = { clips: [plan.clips[rank]!] };
+        const ctx = await this.renderContext(req, art, workDir, saved.source, saved.info, transcript, one, signal, media);
+        return this.renderClip(ctx, plan.clips[rank]!, rank, () => {}, reasons);
+      });
+      await art.write(JobArtifacts.clipOutcomeName(shortId), record);
+    } catch (e) {
+      if (lostLease(e, signal) || (signal.aborted && signal.reason instanceof ShutdownSignal)) return 'stopped';
+      if (signal.aborted || e instanceof AbortedError) return 'gone';
+      // What the clips share failed (a translation, the end card): this clip is errored, the others decide.
+      await this.saveErroredClip(requestId, shortId, failureReason(e, reasons));
+    } finally {
+      scratch.removeClip(shortId);
+    }
+    await this.reportClipsDone(requestId, art, plan);
+    return 'done';
+  }
+
+  /** A clip whose render job failed or died past its attempts: saved errored, for finalize. */
+  async saveErroredClip(requestId: string, shortId: string, why: string): Promise<void> {
+    const art = new JobArtifacts(this.deps.blobs, requestId);
+    const plan = await art.read<PlanCheckpoint>('plan');
+    const rank = plan?.clips.findIndex((c) => c.id === shortId) ?? -1;
+    if (!plan || rank < 0) return;
+    await art.write(JobArtifacts.clipOutcomeName(shortId), erroredClip(requestId, plan.clips[rank]!, rank, why, this.deps.render));
+  }
+
+  /**
+   * Ends a request whose clips were rendered by their own jobs (the flow's parent, once every clip job ended):
+   * the clips from their saved outcomes (one without any is errored), then completed — or failed when every
+   * clip failed — exactly as run() ends. Never throws for job failures.
+   */
+  async finalize(id: string, signal: AbortSignal, events: JobEvents = {}): Promise<RequestRecord> {
+    return this.guarded(id, signal, events, async (run) => {
+      await this.resume(run, 'render');
+      const shorts = await Promise.all(run.plan!.clips.map(async (c, rank) => await run.art.read<ShortRecord>(JobArtifacts.clipOutcomeName(c.id))
+        ?? erroredClip(id, c, rank, 'internal error: the clip\'s render stopped unexpectedly', this.deps.render)));
+      await this.complete(run, shorts);
+    });
+  }
+
+  /**
+   * The frame of every way of running a request's stages: the run's state, then `body`; an error fails the
+   * request with its reason (a cancel cancels it; a shutdown or a lost lease leaves it to whoever resumes it).
+   */
+  private async guarded(id: string, signal: AbortSignal, events: JobEvents, body: (run: RunState) => Promise<void>): Promise<RequestRecord> {
     const { store } = this.deps;
     const art = new JobArtifacts(this.deps.blobs, id);
     const scratch = new JobScratch(this.deps.dataDir, id);
@@ -171,33 +281,7 @@ export class Orchestrator {
       // Progress and language facts arrive through synchronous callbacks: their writes queue up in order
       // and each step (and the end) waits for them, so none is left floating.
       const later = new WriteQueue();
-      const run: RunState = { req, art, scratch, signal, events, reasons, media, later };
-      for (const stage of REQUEST_STAGES) {
-        const { step: s, progress } = stage;
-        await later.flush();
-        if (!await store.advance(id, s, progress.from, events.lease)) throw new AbortedError();
-        events.onStep?.(s, progress.from);
-        const within = (fraction: number) => {
-          const p = Math.floor(progress.from + Math.max(0, Math.min(1, fraction)) * (progress.span - 1));
-          later.push(() => store.setProgress(id, p));
-          events.onProgress?.(p);
-        };
-        const handler = this.stageHandlers[stage.name];
-        // The render stage retries per clip (renderStage); the others as a whole, from their checkpoint.
-        if (stage.name === 'render') await handler(run, within);
-        else await withRetry(stage.retry, () => handler(run, within), { signal, stop: passesThrough(signal) });
-      }
-      const { source, shorts } = run;
-      if (signal.aborted) throw new AbortedError();
-      await later.flush();
-      await store.replaceShorts(id, shorts!, events.lease);
-      if (shorts!.length > 0 && shorts!.every((s) => s.error)) {
-        throw new PipelineError('finalizing', `rendering failed for every clip: ${shorts![0]!.errorMessage ?? 'unknown error'}`);
-      }
-      await store.finish(id, 'completed', null, events.lease);
-      events.onStep?.('completed', 100);
-      if (source!.source.downloaded) rmSync(source!.source.path, { force: true });
-      scratch.remove();
+      await body({ req, art, scratch, signal, events, reasons, media, later });
     } catch (e) {
       if (signal.aborted && signal.reason instanceof ShutdownSignal) return (await store.getRequest(id))!;
       // Another process runs it now: nothing here is written or removed (its artifacts are the new runner's).
@@ -216,21 +300,106 @@ export class Orchestrator {
     return (await store.getRequest(id))!;
   }
 
+  /** One stage of the table: the request's step advanced, then its handler under its retry policy, with the source at hand. */
+  private async runOne(run: RunState, stage: typeof REQUEST_STAGES[number]): Promise<void> {
+    const { store } = this.deps;
+    const { req: { id }, events, signal, later } = run;
+    const { step: s, progress } = stage;
+    await later.flush();
+    if (!await store.advance(id, s, progress.from, events.lease)) throw new AbortedError();
+    events.onStep?.(s, progress.from);
+    const within = (fraction: number) => {
+      const p = Math.floor(progress.from + Math.max(0, Math.min(1, fraction)) * (progress.span - 1));
+      later.push(() => store.setProgress(id, p));
+      events.onProgress?.(p);
+    };
+    const handler = this.stageHandlers[stage.name];
+    const withSource = () => (run.source ? this.withSourceFile(run.source, async () => { this.useSource(run); await handler(run, within); }) : handler(run, within));
+    // The render stage retries per clip (renderStage); the others as a whole, from their checkpoint.
+    if (stage.name === 'render') await withSource();
+    else await withRetry(stage.retry, withSource, { signal, stop: passesThrough(signal) });
+  }
+
+  /** The checkpoints a stage starts from (it runs in a job of its own, maybe on another machine). */
+  private async resume(run: RunState, stage: RequestStageName): Promise<void> {
+    if (stage === 'fetch') return;
+    const missing = (what: string) => new PipelineError(STAGES[stage].step, `the ${what} this stage starts from is gone`);
+    run.source = await run.art.read<SourceCheckpoint>('source') ?? undefined;
+    if (!run.source) throw missing('fetched source');
+    if (stage === 'transcribe') return;
+    run.transcript = await run.art.read<Transcript>('transcript') ?? undefined;
+    if (!run.transcript) throw missing('transcript');
+    // As the transcribe stage resolved it: every later stage works in the language the words are in.
+    if (run.req.options.language === 'auto') run.req.options.language = run.transcript.language as Language;
+    if (stage === 'analyze') return;
+    run.plan = await run.art.read<PlanCheckpoint>('plan') ?? undefined;
+    if (!run.plan) throw missing('clip plan');
+  }
+
+  /**
+   * Runs `fn` with the source as a local file: where the checkpoint names it on this machine, else the stored
+   * object's local copy (the fetch stage may have run elsewhere; with the data dir it is the very file).
+   */
+  private async withSourceFile<T>(cp: SourceCheckpoint, fn: () => Promise<T>): Promise<T> {
+    if (!cp.sourceKey || existsSync(cp.source.path)) return fn();
+    return this.deps.blobs.withLocalFile(cp.sourceKey, async (file) => {
+      cp.source.path = file;
+      return fn();
+    });
+  }
+
+  /** The source's path as this stage has it: what failure reasons hide, and the range's speech audio decoded from it. */
+  private useSource(run: RunState): void {
+    const { source, range } = run.source!;
+    run.reasons.sourcePath = source.path;
+    // Decoded once for the recogniser and the clip edges (gone after the highlights); again where it is missing.
+    if (run.audio?.mediaPath !== source.path) run.audio = new RangeAudio(source.path, range, run.scratch.file('range-speech.wav'), run.media);
+  }
+
+  /** The end of a request whose clips are rendered: stored, completed (failed when every clip failed), scratch and source removed. */
+  private async complete(run: RunState, shorts: ShortRecord[]): Promise<void> {
+    const { store } = this.deps;
+    const { req: { id }, signal, events, later, source } = run;
+    if (signal.aborted) throw new AbortedError();
+    await later.flush();
+    await store.replaceShorts(id, shorts, events.lease);
+    if (shorts.length > 0 && shorts.every((s) => s.error)) {
+      throw new PipelineError('finalizing', `rendering failed for every clip: ${shorts[0]!.errorMessage ?? 'unknown error'}`);
+    }
+    await store.finish(id, 'completed', null, events.lease);
+    events.onStep?.('completed', 100);
+    // A download is not kept once its request completed (disk is the scarce thing on a server).
+    if (source?.sourceKey) await this.deps.blobs.delete(source.sourceKey);
+    else if (source?.source.downloaded) rmSync(source.source.path, { force: true });
+    run.scratch.remove();
+  }
+
+  /** The render step's progress from the clips whose outcome is saved (their jobs run apart, in any order). */
+  private async reportClipsDone(id: string, art: JobArtifacts, plan: PlanCheckpoint): Promise<void> {
+    const saved = await Promise.all(plan.clips.map((c) => art.has(JobArtifacts.clipOutcomeName(c.id))));
+    const { from, span } = STAGES.render.progress;
+    await this.deps.store.setProgress(id, Math.floor(from + (saved.filter(Boolean).length / plan.clips.length) * (span - 1)));
+  }
+
   /** What each request stage does with the run's state; each leaves its result on it for the next. */
   private readonly stageHandlers: Record<RequestStageName, (run: RunState, onProgress: (fraction: number) => void) => Promise<void>> = {
     fetch: async (run, onProgress) => {
       const { req, art, scratch, signal, media } = run;
       run.source = await this.fetchStage(req, art, scratch, signal, onProgress, media);
-      const { source, range } = run.source;
-      run.reasons.sourcePath = source.path;
-      // The range's speech audio, decoded once for the recogniser and the clip edges; gone after the highlights.
-      run.audio = new RangeAudio(source.path, range, scratch.file('range-speech.wav'), media);
+      run.reasons.sourcePath = run.source.source.path;
     },
     transcribe: async (run, onProgress) => {
       const { store } = this.deps;
-      const { req, signal, media, audio, later } = run;
+      const { req, signal, media, audio, later, art } = run;
       const { id } = req;
       const { source, range } = run.source!;
+      // Its checkpoint: a stage job taken again, on this machine or another, does not transcribe twice.
+      const saved = await art.read<Transcript>('transcript');
+      if (saved) {
+        if (req.options.language === 'auto') req.options.language = saved.language as Language;
+        run.transcript = saved;
+        return;
+      }
       const transcript = await this.deps.transcriber.transcribe({
         mediaPath: source.path, range, language: req.options.language, cacheKey: source.contentKey,
         // Advisory (issue 11): speech confidently detected in another language than the one named is a warning.
@@ -256,6 +425,7 @@ export class Orchestrator {
       if (script) await store.addWarning(id, scriptWarning(transcript, script));
       if (transcript.sentences.length === 0)
         throw new PipelineError('transcribing_audio', 'no speech was found in the selected range, so there is nothing to clip');
+      await art.write('transcript', transcript);
       run.transcript = transcript;
     },
     analyze: async (run) => {
@@ -414,8 +584,8 @@ export class Orchestrator {
 
   private async fetchStage(req: RequestRecord, art: JobArtifacts, scratch: JobScratch, signal: AbortSignal, onProgress: (f: number) => void, media: MediaRunner): Promise<SourceCheckpoint> {
     const saved = await art.read<SourceCheckpoint>('source');
-    // The source is scratch (module comment): a job resumed on a machine that does not have it fetches it again.
-    if (saved && existsSync(saved.source.path)) return saved;
+    // A checkpoint of an earlier version names a scratch file only: a job resumed where it is gone fetches again.
+    if (saved && (existsSync(saved.source.path) || (saved.sourceKey && await this.deps.blobs.stat(saved.sourceKey)))) return saved;
     // The stage table retries a transient download as a whole stage (stages.ts), so the downloader does not retry too.
     const source = await fetchSource(req.options.source, { workDir: scratch.workDir, signal, media, onProgress, checkUrl: this.deps.checkUrl, downloadRetries: 0 });
     // Refuses a source above MAX_SOURCE_SECONDS (probe.ts) with video_too_long before anything else is judged.
@@ -426,6 +596,12 @@ export class Orchestrator {
     const { range, adjustment } = clampRange({ start: req.options.start, end: req.options.end, toSourceEnd: req.options.toSourceEnd }, info.durationSec);
     await this.deps.store.saveSourceFacts(req.id, { title: source.title, heatmap: source.heatmap, start: range.start, end: range.end, timeAdjustment: adjustment });
     const checkpoint: SourceCheckpoint = { source, info, range };
+    if (source.downloaded) {
+      // A download is an object of the request while it runs (module comment): later stages may run elsewhere.
+      checkpoint.sourceKey = art.sourceKey(path.extname(source.path));
+      await this.deps.blobs.putFile(checkpoint.sourceKey, source.path, { move: true });
+      source.path = await this.deps.blobs.withLocalFile(checkpoint.sourceKey, async (file) => file);
+    }
     await art.write('source', checkpoint);
     return checkpoint;
   }
@@ -451,10 +627,29 @@ export class Orchestrator {
 
   private async renderStage(req: RequestRecord, art: JobArtifacts, scratch: JobScratch, source: FetchedSource, info: MediaInfo, transcript: Transcript,
     plan: PlanCheckpoint, signal: AbortSignal, onProgress: (f: number) => void, events: JobEvents, reasons: ReasonContext, media: MediaRunner): Promise<ShortRecord[]> {
-    const { width, height, concurrency } = this.deps.render;
+    const ctx = await this.renderContext(req, art, scratch.workDir, source, info, transcript, plan, signal, media);
+    const total = plan.clips.length;
+    const fractions = new Array<number>(total).fill(0);
+    const report = () => onProgress(fractions.reduce((a, b) => a + b, 0) / total);
+    let done = 0;
+    return mapPool(plan.clips, this.deps.render.concurrency, async (planned, rank): Promise<ShortRecord> => {
+      const record = await this.renderClip(ctx, planned, rank, (f) => { fractions[rank] = f; report(); }, reasons);
+      fractions[rank] = 1;
+      report();
+      events.onClipRendered?.(++done, total);
+      return record;
+    });
+  }
+
+  /**
+   * What the clips of `plan` share: their caption cues (translated when captionLanguage asks) made before any
+   * render — a failed translation fails them all, never leaving clips captioned in the wrong language — and
+   * the end card, fetched (through the URL guard for API requests) and written once in `workDir`.
+   */
+  private async renderContext(req: RequestRecord, art: JobArtifacts, workDir: string, source: FetchedSource, info: MediaInfo, transcript: Transcript,
+    plan: PlanCheckpoint, signal: AbortSignal, media: MediaRunner): Promise<RenderContext> {
+    const { width, height } = this.deps.render;
     const template = findTemplate(req.options.templateId) ?? DEFAULT_TEMPLATE;
-    // Every clip's caption cues (translated when captionLanguage asks) before any render: a failed
-    // translation fails the request, it never leaves clips captioned in the wrong language.
     const captionSet = req.options.captionsEnabled
       ? await captionCuesFor(plan.clips.map((c) => ({ id: c.id, clip: { start: c.highlight.start, end: c.highlight.end } })), transcript, template,
         {
@@ -462,74 +657,72 @@ export class Orchestrator {
           speechToEnglish: (clip) => this.deps.transcriber.translateToEnglish({ mediaPath: source.path, range: clip, language: transcript.language, media, signal }),
         })
       : null;
-    // The end card is the same for every clip of the request: its image is fetched once (through the URL
-    // guard for API requests) and its text written once.
-    const outro = req.options.outroEnabled ? await outroFor(req.options, scratch.workDir, template, info, { width, height }, this.deps.checkUrl, signal) : null;
-    const memeFor = req.options.memeHook ? memeHookChooser(req.options) : null;
-    const memeAudio = new Map<string, Promise<boolean>>();
-    const total = plan.clips.length;
-    const fractions = new Array<number>(total).fill(0);
-    const report = () => onProgress(fractions.reduce((a, b) => a + b, 0) / total);
-    let done = 0;
-    return mapPool(plan.clips, concurrency, async ({ id, highlight, copy }, rank): Promise<ShortRecord> => {
-      const key = art.clipKey(rank, id);
-      const clip: TimeRange = { start: highlight.start, end: highlight.end };
-      const meme = memeFor?.(id) ?? null;
-      const record: ShortRecord = {
-        id, requestId: req.id, rank, title: copy.title, sentenceIndexes: highlight.sentenceIndexes, reason: copy.reason,
-        description: copy.description, viralScore: highlight.viralScore, startTimestamp: round3(clip.start), endTimestamp: round3(clip.end),
-        // The short lasts its meme intro, its content and the end card (spec 2.7: "the short's total
-        // duration grows by the hook's length"); start/endTimestamp stay the source range.
-        duration: round3((meme?.duration ?? 0) + clip.end - clip.start + (outro?.seconds ?? 0)),
-        width, height, recompiling: false, error: false, errorMessage: null, fileKey: key, coverKey: null,
-      };
-      try {
-        // The clip's own checkpoint is its blob: a retry (stages.ts, a render killed for memory) starts from it.
-        await withRetry(STAGES.render.retry, async () => {
-          if (await this.deps.blobs.stat(key)) {
-            // A job stopped between the render and its cover makes the cover on resuming; the kept plan also
-            // says what layout the clip got (auto resolved).
-            const rendered = await art.read<RenderPlan>(JobArtifacts.renderPlanName(id));
-            record.layout = rendered?.reframe.layout ?? null;
-            const coverKey = coverKeyOf(key);
-            if (await this.deps.blobs.stat(coverKey)) record.coverKey = coverKey;
-            // The cover is drawn from the source, which is where this run has it (fetched again on another machine).
-            else if (rendered) record.coverKey = await this.coverFor({ ...rendered, input: { ...rendered.input, path: source.path } }, scratch.workDir, key,
-              req.options.hookTitle ? copy.title : null, signal, media);
-          } else {
-            const cues = captionSet ? (captionSet.cues.get(id) ?? []) : null;
-            // The words as captioned (clip time, translated when asked): what SRT/VTT exports and caption edits work on.
-            if (cues) await art.write(JobArtifacts.cuesName(id), cues);
-            const rendered = await this.renderOne(req, source, info, transcript.language, {
-              id, clip, title: copy.title, options: req.options, cues, template: captionSet?.template ?? template,
-              assPath: scratch.file(`${id}.ass`), output: scratch.file(path.posix.basename(key)), outro,
-              speech: { words: transcript.words, sentences: transcript.sentences },
-              memeHook: meme ? await memeHookPlan(meme, outputFps(info) ?? info.fps, memeAudio, signal, media) : null,
-              onProgress: (f) => { fractions[rank] = f; report(); },
-            }, signal, media);
-            // What the clip got (auto resolved), for the request detail and `shorts get`.
-            record.layout = rendered.reframe.layout;
-            // The clip (its own checkpoint) and its captions stored; then what exports, re-renders and a resumed
-            // job start from: the exact plan, measured gains included.
-            const kept = await this.keepRender(art, id, key, rendered);
-            await art.write(JobArtifacts.renderPlanName(id), kept);
-            record.coverKey = await this.coverFor(kept, scratch.workDir, key, req.options.hookTitle ? copy.title : null, signal, media);
-          }
-        }, { signal, stop: passesThrough(signal) });
-      } catch (e) {
-        if (signal.aborted || e instanceof AbortedError) throw e;
-        record.error = true;
-        record.errorMessage = failureReason(e, reasons);
-        record.fileKey = null;
-        record.coverKey = null;
-      }
-      // The reason says what a two-person or screen layout shows ("Two people: split screen, one per half.").
-      if (record.layout && !record.error) record.reason = withLayoutReason(record.reason, record.layout, transcript.language);
-      fractions[rank] = 1;
-      report();
-      events.onClipRendered?.(++done, total);
-      return record;
-    });
+    const outro = req.options.outroEnabled ? await outroFor(req.options, workDir, template, info, { width, height }, this.deps.checkUrl, signal) : null;
+    return {
+      req, art, workDir, source, info, transcript, template, captionSet, outro, signal, media,
+      memeFor: req.options.memeHook ? memeHookChooser(req.options) : null, memeAudio: new Map(),
+    };
+  }
+
+  /** One planned clip rendered, stored and covered (or resumed from its stored MP4); a failure is recorded on the clip. */
+  private async renderClip(ctx: RenderContext, { id, highlight, copy }: PlanCheckpoint['clips'][number], rank: number,
+    onFraction: (f: number) => void, reasons: ReasonContext): Promise<ShortRecord> {
+    const { req, art, workDir, source, info, transcript, template, captionSet, outro, signal, media } = ctx;
+    const { width, height } = this.deps.render;
+    const key = art.clipKey(rank, id);
+    const clip: TimeRange = { start: highlight.start, end: highlight.end };
+    const meme = ctx.memeFor?.(id) ?? null;
+    const record: ShortRecord = {
+      id, requestId: req.id, rank, title: copy.title, sentenceIndexes: highlight.sentenceIndexes, reason: copy.reason,
+      description: copy.description, viralScore: highlight.viralScore, startTimestamp: round3(clip.start), endTimestamp: round3(clip.end),
+      // The short lasts its meme intro, its content and the end card (spec 2.7: "the short's total
+      // duration grows by the hook's length"); start/endTimestamp stay the source range.
+      duration: round3((meme?.duration ?? 0) + clip.end - clip.start + (outro?.seconds ?? 0)),
+      width, height, recompiling: false, error: false, errorMessage: null, fileKey: key, coverKey: null,
+    };
+    try {
+      // The clip's own checkpoint is its blob: a retry (stages.ts, a render killed for memory) starts from it.
+      await withRetry(STAGES.render.retry, async () => {
+        if (await this.deps.blobs.stat(key)) {
+          // A job stopped between the render and its cover makes the cover on resuming; the kept plan also
+          // says what layout the clip got (auto resolved).
+          const rendered = await art.read<RenderPlan>(JobArtifacts.renderPlanName(id));
+          record.layout = rendered?.reframe.layout ?? null;
+          const coverKey = coverKeyOf(key);
+          if (await this.deps.blobs.stat(coverKey)) record.coverKey = coverKey;
+          // The cover is drawn from the source, which is where this run has it (fetched again on another machine).
+          else if (rendered) record.coverKey = await this.coverFor({ ...rendered, input: { ...rendered.input, path: source.path } }, workDir, key,
+            req.options.hookTitle ? copy.title : null, signal, media);
+        } else {
+          const cues = captionSet ? (captionSet.cues.get(id) ?? []) : null;
+          // The words as captioned (clip time, translated when asked): what SRT/VTT exports and caption edits work on.
+          if (cues) await art.write(JobArtifacts.cuesName(id), cues);
+          const rendered = await this.renderOne(req, source, info, transcript.language, {
+            id, clip, title: copy.title, options: req.options, cues, template: captionSet?.template ?? template,
+            assPath: path.join(workDir, `${id}.ass`), output: path.join(workDir, path.posix.basename(key)), outro,
+            speech: { words: transcript.words, sentences: transcript.sentences },
+            memeHook: meme ? await memeHookPlan(meme, outputFps(info) ?? info.fps, ctx.memeAudio, signal, media) : null,
+            onProgress: onFraction,
+          }, signal, media);
+          // What the clip got (auto resolved), for the request detail and `shorts get`.
+          record.layout = rendered.reframe.layout;
+          // The clip (its own checkpoint) and its captions stored; then what exports, re-renders and a resumed
+          // job start from: the exact plan, measured gains included.
+          const kept = await this.keepRender(art, id, key, rendered);
+          await art.write(JobArtifacts.renderPlanName(id), kept);
+          record.coverKey = await this.coverFor(kept, workDir, key, req.options.hookTitle ? copy.title : null, signal, media);
+        }
+      }, { signal, stop: passesThrough(signal) });
+    } catch (e) {
+      if (signal.aborted || e instanceof AbortedError || lostLease(e, signal)) throw e;
+      record.error = true;
+      record.errorMessage = failureReason(e, reasons);
+      record.fileKey = null;
+      record.coverKey = null;
+    }
+    // The reason says what a two-person or screen layout shows ("Two people: split screen, one per half.").
+    if (record.layout && !record.error) record.reason = withLayoutReason(record.reason, record.layout, transcript.language);
+    return record;
   }
 
   /**
@@ -565,6 +758,15 @@ export class Orchestrator {
     return renderOne({ output: this.deps.render, faces: this.deps.faces, blurPreference: blurPreference && (() => blurPreference(req.accountId)) },
       source, info, language, c, signal, media);
   }
+}
+
+/** A planned clip that has no video: its render failed for `why` (finalize counts it as failed). */
+function erroredClip(requestId: string, { id, highlight, copy }: PlanCheckpoint['clips'][number], rank: number, why: string, size: { width: number; height: number }): ShortRecord {
+  return {
+    id, requestId, rank, title: copy.title, sentenceIndexes: highlight.sentenceIndexes, reason: copy.reason, description: copy.description,
+    viralScore: highlight.viralScore, startTimestamp: round3(highlight.start), endTimestamp: round3(highlight.end), duration: round3(highlight.end - highlight.start),
+    width: size.width, height: size.height, recompiling: false, error: true, errorMessage: why, fileKey: null, coverKey: null,
+  };
 }
 
 function round3(n: number): number {

@@ -23,9 +23,17 @@ export class JobScratch {
   /** A clip re-render's own folder (made): two clips of one request may re-render at once, each removing its own. */
   rerenderDir(shortId: string): string { return ensure(path.join(this.dir, `rerender-${shortId}`)); }
 
+  /** A clip's own folder (made) while its render job runs: clip jobs of one request may run at once in one process. */
+  clipDir(shortId: string): string { return ensure(path.join(this.dir, `clip-${shortId}`)); }
+
+  /** Removes a clip job's folder, and the request's when nothing else is left in it. */
+  removeClip(shortId: string): void { this.removeSub(`clip-${shortId}`); }
+
   /** Removes a re-render's folder, and the request's when nothing else is left in it. */
-  removeRerender(shortId: string): void {
-    rmSync(path.join(this.dir, `rerender-${shortId}`), { recursive: true, force: true });
+  removeRerender(shortId: string): void { this.removeSub(`rerender-${shortId}`); }
+
+  private removeSub(name: string): void {
+    rmSync(path.join(this.dir, name), { recursive: true, force: true });
     try {
       rmdirSync(this.dir);
     } catch {

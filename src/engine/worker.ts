@@ -1,20 +1,24 @@
-// Workers inside `shorts serve`: take jobs from the job queue (src/ports/job-queue.ts, queues of
-// src/engine/jobs.ts) a bounded number at a time, run requests through the orchestrator, refund the credit of a
-// failed request and send its webhook; the same slots run clip re-renders (issue 14: no webhook, no credit).
-// A job enqueued in this process wakes the workers at once; one enqueued by another process on the same data
-// dir is found at the next poll. While a job runs, its lock is extended every second at most: the answer says
-// when a DELETE made anywhere cancelled it (the job stops within that second) or another process took it over.
-// Under the job, the request or clip is held under its lease (issue 22) that the process's LeaseKeeper renews
-// and that fences the store's finishing writes. A killed process stops extending its locks: another worker (or
-// this one after a restart) takes the job again with one more attempt, and fails it past its attempts. A stop
-// hands the jobs and leases back so another process resumes the work at once.
+// The workers of `serve` and `shorts worker`: take jobs of the queues they are given (src/engine/jobs.ts; default
+// all) a bounded number at a time and run each by its queue: one stage of a request (fetch, transcribe, analyze),
+// one clip's render, a request's finalize once its clips ended, a clip's re-render (issue 14: no webhook, no
+// credit), or the webhook of a request that ended (notify). A stage that fails the request refunds its credit and
+// enqueues its notify job. A job enqueued in this process wakes the workers at once; one enqueued by another
+// process is found at the next poll. While a job runs, its lock is extended every second at most: the answer
+// says when a DELETE made anywhere cancelled it (the job stops within that second, its children killed) or
+// another process took it over. Under the job, the request (or clip) is held under its lease (issue 22) that the
+// process's LeaseKeeper renews and that fences the store's finishing writes. A killed process stops extending its
+// locks: another worker (or this one after a restart) takes the job again with one more attempt, and settles it
+// as failed past its attempts. A stop hands the jobs and leases back so another process resumes the work at once.
 import type { RequestStore, RequestRecord } from '../ports/request-store.js';
 import { TERMINAL } from '../ports/request-store.js';
 import { JobLockLost, type Job, type JobQueue } from '../ports/job-queue.js';
 import { Orchestrator, ShutdownSignal } from './orchestrator.js';
 import type { LeaseKeeper } from './lease-keeper.js';
-import { LeaseLost, type LeaseKey } from '../ports/leases.js';
-import { REQUEST_QUEUE, WORKER_QUEUES, type RequestJobData, type RerenderJobData } from './jobs.js';
+import { LeaseLost, type Lease, type LeaseKey } from '../ports/leases.js';
+import {
+  ANALYZE_QUEUE, FETCH_QUEUE, LEGACY_QUEUES, NOTIFY_QUEUE, PUBLISH_QUEUE, RENDER_QUEUE, REQUEST_QUEUE, RERENDER_QUEUE, STAGE_QUEUES, TRANSCRIBE_QUEUE,
+  notifyJob, renderFlow, stageJob, type RenderJobData, type RequestJobData, type RerenderJobData,
+} from './jobs.js';
 
 /** The longest a running job goes without extending its lock, so a cancel from another process stops it this soon. */
 const HEARTBEAT_MS = 1000;
@@ -31,8 +35,10 @@ export interface WorkerOptions {
   concurrency: number;
   /** Refunds the credit of a failed request (spec 6: failed requests are refunded). */
   refund: (requestId: string) => void;
-  /** Called once a request reaches completed or failed (webhooks). Never awaited by the worker slot. */
+  /** The webhook (and automation) of a request that reached completed or failed: its notify job runs it. */
   onFinished?: (request: RequestRecord) => Promise<void>;
+  /** The queues to take jobs from (default every stage queue and the legacy ones; `publish` is the post publisher's). */
+  queues?: readonly string[];
   /** Registers the job's AbortController so DELETE kills it at once; returns the unregister function. */
   track: (requestId: string, controller: AbortController) => () => void;
   pollMs?: number;
@@ -44,7 +50,6 @@ type Outcome = { end: 'complete' } | { end: 'fail'; reason: string } | { end: 'h
 
 export class Worker {
   private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
-  private readonly followUps = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
   private stopped = true;
@@ -54,13 +59,17 @@ export class Worker {
   private pumping: Promise<void> | null = null;
   private pumpAgain = false;
 
-  constructor(private readonly opts: WorkerOptions) {}
+  private readonly queues: readonly string[];
+
+  constructor(private readonly opts: WorkerOptions) {
+    this.queues = (opts.queues ?? [...STAGE_QUEUES, ...LEGACY_QUEUES]).filter((q) => q !== PUBLISH_QUEUE);
+  }
 
   /** Takes due jobs now, then at every poll, and at once when this process enqueues one. */
   start(): void {
     this.stopped = false;
     this.startBacklog = true;
-    this.unsubscribe = this.opts.queue.onEnqueued((q) => { if ((WORKER_QUEUES as readonly string[]).includes(q)) this.wake(); });
+    this.unsubscribe = this.opts.queue.onEnqueued((q) => { if (this.queues.includes(q)) this.wake(); });
     this.pump();
     this.timer = setInterval(() => this.pump(), this.opts.pollMs ?? 1000);
     this.timer.unref();
@@ -81,7 +90,6 @@ export class Worker {
     await this.pumping;
     for (const job of this.active.values()) job.controller.abort(new ShutdownSignal());
     await Promise.all([...this.active.values()].map((j) => j.done));
-    await Promise.all(this.followUps);
   }
 
   get running(): number {
@@ -99,7 +107,7 @@ export class Worker {
       do {
         this.pumpAgain = false;
         while (!this.stopped && this.active.size < this.opts.concurrency) {
-          const job = await queue.take(WORKER_QUEUES, leases.owner, leases.ttlMs);
+          const job = await queue.take(this.queues, leases.owner, leases.ttlMs);
           if (!job) {
             this.startBacklog = false;
             break;
@@ -113,21 +121,23 @@ export class Worker {
 
   private run(job: Job): void {
     const controller = new AbortController();
-    const slot = `${job.queue}:${job.id}`;
+    const slot = `${job.queue}/${job.id}`;
     const entry = { controller, done: Promise.resolve() };
     this.active.set(slot, entry);
     entry.done = (async () => {
       await Promise.resolve(); // run after the slot is registered, even when nothing below awaits
       const heartbeat = this.heartbeat(job, controller);
       let outcome: Outcome;
+      this.opts.log?.(`${slot} started${job.attempt > 1 ? ` (attempt ${job.attempt})` : ''}`);
       try {
-        outcome = job.queue === REQUEST_QUEUE ? await this.runRequest(job as Job<RequestJobData>, controller) : await this.runRerender(job as Job<RerenderJobData>, controller);
+        outcome = await this.dispatch(job, controller);
       } catch (e) {
         this.opts.log?.(`worker error on job ${slot}: ${e instanceof Error ? e.message : String(e)}`);
         outcome = { end: 'fail', reason: e instanceof Error ? e.message : String(e) };
       } finally {
         clearInterval(heartbeat);
       }
+      this.opts.log?.(`${slot} ended: ${outcome.end === 'fail' ? `failed (${outcome.reason})` : outcome.end === 'complete' ? 'done' : outcome.end === 'handBack' ? 'handed back' : 'left to another process'}`);
       try {
         await this.settle(job, outcome);
       } catch (e) {
@@ -171,8 +181,50 @@ export class Worker {
     this.opts.log?.(this.startBacklog ? `resuming 1 interrupted ${what}` : `taking over 1 ${what}(s) left processing by a stopped process`);
   }
 
-  private async runRequest(job: Job<RequestJobData>, controller: AbortController): Promise<Outcome> {
-    const { store, orchestrator, refund, leases } = this.opts;
+  /** Runs a job by its queue (and a render job by its kind). */
+  private dispatch(job: Job, controller: AbortController): Promise<Outcome> {
+    const { orchestrator } = this.opts;
+    const { signal } = controller;
+    const request = job as Job<RequestJobData>;
+    const id = request.data.requestId;
+    switch (job.queue) {
+      case FETCH_QUEUE:
+        return this.requestStep(request, controller, (lease) => orchestrator.runStage(id, 'fetch', signal, { lease }), () => this.enqueue(stageJob('transcribe', id)));
+      case TRANSCRIBE_QUEUE:
+        return this.requestStep(request, controller, (lease) => orchestrator.runStage(id, 'transcribe', signal, { lease }), () => this.enqueue(stageJob('analyze', id)));
+      case ANALYZE_QUEUE:
+        return this.requestStep(request, controller, (lease) => orchestrator.runStage(id, 'analyze', signal, { lease }), async () => {
+          const { parent, children } = renderFlow(id, await orchestrator.plannedClips(id));
+          await this.opts.queue.enqueueFlow(parent, children);
+        });
+      case RENDER_QUEUE: {
+        const data = job.data as RenderJobData;
+        if (data.kind === 'clip') return this.runClip(job as Job<Extract<RenderJobData, { kind: 'clip' }>>, controller);
+        if (data.kind === 'finalize') return this.requestStep(request, controller, (lease) => orchestrator.finalize(id, signal, { lease }));
+        return this.runRerender(job as Job<RerenderJobData>, controller);
+      }
+      case NOTIFY_QUEUE:
+        return this.runNotify(request);
+      case REQUEST_QUEUE:
+        return this.requestStep(request, controller, (lease) => orchestrator.run(id, signal, { lease }));
+      case RERENDER_QUEUE:
+        return this.runRerender(job as Job<RerenderJobData>, controller);
+      default:
+        return Promise.resolve({ end: 'fail', reason: `no worker runs jobs of the queue "${job.queue}"` });
+    }
+  }
+
+  private async enqueue(job: Parameters<JobQueue['enqueue']>[0]): Promise<void> {
+    await this.opts.queue.enqueue(job);
+  }
+
+  /**
+   * One job that works on a request under its lease: `work` runs it (a stage, the finalize, or a whole legacy
+   * request), then `next` enqueues what follows while the request is still processing. A request that ended
+   * failed is refunded; one that ended completed or failed gets its notify job (the webhook, once).
+   */
+  private async requestStep(job: Job<RequestJobData>, controller: AbortController, work: (lease: Lease) => Promise<RequestRecord>, next?: () => Promise<void>): Promise<Outcome> {
+    const { store, refund, leases } = this.opts;
     const id = job.data.requestId;
     // Its lock ran out before the lease of the process that had it: that lease runs out soon too.
     const lease = await leases.acquire({ kind: 'request', id }, controller);
@@ -187,27 +239,58 @@ export class Worker {
         await store.finish(id, 'failed', `internal error: processing stopped unexpectedly ${job.attempt - 1} times`, lease);
         final = (await store.getRequest(id))!;
       } else {
-        final = await orchestrator.run(id, controller.signal, { lease });
+        final = await work(lease);
       }
       // Lost to another process (this one stalled past its lease): that process finishes it, refunds, notifies.
       if (controller.signal.reason instanceof LeaseLost || !(await leases.confirm(lease))) {
         this.opts.log?.(`request ${id}: another process took it over (this one stopped renewing its lease in time); stopped here`);
         return { end: 'none' };
       }
-      // Still live: stopped by a shutdown, to resume from its checkpoints.
-      if (!TERMINAL.has(final.status)) return { end: 'handBack' };
-      if (final.status === 'failed') refund(final.id);
-      if ((final.status === 'failed' || final.status === 'completed') && this.opts.onFinished) {
-        const followUp = this.opts.onFinished(final).catch((e: unknown) => this.opts.log?.(`webhook for ${final.id}: ${String(e)}`));
-        this.followUps.add(followUp);
-        void followUp.finally(() => this.followUps.delete(followUp));
+      if (!TERMINAL.has(final.status)) {
+        // Stopped by a shutdown, to resume from its checkpoints; else this step is done and the next one is due.
+        if (controller.signal.aborted) return { end: 'handBack' };
+        await next?.();
+        return { end: 'complete' };
       }
+      if (final.status === 'failed') refund(final.id);
+      if (final.status === 'failed' || final.status === 'completed') await this.enqueue(notifyJob(id));
       return final.status === 'failed' ? { end: 'fail', reason: final.failureReason ?? 'failed' } : { end: 'complete' };
     } finally {
       untrack();
       // Finished, or stopped by a shutdown: either way another process may take it at once.
       await leases.release(lease);
     }
+  }
+
+  /**
+   * One planned clip of a request (a child of its render flow) under the clip's lease: rendered and its outcome
+   * saved for the finalize job; errored when it died past its attempts. A cancelled request's clip just ends.
+   */
+  private async runClip(job: Job<Extract<RenderJobData, { kind: 'clip' }>>, controller: AbortController): Promise<Outcome> {
+    const { orchestrator, leases } = this.opts;
+    const { requestId, shortId } = job.data;
+    const lease = await leases.acquire({ kind: 'clip', id: shortId }, controller);
+    if (!lease) return { end: 'handBack', delayMs: LEASE_BUSY_RETRY_MS };
+    try {
+      this.noteRetake(job, 'clip render');
+      if (job.exhausted) {
+        const why = `internal error: the clip's render stopped unexpectedly ${job.attempt - 1} times`;
+        await orchestrator.saveErroredClip(requestId, shortId, why);
+        return { end: 'fail', reason: why };
+      }
+      const done = await orchestrator.renderPlannedClip(requestId, shortId, controller.signal, { lease });
+      if (controller.signal.reason instanceof LeaseLost) return { end: 'none' };
+      return done === 'stopped' ? { end: 'handBack' } : { end: 'complete' };
+    } finally {
+      await leases.release(lease);
+    }
+  }
+
+  /** The webhook (and automation) of a request that ended completed or failed; nothing for any other state. */
+  private async runNotify(job: Job<RequestJobData>): Promise<Outcome> {
+    const record = await this.opts.store.getRequest(job.data.requestId);
+    if (record && (record.status === 'completed' || record.status === 'failed')) await this.opts.onFinished?.(record);
+    return { end: 'complete' };
   }
 
   private async runRerender(job: Job<RerenderJobData>, controller: AbortController): Promise<Outcome> {
@@ -236,6 +319,8 @@ export class Worker {
 }
 
 function leaseKeyOf(job: Job): LeaseKey {
-  const data = job.data as Partial<RerenderJobData>;
-  return job.queue === REQUEST_QUEUE ? { kind: 'request', id: job.id } : { kind: 'rerender', id: data.shortId ?? job.id };
+  const data = job.data as Partial<RerenderJobData> & { kind?: RenderJobData['kind'] };
+  if (data.kind === 'clip') return { kind: 'clip', id: data.shortId! };
+  if (data.kind === 'rerender' || job.queue === RERENDER_QUEUE) return { kind: 'rerender', id: data.shortId ?? job.id };
+  return { kind: 'request', id: data.requestId ?? job.id };
 }

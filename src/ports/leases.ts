@@ -4,7 +4,7 @@
 // owner takes it only once it has expired, and each takeover changes the fencing token, so the writes that
 // finish a step can be made conditional on (owner, token) still being the lease's.
 
-export type LeaseKind = 'request' | 'rerender' | 'post' | 'automation' | 'batch';
+export type LeaseKind = 'request' | 'clip' | 'rerender' | 'post' | 'automation' | 'batch';
 
 export interface LeaseKey {
   kind: LeaseKind;

@@ -1,5 +1,5 @@
-// Wires `shorts serve`: the store, accounts, limits, URL guard, workers, webhooks and signed media
-// links around one Service, then listens. close() stops taking work and leaves running requests
+// Wires `shorts serve`: the API's engine (api-engine.ts: store, accounts, URL guard, workers, webhooks, signed
+// media links), limits and the HTTP server around one Service, then listens; with `--workers 0` it runs no jobs. close() stops taking work and leaves running requests
 // `processing` with their checkpoints, so the next start resumes them.
 import { existsSync, statfsSync } from 'node:fs';
 import type http from 'node:http';
@@ -7,21 +7,16 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { SqliteRequestStore } from '../adapters/sqlite/request-store.js';
-import type { RequestRecord, RequestStore } from '../ports/request-store.js';
-import { Worker } from '../engine/worker.js';
+import type { RequestStore } from '../ports/request-store.js';
+import type { Worker } from '../engine/worker.js';
 import { mediaBinaries } from '../media/binaries.js';
-import { checkFileUrl, checkVideoSiteUrl, checkWebhookUrl, guardUrlCheck } from '../net/url-guard.js';
-import { checkImageUrl } from '../net/image-url-check.js';
 import { whisperCliPath } from '../pipeline/transcribe/whisper-cli.js';
-import { Service } from '../service/service.js';
 import { createApiServer, type ReadinessReport } from './http-server.js';
 import { IdempotentRequests } from './idempotency.js';
-import { MediaLinks, loadOrCreateSecret, parseMediaTtl } from './media-links.js';
 import { openApiDocument } from '../api/openapi.js';
 import { RateLimiter } from './rate-limit.js';
-import { WebhookSender, type WebhookEvent } from './webhooks.js';
 import { mcpHttpHandler } from './mcp-handler.js';
-import { createEngine } from '../app/create-engine.js';
+import { createApiEngine } from './api-engine.js';
 import { setting } from '../settings.js';
 import { checkSecretKeySetting } from '../posts/secret-key.js';
 
@@ -31,7 +26,7 @@ export interface ServeOptions {
   dataDir: string;
   /** Base of media links (SHORTS_PUBLIC_URL); default the address the server listens on. */
   publicUrl?: string;
-  /** Requests processed at once (SHORTS_WORKERS, default 1: one job already uses every core). */
+  /** Jobs run at once (SHORTS_WORKERS, default 1: one job already uses every core); 0 runs none (an API-only process). */
   workers?: number;
   log: (line: string) => void;
 }
@@ -41,52 +36,16 @@ export interface RunningServer { url: string; server: http.Server; worker: Worke
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   // A malformed SHORTS_SECRET_KEY stops serve at start with the rule, not at the first account connected.
   checkSecretKeySetting();
-  const links: { current: MediaLinks | null } = { current: null };
-  const mediaLinks = () => links.current!;
-  // Every part of the engine comes from the composition root; serve adds the HTTP parts around it.
-  const engine = createEngine({
-    dataDir: opts.dataDir, log: opts.log, apiAccounts: true,
-    service: {
-      mediaUrl: (s) => mediaLinks().url(s.requestId, s.id),
-      thumbnailUrl: (s) => mediaLinks().thumbnailUrl(s.requestId, s.id),
-      // Template preview images are public files served by this server (known once it listens).
-      assetsBaseUrl: () => baseUrl,
-      urlChecks: {
-        fileUrl: async (u) => { await checkFileUrl(u); },
-        videoSiteUrl: async (u) => { await checkVideoSiteUrl(u); },
-        webhookUrl: async (u) => { await checkWebhookUrl(u); },
-        outroImageUrl: async (u) => { await checkImageUrl(u); },
-      },
-      secondsPerSourceSecond: async () => (await engine.store.measuredSecondsPerSourceSecond()) ?? 0.35,
-    },
-  });
+  // Every part of the engine comes from the composition root (the API's way: api-engine.ts); serve adds the HTTP parts around it.
+  const { engine, mediaLinks, worker: workers } = createApiEngine({ dataDir: opts.dataDir, log: opts.log, baseUrl: () => baseUrl });
   const { store, accounts, service, posts, automation } = engine;
   const limiter = new RateLimiter(engine.rateLimits);
-  const webhooks = new WebhookSender(engine.webhookDeliveries);
 
   // Posts (issue 16): scheduling, the automation rules that post clips as requests complete.
   const { scheduler } = engine.publishing({ scope: { kind: 'api' } });
-  const onCompleted = async (r: RequestRecord) => {
-    try {
-      if ((await automation.onRequestCompleted(r.id)).length > 0) scheduler.wake();
-    } catch (e) {
-      opts.log(`automation for ${r.id}: ${e instanceof Error ? e.message : String(e)}`);
-    }
-  };
-
-  const notify = async (r: RequestRecord) => {
-    if (r.status === 'completed') await onCompleted(r);
-    const url = r.options.webhookUrl;
-    const account = await accounts.getAccount(r.accountId);
-    if (!url || !account) return;
-    await webhooks.deliver(url, account.webhookSecret, await webhookEvent(r, service, account));
-  };
-  const worker = engine.worker({
-    concurrency: opts.workers ?? Number(setting('SHORTS_WORKERS') ?? 1),
-    onFinished: notify,
-    blurPreference: async (id) => (await accounts.getAccount(id))?.blurBackground ?? true,
-    checkUrl: guardUrlCheck('invalid_file_url'),
-  });
+  // --workers 0: an API process that runs no jobs (`shorts worker` processes do).
+  const concurrency = opts.workers ?? Number(setting('SHORTS_WORKERS') ?? 1);
+  const worker = workers({ concurrency, wake: () => scheduler.wake() });
 
   const server = createApiServer({
     service, posts, automation, store, accounts, limiter,
@@ -108,8 +67,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const baseUrl = (opts.publicUrl ?? setting('SHORTS_PUBLIC_URL') ?? `http://${host}:${address.port}`).replace(/\/+$/, '');
-  links.current = new MediaLinks({ secret: loadOrCreateSecret(opts.dataDir), publicBaseUrl: baseUrl, ttlSec: parseMediaTtl(setting('SHORTS_MEDIA_TTL')) });
-  worker.start();
+  // The links' secret is made (or read) now, as the server starts, not at its first answer with a link.
+  mediaLinks();
+  if (concurrency > 0) worker.start();
   // Posts due while the server was down go out now; ones a killed server left half-way are resumed.
   scheduler.start();
 
@@ -123,17 +83,6 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       // A clean stop hands every lease back: another server resumes the work at once, not after the TTL.
       await engine.close();
     })()),
-  };
-}
-
-/** DESIGN.md: data is {shorts} for completed and {failureReason} for failed; viral_score on 0-10 here. */
-async function webhookEvent(r: RequestRecord, service: Service, account: { id: string; email: string }): Promise<WebhookEvent> {
-  const base = { requestId: r.id, timestamp: new Date().toISOString() };
-  if (r.status === 'failed') return { ...base, event: 'shorts.failed', status: 'failed', data: { failureReason: r.failureReason ?? 'internal error' } };
-  const detail = await service.detail(account, r.id);
-  return {
-    ...base, event: 'shorts.completed', status: 'completed',
-    data: { shorts: detail.shorts.filter((s) => !s.error).map((s) => ({ id: s.id, title: s.title, video_url: s.video_url, duration: s.duration, viral_score: Math.round(s.viral_score) / 10 })) },
   };
 }
 

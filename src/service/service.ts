@@ -18,7 +18,7 @@ import type {
 } from '../api/types.js';
 import type { RequestStore } from '../ports/request-store.js';
 import type { JobQueue } from '../ports/job-queue.js';
-import { REQUEST_QUEUE, requestJob, rerenderJob } from '../engine/jobs.js';
+import { REQUEST_QUEUE, REQUEST_QUEUES, rerenderJob, stageJob } from '../engine/jobs.js';
 import type { PostStore } from '../ports/post-store.js';
 import { TERMINAL, type RequestRecord, type ShortRecord } from '../ports/request-store.js';
 import { STEP_MESSAGES } from '../engine/orchestrator.js';
@@ -56,7 +56,7 @@ export interface ServiceOptions {
   /** Caption translation service (captionLanguage != language); undefined reads SHORTS_TRANSLATE_* from the environment. */
   translator?: TranslatorConfig | null;
   /**
-   * The job queue the workers of `serve` take API requests and re-renders from (its in-process event wakes
+   * The job queue the workers take API requests' stages and re-renders from (its in-process event wakes
    * them at once). Without one (and for local requests), the caller runs the work itself.
    */
   queue?: JobQueue;
@@ -160,7 +160,7 @@ export class Service {
     const queue = origin === 'api' ? this.opts.queue : undefined;
     const insert = () => Promise.all([
       this.store.insertRequest({ id, accountId: account.id, origin, userEmail: account.email, options: req, url, start: req.start, end: req.end }),
-      queue?.enqueue(requestJob(id)),
+      queue?.enqueue(stageJob('fetch', id)),
     ]);
     if (this.opts.credits) await this.opts.credits.chargeAndCreate(account.id, id, insert);
     else await insert();
@@ -260,8 +260,10 @@ export class Service {
     if (TERMINAL.has(r.status) || !(await this.store.finish(id, 'cancelled')))
       throw new ShortsError('request_not_cancellable', `request ${id} is already ${(await this.store.getRequest(id))?.status ?? r.status}`);
     this.running.get(id)?.abort();
-    // A job waiting is never taken now; one running in another process stops at its holder's next heartbeat.
-    await this.opts.queue?.cancel(REQUEST_QUEUE, id);
+    // Its job in whichever stage queue it is: a waiting one is never taken now, one running in another process
+    // stops at its holder's next heartbeat; the render flow's parent (its id the request's) cancels the clips' jobs.
+    const queue = this.opts.queue;
+    if (queue) await Promise.all([...REQUEST_QUEUES, REQUEST_QUEUE].map((q) => queue.cancel(q, id)));
     // Cancelled before any work started: nothing was spent, so the credit comes back (DESIGN.md).
     if (r.status === 'queued') await this.opts.credits?.refundCredit(id);
     return { _id: id, status: 'cancelled' };

@@ -11,7 +11,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   const port = Number(flags.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be a port number, got "${flags.port}"`, EXIT.usage);
   const workers = flags.workers === undefined ? undefined : Number(flags.workers);
-  if (workers !== undefined && (!Number.isInteger(workers) || workers < 1)) throw new CliError(`--workers must be a whole number >= 1, got "${flags.workers}"`, EXIT.usage);
+  if (workers !== undefined && (!Number.isInteger(workers) || workers < 0)) throw new CliError(`--workers must be a whole number >= 0 (0: an API process that runs no jobs), got "${flags.workers}"`, EXIT.usage);
   const stamp = (line: string) => note(`${new Date().toISOString()} ${line}`);
   const running = await startServer({ host: flags.host, port, dataDir: dataDir(), workers, log: stamp });
   // Scripts and tests read this line to learn the port when --port 0 was given.

@@ -1,0 +1,39 @@
+// `shorts worker [--queues LIST] [--concurrency N]` (issue 24): runs the jobs of the given stage queues (default
+// all) with no HTTP server, beside API processes (`serve --workers 0`) that share its store and queues — so
+// transcription can run on GPU machines and rendering on CPU ones. One line per job started and ended. On
+// SIGINT/SIGTERM it stops taking jobs, hands the running ones back (they resume elsewhere from their
+// checkpoints) and exits 0. Media links in webhooks are made from SHORTS_PUBLIC_URL (the API's address).
+import { dataDir } from '../../client/data-dir.js';
+import { STAGE_QUEUES, parseQueues } from '../../engine/jobs.js';
+import { createApiEngine } from '../../server/api-engine.js';
+import { setting } from '../../settings.js';
+import { checkSecretKeySetting } from '../../posts/secret-key.js';
+import { CliError, EXIT } from '../cli-error.js';
+import { note } from '../output.js';
+
+export interface WorkerFlags { queues?: string; concurrency?: string }
+
+export async function workerCommand(flags: WorkerFlags): Promise<number> {
+  const queues = flags.queues === undefined ? undefined : parseQueues(flags.queues);
+  if (flags.queues !== undefined && !queues) throw new CliError(`--queues takes names among ${STAGE_QUEUES.join(', ')}, comma-separated; got "${flags.queues}"`, EXIT.usage);
+  const concurrency = flags.concurrency === undefined ? 1 : Number(flags.concurrency);
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new CliError(`--concurrency must be a whole number >= 1, got "${flags.concurrency}"`, EXIT.usage);
+  checkSecretKeySetting();
+  const stamp = (line: string) => note(`${new Date().toISOString()} ${line}`);
+  const { engine, worker: workers } = createApiEngine({
+    dataDir: dataDir(), log: stamp,
+    baseUrl: () => setting('SHORTS_PUBLIC_URL') ?? 'http://127.0.0.1:8080',
+  });
+  const worker = workers({ concurrency, queues });
+  worker.start();
+  stamp(`shorts worker taking jobs of ${(queues ?? STAGE_QUEUES).join(', ')} (${concurrency} at a time)`);
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      stamp(`${signal}: handing the running jobs back, then exiting`);
+      void worker.stop().then(() => engine.close()).then(resolve);
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+  return EXIT.ok;
+}
