@@ -272,7 +272,7 @@ export class Worker {
     const lease = await leases.acquire({ kind: 'clip', id: shortId }, controller);
     if (!lease) return { end: 'handBack', delayMs: LEASE_BUSY_RETRY_MS };
     try {
-      this.noteRetake(job, 'clip render');
+      this.noteRetake(job, 'request'); // its clip: the started line names the job
       if (job.exhausted) {
         const why = `internal error: the clip's render stopped unexpectedly ${job.attempt - 1} times`;
         await orchestrator.saveErroredClip(requestId, shortId, why);

@@ -12,8 +12,8 @@ export function serveEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return cliEnv({ SHORTS_ALLOW_PRIVATE_URLS: '1', ...extra });
 }
 
-export async function startServe(env: NodeJS.ProcessEnv): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+export async function startServe(env: NodeJS.ProcessEnv, args: string[] = []): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`serve did not start: ${log}`)), 30_000);

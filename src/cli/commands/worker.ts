@@ -27,10 +27,12 @@ export async function workerCommand(flags: WorkerFlags): Promise<number> {
   const worker = workers({ concurrency, queues });
   worker.start();
   stamp(`shorts worker taking jobs of ${(queues ?? STAGE_QUEUES).join(', ')} (${concurrency} at a time)`);
+  // The worker's own timers do not hold the process (serve's listening socket does): this one does, until a signal.
+  const alive = setInterval(() => {}, 1 << 30);
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       stamp(`${signal}: handing the running jobs back, then exiting`);
-      void worker.stop().then(() => engine.close()).then(resolve);
+      void worker.stop().then(() => engine.close()).then(() => { clearInterval(alive); resolve(); });
     };
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
