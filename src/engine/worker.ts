@@ -231,8 +231,11 @@ export class Worker {
     if (!lease) return { end: 'handBack', delayMs: LEASE_BUSY_RETRY_MS };
     const untrack = this.opts.track(id, controller);
     try {
-      const record = await store.startRun(id, lease);
-      if (!record) return { end: 'complete' }; // cancelled (or finished) meanwhile
+      // A start of the request is counted (its `attempts`) by its first job and by a job taken again after its
+      // process died; the next stages of a run that goes on are not new starts.
+      const started = job.queue === FETCH_QUEUE || job.queue === REQUEST_QUEUE || job.attempt > 1;
+      const record = started ? await store.startRun(id, lease) : await store.getRequest(id);
+      if (!record || TERMINAL.has(record.status)) return { end: 'complete' }; // cancelled (or finished) meanwhile
       this.noteRetake(job, 'request');
       let final: RequestRecord;
       if (job.exhausted) {
