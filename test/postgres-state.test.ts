@@ -84,6 +84,29 @@ describe('PostgreSQL state: credits', () => {
   }, 60_000);
 });
 
+describe('PostgreSQL state: units of work inside units of work', () => {
+  it('a write that fails inside a creation undoes only itself when the creation goes on (a savepoint)', async () => {
+    const [a, b] = await twoProcesses();
+    try {
+      const accounts = new AccountStore(a.accounts);
+      const account = await accounts.createAccount({ email: 'nested@example.com', credits: 1 });
+      const n = request(account.id);
+      const clip = { id: 'c1', requestId: 'no-such-request', rank: 0, title: 't', sentenceIndexes: [0], reason: 'r', description: 'd', viralScore: 1,
+        startTimestamp: 0, endTimestamp: 1, duration: 1, width: 1080, height: 1920, recompiling: false, error: false, errorMessage: null, fileKey: null };
+      await accounts.chargeAndCreate(account.id, n.id, async () => {
+        await a.requests.insertRequest(n);
+        // Clips of a request that does not exist break the foreign key: that write alone is rolled back.
+        await expect(a.requests.replaceShorts('no-such-request', [clip])).rejects.toThrow(/foreign key/);
+        await a.requests.addWarning(n.id, 'still writable');
+      });
+      expect(await b.requests.getRequest(n.id)).toMatchObject({ id: n.id, warnings: ['still writable'] });
+      expect((await accounts.getAccount(account.id))?.credits).toBe(0);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  }, 60_000);
+});
+
 describe('PostgreSQL state: the server restarts', () => {
   it('an error surfaces for what ran while it was down, the process stays up, and every adapter works again after', async () => {
     const url = await server.createDatabase('restart');

@@ -14,7 +14,10 @@ export interface PostgresStateOptions {
   dataDir: string;
   /** Brings the schema up to date first (default true; safe when several processes start at once). */
   migrate?: boolean;
-  /** Hears connection errors outside any query (the server restarted, a connection dropped): the Pool reconnects. */
+  /**
+   * Hears connection errors outside any query (the server restarted, an idle connection dropped): the Pool
+   * reconnects on the next query. Default: one line on stderr per dropped connection.
+   */
   onConnectionError?: (e: Error) => void;
 }
 
@@ -34,7 +37,7 @@ export interface PostgresState {
 }
 
 export async function createPostgresState(url: string, opts: PostgresStateOptions): Promise<PostgresState> {
-  const pool = createPool(url, opts.onConnectionError);
+  const pool = createPool(url, opts.onConnectionError ?? ((e) => process.stderr.write(`PostgreSQL connection lost (${e.message}); the next query reconnects\n`)));
   const db = new PgDatabase(pool);
   try {
     if (opts.migrate ?? true) await migratePostgres(pool);
