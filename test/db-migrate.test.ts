@@ -50,7 +50,7 @@ describe('shorts db migrate', () => {
     const port = await freePort(); // nothing listens there
     const r = await runCli(['db', 'migrate'], cliEnv({ SHORTS_DATABASE_URL: `postgresql://shorts:s3cret@127.0.0.1:${port}/shorts` }));
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('could not migrate the PostgreSQL database of SHORTS_DATABASE_URL');
+    expect(r.stderr).toContain(`could not migrate the PostgreSQL database of SHORTS_DATABASE_URL: 127.0.0.1:${port}/shorts: connect ECONNREFUSED`);
     expect(r.stderr).toContain('ECONNREFUSED');
     expect(r.stderr).not.toContain('s3cret');
     expect(r.stdout).toBe('');

@@ -20,9 +20,13 @@ export interface MigrateOutcome {
 
 export async function migrateStore(dataDir: string, databaseUrl: string | undefined): Promise<MigrateOutcome> {
   if (databaseUrl) {
+    const where = describeDatabaseUrl(databaseUrl);
     const pool = createPool(databaseUrl);
     try {
-      return { engine: 'postgresql', where: describeDatabaseUrl(databaseUrl), ...await migratePostgres(pool) };
+      return { engine: 'postgresql', where, ...await migratePostgres(pool) };
+    } catch (e) {
+      // Which database, for the operator (never the URL itself: it may carry a password).
+      throw new Error(`${where}: ${(e as Error).message || String(e)}`, { cause: e });
     } finally {
       await pool.end();
     }
