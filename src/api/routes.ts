@@ -424,7 +424,7 @@ export const ROUTES = [
   {
     method: 'GET', path: '/readyz', mount: 'root', operationId: 'getReadiness', answer: 'self', auth: 'none', alsoHead: true,
     openapi: {
-      summary: 'Readiness: store, disk, ffmpeg, whisper and model present', tags: ['service'], security: [],
+      summary: 'Readiness: each engine configured answers (the store; Redis with SHORTS_REDIS_URL), disk, ffmpeg, whisper and model present', tags: ['service'], security: [],
       responses: {
         200: { description: 'Ready', content: { 'application/json': { schema: ref('Readiness') } } },
         431: HEADERS_TOO_LARGE,
@@ -433,7 +433,7 @@ export const ROUTES = [
     },
   },
   {
-    // Prometheus scrapes it; volumes are not public (src/server/metrics-access.ts).
+    // Prometheus scrapes it; volumes are not public (src/server/metrics-endpoint.ts).
     method: 'GET', path: '/metrics', mount: 'root', operationId: 'getMetrics', answer: 'self', auth: 'none',
     openapi: {
       summary: 'Metrics in Prometheus text format: queue depths, stage durations and failures, credits, HTTP answers', tags: ['service'], security: [],

@@ -60,7 +60,7 @@ export class EngineMetrics implements StageMetrics {
   /** Queue depths by queue and state, asked of `queue` at each scrape. */
   watchQueues(queue: Pick<JobQueue, 'counts'>, names: readonly string[]): void {
     new Gauge({
-      name: 'shorts_queue_jobs', help: 'Jobs in each queue by state, read when scraped',
+      name: 'shorts_queue_jobs', help: 'Jobs in each queue by state, read from the queue when scraped (every process on a shared queue reports the same: aggregate with max, not sum)',
       labelNames: ['queue', 'state'] as const, registers: [this.registry],
       async collect() {
         this.reset();

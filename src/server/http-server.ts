@@ -21,7 +21,7 @@ import { accountsRoutes, handleOAuthCallback, handleOAuthConfirm } from './accou
 import { templateAssetFile } from '../pipeline/captions/template-previews.js';
 import { fingerprintOf, idempotencyKeyOf, type IdempotentRequests } from './idempotency.js';
 import { EngineMetrics } from '../engine/metrics.js';
-import { checkMetricsAccess } from './metrics-access.js';
+import { answerMetrics } from './metrics-endpoint.js';
 
 export interface ReadinessReport { ready: boolean; checks: Record<string, { ok: boolean; detail: string }> }
 
@@ -195,12 +195,7 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
       const report = await deps.readiness();
       send(res, report.ready ? 200 : 503, report);
     },
-    getMetrics: async (req, res) => {
-      checkMetricsAccess(req, deps.metricsToken);
-      const text = await metrics.text();
-      res.writeHead(200, { 'content-type': metrics.contentType, 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
-      res.end(text);
-    },
+    getMetrics: (req, res) => answerMetrics(req, res, metrics, deps.metricsToken),
     getClipVideo: media, headClipVideo: media, getClipCover: media, headClipCover: media,
     getTemplateAsset: asset, getCatalogAsset: asset,
     oauthCallback: (req, res, { url }) => handleOAuthCallback(req, res, url, deps.posts.accounts, deps.accounts, { publicUrl: deps.publicUrl }),
