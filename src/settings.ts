@@ -140,6 +140,14 @@ export const SETTINGS = {
     default: '30',
     meaning: 'Seconds a process\'s hold on a request, re-render, post or batch folder lasts without a heartbeat (renewed every third of it). Another `serve`, runner or `shorts wait` on the same data dir takes over work whose holder was killed only after this long; a clean stop hands it over at once.',
   },
+  SHORTS_REDIS_URL: {
+    default: 'none (the counters live in the SQLite store)',
+    meaning: 'BullMQ on Redis for the queues and Redis for the counters API processes share (rate limits); optional. `redis://[:password@]host:port[/db]` (`rediss://` for TLS).',
+  },
+  SHORTS_METRICS_TOKEN: {
+    default: 'none (`/metrics` answers loopback callers only)',
+    meaning: 'Bearer token that `GET /metrics` (Prometheus text format) requires; set, any host presenting `Authorization: Bearer <token>` may read it. Unset, only callers on loopback without a proxy\'s forwarding header may: behind a reverse proxy on the same machine, set a token.',
+  },
   SHORTS_DEBUG: {
     default: 'off',
     meaning: '`1`: the CLI prints stack traces of internal errors.',
