@@ -33,8 +33,22 @@ export function createPool(url: string, onError: (e: Error) => void = () => {}):
 
 export class PgDatabase {
   private readonly tx = new AsyncLocalStorage<Tx>();
+  private preparing: Promise<void> | null = null;
 
-  constructor(readonly pool: pg.Pool) {}
+  /**
+   * `prepare` (the schema migration) runs once before the first statement, so a process can build its
+   * adapters synchronously at start; when it fails (the server is not up yet) the next statement tries again.
+   */
+  constructor(readonly pool: pg.Pool, private readonly prepare?: (pool: pg.Pool) => Promise<unknown>) {}
+
+  /** Settles once `prepare` has run (rejects with its error, and forgets it so the next call retries). */
+  ready(): Promise<void> {
+    if (!this.prepare) return Promise.resolve();
+    return (this.preparing ??= this.prepare(this.pool).then(() => undefined, (e: unknown) => {
+      this.preparing = null;
+      throw e;
+    }));
+  }
 
   /** The open transaction of this async flow, if any (a background task started inside one outlives it). */
   private current(): Tx | undefined {
@@ -44,7 +58,9 @@ export class PgDatabase {
 
   /** Runs one statement: in the current transaction when there is one, else on any pooled connection. */
   async query<R = Row>(text: string, params: unknown[] = []): Promise<R[]> {
-    const runner = this.current()?.client ?? this.pool;
+    const t = this.current();
+    if (!t) await this.ready();
+    const runner = t?.client ?? this.pool;
     return (await runner.query(text, params)).rows as R[];
   }
 
@@ -59,6 +75,7 @@ export class PgDatabase {
   async transaction<T>(work: () => Promise<T>): Promise<T> {
     const outer = this.current();
     if (outer) return this.savepoint(outer, work);
+    await this.ready();
     const client = await this.pool.connect();
     const t: Tx = { client, open: true, savepoints: 0 };
     let broken: Error | undefined;

@@ -36,15 +36,13 @@ export interface PostgresState {
   close(): Promise<void>;
 }
 
-export async function createPostgresState(url: string, opts: PostgresStateOptions): Promise<PostgresState> {
+/**
+ * Builds the adapters at once (a process's composition root is synchronous); the schema is brought up to date
+ * before the first statement any of them runs (`db.ready()` waits for it, and says why it failed).
+ */
+export function createPostgresState(url: string, opts: PostgresStateOptions): PostgresState {
   const pool = createPool(url, opts.onConnectionError ?? ((e) => process.stderr.write(`PostgreSQL connection lost (${e.message}); the next query reconnects\n`)));
-  const db = new PgDatabase(pool);
-  try {
-    if (opts.migrate ?? true) await migratePostgres(pool);
-  } catch (e) {
-    await db.close().catch(() => {});
-    throw e;
-  }
+  const db = new PgDatabase(pool, opts.migrate ?? true ? migratePostgres : undefined);
   return {
     db,
     requests: new PgRequestStore(db, opts.dataDir),
