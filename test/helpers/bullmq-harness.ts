@@ -29,10 +29,10 @@ export interface RestartSetup {
   durable: boolean;
 }
 
-export function bullmqRestartTests(name: string, setup: () => RestartSetup): void {
+export function bullmqRestartTests(name: string, setup: () => RestartSetup | Promise<RestartSetup>): void {
   describe(`BullMQ job queue faults: ${name}`, () => {
     it('carries on after its server restarts while a job is held: no crash, and take and complete work again', async () => {
-      const { connection, server, durable } = setup();
+      const { connection, server, durable } = await setup();
       const errors: Error[] = [];
       const port = await createBullmqJobQueue(connection, { onError: (err) => errors.push(err) });
       const queue = `q-${randomUUID()}`;

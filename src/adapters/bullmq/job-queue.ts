@@ -34,16 +34,20 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import {
-  FlowProducer, Queue, UnrecoverableError, Worker, createPostgresBackend, runMigrations, quoteSchemaName,
-  type FlowJob, type Job as BullJob, type JobsOptions,
+  FlowProducer, Queue, UnrecoverableError, Worker, createPostgresBackend, runMigrations, quoteSchemaName, DEFAULT_SCHEMA,
+  type BackendFactory, type FlowJob, type Job as BullJob, type JobsOptions,
 } from 'bullmq';
 import {
   JobLockLost, backoffDelay,
   type Backoff, type Job, type JobInfo, type JobOptions, type JobQueue, type JobState, type LockState, type NewJob,
 } from '../../ports/job-queue.js';
 
-/** Where the queues live: a Redis server (`redis://…`, keys under `prefix`) or a PostgreSQL database (`postgres://…`, tables in `schema`). */
-export type BullmqConnection = { redisUrl: string; prefix?: string } | { postgresUrl: string; schema?: string };
+/**
+ * Where the queues live: a Redis server (`redis://…`, keys under `prefix`) or a PostgreSQL database
+ * (`postgres://…`, BullMQ's tables in its schema `bullmq`: BullMQ checks that schema on a pool it did not
+ * build, and one pool per process is all this adapter opens, so a database holds one deployment's queues).
+ */
+export type BullmqConnection = { redisUrl: string; prefix?: string } | { postgresUrl: string };
 
 export interface BullmqJobQueueOptions {
   /** Errors of connections and BullMQ objects that no call is waiting for (a server restarting): they are retried by BullMQ and the clients. */
@@ -72,6 +76,8 @@ const MAX_STALLED = 1000;
 /** Lock kept by handBack's ownership check until the move a moment later releases it. */
 const CHECK_LOCK_MS = 30_000;
 const NAME = 'job';
+/** Never enqueued to: see the PostgreSQL branch of createBullmqJobQueue. */
+const WARM_UP_QUEUE = 'shorts-warm-up';
 /** The error codes of BullMQ's finishing commands meaning the job is not this take's any more (missing, lock missing, not active, lock mismatch). */
 const LOST_CODES = new Set([-1, -2, -3, -6]);
 
@@ -86,28 +92,36 @@ export async function createBullmqJobQueue(connection: BullmqConnection, opts: B
     const base = { connection: redis, prefix: connection.prefix ?? 'bull' };
     return new BullmqAdapter(base, undefined, onError, async () => { redis.disconnect(); });
   }
-  const schema = connection.schema ?? 'bullmq';
-  // Our own pool, its sessions pinned to the schema (BullMQ's functions carry their search_path too).
-  const pool = new pg.Pool({ connectionString: connection.postgresUrl, options: `-c search_path=${quoteSchemaName(schema)}` });
+  // One pool for every queue of this instance (BullMQ would build a pool per queue object), its sessions
+  // pinned to BullMQ's schema as BullMQ does on the pools it builds.
+  const pool = new pg.Pool({ connectionString: connection.postgresUrl, options: `-c search_path=${quoteSchemaName(DEFAULT_SCHEMA)}` });
   pool.on('error', onError);
   const client = await pool.connect();
   try {
-    await runMigrations(client, schema);
+    await runMigrations(client, DEFAULT_SCHEMA);
   } finally {
     client.release();
   }
-  return new BullmqAdapter({ connection: pool }, createPostgresBackend, onError, () => pool.end());
+  // BullMQ's factory gives a worker a LISTEN session of its own, checked out of a pool it did not build for
+  // good: a pool slot per queue. Our takes never block (they poll), so no backend is built with one.
+  const factory: BackendFactory = (name, queueOpts) => createPostgresBackend(name, queueOpts as never);
+  const adapter = new BullmqAdapter({ connection: pool }, factory, onError, () => pool.end());
+  // PostgreSQL compiles BullMQ's PL/pgSQL functions in a session on their first call (tens of ms): a take on
+  // an unused queue does it now, so that the first real take does not outlast a short lock it should see held.
+  await adapter.take([WARM_UP_QUEUE], 'open', 1);
+  return adapter;
 }
 
 type Base = Record<string, unknown>;
-// The backend factory goes to every BullMQ constructor; its type ties constructor overloads to one backend,
-// which this module does not need (it uses the backend-agnostic API only).
-type Factory = typeof createPostgresBackend | undefined;
+// The backend factory goes to every BullMQ constructor (none: Redis); its type ties constructor overloads to
+// one backend, which this module does not need (it uses the backend-agnostic API only).
+type Factory = BackendFactory | undefined;
 
 class BullmqAdapter implements BullmqJobQueue {
   private readonly queues = new Map<string, Queue>();
   private readonly workers = new Map<string, Worker>();
   private flows?: FlowProducer;
+  private readonly stalledChecks = new Map<string, Promise<void>>();
   private readonly events = new EventEmitter();
 
   constructor(
@@ -143,7 +157,7 @@ class BullmqAdapter implements BullmqJobQueue {
   async take(queues: readonly string[], owner: string, lockMs: number): Promise<Job | null> {
     for (const name of queues) {
       const worker = this.worker(name, lockMs);
-      await this.recoverStalled(worker);
+      await this.recoverStalled(name, worker);
       for (;;) {
         const token = `${owner}:${randomUUID()}`;
         const taken = (await worker.getNextJob(token, { block: false })) as BullJob | undefined;
@@ -277,10 +291,18 @@ class BullmqAdapter implements BullmqJobQueue {
     await held.updateProgress({ ...bookkeeping(held), ...change } as object);
   }
 
-  private async recoverStalled(worker: Worker): Promise<void> {
-    await worker.backend.moveStalledJobsToWait();
-    await sleep(2);
-    await worker.backend.moveStalledJobsToWait();
+  /** BullMQ's stalled check, twice (see the header); takes of this instance at the same moment share one. */
+  private recoverStalled(name: string, worker: Worker): Promise<void> {
+    let running = this.stalledChecks.get(name);
+    if (!running) {
+      running = (async () => {
+        await worker.backend.moveStalledJobsToWait();
+        await sleep(2);
+        await worker.backend.moveStalledJobsToWait();
+      })().finally(() => this.stalledChecks.delete(name));
+      this.stalledChecks.set(name, running);
+    }
+    return running;
   }
 
   private queue(name: string): Queue {
