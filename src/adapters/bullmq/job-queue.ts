@@ -96,11 +96,16 @@ export async function createBullmqJobQueue(connection: BullmqConnection, opts: B
   // pinned to BullMQ's schema as BullMQ does on the pools it builds.
   const pool = new pg.Pool({ connectionString: connection.postgresUrl, options: `-c search_path=${quoteSchemaName(DEFAULT_SCHEMA)}` });
   pool.on('error', onError);
-  const client = await pool.connect();
   try {
-    await runMigrations(client, DEFAULT_SCHEMA);
-  } finally {
-    client.release();
+    const client = await pool.connect();
+    try {
+      await runMigrations(client, DEFAULT_SCHEMA);
+    } finally {
+      client.release();
+    }
+  } catch (err) {
+    await pool.end().catch(() => {});
+    throw err;
   }
   // BullMQ's factory gives a worker a LISTEN session of its own, checked out of a pool it did not build for
   // good: a pool slot per queue. Our takes never block (they poll), so no backend is built with one.
