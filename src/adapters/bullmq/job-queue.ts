@@ -4,7 +4,8 @@
 // here with its `runMigrations`). Every port queue is a BullMQ queue; BullMQ owns order, locks, retries,
 // flows and stalled-job recovery, and this module only maps the port onto it:
 // - `take` is Worker.getNextJob(token) on each asked queue in turn (a worker per queue and lock TTL, never
-//   run: no processor), after BullMQ's stalled check. That check is two-phase (a pass marks the active jobs,
+//   run: no processor), after BullMQ's stalled check. BullMQ orders the jobs of one queue; across queues the
+//   first asked that has a due job wins, not the oldest job of all. That check is two-phase (a pass marks the active jobs,
 //   the next pass re-queues those marked whose lock ran out) and throttled by `stalledInterval`; the port
 //   wants a job whose lock ran out to be due at once, so a take runs two passes 1 ms apart (stalledInterval
 //   is 1 ms: the throttle only keeps concurrent takes from all scanning at once).
