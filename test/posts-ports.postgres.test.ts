@@ -89,4 +89,23 @@ describe('posts on PostgreSQL, two processes at once', () => {
     expect(listed.items.map((p) => p.shortId).sort()).toEqual(requests.flatMap((r) => r.clips.map((c) => c.id)).sort());
     expect(new Set(listed.items.map((p) => p.scheduledAt)).size).toBe(6);
   });
+
+  it('an account deleted or expired while rules are applied to it keeps none of its posts scheduled', async () => {
+    const h = await open();
+    const other = await h.another();
+    for (let round = 0; round < 10; round++) {
+      const doomed = await connect(h.port, 'acc');
+      await h.port.rules.insert({ id: hex(), accountId: 'acc', connectedAccountId: doomed.id, minViralScore: 50, slots: ['09:00'], timezone: 'UTC', createdAt: PAST });
+      const { id } = await completedRequest(h.port, 'acc', [90, 80, 70, 60]);
+      // As the automation plans: no post for an account that needs reconnecting.
+      const plan = (s: Parameters<Parameters<typeof h.port.rules.apply>[2]>[0]): NewPost[] => s.rules.filter((r) => r.connectedStatus === 'active').flatMap((r) => s.clips
+        .filter((c) => !s.automationPosted.has(`${r.connectedAccountId} ${c.id}`))
+        .map((c) => newPost({ connectedAccountId: r.connectedAccountId, accountHandle: r.handle, shortId: c.id, requestId: c.requestId, source: 'automation',
+          scheduledAt: new Date(Date.parse('2030-01-01T09:00:00.000Z') + c.rank * 86_400_000).toISOString() })));
+      const end = round % 2 ? other.accounts.remove('acc', doomed.id, new Date().toISOString()) : other.accounts.expire(doomed.id, 'revoked', new Date().toISOString());
+      await Promise.all([h.port.rules.apply(id, PAST, plan), end]);
+      const left = await h.port.posts.listPosts('acc', { page: 1, limit: 50, date: 'scheduled', status: 'scheduled', requestId: id });
+      expect(left.items.filter((p) => p.account.handle === doomed.handle)).toEqual([]);
+    }
+  });
 });

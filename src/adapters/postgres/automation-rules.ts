@@ -1,8 +1,10 @@
 // The automation rules port over PostgreSQL's `automation_rules` table, with the rule's connected account
-// joined in. Applying a request's rules is one transaction that first locks the account's rule rows (SELECT …
-// FOR UPDATE): a second apply of the same account's rules (another serve's start-up sweep, `shorts posts run`)
-// waits there until the first commits, and under READ COMMITTED its next statements see the first one's posts.
-// The unique index posts_automation_once stays the store's own guarantee underneath.
+// joined in. Applying a request's rules is one transaction that first locks the API account's connected
+// account rows (SELECT … FOR UPDATE, in id order): a second apply for the same account (another serve's
+// start-up sweep, `shorts posts run`) waits there until the first commits, and under READ COMMITTED its next
+// statements see the first one's posts. Deleting or expiring a connected account writes that row first, so it
+// too waits for an apply under way and then cancels or fails the posts it made (SQLite got all of this from
+// its one write lock). The unique index posts_automation_once stays the store's own guarantee underneath.
 import type { Platform } from '../../publish/types.js';
 import type { AutomationRuleRecord, AutomationRules, AutomationSnapshot, NewAutomationRule } from '../../ports/automation-rules.js';
 import type { RequestStore } from '../../ports/request-store.js';
@@ -29,8 +31,8 @@ export class PgAutomationRules implements AutomationRules {
   /** `requests`: the request store on the same database, read inside apply's transaction. */
   constructor(private readonly db: PgDatabase, private readonly requests: RequestStore) {}
 
-  private async rows(where: string, params: unknown[], lock = ''): Promise<AutomationRuleRecord[]> {
-    return (await this.db.query<RuleRow>(`${RULES} WHERE ${where} ORDER BY r.created_at, r.id ${lock}`, params)).map(toRule);
+  private async rows(where: string, params: unknown[]): Promise<AutomationRuleRecord[]> {
+    return (await this.db.query<RuleRow>(`${RULES} WHERE ${where} ORDER BY r.created_at, r.id`, params)).map(toRule);
   }
 
   async list(accountId: string, connectedAccountId: string): Promise<AutomationRuleRecord[]> {
@@ -44,11 +46,10 @@ export class PgAutomationRules implements AutomationRules {
   }
 
   async remove(accountId: string, connectedAccountId: string, ruleId: string): Promise<AutomationRuleRecord | undefined> {
-    return this.db.transaction(async () => {
-      const [rule] = await this.rows('r.id = $1 AND r.connected_account_id = $2 AND r.account_id = $3', [ruleId, connectedAccountId, accountId], 'FOR UPDATE OF r');
-      if (rule) await this.db.query('DELETE FROM automation_rules WHERE id = $1', [ruleId]);
-      return rule;
-    });
+    const [rule] = await this.db.query<RuleRow>(`DELETE FROM automation_rules r USING connected_accounts c
+      WHERE c.id = r.connected_account_id AND r.id = $1 AND r.connected_account_id = $2 AND r.account_id = $3
+      RETURNING r.*, c.platform AS platform, c.handle AS handle, c.status AS status`, [ruleId, connectedAccountId, accountId]);
+    return rule && toRule(rule);
   }
 
   async completedWithRules(scope: 'api' | 'local'): Promise<string[]> {
@@ -62,9 +63,9 @@ export class PgAutomationRules implements AutomationRules {
     return this.db.transaction(async () => {
       const request = await this.requests.getRequest(requestId);
       if (!request || request.status !== 'completed') return [];
-      // The lock that makes applies of one account's rules run one after the other.
-      const rules = await this.rows('r.account_id = $1 AND r.enabled AND r.created_at <= $2', [request.accountId, request.finishedAt ?? request.updatedAt],
-        'FOR UPDATE OF r');
+      // The lock that makes this unit of work exclusive (see the top of this file), taken in one order by all.
+      await this.db.query('SELECT 1 FROM connected_accounts WHERE account_id = $1 ORDER BY id FOR UPDATE', [request.accountId]);
+      const rules = await this.rows('r.account_id = $1 AND r.enabled AND r.created_at <= $2', [request.accountId, request.finishedAt ?? request.updatedAt]);
       if (rules.length === 0) return [];
       const accounts = [...new Set(rules.map((r) => r.connectedAccountId))];
       const clips = await this.requests.listShorts(requestId);
