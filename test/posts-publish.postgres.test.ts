@@ -10,6 +10,7 @@ import { PgLeaseStore } from '../src/adapters/postgres/lease-store.js';
 import { PgRequestStore } from '../src/adapters/postgres/request-store.js';
 import { createPostgresPostsPorts } from '../src/adapters/postgres/posts-ports.js';
 import type { PgDatabase } from '../src/adapters/postgres/database.js';
+import type { PostObject } from '../src/api/types.js';
 import { LeaseKeeper } from '../src/engine/lease-keeper.js';
 import { createLocalMediaRunner } from '../src/media/local-runner.js';
 import { ConnectedAccounts } from '../src/posts/connected-accounts.js';
@@ -69,7 +70,7 @@ describe('publishing on PostgreSQL', () => {
       const account = await a.service.accounts.add('local', { platform: 'video_site', handle: 'chan', accessToken: t.accessToken, refreshToken: t.refreshToken, expiresInSec: 3600 });
       const local = { id: 'local', email: 'me@localhost' };
       const before = site.publishCount;
-      const scheduled = [];
+      const scheduled: PostObject[] = [];
       for (const shortId of clipIds) scheduled.push(await a.service.schedule(local, { shortId, platform: 'video_site', accountId: account.id }));
       a.scheduler.start();
       b.scheduler.start();
