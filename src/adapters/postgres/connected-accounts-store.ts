@@ -4,41 +4,27 @@
 // another process sees all of it or none.
 import type { Platform } from '../../publish/types.js';
 import type { AccountTokensWrite, ConnectedAccountRecord, ConnectedAccountsStore, RefreshWrite } from '../../ports/connected-accounts-store.js';
+import { connectedAccountOfRow, scopesColumn, type ConnectedAccountRow } from '../connected-account-row.js';
 import type { PgDatabase } from './database.js';
 
-type Row = {
-  id: string; account_id: string; platform: Platform; handle: string; platform_user_id: string | null;
-  access_token: string; refresh_token: string | null; expires_at: string | null; refresh_expires_at: string | null;
-  scopes: string | null; status: 'active' | 'expired'; created_at: string; updated_at: string;
-};
-
-function toRecord(r: Row): ConnectedAccountRecord {
-  return {
-    id: r.id, accountId: r.account_id, platform: r.platform, handle: r.handle, platformUserId: r.platform_user_id,
-    accessToken: r.access_token, refreshToken: r.refresh_token, expiresAt: r.expires_at, refreshExpiresAt: r.refresh_expires_at,
-    scopes: r.scopes ? r.scopes.split(' ').filter(Boolean) : [], status: r.status, createdAt: r.created_at, updatedAt: r.updated_at,
-  };
-}
-
-const scopesColumn = (scopes: string[]) => scopes.join(' ') || null;
-const one = (rows: Row[]) => (rows[0] ? toRecord(rows[0]) : undefined);
+const one = (rows: ConnectedAccountRow[]) => (rows[0] ? connectedAccountOfRow(rows[0]) : undefined);
 
 export class PgConnectedAccountsStore implements ConnectedAccountsStore {
   constructor(private readonly db: PgDatabase) {}
 
   async get(id: string): Promise<ConnectedAccountRecord | undefined> {
-    return one(await this.db.query<Row>('SELECT * FROM connected_accounts WHERE id = $1', [id]));
+    return one(await this.db.query<ConnectedAccountRow>('SELECT * FROM connected_accounts WHERE id = $1', [id]));
   }
 
   async list(accountId: string, platform?: Platform): Promise<ConnectedAccountRecord[]> {
     const r = platform
-      ? await this.db.query<Row>('SELECT * FROM connected_accounts WHERE account_id = $1 AND platform = $2 ORDER BY created_at, id', [accountId, platform])
-      : await this.db.query<Row>('SELECT * FROM connected_accounts WHERE account_id = $1 ORDER BY created_at, id', [accountId]);
-    return r.map(toRecord);
+      ? await this.db.query<ConnectedAccountRow>('SELECT * FROM connected_accounts WHERE account_id = $1 AND platform = $2 ORDER BY created_at, id', [accountId, platform])
+      : await this.db.query<ConnectedAccountRow>('SELECT * FROM connected_accounts WHERE account_id = $1 ORDER BY created_at, id', [accountId]);
+    return r.map(connectedAccountOfRow);
   }
 
   async findByHandle(accountId: string, platform: Platform, handle: string): Promise<ConnectedAccountRecord | undefined> {
-    return one(await this.db.query<Row>('SELECT * FROM connected_accounts WHERE account_id = $1 AND platform = $2 AND handle = $3', [accountId, platform, handle]));
+    return one(await this.db.query<ConnectedAccountRow>('SELECT * FROM connected_accounts WHERE account_id = $1 AND platform = $2 AND handle = $3', [accountId, platform, handle]));
   }
 
   async holderOf(platform: Platform, platformUserId: string): Promise<string | undefined> {
@@ -60,10 +46,10 @@ export class PgConnectedAccountsStore implements ConnectedAccountsStore {
         const t = seal(id);
         const values = [id, fields.platformUserId, t.accessToken, t.refreshToken, t.expiresAt, t.refreshExpiresAt, scopesColumn(t.scopes), fields.at];
         if (existing[0]) {
-          return one(await this.db.query<Row>(`UPDATE connected_accounts SET platform_user_id = COALESCE($2, platform_user_id), access_token = $3,
+          return one(await this.db.query<ConnectedAccountRow>(`UPDATE connected_accounts SET platform_user_id = COALESCE($2, platform_user_id), access_token = $3,
             refresh_token = $4, expires_at = $5, refresh_expires_at = $6, scopes = $7, status = 'active', updated_at = $8 WHERE id = $1 RETURNING *`, values))!;
         }
-        const made = one(await this.db.query<Row>(`INSERT INTO connected_accounts (id, platform_user_id, access_token, refresh_token, expires_at,
+        const made = one(await this.db.query<ConnectedAccountRow>(`INSERT INTO connected_accounts (id, platform_user_id, access_token, refresh_token, expires_at,
             refresh_expires_at, scopes, created_at, updated_at, account_id, platform, handle, status)
           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10, $11, 'active') ON CONFLICT (account_id, platform, handle) DO NOTHING RETURNING *`,
         [...values, key.accountId, key.platform, key.handle]));
