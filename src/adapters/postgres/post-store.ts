@@ -13,14 +13,14 @@ import { LOCAL_ACCOUNT, postObject, type NewPost, type PostRecord, type PostScop
 import { NOW_MS, type PgDatabase } from './database.js';
 import { fenced } from './lease-store.js';
 
-export type PostRow = {
+type PostRow = {
   id: string; account_id: string; connected_account_id: string | null; platform: Platform; status: PostStatus; scheduled_at: string;
   published_at: string | null; url: string | null; short_id: string; request_id: string; title: string; description: string;
   account_handle: string; source: 'manual' | 'automation'; error: string | null; error_code: PostErrorCode | null; retryable: boolean | null;
   publish_state: PublishState | null; attempts: number; next_attempt_at: string | null; created_at: string; updated_at: string | null;
 };
 
-export function postOfRow(r: PostRow): PostRecord {
+function postOfRow(r: PostRow): PostRecord {
   return {
     id: r.id, accountId: r.account_id, connectedAccountId: r.connected_account_id, platform: r.platform, status: r.status,
     scheduledAt: r.scheduled_at, publishedAt: r.published_at, url: r.url, shortId: r.short_id, requestId: r.request_id, title: r.title,
@@ -62,8 +62,8 @@ export class PgPostStore implements PostStore {
     const column = q.date === 'published' ? 'published_at' : 'scheduled_at';
     const params: unknown[] = [accountId];
     const where = ['account_id = $1'];
-    const filter = (sql: string, value: unknown) => {
-      if (value === undefined) return;
+    const filter = (sql: string, value: string | undefined) => {
+      if (!value) return;
       params.push(value);
       where.push(`${sql} $${params.length}`);
     };
