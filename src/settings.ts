@@ -20,6 +20,10 @@ export const SETTINGS = {
     default: '`SHORTS_DATA_DIR`',
     meaning: 'Where `shorts config` keeps the saved remote and API key (mode 0600).',
   },
+  SHORTS_DATABASE_URL: {
+    default: 'none (the SQLite store in the data dir)',
+    meaning: 'A `postgresql://user:password@host:port/database` URL: all state (requests, clips, accounts, keys, the credit ledger, posts, automation, leases, idempotency keys, webhook deliveries and, without Redis, the rate-limit counters) lives in that PostgreSQL database, shared by every process given the same URL; the data dir is then only a scratch cache. `shorts db migrate` creates or upgrades its schema (any process also does on start; several at once migrate once). Standard `PG*` variables and `?sslmode=` in the URL apply as in node-postgres.',
+  },
   SHORTS_WHISPER_MODEL: {
     default: '`tiny.en`',
     meaning: 'A whisper.cpp ggml model: a file path, or a model name (`tiny.en`, `base.en`, `small`, ... with optional `-q5_1`/`-q8_0`) downloaded on first use into the data dir.',

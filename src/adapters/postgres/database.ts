@@ -43,12 +43,12 @@ export class PgDatabase {
   }
 
   /** Runs one statement: in the current transaction when there is one, else on any pooled connection. */
-  async query<R extends Row = Row>(text: string, params: unknown[] = []): Promise<R[]> {
+  async query<R = Row>(text: string, params: unknown[] = []): Promise<R[]> {
     const runner = this.current()?.client ?? this.pool;
-    return (await runner.query<R>(text, params)).rows;
+    return (await runner.query(text, params)).rows as R[];
   }
 
-  async one<R extends Row = Row>(text: string, params: unknown[] = []): Promise<R | undefined> {
+  async one<R = Row>(text: string, params: unknown[] = []): Promise<R | undefined> {
     return (await this.query<R>(text, params))[0];
   }
 
@@ -62,6 +62,11 @@ export class PgDatabase {
     const client = await this.pool.connect();
     const t: Tx = { client, open: true, savepoints: 0 };
     let broken: Error | undefined;
+    // A checked-out client has no error listener of the Pool's: a server gone while this transaction waits
+    // between statements (on `work`'s own awaits) would otherwise be an unhandled 'error' that ends the
+    // process. The next statement fails with it instead, and the connection is discarded.
+    const lost = (e: Error) => { broken = e; };
+    client.on('error', lost);
     try {
       await client.query('BEGIN');
       const result = await this.tx.run(t, work);
@@ -72,7 +77,8 @@ export class PgDatabase {
       throw e;
     } finally {
       t.open = false;
-      // A connection that could not even roll back (the server went away) is discarded, not reused.
+      client.removeListener('error', lost);
+      // A connection that broke, or could not even roll back, is discarded, not reused.
       client.release(broken);
     }
   }

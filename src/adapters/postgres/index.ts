@@ -1,0 +1,69 @@
+// Everything a process keeps in PostgreSQL (SHORTS_DATABASE_URL), on one Pool: the state adapters, built on one
+// PgDatabase so a unit of work of one (chargeAndCreate) carries the writes of another (the request insert).
+import { createPool, PgDatabase } from './database.js';
+import { migratePostgres } from './migrations.js';
+import { PgAccounts } from './accounts.js';
+import { PgIdempotencyStore } from './idempotency.js';
+import { PgLeaseStore } from './lease-store.js';
+import { PgRateLimits } from './rate-limits.js';
+import { PgRequestStore } from './request-store.js';
+import { PgWebhookDeliveries } from './webhook-deliveries.js';
+
+export interface PostgresStateOptions {
+  /** This process's scratch data dir (the request store's `dataDir`: job folders, caches). */
+  dataDir: string;
+  /** Brings the schema up to date first (default true; safe when several processes start at once). */
+  migrate?: boolean;
+  /**
+   * Hears connection errors outside any query (the server restarted, an idle connection dropped): the Pool
+   * reconnects on the next query. Default: one line on stderr per dropped connection.
+   */
+  onConnectionError?: (e: Error) => void;
+}
+
+export interface PostgresState {
+  db: PgDatabase;
+  requests: PgRequestStore;
+  accounts: PgAccounts;
+  leases: PgLeaseStore;
+  idempotency: PgIdempotencyStore;
+  webhookDeliveries: PgWebhookDeliveries;
+  /** The SQL counters, for deployments without Redis. */
+  rateLimits: PgRateLimits;
+  // Posts, connected accounts and automation rules (the pgposts branch) are built here too, on `db`.
+  ping(): Promise<string>;
+  /** Ends the Pool: call once, after the adapters' last use. */
+  close(): Promise<void>;
+}
+
+export async function createPostgresState(url: string, opts: PostgresStateOptions): Promise<PostgresState> {
+  const pool = createPool(url, opts.onConnectionError ?? ((e) => process.stderr.write(`PostgreSQL connection lost (${e.message}); the next query reconnects\n`)));
+  const db = new PgDatabase(pool);
+  try {
+    if (opts.migrate ?? true) await migratePostgres(pool);
+  } catch (e) {
+    await db.close().catch(() => {});
+    throw e;
+  }
+  return {
+    db,
+    requests: new PgRequestStore(db, opts.dataDir),
+    accounts: new PgAccounts(db),
+    leases: new PgLeaseStore(db),
+    idempotency: new PgIdempotencyStore(db),
+    webhookDeliveries: new PgWebhookDeliveries(db),
+    rateLimits: new PgRateLimits(db),
+    ping: () => db.ping(),
+    close: () => db.close(),
+  };
+}
+
+/** Where a URL points, for messages: host, port and database, never the password. */
+export function describeDatabaseUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}${u.port ? `:${u.port}` : ''}${u.pathname}`;
+  } catch {
+    return 'an unreadable URL';
+  }
+}
