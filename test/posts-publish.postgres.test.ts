@@ -6,10 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FsBlobStore } from '../src/adapters/fs/blob-store.js';
-import { PgLeaseStore } from '../src/adapters/postgres/lease-store.js';
-import { PgRequestStore } from '../src/adapters/postgres/request-store.js';
-import { createPostgresPostsPorts } from '../src/adapters/postgres/posts-ports.js';
-import type { PgDatabase } from '../src/adapters/postgres/database.js';
+import { createPostgresState, type PostgresState } from '../src/adapters/postgres/index.js';
 import type { PostObject } from '../src/api/types.js';
 import { LeaseKeeper } from '../src/engine/lease-keeper.js';
 import { createLocalMediaRunner } from '../src/media/local-runner.js';
@@ -19,7 +16,6 @@ import { createPublishing } from '../src/posts/publishing.js';
 import { startPostgres, type Postgres } from './helpers/engines.js';
 import { startFakePlatform, type FakeVideoSite } from './helpers/fake-platforms/index.js';
 import { PLATFORM_URL_SETTING } from './helpers/posts-fixture.js';
-import { postgresDatabase } from './helpers/postgres-harness.js';
 import { video } from './helpers/media.js';
 import { until } from './helpers/serve.js';
 
@@ -35,27 +31,25 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-/** One process's posts side on the shared database: its own Pool, lease owner and scheduler. */
-function processOn(db: PgDatabase, owner: string) {
-  const requests = new PgRequestStore(db, dir);
-  const ports = createPostgresPostsPorts(db, requests);
-  const accounts = new ConnectedAccounts(ports.connectedAccounts, { dataDir: dir });
-  const service = new PostsService(requests, ports.posts, accounts);
-  const leases = new LeaseKeeper(new PgLeaseStore(db), owner, 30_000);
+/** One process's posts side on the shared database (its own state: Pool, lease owner, scheduler), wired as the engine wires it. */
+async function processOn(url: string, owner: string) {
+  const state: PostgresState = await createPostgresState(url, { dataDir: dir });
+  const accounts = new ConnectedAccounts(state.connectedAccounts, { dataDir: dir });
+  const service = new PostsService(state.requests, state.posts, accounts);
+  const leases = new LeaseKeeper(state.leases, owner, 30_000);
   const env = { ...process.env, [PLATFORM_URL_SETTING.video_site]: site.url };
   const { scheduler } = createPublishing({
-    store: requests, blobs: new FsBlobStore(dir), posts: ports.posts, leases, media: createLocalMediaRunner(), accounts, scope: { kind: 'local' }, env,
+    store: state.requests, blobs: new FsBlobStore(dir), posts: state.posts, leases, media: createLocalMediaRunner(), accounts, scope: { kind: 'local' }, env,
     tuning: { intervalMs: 20 },
   });
-  return { requests, service, scheduler, leases, posts: ports.posts };
+  return { state, requests: state.requests, service, scheduler, leases, posts: state.posts };
 }
 
 describe('publishing on PostgreSQL', () => {
   it('two processes publishing the same due posts at once: each post reaches the platform once and is published once', async () => {
     copyFileSync(video({ duration: 2, width: 360, height: 640 }), path.join(dir, 'clip.mp4'));
-    const d = await postgresDatabase(server);
-    const a = processOn(d.db, 'process-a');
-    const b = processOn(d.another(), 'process-b');
+    const url = await server.createDatabase('publish');
+    const [a, b] = await Promise.all([processOn(url, 'process-a'), processOn(url, 'process-b')]);
     try {
       const requestId = randomUUID().replace(/-/g, '').slice(0, 24);
       // Six clips (one file): posts of one clip would rightly share one upload (issue 23), posts of six must be six.
@@ -82,7 +76,7 @@ describe('publishing on PostgreSQL', () => {
     } finally {
       await Promise.all([a.scheduler.stop(), b.scheduler.stop()]);
       await Promise.all([a.leases.releaseAll(), b.leases.releaseAll()]);
-      await d.close();
+      await Promise.all([a.state.close(), b.state.close()]);
     }
   }, 90_000);
 });
