@@ -8,6 +8,7 @@ import { PgLeaseStore } from './lease-store.js';
 import { PgRateLimits } from './rate-limits.js';
 import { PgRequestStore } from './request-store.js';
 import { PgWebhookDeliveries } from './webhook-deliveries.js';
+import { createPostgresPostsPorts, type PostgresPostsPorts } from './posts-ports.js';
 
 export interface PostgresStateOptions {
   /** This process's scratch data dir (the request store's `dataDir`: job folders, caches). */
@@ -21,7 +22,7 @@ export interface PostgresStateOptions {
   onConnectionError?: (e: Error) => void;
 }
 
-export interface PostgresState {
+export interface PostgresState extends PostgresPostsPorts {
   db: PgDatabase;
   requests: PgRequestStore;
   accounts: PgAccounts;
@@ -30,7 +31,6 @@ export interface PostgresState {
   webhookDeliveries: PgWebhookDeliveries;
   /** The SQL counters, for deployments without Redis. */
   rateLimits: PgRateLimits;
-  // Posts, connected accounts and automation rules (the pgposts branch) are built here too, on `db`.
   ping(): Promise<string>;
   /** Ends the Pool: call once, after the adapters' last use. */
   close(): Promise<void>;
@@ -43,9 +43,12 @@ export interface PostgresState {
 export function createPostgresState(url: string, opts: PostgresStateOptions): PostgresState {
   const pool = createPool(url, opts.onConnectionError ?? ((e) => process.stderr.write(`PostgreSQL connection lost (${e.message}); the next query reconnects\n`)));
   const db = new PgDatabase(pool, opts.migrate ?? true ? migratePostgres : undefined);
+  const requests = new PgRequestStore(db, opts.dataDir);
   return {
     db,
-    requests: new PgRequestStore(db, opts.dataDir),
+    requests,
+    // Posts, connected accounts and automation rules: `posts`, `connectedAccounts`, `automationRules`.
+    ...createPostgresPostsPorts(db, requests),
     accounts: new PgAccounts(db),
     leases: new PgLeaseStore(db),
     idempotency: new PgIdempotencyStore(db),
