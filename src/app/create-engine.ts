@@ -29,6 +29,8 @@ import { AccountStore } from '../service/accounts.js';
 import { Service, type CreditLedger, type ServiceOptions } from '../service/service.js';
 import { checkReadiness, type ReadinessCheck } from './readiness.js';
 import { openStateAdapters } from './state-adapters.js';
+import { setting } from '../settings.js';
+import { SecretKeyError } from '../posts/secret-key.js';
 
 export interface EngineSettings {
   /** All local state: the SQLite store and, in the data dir adapter, the blobs. */
@@ -88,6 +90,11 @@ export function createEngine(settings: EngineSettings): Engine {
   const log = settings.log ?? (() => {});
   const state = openStateAdapters(dataDir, log);
   const { store } = state;
+  // Tokens saved by one process are read by others: a key generated into one data dir would lock them out.
+  if (state.distributed && setting('SHORTS_SECRET_KEY') === undefined) {
+    void state.close();
+    throw new SecretKeyError('SHORTS_SECRET_KEY must be set when SHORTS_DATABASE_URL is: every process of the deployment encrypts and reads connected accounts\' tokens with that one key (e.g. `openssl rand -hex 32`)');
+  }
   const metrics = new EngineMetrics();
   // Readiness: one probe per engine (the state's and the queue's; the blob store adds its own).
   const probes = [...state.probes];
