@@ -5,7 +5,6 @@
 // BullMQ) is chosen in this file and nowhere else. Parts a command may not need (the orchestrator, the
 // worker, the scheduler) are built when asked for: a `shorts list` pays only for opening the store.
 import path from 'node:path';
-import { FsBlobStore } from '../adapters/fs/blob-store.js';
 import { SqliteAccounts } from '../adapters/sqlite/accounts.js';
 import { SqliteIdempotencyStore } from '../adapters/sqlite/idempotency.js';
 import { SqliteJobQueue } from '../adapters/sqlite/job-queue.js';
@@ -29,6 +28,7 @@ import { createLocalMediaRunner } from '../media/local-runner.js';
 import { createFaceDetector, type FaceDetector } from '../pipeline/reframe/faces.js';
 import { createTranscriber } from '../pipeline/transcribe/transcribe.js';
 import type { BlobStore } from '../ports/blob-store.js';
+import { blobStoreFromSettings } from './blob-store-from-settings.js';
 import type { IdempotencyStore } from '../ports/idempotency.js';
 import type { JobQueue } from '../ports/job-queue.js';
 import type { MediaRunner } from '../ports/media-runner.js';
@@ -124,7 +124,7 @@ export function createEngine(settings: EngineSettings): Engine {
   const leases = new LeaseKeeper(new SqliteLeaseStore(store.db));
   const queue = new SqliteJobQueue(store.db);
   metrics.watchQueues(queue, WORKER_QUEUES);
-  const blobs = new FsBlobStore(dataDir);
+  const blobs = blobStoreFromSettings(dataDir);
   // One runner for every child process of the jobs (counted, capped, cancelled with each job).
   const media = settings.media ?? createLocalMediaRunner();
   // Made once; its model loads on the first face looked for.
