@@ -17,6 +17,7 @@ import type { ShortRecord } from '../src/ports/request-store.js';
 import { AccountStore } from '../src/service/accounts.js';
 import { Service } from '../src/service/service.js';
 import { blobStoreConformance } from './conformance/blob-store.js';
+import { cliEnv, runCli } from './helpers/cli.js';
 import { asS3Does, freePort, startS3, type S3 } from './helpers/engines.js';
 
 let s3: S3;
@@ -76,7 +77,7 @@ describe('S3 blob store: links, large objects, retries', () => {
     expect(part.headers.get('content-range')).toBe(`bytes 1000-1999/${bytes.length}`);
     expect(Buffer.from(await part.arrayBuffer()).equals(bytes.subarray(1000, 2000))).toBe(true);
 
-    store.destroy();
+    await store.destroy();
   });
 
   it('a presigned link stops working after its lifetime', async () => {
@@ -95,7 +96,7 @@ describe('S3 blob store: links, large objects, retries', () => {
     expect(await late.text()).toMatch(/expired/i);
     expect((await fetch(longer)).status).toBe(200);
     await expect(store.url('cover.jpg', { expiresInSec: 8 * 24 * 3600 })).rejects.toThrow(/7 days/);
-    store.destroy();
+    await store.destroy();
   });
 
   it('a file larger than a part goes up as a multipart upload and comes back whole, ranges across parts included', async () => {
@@ -120,7 +121,7 @@ describe('S3 blob store: links, large objects, retries', () => {
     const { Readable } = await import('node:stream');
     await store.put('jobs/big/streamed.bin', Readable.from([bytes.subarray(0, 7_000_000), bytes.subarray(7_000_000)]));
     expect((await store.get('jobs/big/streamed.bin')).equals(bytes)).toBe(true);
-    store.destroy();
+    await store.destroy();
   });
 
   it('withLocalFile downloads once and reuses the copy until the object changes; a moved file becomes the copy', async () => {
@@ -144,8 +145,8 @@ describe('S3 blob store: links, large objects, retries', () => {
     expect(existsSync(first)).toBe(false);
     await store.deletePrefix('jobs/r2');
     expect(await store.stat(key)).toBeNull();
-    other.destroy();
-    store.destroy();
+    await other.destroy();
+    await store.destroy();
   });
 
   it('deletePrefix removes more than one page (1000 keys) of objects', async () => {
@@ -157,7 +158,7 @@ describe('S3 blob store: links, large objects, retries', () => {
     expect(await store.stat(keys[0]!)).toBeNull();
     expect(await store.stat(keys[1004]!)).toBeNull();
     expect(await store.stat('jobs/many-other/keep.json')).not.toBeNull();
-    store.destroy();
+    await store.destroy();
   });
 
   it('an operation made while the store is down succeeds once it is back (the SDK retries)', async () => {
@@ -187,7 +188,7 @@ describe('S3 blob store: links, large objects, retries', () => {
     await put;
     expect((await get).toString()).toBe('{"a":1}');
     expect((await store.get('during.bin')).equals(bytes)).toBe(true);
-    store.destroy();
+    await store.destroy();
     await server.close();
   });
 });
@@ -200,7 +201,7 @@ describe('choosing the blob store from the settings', () => {
     await store.put('a.json', '{}');
     expect((await store.get('a.json')).toString()).toBe('{}');
     expect(new URL(await store.url('a.json')).searchParams.get('X-Amz-Expires')).toBe('120');
-    (store as S3BlobStore).destroy();
+    await (store as S3BlobStore).destroy();
   });
 
   it('a setting that cannot work is an error naming it', () => {
@@ -210,6 +211,15 @@ describe('choosing the blob store from the settings', () => {
     expect(bad({ SHORTS_STORAGE_URL: 's3://bucket/x', SHORTS_S3_FORCE_PATH_STYLE: 'maybe' })).toThrow(/SHORTS_S3_FORCE_PATH_STYLE/);
     expect(bad({ SHORTS_STORAGE_URL: 's3://bucket/x', SHORTS_S3_ENDPOINT: '127.0.0.1:9000' })).toThrow(/SHORTS_S3_ENDPOINT/);
     expect(bad({ SHORTS_STORAGE_URL: 's3://bucket/x', SHORTS_MEDIA_TTL: String(30 * 24 * 3600) })).toThrow(/SHORTS_MEDIA_TTL/);
+  });
+
+  it('a bad SHORTS_STORAGE_URL stops serve and the CLI at start, naming the variable', async () => {
+    const served = await runCli(['serve', '--port', '0'], cliEnv({ SHORTS_STORAGE_URL: 'https://bucket.example.com/x' }));
+    expect(served.code).toBe(1);
+    expect(served.stderr).toMatch(/SHORTS_STORAGE_URL must be s3:\/\/BUCKET/);
+    const listed = await runCli(['list'], cliEnv({ SHORTS_STORAGE_URL: 's3://bucket/x', SHORTS_S3_FORCE_PATH_STYLE: 'perhaps' }));
+    expect(listed.code).toBe(1);
+    expect(listed.stderr).toMatch(/SHORTS_S3_FORCE_PATH_STYLE/);
   });
 
   it("with S3, a clip's video_url and thumbnail_url are presigned links to the bucket, not the server's own links", async () => {
@@ -249,7 +259,7 @@ describe('choosing the blob store from the settings', () => {
     const l = await local.short(account, requestId, shortId);
     expect(l.video_url).toBe(`http://serve.invalid/media/${shortId}.mp4`);
     expect(l.thumbnail_url).toBe(`http://serve.invalid/media/${shortId}.jpg`);
-    blobs.destroy();
+    await blobs.destroy();
     await store.close();
   });
 });

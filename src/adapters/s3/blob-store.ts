@@ -11,12 +11,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import {
-  DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsCommand, S3Client,
-  type GetObjectCommandOutput, type S3ClientConfig,
-} from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { GetObjectCommandOutput, S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import { BlobNotFoundError, checkBlobKey, type BlobRange, type BlobReader, type BlobStat, type BlobStore, type BlobUrlOptions } from '../../ports/blob-store.js';
 
 export interface S3BlobStoreOptions {
@@ -57,6 +52,14 @@ const CONTENT_TYPES: Record<string, string> = {
   '.m4a': 'audio/mp4', '.mp3': 'audio/mpeg', '.webm': 'video/webm', '.mkv': 'video/x-matroska', '.mov': 'video/quicktime',
 };
 
+/** The AWS SDK, loaded on first use: it takes seconds to import, which no command on the data dir should pay. */
+interface Sdk {
+  s3: typeof import('@aws-sdk/client-s3');
+  storage: typeof import('@aws-sdk/lib-storage');
+  presigner: typeof import('@aws-sdk/s3-request-presigner');
+  client: S3Client;
+}
+
 /** The version of an object a reader or a cached copy belongs to. */
 interface Version { etag: string | undefined; versionId: string | undefined }
 
@@ -65,7 +68,8 @@ export class S3BlobStore implements BlobStore {
   readonly sharedLinks = true;
   readonly bucket: string;
   readonly prefix: string;
-  private readonly client: S3Client;
+  private readonly config: S3ClientConfig;
+  private sdkLoaded: Promise<Sdk> | undefined;
   private readonly cacheDir: string;
   private readonly linkTtlSec: number;
   private readonly partSize: number;
@@ -80,14 +84,20 @@ export class S3BlobStore implements BlobStore {
     this.cacheDir = path.resolve(opts.cacheDir);
     this.linkTtlSec = checkLinkTtl(opts.linkTtlSec ?? 24 * 3600);
     this.partSize = Math.max(MIN_PART_SIZE, opts.partSize ?? DEFAULT_PART_SIZE);
-    const config: S3ClientConfig = {
+    this.config = {
       endpoint: opts.endpoint,
       forcePathStyle: opts.forcePathStyle,
       // Undefined lets the SDK read AWS_MAX_ATTEMPTS or the profile's max_attempts (its own default is 3 tries,
       // too few to ride out a store restarting); the operator's value wins.
       maxAttempts: opts.maxAttempts ?? (process.env.AWS_MAX_ATTEMPTS ? undefined : 10),
     };
-    this.client = new S3Client(config);
+  }
+
+  private sdk(): Promise<Sdk> {
+    return (this.sdkLoaded ??= (async () => {
+      const [s3, storage, presigner] = await Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/lib-storage'), import('@aws-sdk/s3-request-presigner')]);
+      return { s3, storage, presigner, client: new s3.S3Client(this.config) };
+    })());
   }
 
   /** The object key of a blob key (validated). */
@@ -185,21 +195,24 @@ export class S3BlobStore implements BlobStore {
   }
 
   async delete(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+    const Key = this.objectKey(key);
+    const { s3, client } = await this.sdk();
+    await client.send(new s3.DeleteObjectCommand({ Bucket: this.bucket, Key }));
     await this.pruneCopies(key, null);
   }
 
   async deletePrefix(prefix: string): Promise<void> {
     const clean = prefix.replace(/\/+$/, '');
     const listed = `${this.objectKey(clean)}/`;
+    const { s3, client } = await this.sdk();
     // ListObjects (v1) pages by the last key seen, which every S3-compatible store implements; some cannot
     // make ListObjectsV2's continuation tokens (s3rver's need DES, which Node's OpenSSL 3 no longer has).
     let marker: string | undefined;
     for (;;) {
-      const page = await this.client.send(new ListObjectsCommand({ Bucket: this.bucket, Prefix: listed, Marker: marker, MaxKeys: DELETE_BATCH }));
+      const page = await client.send(new s3.ListObjectsCommand({ Bucket: this.bucket, Prefix: listed, Marker: marker, MaxKeys: DELETE_BATCH }));
       const keys = (page.Contents ?? []).flatMap((o) => (o.Key ? [{ Key: o.Key }] : []));
       if (keys.length > 0) {
-        const out = await this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: keys, Quiet: true } }));
+        const out = await client.send(new s3.DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: keys, Quiet: true } }));
         const failed = out.Errors ?? [];
         if (failed.length > 0) throw new Error(`S3 could not delete ${failed.length} objects under ${listed} (first: ${failed[0]!.Key}: ${failed[0]!.Code} ${failed[0]!.Message ?? ''})`);
       }
@@ -212,20 +225,22 @@ export class S3BlobStore implements BlobStore {
   async url(key: string, opts: BlobUrlOptions = {}): Promise<string> {
     const Key = this.objectKey(key);
     const expiresIn = checkLinkTtl(opts.expiresInSec ?? this.linkTtlSec);
-    return getSignedUrl(this.client, new GetObjectCommand({ Bucket: this.bucket, Key }), { expiresIn });
+    const { s3, presigner, client } = await this.sdk();
+    return presigner.getSignedUrl(client, new s3.GetObjectCommand({ Bucket: this.bucket, Key }), { expiresIn });
   }
 
   /** Closes the client's connections (a process that ends its engine). */
-  destroy(): void {
-    this.client.destroy();
+  async destroy(): Promise<void> {
+    (await this.sdkLoaded)?.client.destroy();
   }
 
   /** Stores a body under a key through lib-storage (one PUT or a multipart upload); the new object's ETag. */
   private async upload(key: string, body: Buffer | string | Readable, size?: number): Promise<string | undefined> {
     const Key = this.objectKey(key);
     const partSize = size === undefined ? this.partSize : Math.max(this.partSize, Math.ceil(size / MAX_PARTS));
-    const upload = new Upload({
-      client: this.client,
+    const { storage, client } = await this.sdk();
+    const upload = new storage.Upload({
+      client,
       params: { Bucket: this.bucket, Key, Body: body, ContentType: CONTENT_TYPES[path.posix.extname(key).toLowerCase()] ?? 'application/octet-stream' },
       partSize, queueSize: UPLOAD_QUEUE, leavePartsOnError: false,
     });
@@ -235,8 +250,9 @@ export class S3BlobStore implements BlobStore {
 
   private async getObject(key: string, extra: { Range?: string; IfMatch?: string; VersionId?: string } = {}, signal?: AbortSignal): Promise<GetObjectCommandOutput> {
     const Key = this.objectKey(key);
+    const { s3, client } = await this.sdk();
     try {
-      return await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key, ...extra }), { abortSignal: signal });
+      return await client.send(new s3.GetObjectCommand({ Bucket: this.bucket, Key, ...extra }), { abortSignal: signal });
     } catch (e) {
       throw isMissing(e) ? new BlobNotFoundError(key) : e;
     }
@@ -262,8 +278,9 @@ export class S3BlobStore implements BlobStore {
   }
 
   private async head(objectKey: string): Promise<{ stat: BlobStat; etag: string | undefined } | null> {
+    const { s3, client } = await this.sdk();
     try {
-      const out = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: objectKey }));
+      const out = await client.send(new s3.HeadObjectCommand({ Bucket: this.bucket, Key: objectKey }));
       return { stat: statOf(out), etag: out.ETag };
     } catch (e) {
       if (isMissing(e)) return null;
