@@ -17,7 +17,7 @@ import type { ShortRecord } from '../src/ports/request-store.js';
 import { AccountStore } from '../src/service/accounts.js';
 import { Service } from '../src/service/service.js';
 import { blobStoreConformance } from './conformance/blob-store.js';
-import { cliEnv, runCli } from './helpers/cli.js';
+import { SAMPLE, cliEnv, runCli } from './helpers/cli.js';
 import { asS3Does, freePort, startS3, type S3 } from './helpers/engines.js';
 
 let s3: S3;
@@ -261,5 +261,30 @@ describe('choosing the blob store from the settings', () => {
     expect(l.thumbnail_url).toBe(`http://serve.invalid/media/${shortId}.jpg`);
     await blobs.destroy();
     await store.close();
+  });
+});
+
+describe('a whole local request with SHORTS_STORAGE_URL', () => {
+  it('renders into the bucket and `create --out` downloads the clip and cover through their presigned links', async () => {
+    const env = cliEnv({ SHORTS_STORAGE_URL: `s3://${bucket}/e2e`, SHORTS_S3_ENDPOINT: s3.endpoint, SHORTS_S3_FORCE_PATH_STYLE: '1' });
+    const out = path.join(env.SHORTS_DATA_DIR!, 'out');
+    const r = await runCli(['create', '--file', SAMPLE, '--start', '0', '--end', '60', '--max-shorts', '1', '--out', out], env);
+    expect(r.code, r.stderr).toBe(0);
+    const detail = JSON.parse(readFileSync(path.join(out, 'request.json'), 'utf8')) as { _id: string; shorts: { video_url: string; thumbnail_url?: string; error: boolean }[] };
+    const clip = detail.shorts.find((c) => !c.error)!;
+    const { fileURLToPath } = await import('node:url');
+    const local = readFileSync(fileURLToPath(clip.video_url));
+    // The bytes the user got are the object in the bucket, under the request's keys.
+    const store = s3Store({ prefix: 'e2e' });
+    const { S3Client, ListObjectsCommand } = await import('@aws-sdk/client-s3');
+    const client = new S3Client({ endpoint: s3.endpoint, forcePathStyle: true });
+    const listed = await client.send(new ListObjectsCommand({ Bucket: bucket, Prefix: `e2e/jobs/${detail._id}/clips/` }));
+    client.destroy();
+    const keys = (listed.Contents ?? []).map((o) => o.Key!.slice('e2e/'.length));
+    const mp4 = keys.find((k) => k.endsWith('.mp4'))!;
+    expect(keys).toContain(mp4.replace(/\.mp4$/, '.jpg'));
+    expect((await store.get(mp4)).equals(local)).toBe(true);
+    expect(readFileSync(fileURLToPath(clip.thumbnail_url!)).equals(await store.get(mp4.replace(/\.mp4$/, '.jpg')))).toBe(true);
+    await store.destroy();
   });
 });
