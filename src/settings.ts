@@ -134,7 +134,7 @@ export const SETTINGS = {
   },
   SHORTS_STORAGE_URL: {
     default: 'none (the data dir)',
-    meaning: '`s3://BUCKET/PREFIX`: sources, checkpoints, transcripts, clips and covers are objects under `PREFIX/` in an S3 bucket (multipart uploads for large files), and `video_url`/`thumbnail_url` are presigned GET links straight to the bucket living `SHORTS_MEDIA_TTL` (at most 7 days). Credentials and region come from the AWS SDK\'s standard chain (`AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`, `AWS_REGION`, `AWS_PROFILE`, SSO, instance roles); failed requests are retried (`AWS_MAX_ATTEMPTS`, default 10 tries). The data dir then only keeps a cache of downloaded copies (`cache/blobs`) that may be deleted at any time.',
+    meaning: '`s3://BUCKET/PREFIX`: the blob store (clips, covers, a job\'s checkpoints and captions) is the objects under `PREFIX/` in an S3 bucket (multipart uploads for large files), and `video_url`/`thumbnail_url` are presigned GET links straight to the bucket living `SHORTS_MEDIA_TTL` (at most 7 days). Credentials and region come from the AWS SDK\'s standard chain (`AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`, `AWS_REGION`, `AWS_PROFILE`, SSO, instance roles); failed requests are retried (`AWS_MAX_ATTEMPTS`, default 10 tries). The data dir then only keeps a cache of downloaded copies (`cache/blobs`) that may be deleted at any time.',
   },
   SHORTS_S3_ENDPOINT: {
     default: 'AWS S3',
