@@ -13,6 +13,7 @@ import { FsBlobStore } from '../src/adapters/fs/blob-store.js';
 import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
 import { SqliteAccounts } from '../src/adapters/sqlite/accounts.js';
 import { blobStoreFromSettings } from '../src/app/blob-store-from-settings.js';
+import { createEngine } from '../src/app/create-engine.js';
 import type { ShortRecord } from '../src/ports/request-store.js';
 import { AccountStore } from '../src/service/accounts.js';
 import { Service } from '../src/service/service.js';
@@ -211,6 +212,24 @@ describe('choosing the blob store from the settings', () => {
     expect(bad({ SHORTS_STORAGE_URL: 's3://bucket/x', SHORTS_S3_FORCE_PATH_STYLE: 'maybe' })).toThrow(/SHORTS_S3_FORCE_PATH_STYLE/);
     expect(bad({ SHORTS_STORAGE_URL: 's3://bucket/x', SHORTS_S3_ENDPOINT: '127.0.0.1:9000' })).toThrow(/SHORTS_S3_ENDPOINT/);
     expect(bad({ SHORTS_STORAGE_URL: 's3://bucket/x', SHORTS_MEDIA_TTL: String(30 * 24 * 3600) })).toThrow(/SHORTS_MEDIA_TTL/);
+  });
+
+  it("an engine on S3 reports the bucket in its readiness, and a bucket it cannot use as not ready", async () => {
+    const dataDir = mkdtempSync(path.join(scratch, 'engine-'));
+    const readiness = async (url: string) => {
+      const saved = { SHORTS_STORAGE_URL: process.env.SHORTS_STORAGE_URL, SHORTS_S3_ENDPOINT: process.env.SHORTS_S3_ENDPOINT, SHORTS_S3_FORCE_PATH_STYLE: process.env.SHORTS_S3_FORCE_PATH_STYLE };
+      Object.assign(process.env, { SHORTS_STORAGE_URL: url, SHORTS_S3_ENDPOINT: s3.endpoint, SHORTS_S3_FORCE_PATH_STYLE: '1' });
+      try {
+        const engine = createEngine({ dataDir });
+        const checks = await engine.readiness();
+        await engine.close();
+        return checks.find((c) => c.name === 'blobs');
+      } finally {
+        for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
+      }
+    };
+    expect(await readiness(`s3://${bucket}/ready`)).toMatchObject({ ok: true, detail: `bucket ${bucket} reachable` });
+    expect(await readiness('s3://no-such-bucket-here/ready')).toMatchObject({ ok: false });
   });
 
   it('a bad SHORTS_STORAGE_URL stops serve and the CLI at start, naming the variable', async () => {

@@ -29,6 +29,7 @@ import { createFaceDetector, type FaceDetector } from '../pipeline/reframe/faces
 import { createTranscriber } from '../pipeline/transcribe/transcribe.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import { blobStoreFromSettings } from './blob-store-from-settings.js';
+import { S3BlobStore } from '../adapters/s3/blob-store.js';
 import type { IdempotencyStore } from '../ports/idempotency.js';
 import type { JobQueue } from '../ports/job-queue.js';
 import type { MediaRunner } from '../ports/media-runner.js';
@@ -125,6 +126,7 @@ export function createEngine(settings: EngineSettings): Engine {
   const queue = new SqliteJobQueue(store.db);
   metrics.watchQueues(queue, WORKER_QUEUES);
   const blobs = blobStoreFromSettings(dataDir);
+  if (blobs instanceof S3BlobStore) probes.push({ name: 'blobs', check: () => blobs.ping() });
   // One runner for every child process of the jobs (counted, capped, cancelled with each job).
   const media = settings.media ?? createLocalMediaRunner();
   // Made once; its model loads on the first face looked for.

@@ -229,6 +229,13 @@ export class S3BlobStore implements BlobStore {
     return presigner.getSignedUrl(client, new s3.GetObjectCommand({ Bucket: this.bucket, Key }), { expiresIn });
   }
 
+  /** Readiness (/readyz): the bucket answers and these credentials may use it. */
+  async ping(): Promise<string> {
+    const { s3, client } = await this.sdk();
+    await client.send(new s3.HeadBucketCommand({ Bucket: this.bucket }));
+    return `bucket ${this.bucket} reachable`;
+  }
+
   /** Closes the client's connections (a process that ends its engine). */
   async destroy(): Promise<void> {
     (await this.sdkLoaded)?.client.destroy();
