@@ -20,6 +20,10 @@ export const SETTINGS = {
     default: '`SHORTS_DATA_DIR`',
     meaning: 'Where `shorts config` keeps the saved remote and API key (mode 0600).',
   },
+  SHORTS_DATABASE_URL: {
+    default: 'none (the SQLite store in the data dir)',
+    meaning: 'A `postgresql://user:password@host:port/database` URL: all state (requests, clips, accounts, keys, the credit ledger, posts, automation, leases, idempotency keys, webhook deliveries and, without Redis, the rate-limit counters) lives in that PostgreSQL database, shared by every process given the same URL; the data dir is then only a scratch cache. `shorts db migrate` creates or upgrades its schema (any process also does on start; several at once migrate once). Standard `PG*` variables and `?sslmode=` in the URL apply as in node-postgres.',
+  },
   SHORTS_WHISPER_MODEL: {
     default: '`tiny.en`',
     meaning: 'A whisper.cpp ggml model: a file path, or a model name (`tiny.en`, `base.en`, `small`, ... with optional `-q5_1`/`-q8_0`) downloaded on first use into the data dir.',
@@ -128,6 +132,18 @@ export const SETTINGS = {
     default: '86400',
     meaning: 'Lifetime of media links in seconds.',
   },
+  SHORTS_STORAGE_URL: {
+    default: 'none (the data dir)',
+    meaning: '`s3://BUCKET/PREFIX`: the blob store (clips, covers, a job\'s checkpoints and captions) is the objects under `PREFIX/` in an S3 bucket (multipart uploads for large files), and `video_url`/`thumbnail_url` are presigned GET links straight to the bucket living `SHORTS_MEDIA_TTL` (at most 7 days). Credentials and region come from the AWS SDK\'s standard chain (`AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`, `AWS_REGION`, `AWS_PROFILE`, SSO, instance roles); failed requests are retried (`AWS_MAX_ATTEMPTS`, default 10 tries). The data dir then only keeps a cache of downloaded copies (`cache/blobs`) that may be deleted at any time.',
+  },
+  SHORTS_S3_ENDPOINT: {
+    default: 'AWS S3',
+    meaning: 'The endpoint of an S3-compatible store (MinIO, Ceph, R2, ...), e.g. `http://127.0.0.1:9000`.',
+  },
+  SHORTS_S3_FORCE_PATH_STYLE: {
+    default: 'off',
+    meaning: '`1`: path-style requests (`ENDPOINT/BUCKET/KEY`) instead of `BUCKET.ENDPOINT`; most S3-compatible stores need it.',
+  },
   SHORTS_WORKERS: {
     default: '1 (one job already uses every core)',
     meaning: 'Jobs `serve` runs at once (0: none, an API-only process beside `shorts worker`s); `--workers` wins.',
@@ -136,13 +152,21 @@ export const SETTINGS = {
     default: '30',
     meaning: 'Seconds a process\'s hold on a request, re-render, post or batch folder lasts without a heartbeat (renewed every third of it). Another `serve`, runner or `shorts wait` on the same data dir takes over work whose holder was killed only after this long; a clean stop hands it over at once.',
   },
+  SHORTS_REDIS_URL: {
+    default: 'none (the counters live in the SQLite store)',
+    meaning: 'BullMQ on Redis for the queues and Redis for the counters API processes share (rate limits); optional. `redis://[:password@]host:port[/db]` (`rediss://` for TLS).',
+  },
+  SHORTS_METRICS_TOKEN: {
+    default: 'none (`/metrics` answers loopback callers only)',
+    meaning: 'Bearer token that `GET /metrics` (Prometheus text format) requires; set, any host presenting `Authorization: Bearer <token>` may read it. Unset, only callers on loopback without a proxy\'s forwarding header may: behind a reverse proxy on the same machine, set a token.',
+  },
   SHORTS_DEBUG: {
     default: 'off',
     meaning: '`1`: the CLI prints stack traces of internal errors.',
   },
   SHORTS_SECRET_KEY: {
     default: 'generated on first use into `<data dir>/secret.key` (mode 0600): back that file up',
-    meaning: 'The 32-byte key (64 hex digits or base64) that encrypts connected accounts\' platform tokens at rest. Without the key they were written with, saved tokens cannot be read and every account must be connected again.',
+    meaning: 'The 32-byte key (64 hex digits or base64) that encrypts connected accounts\' platform tokens at rest. Without the key they were written with, saved tokens cannot be read and every account must be connected again. Required with `SHORTS_DATABASE_URL`: every process of a deployment must use the same key.',
   },
   SHORTS_OAUTH_VIDEO_SITE_CLIENT_ID: {
     default: 'none (`shorts accounts connect video_site` refused; `accounts add` with tokens still works)',

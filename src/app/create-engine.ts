@@ -4,20 +4,10 @@
 // `batch`, `shorts mcp`, `posts run`) and `shorts keys` all start here, so a new adapter (PostgreSQL, S3,
 // BullMQ) is chosen in this file and nowhere else. Parts a command may not need (the orchestrator, the
 // worker, the scheduler) are built when asked for: a `shorts list` pays only for opening the store.
-import path from 'node:path';
-import { FsBlobStore } from '../adapters/fs/blob-store.js';
-import { SqliteAccounts } from '../adapters/sqlite/accounts.js';
-import { SqliteIdempotencyStore } from '../adapters/sqlite/idempotency.js';
-import { SqliteJobQueue } from '../adapters/sqlite/job-queue.js';
-import { SqliteLeaseStore } from '../adapters/sqlite/lease-store.js';
-import { SqliteRateLimits } from '../adapters/sqlite/rate-limits.js';
-import { SqliteWebhookDeliveries } from '../adapters/sqlite/webhook-deliveries.js';
-import { SqliteRequestStore } from '../adapters/sqlite/request-store.js';
-import { SqlitePostStore } from '../adapters/sqlite/post-store.js';
-import { SqliteConnectedAccountsStore } from '../adapters/sqlite/connected-accounts-store.js';
-import { SqliteAutomationRules } from '../adapters/sqlite/automation-rules.js';
-import type { RequestRecord } from '../ports/request-store.js';
+import type { RequestRecord, RequestStore } from '../ports/request-store.js';
 import { LeaseKeeper } from '../engine/lease-keeper.js';
+import { LEGACY_QUEUES, STAGE_QUEUES } from '../engine/jobs.js';
+import { EngineMetrics } from '../engine/metrics.js';
 import { Orchestrator, type OrchestratorDeps } from '../engine/orchestrator.js';
 import { renderSettingsFromEnv } from '../engine/render-settings.js';
 import { Worker } from '../engine/worker.js';
@@ -25,6 +15,8 @@ import { createLocalMediaRunner } from '../media/local-runner.js';
 import { createFaceDetector, type FaceDetector } from '../pipeline/reframe/faces.js';
 import { createTranscriber } from '../pipeline/transcribe/transcribe.js';
 import type { BlobStore } from '../ports/blob-store.js';
+import { blobStoreFromSettings } from './blob-store-from-settings.js';
+import { S3BlobStore } from '../adapters/s3/blob-store.js';
 import type { IdempotencyStore } from '../ports/idempotency.js';
 import type { JobQueue } from '../ports/job-queue.js';
 import type { MediaRunner } from '../ports/media-runner.js';
@@ -35,7 +27,11 @@ import { ConnectedAccounts } from '../posts/connected-accounts.js';
 import { PostsService } from '../posts/posts-service.js';
 import { createPublishing, type PublishingOptions } from '../posts/publishing.js';
 import { AccountStore } from '../service/accounts.js';
-import { Service, type ServiceOptions } from '../service/service.js';
+import { Service, type CreditLedger, type ServiceOptions } from '../service/service.js';
+import { checkReadiness, type ReadinessCheck } from './readiness.js';
+import { openStateAdapters } from './state-adapters.js';
+import { setting } from '../settings.js';
+import { SecretKeyError } from '../posts/secret-key.js';
 
 export interface EngineSettings {
   /** All local state: the SQLite store and, in the data dir adapter, the blobs. */
@@ -57,8 +53,10 @@ export type OrchestratorOptions = Pick<OrchestratorDeps, 'blurPreference' | 'che
 
 export interface Engine {
   readonly dataDir: string;
-  /** The request store (the SQLite adapter; the other SQLite ports share its connection). */
-  readonly store: SqliteRequestStore;
+  /** The request store (SQLite in the data dir, or PostgreSQL: src/app/state-adapters.ts). */
+  readonly store: RequestStore;
+  /** State shared through server engines (PostgreSQL): this process's data dir is only a scratch cache. */
+  readonly distributed: boolean;
   /** This process's leases: who runs a request, a re-render or a post (one owner id, one heartbeat). */
   readonly leases: LeaseKeeper;
   /** The job queue: API requests and re-renders for the workers (a create enqueues, a DELETE cancels). */
@@ -75,6 +73,10 @@ export interface Engine {
   readonly connectedAccounts: ConnectedAccounts;
   readonly posts: PostsService;
   readonly automation: Automation;
+  /** This engine's Prometheus metrics (its own registry): stages, credits, HTTP answers, queue depths. */
+  readonly metrics: EngineMetrics;
+  /** One check per engine this one is built on (/readyz): the store, and each separate engine configured. */
+  readiness(): Promise<ReadinessCheck[]>;
   orchestrator(opts?: OrchestratorOptions): Orchestrator;
   /** The workers of `serve` and `shorts worker`: the stage queues' jobs (refunds of failed requests through the ledger). */
   worker(opts: { concurrency: number; queues?: readonly string[]; onFinished?: (r: RequestRecord) => Promise<void>; track?: (id: string, c: AbortController) => () => void } & OrchestratorOptions): Worker;
@@ -87,25 +89,46 @@ export interface Engine {
 export function createEngine(settings: EngineSettings): Engine {
   const { dataDir } = settings;
   const log = settings.log ?? (() => {});
-  const store = new SqliteRequestStore(path.join(dataDir, 'shorts.db'));
-  // One SQLite connection for the store and these ports: a creation's insert and its charge share a transaction.
-  const accounts = new AccountStore(new SqliteAccounts(store.db));
-  const leases = new LeaseKeeper(new SqliteLeaseStore(store.db));
-  const queue = new SqliteJobQueue(store.db);
-  const blobs = new FsBlobStore(dataDir);
+  const state = openStateAdapters(dataDir, log);
+  const { store } = state;
+  // Tokens saved by one process are read by others: a key generated into one data dir would lock them out.
+  if (state.distributed && setting('SHORTS_SECRET_KEY') === undefined) {
+    void state.close();
+    throw new SecretKeyError('SHORTS_SECRET_KEY must be set when SHORTS_DATABASE_URL is: every process of the deployment encrypts and reads connected accounts\' tokens with that one key (e.g. `openssl rand -hex 32`)');
+  }
+  const metrics = new EngineMetrics();
+  // Readiness: one probe per engine (the state's and the queue's; the blob store adds its own).
+  const probes = [...state.probes];
+  const accounts = new AccountStore(state.accounts);
+  // Credits charged and refunded, counted as they happen (the metrics' only view of the ledger).
+  const ledger: CreditLedger = {
+    chargeAndCreate: async (accountId, requestId, create) => {
+      const made = await accounts.chargeAndCreate(accountId, requestId, create);
+      metrics.creditCharged();
+      return made;
+    },
+    refundCredit: async (requestId) => {
+      const refunded = await accounts.refundCredit(requestId);
+      if (refunded) metrics.creditRefunded();
+      return refunded;
+    },
+  };
+  const leases = new LeaseKeeper(state.leases);
+  const { queue } = state;
+  metrics.watchQueues(queue, [...STAGE_QUEUES, ...LEGACY_QUEUES]);
+  const blobs = blobStoreFromSettings(dataDir);
+  if (blobs instanceof S3BlobStore) probes.push({ name: 'blobs', check: () => blobs.ping() });
   // One runner for every child process of the jobs (counted, capped, cancelled with each job).
   const media = settings.media ?? createLocalMediaRunner();
   // Made once; its model loads on the first face looked for.
   const faces = createFaceDetector();
   // The posts, connected accounts and automation rules (issue 16) behind their ports, on the same connection.
-  const postStore = new SqlitePostStore(store.db);
-  const rules = new SqliteAutomationRules(store.db);
-  const service = new Service(store, { ...settings.service, blobs, media, queue, posts: postStore, ...(settings.apiAccounts ? { credits: accounts, preferences: accounts } : {}) });
+  const postStore = state.posts;
+  const rules = state.automationRules;
+  const service = new Service(store, { ...settings.service, blobs, media, queue, posts: postStore, ...(settings.apiAccounts ? { credits: ledger, preferences: accounts } : {}) });
   // One per engine: a token refresh in flight is joined by the routes, the scheduler and the clients alike.
-  const connectedAccounts = new ConnectedAccounts(new SqliteConnectedAccountsStore(store.db), { dataDir });
-  const rateLimits = new SqliteRateLimits(store.db);
-  const webhookDeliveries = new SqliteWebhookDeliveries(store.db);
-  const idempotency = new SqliteIdempotencyStore(store.db);
+  const connectedAccounts = new ConnectedAccounts(state.connectedAccounts, { dataDir });
+  const { rateLimits, webhookDeliveries, idempotency } = state;
   let posts: PostsService | undefined;
   let automation: Automation | undefined;
   let onScheduled: (() => void) | undefined;
@@ -115,17 +138,19 @@ export function createEngine(settings: EngineSettings): Engine {
   const orchestrator = (opts: OrchestratorOptions = {}) => new Orchestrator({
     store, blobs, media, faces, dataDir, render: renderSettingsFromEnv(),
     transcriber: createTranscriber({ dataDir, media, onModelDownload: opts.onModelDownload }),
-    blurPreference: opts.blurPreference, checkUrl: opts.checkUrl,
+    blurPreference: opts.blurPreference, checkUrl: opts.checkUrl, metrics,
   });
 
   return {
-    dataDir, store, leases, queue, blobs, media, faces, accounts, rateLimits, webhookDeliveries, idempotency, service, connectedAccounts,
+    dataDir, store, distributed: state.distributed, leases, queue, blobs, media, faces, accounts, rateLimits, webhookDeliveries, idempotency, service, connectedAccounts,
     get posts() { return postsService(); },
     get automation() { return automationRules(); },
+    metrics,
+    readiness: () => checkReadiness(probes),
     orchestrator,
     worker: (opts) => new Worker({
       store, leases, queue, orchestrator: orchestrator(opts), concurrency: opts.concurrency, queues: opts.queues, log,
-      refund: (id) => { accounts.refundCredit(id).catch((e: unknown) => log(`refund of ${id}: ${e instanceof Error ? e.message : String(e)}`)); },
+      refund: (id) => { ledger.refundCredit(id).catch((e: unknown) => log(`refund of ${id}: ${e instanceof Error ? e.message : String(e)}`)); },
       onFinished: opts.onFinished,
       track: opts.track ?? ((id, c) => service.track(id, c)),
     }),
@@ -141,7 +166,7 @@ export function createEngine(settings: EngineSettings): Engine {
     },
     close: async () => {
       await leases.releaseAll();
-      await store.close();
+      await state.close();
     },
   };
 }

@@ -60,6 +60,7 @@ import type { CaptionTemplate } from '../catalog/templates.js';
 import { REQUEST_STAGES, STAGES, withRetry, type RequestStageName } from './stages.js';
 import type { RequestStore, RequestRecord, ShortRecord } from '../ports/request-store.js';
 import { WriteQueue } from './write-queue.js';
+import { timedStage, type StageMetrics } from './metrics.js';
 import type { ClipEdit, CreateRequest, Step } from '../domain/request.js';
 
 /**
@@ -121,6 +122,8 @@ export interface OrchestratorDeps {
   media: MediaRunner;
   /** Finds faces for the crops and covers, made once by whoever builds the engine; default the process's own. */
   faces?: FaceDetector;
+  /** Where each stage's time and outcome is reported (/metrics). */
+  metrics?: StageMetrics;
 }
 
 /** `sourceKey`: the download stored as a blob (artifacts.ts); absent for a local file, which stays where it is. */
@@ -221,12 +224,13 @@ export class Orchestrator {
     if (req.options.language === 'auto') req.options.language = transcript.language as Language;
     const workDir = scratch.clipDir(shortId);
     try {
-      const record = await this.withSourceFile(saved, async () => {
+      // One render stage per clip job in the metrics (the clip's time is what sizes a render pool).
+      const record = await timedStage(this.deps.metrics, 'render', signal, () => this.withSourceFile(saved, async () => {
         reasons.sourcePath = saved.source.path;
         const one = { clips: [plan.clips[rank]!] };
         const ctx = await this.renderContext(req, art, workDir, saved.source, saved.info, transcript, one, signal, media);
         return this.renderClip(ctx, plan.clips[rank]!, rank, () => {}, reasons);
-      });
+      }));
       await art.write(JobArtifacts.clipOutcomeName(shortId), record);
     } catch (e) {
       if (lostLease(e, signal) || (signal.aborted && signal.reason instanceof ShutdownSignal)) return 'stopped';
@@ -316,8 +320,8 @@ export class Orchestrator {
     const handler = this.stageHandlers[stage.name];
     const withSource = () => (run.source ? this.withSourceFile(run.source, async () => { this.useSource(run); await handler(run, within); }) : handler(run, within));
     // The render stage retries per clip (renderStage); the others as a whole, from their checkpoint.
-    if (stage.name === 'render') await withSource();
-    else await withRetry(stage.retry, withSource, { signal, stop: passesThrough(signal) });
+    await timedStage(this.deps.metrics, stage.name, signal, () => stage.name === 'render' ? withSource()
+      : withRetry(stage.retry, withSource, { signal, stop: passesThrough(signal) }));
   }
 
   /** The checkpoints a stage starts from (it runs in a job of its own, maybe on another machine). */

@@ -9,7 +9,8 @@ import { checkImageUrl } from '../net/image-url-check.js';
 import type { RequestRecord } from '../ports/request-store.js';
 import type { Service } from '../service/service.js';
 import { setting } from '../settings.js';
-import { MediaLinks, loadOrCreateSecret, parseMediaTtl } from './media-links.js';
+import { MediaLinks, loadOrCreateSecret } from './media-links.js';
+import { parseMediaTtl } from '../media-ttl.js';
 import { WebhookSender, type WebhookEvent } from './webhooks.js';
 
 export interface ApiEngineOptions {

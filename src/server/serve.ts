@@ -1,12 +1,12 @@
 // Wires `shorts serve`: the API's engine (api-engine.ts: store, accounts, URL guard, workers, webhooks, signed
-// media links), limits and the HTTP server around one Service, then listens; with `--workers 0` it runs no jobs. close() stops taking work and leaves running requests
-// `processing` with their checkpoints, so the next start resumes them.
+// media links), limits and the HTTP server around one Service, then listens; with `--workers 0` it runs no jobs.
+// close() stops taking work and leaves running requests `processing` with their checkpoints, so the next start
+// resumes them.
 import { existsSync, statfsSync } from 'node:fs';
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { SqliteRequestStore } from '../adapters/sqlite/request-store.js';
 import type { RequestStore } from '../ports/request-store.js';
 import type { Worker } from '../engine/worker.js';
 import { mediaBinaries } from '../media/binaries.js';
@@ -17,6 +17,7 @@ import { openApiDocument } from '../api/openapi.js';
 import { RateLimiter } from './rate-limit.js';
 import { mcpHttpHandler } from './mcp-handler.js';
 import { createApiEngine } from './api-engine.js';
+import type { Engine } from '../app/create-engine.js';
 import { setting } from '../settings.js';
 import { checkSecretKeySetting } from '../posts/secret-key.js';
 
@@ -31,7 +32,7 @@ export interface ServeOptions {
   log: (line: string) => void;
 }
 
-export interface RunningServer { url: string; server: http.Server; worker: Worker; store: SqliteRequestStore; close(): Promise<void> }
+export interface RunningServer { url: string; server: http.Server; worker: Worker; store: RequestStore; close(): Promise<void> }
 
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   // A malformed SHORTS_SECRET_KEY stops serve at start with the rule, not at the first account connected.
@@ -52,7 +53,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     publicUrl: () => baseUrl,
     get mediaLinks() { return mediaLinks(); },
     openapi: () => openApiDocument({ serverUrl: `${baseUrl}/api/v1` }),
-    readiness: () => readiness(store, opts.dataDir),
+    readiness: () => readiness(engine, opts.dataDir),
+    metrics: engine.metrics,
+    metricsToken: setting('SHORTS_METRICS_TOKEN'),
     idempotency: new IdempotentRequests(engine.idempotency),
     log: opts.log,
     mcp: mcpHttpHandler({
@@ -86,13 +89,10 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   };
 }
 
-async function readiness(store: RequestStore, dataDir: string): Promise<ReadinessReport> {
+async function readiness(engine: Engine, dataDir: string): Promise<ReadinessReport> {
   const checks: ReadinessReport['checks'] = {};
-  try {
-    checks.store = { ok: true, detail: await store.ping() };
-  } catch (e) {
-    checks.store = { ok: false, detail: e instanceof Error ? e.message : String(e) };
-  }
+  // The engines the store, queue, blobs and counters live on (one check each, named after it), then this machine's.
+  for (const { name, ok, detail } of await engine.readiness()) checks[name] = { ok, detail };
   const check = (name: string, fn: () => string) => {
     try {
       checks[name] = { ok: true, detail: fn() };
