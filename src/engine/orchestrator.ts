@@ -234,7 +234,14 @@ export class Orchestrator {
       await art.write(JobArtifacts.clipOutcomeName(shortId), record);
     } catch (e) {
       if (lostLease(e, signal) || (signal.aborted && signal.reason instanceof ShutdownSignal)) return 'stopped';
-      if (signal.aborted || e instanceof AbortedError) return 'gone';
+      if (signal.aborted || e instanceof AbortedError) {
+        // Cancelled while its clips render: a cancelled request keeps no partial output (its finalize never runs).
+        if ((await store.getRequest(requestId))?.status === 'cancelled') {
+          scratch.remove();
+          await art.removeAll().catch(() => undefined);
+        }
+        return 'gone';
+      }
       // What the clips share failed (a translation, the end card): this clip is errored, the others decide.
       await this.saveErroredClip(requestId, shortId, failureReason(e, reasons));
     } finally {
