@@ -24,3 +24,20 @@ export function requestJob(requestId: string): NewJob<RequestJobData> {
 export function rerenderJob(requestId: string, shortId: string): NewJob<RerenderJobData> {
   return { queue: RERENDER_QUEUE, id: shortId, data: { requestId, shortId }, options: { attempts: JOB_ATTEMPTS } };
 }
+
+// ---- The `publish` queue (posts; issue 24) -------------------------------------------------------------------
+// One job per post an API account scheduled, its id the post's (24 hex characters, no ':'), due at the post's time;
+// whichever process serves `publish` takes it (src/posts/publish-worker.ts). A post's retries (STAGES.publish) are
+// that job handed back until the retry's time, not the job's own attempts: the post store counts the attempts at
+// the platform (they are the post's `attempts`) and the retry's wait is known only when it fails (a platform's
+// Retry-After). The job's attempts count the starts that died with their process, as a request's do.
+// Posts of local mode are not queued: `shorts posts run` publishes them in the foreground, as local requests are.
+
+export const PUBLISH_QUEUE = 'publish';
+
+export interface PublishJobData { postId: string }
+
+/** The publish job of a post, due at `dueAt` (ISO: its scheduledAt, or the time of its next retry). */
+export function publishJob(postId: string, dueAt: string, now = Date.now()): NewJob<PublishJobData> {
+  return { queue: PUBLISH_QUEUE, id: postId, data: { postId }, options: { attempts: JOB_ATTEMPTS, delayMs: Math.max(0, Date.parse(dueAt) - now) } };
+}

@@ -64,11 +64,12 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const limiter = new RateLimiter(engine.rateLimits);
   const webhooks = new WebhookSender(engine.webhookDeliveries);
 
-  // Posts (issue 16): scheduling, the automation rules that post clips as requests complete.
-  const { scheduler } = engine.publishing({ scope: { kind: 'api' } });
+  // Posts (issue 16): scheduling, the automation rules that post clips as requests complete (their posts are
+  // queued on `publish` as they are stored).
+  const publishing = engine.publishing({ scope: { kind: 'api' } });
   const onCompleted = async (r: RequestRecord) => {
     try {
-      if ((await automation.onRequestCompleted(r.id)).length > 0) scheduler.wake();
+      await automation.onRequestCompleted(r.id);
     } catch (e) {
       opts.log(`automation for ${r.id}: ${e instanceof Error ? e.message : String(e)}`);
     }
@@ -81,8 +82,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     if (!url || !account) return;
     await webhooks.deliver(url, account.webhookSecret, await webhookEvent(r, service, account));
   };
+  const workers = opts.workers ?? Number(setting('SHORTS_WORKERS') ?? 1);
   const worker = engine.worker({
-    concurrency: opts.workers ?? Number(setting('SHORTS_WORKERS') ?? 1),
+    concurrency: workers,
     onFinished: notify,
     blurPreference: async (id) => (await accounts.getAccount(id))?.blurBackground ?? true,
     checkUrl: guardUrlCheck('invalid_file_url'),
@@ -110,8 +112,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const baseUrl = (opts.publicUrl ?? setting('SHORTS_PUBLIC_URL') ?? `http://${host}:${address.port}`).replace(/\/+$/, '');
   links.current = new MediaLinks({ secret: loadOrCreateSecret(opts.dataDir), publicBaseUrl: baseUrl, ttlSec: parseMediaTtl(setting('SHORTS_MEDIA_TTL')) });
   worker.start();
-  // Posts due while the server was down go out now; ones a killed server left half-way are resumed.
-  scheduler.start();
+  // The `publish` queue: posts due while the server was down go out now; ones a killed server left half-way are
+  // resumed. An API process that runs no jobs (workers 0) leaves them to the processes serving `publish`.
+  if (workers > 0) publishing.worker.start();
 
   let closing: Promise<void> | null = null;
   return {
@@ -119,7 +122,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     server, worker, store,
     close: () => (closing ??= (async () => {
       await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
-      await Promise.all([worker.stop(), scheduler.stop()]);
+      await Promise.all([worker.stop(), publishing.worker.stop()]);
       // A clean stop hands every lease back: another server resumes the work at once, not after the TTL.
       await engine.close();
     })()),
