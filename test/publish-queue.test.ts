@@ -99,6 +99,17 @@ afterAll(async () => {
 
 const schedule = async (extra: Record<string, unknown> = {}) => (await api.posts.schedule(account, { shortId: CLIP_ID, platform: 'video_site', ...extra })).id;
 
+/** Schedules a post now whose upload the platform answers `delayMs` late; resolves once its upload is in flight. */
+async function uploadInFlight(title: string, delayMs: number): Promise<{ id: string; inserts: number; videos: number }> {
+  const inserts = fake.count('insert');
+  const uploads = fake.count('upload');
+  const videos = fake.publishCount;
+  fake.fail('upload', { delayMs });
+  const id = await schedule({ title });
+  await until(async () => fake.count('upload'), (n) => n > uploads, 30_000, 5);
+  return { id, inserts, videos };
+}
+
 describe('posts on the publish queue, published by processes serving only `publish`', () => {
   it('a post scheduled before the queue existed (no job) is queued by a worker\'s start-up sweep and published', async () => {
     // As a data dir upgraded with a scheduled post: stored without going through the posts service.
@@ -157,13 +168,8 @@ describe('posts on the publish queue, published by processes serving only `publi
 
   it('a worker SIGKILLed while the platform takes the upload: another worker process resumes the post, one upload', async () => {
     const [victim] = workers;
-    const inserts = fake.count('insert');
-    const uploads = fake.count('upload');
-    const videos = fake.publishCount;
     // The upload's answer comes 1.5 s late: the worker dies waiting for it, the platform keeps the video.
-    fake.fail('upload', { delayMs: 1500 });
-    const id = await schedule({ title: 'Killed mid-upload' });
-    await until(async () => fake.count('upload'), (n) => n > uploads, 30_000, 5);
+    const { id, inserts, videos } = await uploadInFlight('Killed mid-upload', 1500);
     await victim!.stop('SIGKILL');
     expect((await post(id)).status).toBe('processing');
     const survivor = await startWorker();
@@ -180,12 +186,7 @@ describe('posts on the publish queue, published by processes serving only `publi
 
   it('a worker stopped with SIGTERM mid-upload hands the post back at once: another worker process finishes it, one upload', async () => {
     const taker = workers.find((w) => w.child.exitCode === null && w.child.signalCode === null)!;
-    const inserts = fake.count('insert');
-    const uploads = fake.count('upload');
-    const videos = fake.publishCount;
-    fake.fail('upload', { delayMs: 4000 });
-    const id = await schedule({ title: 'Handed back' });
-    await until(async () => fake.count('upload'), (n) => n > uploads, 30_000, 5);
+    const { id, inserts, videos } = await uploadInFlight('Handed back', 4000);
     // The only worker has the upload in flight; a second one starts, then the first is stopped cleanly.
     const other = await startWorker();
     await taker.stop('SIGTERM');

@@ -15,20 +15,19 @@
 // posts that have no live job: at start every one of them (posts scheduled before the queue existed, a data dir
 // upgraded with scheduled posts), then every minute those due soon (a post whose enqueue failed when it was
 // scheduled). Enqueueing is idempotent by id, so several workers sweeping at once add each job once.
-import { JobLockLost, type Job, type JobQueue, type JobState } from '../ports/job-queue.js';
+import type { Job, JobQueue, JobState } from '../ports/job-queue.js';
 import { LeaseLost } from '../ports/leases.js';
 import type { PostRecord, PostStore } from '../ports/post-store.js';
 import type { LeaseKeeper } from '../engine/lease-keeper.js';
+import { JobLoop, type JobOutcome } from '../engine/job-loop.js';
 import { PUBLISH_QUEUE, publishJob, type PublishJobData } from '../engine/jobs.js';
 import type { Automation } from './automation.js';
 import type { ConnectedAccounts } from './connected-accounts.js';
 import type { Publisher } from './publisher.js';
 
-/** The longest a running job goes without extending its lock (the worker of requests does the same). */
-const HEARTBEAT_MS = 1000;
 /** How long a job whose post another process still holds (its lock ran out first) waits before it is tried again. */
 const LEASE_BUSY_RETRY_MS = 1000;
-/** A job whose post is not due yet (clocks a little apart) or whose run broke on the store looks again after at least this long. */
+/** A job whose post is not due yet (clocks a little apart) looks again after at least this long. */
 const LOOK_AGAIN_MS = 1000;
 /** A run that broke on something else than the platform (a store unreachable) is tried again after this long. */
 const ERROR_RETRY_MS = 10_000;
@@ -59,25 +58,28 @@ export interface PublishWorkerOptions {
   log?: (line: string) => void;
 }
 
-/** How a job's run ends for the queue. */
-type Outcome = { end: 'complete' } | { end: 'fail'; reason: string } | { end: 'handBack'; delayMs?: number } | { end: 'none' };
-
 export class PublishWorker {
-  private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private readonly loop: JobLoop;
   private timers: NodeJS.Timeout[] = [];
-  private unsubscribe: (() => void) | null = null;
   private stopped = true;
-  private pumping: Promise<void> | null = null;
-  private pumpAgain = false;
   /** The refresh pass or sweep running now (one at a time); aborted by stop(). */
   private chores: Promise<void> | null = null;
   private choresAbort = new AbortController();
-  private readonly concurrency: number;
   private readonly log: (line: string) => void;
 
   constructor(private readonly opts: PublishWorkerOptions) {
-    this.concurrency = opts.concurrency ?? 2;
     this.log = opts.log ?? (() => {});
+    this.loop = new JobLoop({
+      queue: opts.queue, queues: [PUBLISH_QUEUE], leases: opts.leases, concurrency: opts.concurrency ?? 2, pollMs: opts.pollMs, log: this.log,
+      run: (job, controller) => this.publish(job as Job<PublishJobData>, controller),
+      // A cancel is not looked at: a post being published cannot be canceled (one canceled while its job was being
+      // taken is found canceled by the claim). Another take holding the job stops this one like a lost lease.
+      onLock: (job, state, controller) => { if (state === 'lost') controller.abort(new LeaseLost({ kind: 'post', id: job.id })); },
+      onError: (job, e) => {
+        this.log(`post ${job.id}: ${e instanceof Error ? e.message : String(e)}; tried again in ${ERROR_RETRY_MS / 1000} s`);
+        return { end: 'handBack', delayMs: ERROR_RETRY_MS };
+      },
+    });
   }
 
   /** Takes due jobs now, at every poll, and at once when this process enqueues one; sweeps and refreshes on its tick. */
@@ -85,7 +87,6 @@ export class PublishWorker {
     if (!this.stopped) return;
     this.stopped = false;
     this.choresAbort = new AbortController();
-    this.unsubscribe = this.opts.queue.onEnqueued((q) => { if (q === PUBLISH_QUEUE) this.wake(); });
     this.chore(async () => {
       // The automation's posts are queued as they are stored (the posts service), then every other pending one.
       const made = await this.opts.automation?.sweep('api');
@@ -93,15 +94,10 @@ export class PublishWorker {
       await this.sweep(FAR_FUTURE);
       await this.refresh();
     });
-    this.pump();
+    this.loop.start();
     const every = (ms: number, fn: () => void) => { const t = setInterval(fn, ms); t.unref(); this.timers.push(t); };
-    every(this.opts.pollMs ?? 1000, () => this.pump());
     every(this.opts.intervalMs ?? 5000, () => this.chore(() => this.refresh()));
     every(SWEEP_EVERY_MS, () => this.chore(() => this.sweep(new Date(Date.now() + 2 * SWEEP_EVERY_MS).toISOString())));
-  }
-
-  wake(): void {
-    if (!this.stopped) queueMicrotask(() => this.pump());
   }
 
   /** Stops taking work; posts being published are interrupted and their jobs handed back (resumed at once elsewhere, or by the next start). */
@@ -109,16 +105,13 @@ export class PublishWorker {
     this.stopped = true;
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
-    this.unsubscribe?.();
     this.choresAbort.abort();
-    await this.pumping;
-    for (const job of this.active.values()) job.controller.abort();
-    await Promise.all([...this.active.values()].map((j) => j.done));
+    await this.loop.stop();
     await this.chores;
   }
 
   get running(): number {
-    return this.active.size;
+    return this.loop.running;
   }
 
   /** Runs `fn` unless a chore is running (a slow token endpoint must not pile passes up). */
@@ -148,82 +141,8 @@ export class PublishWorker {
     if (queued) this.log(`publish: ${queued} scheduled post(s) had no job (scheduled before the publish queue, or not queued then); queued now`);
   }
 
-  /** Fills the free slots with due jobs. One pump at a time. */
-  private pump(): void {
-    if (this.pumping) {
-      this.pumpAgain = true;
-      return;
-    }
-    const { queue, leases } = this.opts;
-    this.pumping = (async () => {
-      do {
-        this.pumpAgain = false;
-        while (!this.stopped && this.active.size < this.concurrency) {
-          const job = await queue.take([PUBLISH_QUEUE], leases.owner, leases.ttlMs);
-          if (!job) break;
-          this.run(job as Job<PublishJobData>);
-        }
-      } while (this.pumpAgain && !this.stopped);
-    })().catch((e: unknown) => this.log(`publish worker: ${e instanceof Error ? e.message : String(e)}`))
-      .finally(() => { this.pumping = null; });
-  }
-
-  private run(job: Job<PublishJobData>): void {
-    const controller = new AbortController();
-    const entry = { controller, done: Promise.resolve() };
-    this.active.set(job.id, entry);
-    entry.done = (async () => {
-      await Promise.resolve(); // run after the slot is registered
-      const heartbeat = this.heartbeat(job, controller);
-      let outcome: Outcome;
-      try {
-        outcome = await this.publish(job, controller);
-      } catch (e) {
-        this.log(`post ${job.data.postId}: ${e instanceof Error ? e.message : String(e)}; tried again in ${ERROR_RETRY_MS / 1000} s`);
-        outcome = { end: 'handBack', delayMs: ERROR_RETRY_MS };
-      } finally {
-        clearInterval(heartbeat);
-      }
-      try {
-        await this.settle(job, outcome);
-      } catch (e) {
-        // Lost to another take: that one ends the job.
-        if (!(e instanceof JobLockLost)) this.log(`publish worker: ending job ${job.id}: ${e instanceof Error ? e.message : String(e)}`);
-      } finally {
-        this.active.delete(job.id);
-        this.pump();
-      }
-    })();
-  }
-
-  private async settle(job: Job, outcome: Outcome): Promise<void> {
-    const { queue } = this.opts;
-    if (outcome.end === 'complete') await queue.complete(job);
-    else if (outcome.end === 'fail') await queue.fail(job, outcome.reason, { final: true });
-    else if (outcome.end === 'handBack') await queue.handBack(job, { delayMs: outcome.delayMs });
-  }
-
-  /**
-   * Extends the job's lock while the post is published; another take holding it now stops this one like a lost
-   * lease. A cancel is not looked at: a post being published cannot be canceled (a post canceled while its job
-   * was being taken is found canceled by the claim).
-   */
-  private heartbeat(job: Job<PublishJobData>, controller: AbortController): NodeJS.Timeout {
-    const { queue, leases } = this.opts;
-    let beating = false;
-    const timer = setInterval(() => {
-      if (beating || controller.signal.aborted) return;
-      beating = true;
-      queue.extend(job, leases.ttlMs).then((state) => {
-        if (state === 'lost') controller.abort(new LeaseLost({ kind: 'post', id: job.data.postId }));
-      }, () => { /* the queue is busy or unreachable: extend at the next beat, the lock lasts a whole TTL */ }).finally(() => { beating = false; });
-    }, Math.min(HEARTBEAT_MS, Math.max(50, leases.ttlMs / 3)));
-    timer.unref();
-    return timer;
-  }
-
   /** One attempt of the job's post under its lease; how the job ends follows from how the post did. */
-  private async publish(job: Job<PublishJobData>, controller: AbortController): Promise<Outcome> {
+  private async publish(job: Job<PublishJobData>, controller: AbortController): Promise<JobOutcome> {
     const { posts, leases, publisher } = this.opts;
     const id = job.data.postId;
     const lease = await leases.acquire({ kind: 'post', id }, controller);
@@ -250,7 +169,7 @@ export class PublishWorker {
    * How the job ends once its post is where it is now: published or canceled -> completed; failed -> failed;
    * still pending (a retry, or not due yet) -> handed back until it is due, at least `minDelayMs` from now.
    */
-  private async after(id: string, minDelayMs = 0): Promise<Outcome> {
+  private async after(id: string, minDelayMs = 0): Promise<JobOutcome> {
     const post = await this.opts.posts.get(id);
     if (!post || post.status === 'published' || post.status === 'canceled') return { end: 'complete' };
     if (post.status === 'failed') return { end: 'fail', reason: `${post.errorCode ?? 'unknown'}: ${post.error ?? 'failed'}` };
