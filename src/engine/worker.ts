@@ -2,7 +2,7 @@
 // src/engine/jobs.ts) a bounded number at a time, run requests through the orchestrator, refund the credit of a
 // failed request and send its webhook; the same slots run clip re-renders (issue 14: no webhook, no credit).
 // A job enqueued in this process wakes the workers at once; one enqueued by another process on the same data
-// dir is found at the next poll. While a job runs, its lock is extended every second at most: the answer says
+// dir is found at the next poll (the loop: job-loop.ts). While a job runs, its lock is extended every second at most: the answer says
 // when a DELETE made anywhere cancelled it (the job stops within that second) or another process took it over.
 // Under the job, the request or clip is held under its lease (issue 22) that the process's LeaseKeeper renews
 // and that fences the store's finishing writes. A killed process stops extending its locks: another worker (or
@@ -10,14 +10,13 @@
 // hands the jobs and leases back so another process resumes the work at once.
 import type { RequestStore, RequestRecord } from '../ports/request-store.js';
 import { TERMINAL } from '../ports/request-store.js';
-import { JobLockLost, type Job, type JobQueue } from '../ports/job-queue.js';
+import type { Job, JobQueue } from '../ports/job-queue.js';
 import { Orchestrator, ShutdownSignal } from './orchestrator.js';
 import type { LeaseKeeper } from './lease-keeper.js';
+import { JobLoop, type JobOutcome } from './job-loop.js';
 import { LeaseLost, type LeaseKey } from '../ports/leases.js';
 import { REQUEST_QUEUE, WORKER_QUEUES, type RequestJobData, type RerenderJobData } from './jobs.js';
 
-/** The longest a running job goes without extending its lock, so a cancel from another process stops it this soon. */
-const HEARTBEAT_MS = 1000;
 /** How long a job whose lease another process still holds (its lock ran out first) waits before it is tried again. */
 const LEASE_BUSY_RETRY_MS = 1000;
 
@@ -39,35 +38,37 @@ export interface WorkerOptions {
   log?: (line: string) => void;
 }
 
-/** How a job's run ends for the queue. */
-type Outcome = { end: 'complete' } | { end: 'fail'; reason: string } | { end: 'handBack'; delayMs?: number } | { end: 'none' };
-
 export class Worker {
-  private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private readonly loop: JobLoop;
   private readonly followUps = new Set<Promise<void>>();
-  private timer: NodeJS.Timeout | null = null;
-  private unsubscribe: (() => void) | null = null;
-  private stopped = true;
   /** Until the queue is first found empty, jobs other processes left are the backlog of this start ("resuming"). */
   private startBacklog = true;
-  /** A pump is taking work (takes are async): a second one waits for it instead of racing it. */
-  private pumping: Promise<void> | null = null;
-  private pumpAgain = false;
 
-  constructor(private readonly opts: WorkerOptions) {}
+  constructor(private readonly opts: WorkerOptions) {
+    const log = (line: string) => opts.log?.(line);
+    this.loop = new JobLoop({
+      queue: opts.queue, queues: WORKER_QUEUES, leases: opts.leases, concurrency: opts.concurrency, pollMs: opts.pollMs, log,
+      run: (job, controller) => (job.queue === REQUEST_QUEUE ? this.runRequest(job as Job<RequestJobData>, controller) : this.runRerender(job as Job<RerenderJobData>, controller)),
+      // A cancel asked anywhere stops the job as a DELETE here would; a lock another take has now stops it like a
+      // lost lease (the new holder finishes it, nothing is written here).
+      onLock: (job, state, controller) => controller.abort(state === 'lost' ? new LeaseLost(leaseKeyOf(job)) : undefined),
+      onError: (job, e) => {
+        log(`worker error on job ${job.queue}:${job.id}: ${e instanceof Error ? e.message : String(e)}`);
+        return { end: 'fail', reason: e instanceof Error ? e.message : String(e) };
+      },
+      stopReason: () => new ShutdownSignal(),
+      onIdle: () => { this.startBacklog = false; },
+    });
+  }
 
   /** Takes due jobs now, then at every poll, and at once when this process enqueues one. */
   start(): void {
-    this.stopped = false;
     this.startBacklog = true;
-    this.unsubscribe = this.opts.queue.onEnqueued((q) => { if ((WORKER_QUEUES as readonly string[]).includes(q)) this.wake(); });
-    this.pump();
-    this.timer = setInterval(() => this.pump(), this.opts.pollMs ?? 1000);
-    this.timer.unref();
+    this.loop.start();
   }
 
   wake(): void {
-    if (!this.stopped) queueMicrotask(() => this.pump());
+    this.loop.wake();
   }
 
   /**
@@ -75,95 +76,12 @@ export class Worker {
    * `processing` with their checkpoints and resume on the next start (they are not cancelled, not failed).
    */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    this.unsubscribe?.();
-    await this.pumping;
-    for (const job of this.active.values()) job.controller.abort(new ShutdownSignal());
-    await Promise.all([...this.active.values()].map((j) => j.done));
+    await this.loop.stop();
     await Promise.all(this.followUps);
   }
 
   get running(): number {
-    return this.active.size;
-  }
-
-  /** Fills the free slots with due jobs, oldest first. One pump at a time. */
-  private pump(): void {
-    if (this.pumping) {
-      this.pumpAgain = true;
-      return;
-    }
-    const { queue, leases } = this.opts;
-    this.pumping = (async () => {
-      do {
-        this.pumpAgain = false;
-        while (!this.stopped && this.active.size < this.opts.concurrency) {
-          const job = await queue.take(WORKER_QUEUES, leases.owner, leases.ttlMs);
-          if (!job) {
-            this.startBacklog = false;
-            break;
-          }
-          this.run(job);
-        }
-      } while (this.pumpAgain && !this.stopped);
-    })().catch((e: unknown) => this.opts.log?.(`worker: ${e instanceof Error ? e.message : String(e)}`))
-      .finally(() => { this.pumping = null; });
-  }
-
-  private run(job: Job): void {
-    const controller = new AbortController();
-    const slot = `${job.queue}:${job.id}`;
-    const entry = { controller, done: Promise.resolve() };
-    this.active.set(slot, entry);
-    entry.done = (async () => {
-      await Promise.resolve(); // run after the slot is registered, even when nothing below awaits
-      const heartbeat = this.heartbeat(job, controller);
-      let outcome: Outcome;
-      try {
-        outcome = job.queue === REQUEST_QUEUE ? await this.runRequest(job as Job<RequestJobData>, controller) : await this.runRerender(job as Job<RerenderJobData>, controller);
-      } catch (e) {
-        this.opts.log?.(`worker error on job ${slot}: ${e instanceof Error ? e.message : String(e)}`);
-        outcome = { end: 'fail', reason: e instanceof Error ? e.message : String(e) };
-      } finally {
-        clearInterval(heartbeat);
-      }
-      try {
-        await this.settle(job, outcome);
-      } catch (e) {
-        // Lost to another take: that one ends the job.
-        if (!(e instanceof JobLockLost)) this.opts.log?.(`worker error ending job ${slot}: ${e instanceof Error ? e.message : String(e)}`);
-      } finally {
-        this.active.delete(slot);
-        this.pump();
-      }
-    })();
-  }
-
-  private async settle(job: Job, outcome: Outcome): Promise<void> {
-    const { queue } = this.opts;
-    if (outcome.end === 'complete') await queue.complete(job);
-    else if (outcome.end === 'fail') await queue.fail(job, outcome.reason, { final: true });
-    else if (outcome.end === 'handBack') await queue.handBack(job, { delayMs: outcome.delayMs });
-  }
-
-  /**
-   * Extends the job's lock while it runs. A cancel asked anywhere stops the job as a DELETE here would; a lock
-   * another take has now stops it like a lost lease (the new holder finishes it, nothing is written here).
-   */
-  private heartbeat(job: Job, controller: AbortController): NodeJS.Timeout {
-    const { queue, leases } = this.opts;
-    let beating = false;
-    const timer = setInterval(() => {
-      if (beating || controller.signal.aborted) return;
-      beating = true;
-      queue.extend(job, leases.ttlMs).then((state) => {
-        if (state === 'cancelled') controller.abort();
-        else if (state === 'lost') controller.abort(new LeaseLost(leaseKeyOf(job)));
-      }, () => { /* the store is busy: extend at the next beat, the lock lasts a whole TTL */ }).finally(() => { beating = false; });
-    }, Math.min(HEARTBEAT_MS, Math.max(50, leases.ttlMs / 3)));
-    timer.unref();
-    return timer;
+    return this.loop.running;
   }
 
   private noteRetake(job: Job, what: string): void {
@@ -171,7 +89,7 @@ export class Worker {
     this.opts.log?.(this.startBacklog ? `resuming 1 interrupted ${what}` : `taking over 1 ${what}(s) left processing by a stopped process`);
   }
 
-  private async runRequest(job: Job<RequestJobData>, controller: AbortController): Promise<Outcome> {
+  private async runRequest(job: Job<RequestJobData>, controller: AbortController): Promise<JobOutcome> {
     const { store, orchestrator, refund, leases } = this.opts;
     const id = job.data.requestId;
     // Its lock ran out before the lease of the process that had it: that lease runs out soon too.
@@ -210,7 +128,7 @@ export class Worker {
     }
   }
 
-  private async runRerender(job: Job<RerenderJobData>, controller: AbortController): Promise<Outcome> {
+  private async runRerender(job: Job<RerenderJobData>, controller: AbortController): Promise<JobOutcome> {
     const { store, orchestrator, leases } = this.opts;
     const { requestId, shortId } = job.data;
     const lease = await leases.acquire({ kind: 'rerender', id: shortId }, controller);
