@@ -3,7 +3,8 @@
 // engine's publish worker) publish them on video_site's fake, on one data dir. A post scheduled before the queue
 // existed (no job) is queued by a worker's start-up sweep; a later post waits in the queue until its time; a cancel
 // cancels its job; a rate-limited attempt waits in the queue for its retry; a worker SIGKILLed while the platform
-// takes the upload leaves the post to another worker process, which resumes it: one upload on the platform.
+// takes the upload leaves the post to another worker process, which resumes it: one upload on the platform; one
+// stopped cleanly hands it to another at once; a post whose publishing keeps dying with its process is failed.
 // The children load dist/ (build first). The clip is a small lavfi video stored through the engine's blob store.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -198,5 +199,21 @@ describe('posts on the publish queue, published by processes serving only `publi
     expect(other.log()).toContain(`post ${id} published on video_site`);
     // Handed back, not stalled: no attempt of the job was used up.
     expect(await endedJob(id)).toMatchObject({ state: 'completed', attemptsMade: 1 });
+  });
+  it('a post whose publishing died with its process more times than its job\'s attempts is failed (unknown, saying so), not tried again', async () => {
+    for (const w of workers) await w.stop('SIGTERM');
+    const videos = fake.publishCount;
+    const id = await schedule({ title: 'Keeps dying' });
+    // Its job was taken three times by processes that died (their locks ran out without being extended).
+    for (let i = 0; i < 3; i++) {
+      expect(await api.queue.take([PUBLISH_QUEUE], `dead-${i}`, 20)).toMatchObject({ id, attempt: i + 1 });
+      await new Promise((r) => setTimeout(r, 40));
+    }
+    await startWorker();
+    const done = await settled(id);
+    expect(done).toMatchObject({ status: 'failed', errorCode: 'unknown', retryable: true });
+    expect(done.error).toContain('stopped unexpectedly 3 times');
+    expect(fake.publishCount).toBe(videos);
+    expect(await endedJob(id)).toMatchObject({ state: 'failed' });
   });
 });
