@@ -20,6 +20,10 @@ export const SETTINGS = {
     default: '`SHORTS_DATA_DIR`',
     meaning: 'Where `shorts config` keeps the saved remote and API key (mode 0600).',
   },
+  SHORTS_DATABASE_URL: {
+    default: 'none (the SQLite store in the data dir)',
+    meaning: 'A `postgresql://user:password@host:port/database` URL: all state (requests, clips, accounts, keys, the credit ledger, posts, automation, leases, idempotency keys, webhook deliveries and, without Redis, the rate-limit counters) lives in that PostgreSQL database, shared by every process given the same URL; the data dir is then only a scratch cache. `shorts db migrate` creates or upgrades its schema (any process also does on start; several at once migrate once). Standard `PG*` variables and `?sslmode=` in the URL apply as in node-postgres.',
+  },
   SHORTS_WHISPER_MODEL: {
     default: '`tiny.en`',
     meaning: 'A whisper.cpp ggml model: a file path, or a model name (`tiny.en`, `base.en`, `small`, ... with optional `-q5_1`/`-q8_0`) downloaded on first use into the data dir.',
@@ -135,6 +139,14 @@ export const SETTINGS = {
   SHORTS_LEASE_TTL: {
     default: '30',
     meaning: 'Seconds a process\'s hold on a request, re-render, post or batch folder lasts without a heartbeat (renewed every third of it). Another `serve`, runner or `shorts wait` on the same data dir takes over work whose holder was killed only after this long; a clean stop hands it over at once.',
+  },
+  SHORTS_REDIS_URL: {
+    default: 'none (the counters live in the SQLite store)',
+    meaning: 'BullMQ on Redis for the queues and Redis for the counters API processes share (rate limits); optional. `redis://[:password@]host:port[/db]` (`rediss://` for TLS).',
+  },
+  SHORTS_METRICS_TOKEN: {
+    default: 'none (`/metrics` answers loopback callers only)',
+    meaning: 'Bearer token that `GET /metrics` (Prometheus text format) requires; set, any host presenting `Authorization: Bearer <token>` may read it. Unset, only callers on loopback without a proxy\'s forwarding header may: behind a reverse proxy on the same machine, set a token.',
   },
   SHORTS_DEBUG: {
     default: 'off',

@@ -219,7 +219,7 @@ describe('the OpenAPI document is structurally valid OpenAPI 3.1', () => {
     const listed = operations().filter((o) => o.where.startsWith('paths')).map((o) => `${o.method.toUpperCase()} ${o.path}`).sort();
     expect(listed).toEqual([
       'DELETE /shorts/{id}', 'GET /game-videos', 'GET /healthz', 'GET /media/{requestId}/{shortId}.jpg', 'GET /media/{requestId}/{shortId}.mp4', 'GET /meme-hooks', 'GET /music',
-      'GET /openapi.json', 'GET /posts', 'GET /readyz', 'GET /shorts', 'GET /shorts/{id}', 'GET /shorts/{id}/export', 'GET /shorts/{id}/shorts/{shortId}/export',
+      'GET /metrics', 'GET /openapi.json', 'GET /posts', 'GET /readyz', 'GET /shorts', 'GET /shorts/{id}', 'GET /shorts/{id}/export', 'GET /shorts/{id}/shorts/{shortId}/export',
       'GET /shorts/{id}/status', 'GET /templates', 'HEAD /media/{requestId}/{shortId}.jpg', 'HEAD /media/{requestId}/{shortId}.mp4', 'POST /shorts/create', 'POST /shorts/{id}/shorts/{shortId}/render',
       // Issue 16: connected accounts, their automation rules, scheduling and cancelling posts, the OAuth redirect.
       'DELETE /accounts/{accountId}', 'DELETE /accounts/{accountId}/automation/{ruleId}', 'DELETE /posts/{postId}', 'GET /accounts', 'GET /accounts/{accountId}',
@@ -227,7 +227,7 @@ describe('the OpenAPI document is structurally valid OpenAPI 3.1', () => {
       // Issue 23: the callback's page posts the starting API account's key here.
       'POST /oauth/confirm',
     ].sort());
-    for (const p of ['/healthz', '/readyz', '/media/{requestId}/{shortId}.mp4', '/media/{requestId}/{shortId}.jpg', '/oauth/callback', '/oauth/confirm']) expect(paths[p]!.servers, p).toEqual([{ url: 'http://127.0.0.1:8080' }]);
+    for (const p of ['/healthz', '/readyz', '/metrics', '/media/{requestId}/{shortId}.mp4', '/media/{requestId}/{shortId}.jpg', '/oauth/callback', '/oauth/confirm']) expect(paths[p]!.servers, p).toEqual([{ url: 'http://127.0.0.1:8080' }]);
     expect(Object.keys(doc.webhooks as Obj).sort()).toEqual(['shorts.completed', 'shorts.failed']);
   });
 
@@ -575,6 +575,8 @@ describe('real responses of the server validate against the served document', ()
     expect((await call('GET', '/healthz', '/healthz', { key: null })).status).toBe(200);
     expect((await call('GET', '/readyz', '/readyz', { key: null })).status).toBe(200);
     expect((await call('GET', '/openapi.json', '/openapi.json', { key: null })).status).toBe(200);
+    expect((await call('GET', '/metrics', `${base}/metrics`, { key: null })).status).toBe(200);
+    expect((await call('GET', '/metrics', `${base}/metrics`, { key: null, headers: { 'x-forwarded-for': '203.0.113.9' } })).status).toBe(401);
   });
 
   it('the create response with a time adjustment (a local source shorter than the range) matches CreateResponse', async () => {

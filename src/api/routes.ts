@@ -424,11 +424,25 @@ export const ROUTES = [
   {
     method: 'GET', path: '/readyz', mount: 'root', operationId: 'getReadiness', answer: 'self', auth: 'none', alsoHead: true,
     openapi: {
-      summary: 'Readiness: store, disk, ffmpeg, whisper and model present', tags: ['service'], security: [],
+      summary: 'Readiness: each engine configured answers (the store; Redis with SHORTS_REDIS_URL), disk, ffmpeg, whisper and model present', tags: ['service'], security: [],
       responses: {
         200: { description: 'Ready', content: { 'application/json': { schema: ref('Readiness') } } },
         431: HEADERS_TOO_LARGE,
         503: { description: 'Not ready; `checks` says what is missing', content: { 'application/json': { schema: ref('Readiness') } } },
+      },
+    },
+  },
+  {
+    // Prometheus scrapes it; volumes are not public (src/server/metrics-endpoint.ts).
+    method: 'GET', path: '/metrics', mount: 'root', operationId: 'getMetrics', answer: 'self', auth: 'none',
+    openapi: {
+      summary: 'Metrics in Prometheus text format: queue depths, stage durations and failures, credits, HTTP answers', tags: ['service'], security: [],
+      description: 'No API key. With SHORTS_METRICS_TOKEN set on the server, send it as `Authorization: Bearer <token>`; without it, '
+        + 'only callers on the server\'s own machine (loopback, with no proxy forwarding header) are answered.',
+      responses: {
+        200: { description: 'The metrics (text exposition format 0.0.4)', content: { 'text/plain': { schema: str } } },
+        401: { description: 'missing_api_key or invalid_api_key: no token, a wrong one, or (without a token configured) a caller from elsewhere', content: { 'application/json': { schema: errorSchema(['missing_api_key', 'invalid_api_key']) } } },
+        431: HEADERS_TOO_LARGE,
       },
     },
   },

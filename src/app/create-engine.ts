@@ -11,6 +11,8 @@ import { SqliteIdempotencyStore } from '../adapters/sqlite/idempotency.js';
 import { SqliteJobQueue } from '../adapters/sqlite/job-queue.js';
 import { SqliteLeaseStore } from '../adapters/sqlite/lease-store.js';
 import { SqliteRateLimits } from '../adapters/sqlite/rate-limits.js';
+import { RedisRateLimits } from '../adapters/redis/rate-limits.js';
+import { closeRedis, openRedis, pingRedis } from '../adapters/redis/connection.js';
 import { SqliteWebhookDeliveries } from '../adapters/sqlite/webhook-deliveries.js';
 import { SqliteRequestStore } from '../adapters/sqlite/request-store.js';
 import { SqlitePostStore } from '../adapters/sqlite/post-store.js';
@@ -18,6 +20,8 @@ import { SqliteConnectedAccountsStore } from '../adapters/sqlite/connected-accou
 import { SqliteAutomationRules } from '../adapters/sqlite/automation-rules.js';
 import type { RequestRecord } from '../ports/request-store.js';
 import { LeaseKeeper } from '../engine/lease-keeper.js';
+import { WORKER_QUEUES } from '../engine/jobs.js';
+import { EngineMetrics } from '../engine/metrics.js';
 import { Orchestrator, type OrchestratorDeps } from '../engine/orchestrator.js';
 import { renderSettingsFromEnv } from '../engine/render-settings.js';
 import { Worker } from '../engine/worker.js';
@@ -36,7 +40,9 @@ import { PostsService } from '../posts/posts-service.js';
 import { createPublishing, type PublishingOptions } from '../posts/publishing.js';
 import { PublishWorker } from '../posts/publish-worker.js';
 import { AccountStore } from '../service/accounts.js';
-import { Service, type ServiceOptions } from '../service/service.js';
+import { Service, type CreditLedger, type ServiceOptions } from '../service/service.js';
+import { setting } from '../settings.js';
+import { checkReadiness, type ReadinessCheck, type ReadinessProbe } from './readiness.js';
 
 export interface EngineSettings {
   /** All local state: the SQLite store and, in the data dir adapter, the blobs. */
@@ -76,6 +82,10 @@ export interface Engine {
   readonly connectedAccounts: ConnectedAccounts;
   readonly posts: PostsService;
   readonly automation: Automation;
+  /** This engine's Prometheus metrics (its own registry): stages, credits, HTTP answers, queue depths. */
+  readonly metrics: EngineMetrics;
+  /** One check per engine this one is built on (/readyz): the store, and each separate engine configured. */
+  readiness(): Promise<ReadinessCheck[]>;
   orchestrator(opts?: OrchestratorOptions): Orchestrator;
   /** The request and re-render workers of `serve` (refunds of failed requests through the ledger). */
   worker(opts: { concurrency: number; onFinished?: (r: RequestRecord) => Promise<void>; track?: (id: string, c: AbortController) => () => void } & OrchestratorOptions): Worker;
@@ -93,10 +103,32 @@ export function createEngine(settings: EngineSettings): Engine {
   const { dataDir } = settings;
   const log = settings.log ?? (() => {});
   const store = new SqliteRequestStore(path.join(dataDir, 'shorts.db'));
+  const metrics = new EngineMetrics();
+  // Readiness: one probe per engine. The SQLite queue, counters and other ports share the store's connection
+  // (its check covers them) and the data dir's blobs its disk (serve checks the free space); an adapter on an
+  // engine of its own (PostgreSQL, BullMQ's connection, S3, Redis) adds its probe here, named after it.
+  const probes: ReadinessProbe[] = [{ name: 'store', check: () => store.ping() }];
+  const redisUrl = setting('SHORTS_REDIS_URL');
+  const redis = redisUrl === undefined ? undefined : openRedis(redisUrl, log);
+  if (redis) probes.push({ name: 'redis', check: () => pingRedis(redis) });
   // One SQLite connection for the store and these ports: a creation's insert and its charge share a transaction.
   const accounts = new AccountStore(new SqliteAccounts(store.db));
+  // Credits charged and refunded, counted as they happen (the metrics' only view of the ledger).
+  const ledger: CreditLedger = {
+    chargeAndCreate: async (accountId, requestId, create) => {
+      const made = await accounts.chargeAndCreate(accountId, requestId, create);
+      metrics.creditCharged();
+      return made;
+    },
+    refundCredit: async (requestId) => {
+      const refunded = await accounts.refundCredit(requestId);
+      if (refunded) metrics.creditRefunded();
+      return refunded;
+    },
+  };
   const leases = new LeaseKeeper(new SqliteLeaseStore(store.db));
   const queue = new SqliteJobQueue(store.db);
+  metrics.watchQueues(queue, WORKER_QUEUES);
   const blobs = new FsBlobStore(dataDir);
   // One runner for every child process of the jobs (counted, capped, cancelled with each job).
   const media = settings.media ?? createLocalMediaRunner();
@@ -105,10 +137,11 @@ export function createEngine(settings: EngineSettings): Engine {
   // The posts, connected accounts and automation rules (issue 16) behind their ports, on the same connection.
   const postStore = new SqlitePostStore(store.db);
   const rules = new SqliteAutomationRules(store.db);
-  const service = new Service(store, { ...settings.service, blobs, media, queue, posts: postStore, ...(settings.apiAccounts ? { credits: accounts, preferences: accounts } : {}) });
+  const service = new Service(store, { ...settings.service, blobs, media, queue, posts: postStore, ...(settings.apiAccounts ? { credits: ledger, preferences: accounts } : {}) });
   // One per engine: a token refresh in flight is joined by the routes, the scheduler and the clients alike.
   const connectedAccounts = new ConnectedAccounts(new SqliteConnectedAccountsStore(store.db), { dataDir });
-  const rateLimits = new SqliteRateLimits(store.db);
+  // With Redis the counters are shared by every API process on it (spec 8's limits across processes).
+  const rateLimits = redis ? new RedisRateLimits(redis) : new SqliteRateLimits(store.db);
   const webhookDeliveries = new SqliteWebhookDeliveries(store.db);
   const idempotency = new SqliteIdempotencyStore(store.db);
   let posts: PostsService | undefined;
@@ -120,17 +153,19 @@ export function createEngine(settings: EngineSettings): Engine {
   const orchestrator = (opts: OrchestratorOptions = {}) => new Orchestrator({
     store, blobs, media, faces, dataDir, render: renderSettingsFromEnv(),
     transcriber: createTranscriber({ dataDir, media, onModelDownload: opts.onModelDownload }),
-    blurPreference: opts.blurPreference, checkUrl: opts.checkUrl,
+    blurPreference: opts.blurPreference, checkUrl: opts.checkUrl, metrics,
   });
 
   return {
     dataDir, store, leases, queue, blobs, media, faces, accounts, rateLimits, webhookDeliveries, idempotency, service, connectedAccounts,
     get posts() { return postsService(); },
     get automation() { return automationRules(); },
+    metrics,
+    readiness: () => checkReadiness(probes),
     orchestrator,
     worker: (opts) => new Worker({
       store, leases, queue, orchestrator: orchestrator(opts), concurrency: opts.concurrency, log,
-      refund: (id) => { accounts.refundCredit(id).catch((e: unknown) => log(`refund of ${id}: ${e instanceof Error ? e.message : String(e)}`)); },
+      refund: (id) => { ledger.refundCredit(id).catch((e: unknown) => log(`refund of ${id}: ${e instanceof Error ? e.message : String(e)}`)); },
       onFinished: opts.onFinished,
       track: opts.track ?? ((id, c) => service.track(id, c)),
     }),
@@ -148,6 +183,7 @@ export function createEngine(settings: EngineSettings): Engine {
     },
     close: async () => {
       await leases.releaseAll();
+      if (redis) await closeRedis(redis);
       await store.close();
     },
   };

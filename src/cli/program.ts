@@ -15,6 +15,7 @@ import { registerKeysCommand } from './commands/keys.js';
 import { registerConfigCommand } from './commands/config.js';
 import { registerWaitCommand } from './commands/wait.js';
 import { registerRunnerCommand } from './commands/runner.js';
+import { registerDbCommand } from './commands/db.js';
 import { registerOutputOptions } from './output.js';
 import { packageVersion } from '../package-version.js';
 import { createEngine } from '../app/create-engine.js';
@@ -83,6 +84,7 @@ export function buildProgram(makeClient: ClientFactory, setExit: (code: number) 
   registerWaitCommand(program, withClient);
   registerRunnerCommand(program, setExit);
   registerConfigCommand(program, setExit);
+  registerDbCommand(program, setExit);
   registerKeysCommand(program, () => {
     const engine = createEngine({ dataDir: dataDir() });
     return { accounts: engine.accounts, close: () => { void engine.close(); } };

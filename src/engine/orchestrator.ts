@@ -59,6 +59,7 @@ import type { CaptionTemplate } from '../catalog/templates.js';
 import { REQUEST_STAGES, STAGES, withRetry, type RequestStageName } from './stages.js';
 import type { RequestStore, RequestRecord, ShortRecord } from '../ports/request-store.js';
 import { WriteQueue } from './write-queue.js';
+import { timedStage, type StageMetrics } from './metrics.js';
 import type { ClipEdit, CreateRequest, Step } from '../domain/request.js';
 
 /**
@@ -120,6 +121,8 @@ export interface OrchestratorDeps {
   media: MediaRunner;
   /** Finds faces for the crops and covers, made once by whoever builds the engine; default the process's own. */
   faces?: FaceDetector;
+  /** Where each stage's time and outcome is reported (/metrics). */
+  metrics?: StageMetrics;
 }
 
 interface SourceCheckpoint { source: FetchedSource; info: MediaInfo; range: TimeRange }
@@ -184,8 +187,8 @@ export class Orchestrator {
         };
         const handler = this.stageHandlers[stage.name];
         // The render stage retries per clip (renderStage); the others as a whole, from their checkpoint.
-        if (stage.name === 'render') await handler(run, within);
-        else await withRetry(stage.retry, () => handler(run, within), { signal, stop: passesThrough(signal) });
+        await timedStage(this.deps.metrics, stage.name, signal, () => stage.name === 'render' ? handler(run, within)
+          : withRetry(stage.retry, () => handler(run, within), { signal, stop: passesThrough(signal) }));
       }
       const { source, shorts } = run;
       if (signal.aborted) throw new AbortedError();

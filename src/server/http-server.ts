@@ -20,6 +20,8 @@ import type { Automation } from '../posts/automation.js';
 import { accountsRoutes, handleOAuthCallback, handleOAuthConfirm } from './accounts-routes.js';
 import { templateAssetFile } from '../pipeline/captions/template-previews.js';
 import { fingerprintOf, idempotencyKeyOf, type IdempotentRequests } from './idempotency.js';
+import { EngineMetrics } from '../engine/metrics.js';
+import { answerMetrics } from './metrics-endpoint.js';
 
 export interface ReadinessReport { ready: boolean; checks: Record<string, { ok: boolean; detail: string }> }
 
@@ -37,6 +39,10 @@ export interface ApiServerDeps {
   mediaLinks: MediaLinks;
   openapi: () => object;
   readiness: () => Promise<ReadinessReport>;
+  /** The engine's metrics, served at /metrics with this server's HTTP answers counted in; default a registry of the server's own. */
+  metrics?: EngineMetrics;
+  /** SHORTS_METRICS_TOKEN: the bearer token /metrics requires; without one it answers loopback callers only. */
+  metricsToken?: string;
   /** Replays the first answer to a POST sent again with the same Idempotency-Key (issue 23). */
   idempotency: IdempotentRequests;
   log: (line: string) => void;
@@ -180,6 +186,7 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
   };
   const asset: SelfHandler = (req, res, { url }) => servePublicAsset(req, res, url.pathname);
   const mcp = deps.mcp;
+  const metrics = deps.metrics ?? new EngineMetrics();
   const table = bindRoutes({
     ...apiHandlers(deps.service, deps.posts, deps.automation, deps.publicUrl),
     getOpenApiDocument: async (_req, res) => send(res, 200, deps.openapi()),
@@ -188,6 +195,7 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
       const report = await deps.readiness();
       send(res, report.ready ? 200 : 503, report);
     },
+    getMetrics: (req, res) => answerMetrics(req, res, metrics, deps.metricsToken),
     getClipVideo: media, headClipVideo: media, getClipCover: media, headClipCover: media,
     getTemplateAsset: asset, getCatalogAsset: asset,
     oauthCallback: (req, res, { url }) => handleOAuthCallback(req, res, url, deps.posts.accounts, deps.accounts, { publicUrl: deps.publicUrl }),
@@ -209,13 +217,15 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
     }
   }
 
-  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  /** `answered.route` is set to the matched route's operationId (the label of its answer in /metrics). */
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse, answered: { route: string }): Promise<void> {
     const { url, path } = parseTarget(req.url ?? '/');
     const match = matchRoute(table, req.method ?? 'GET', path);
     if (match === null) throw new ShortsError('resource_not_found', `no endpoint ${req.method} ${path}`);
     // Which methods a path has is public (the OpenAPI document lists them), so 405 needs no key.
     if ('allow' in match) throw methodNotAllowed(req.method, path, match.allow);
     const { route, params } = match;
+    answered.route = route.spec.operationId;
     if (route.answer === 'self') {
       const { spec, handle: answer } = route;
       if (spec.auth === 'none') return answer(req, res, { url, params });
@@ -247,7 +257,10 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
   }
 
   return http.createServer((req, res) => {
-    handle(req, res).catch((e: unknown) => {
+    // Labelled by route, never by path: paths carry ids, and labels must stay few.
+    const answered = { route: 'none' };
+    res.once('finish', () => metrics.httpAnswered(answered.route, req.method, res.statusCode));
+    handle(req, res, answered).catch((e: unknown) => {
       if (res.headersSent) {
         res.destroy();
         return;

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { SqliteRequestStore } from '../adapters/sqlite/request-store.js';
-import type { RequestRecord, RequestStore } from '../ports/request-store.js';
+import type { RequestRecord } from '../ports/request-store.js';
 import { Worker } from '../engine/worker.js';
 import { mediaBinaries } from '../media/binaries.js';
 import { checkFileUrl, checkVideoSiteUrl, checkWebhookUrl, guardUrlCheck } from '../net/url-guard.js';
@@ -21,7 +21,7 @@ import { openApiDocument } from '../api/openapi.js';
 import { RateLimiter } from './rate-limit.js';
 import { WebhookSender, type WebhookEvent } from './webhooks.js';
 import { mcpHttpHandler } from './mcp-handler.js';
-import { createEngine } from '../app/create-engine.js';
+import { createEngine, type Engine } from '../app/create-engine.js';
 import { setting } from '../settings.js';
 import { checkSecretKeySetting } from '../posts/secret-key.js';
 
@@ -95,7 +95,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     publicUrl: () => baseUrl,
     get mediaLinks() { return mediaLinks(); },
     openapi: () => openApiDocument({ serverUrl: `${baseUrl}/api/v1` }),
-    readiness: () => readiness(store, opts.dataDir),
+    readiness: () => readiness(engine, opts.dataDir),
+    metrics: engine.metrics,
+    metricsToken: setting('SHORTS_METRICS_TOKEN'),
     idempotency: new IdempotentRequests(engine.idempotency),
     log: opts.log,
     mcp: mcpHttpHandler({
@@ -140,13 +142,10 @@ async function webhookEvent(r: RequestRecord, service: Service, account: { id: s
   };
 }
 
-async function readiness(store: RequestStore, dataDir: string): Promise<ReadinessReport> {
+async function readiness(engine: Engine, dataDir: string): Promise<ReadinessReport> {
   const checks: ReadinessReport['checks'] = {};
-  try {
-    checks.store = { ok: true, detail: await store.ping() };
-  } catch (e) {
-    checks.store = { ok: false, detail: e instanceof Error ? e.message : String(e) };
-  }
+  // The engines the store, queue, blobs and counters live on (one check each, named after it), then this machine's.
+  for (const { name, ok, detail } of await engine.readiness()) checks[name] = { ok, detail };
   const check = (name: string, fn: () => string) => {
     try {
       checks[name] = { ok: true, detail: fn() };

@@ -5,29 +5,14 @@
 import type Database from 'better-sqlite3';
 import type { Platform } from '../../publish/types.js';
 import type { AccountTokensWrite, ConnectedAccountRecord, ConnectedAccountsStore, RefreshWrite } from '../../ports/connected-accounts-store.js';
-
-interface Row {
-  id: string; account_id: string; platform: Platform; handle: string; platform_user_id: string | null;
-  access_token: string; refresh_token: string | null; expires_at: string | null; refresh_expires_at: string | null;
-  scopes: string | null; status: 'active' | 'expired'; created_at: string; updated_at: string;
-}
-
-function toRecord(r: Row): ConnectedAccountRecord {
-  return {
-    id: r.id, accountId: r.account_id, platform: r.platform, handle: r.handle, platformUserId: r.platform_user_id,
-    accessToken: r.access_token, refreshToken: r.refresh_token, expiresAt: r.expires_at, refreshExpiresAt: r.refresh_expires_at,
-    scopes: r.scopes ? r.scopes.split(' ').filter(Boolean) : [], status: r.status, createdAt: r.created_at, updatedAt: r.updated_at,
-  };
-}
-
-const scopesColumn = (scopes: string[]) => scopes.join(' ') || null;
+import { connectedAccountOfRow, scopesColumn, type ConnectedAccountRow } from '../connected-account-row.js';
 
 export class SqliteConnectedAccountsStore implements ConnectedAccountsStore {
   constructor(private readonly db: Database.Database) {}
 
   private row(id: string): ConnectedAccountRecord | undefined {
-    const r = this.db.prepare('SELECT * FROM connected_accounts WHERE id = ?').get(id) as Row | undefined;
-    return r && toRecord(r);
+    const r = this.db.prepare('SELECT * FROM connected_accounts WHERE id = ?').get(id) as ConnectedAccountRow | undefined;
+    return r && connectedAccountOfRow(r);
   }
 
   async get(id: string): Promise<ConnectedAccountRecord | undefined> {
@@ -38,12 +23,12 @@ export class SqliteConnectedAccountsStore implements ConnectedAccountsStore {
     const rows = platform
       ? this.db.prepare('SELECT * FROM connected_accounts WHERE account_id = ? AND platform = ? ORDER BY created_at, id').all(accountId, platform)
       : this.db.prepare('SELECT * FROM connected_accounts WHERE account_id = ? ORDER BY created_at, id').all(accountId);
-    return (rows as Row[]).map(toRecord);
+    return (rows as ConnectedAccountRow[]).map(connectedAccountOfRow);
   }
 
   async findByHandle(accountId: string, platform: Platform, handle: string): Promise<ConnectedAccountRecord | undefined> {
-    const r = this.db.prepare('SELECT * FROM connected_accounts WHERE account_id = ? AND platform = ? AND handle = ?').get(accountId, platform, handle) as Row | undefined;
-    return r && toRecord(r);
+    const r = this.db.prepare('SELECT * FROM connected_accounts WHERE account_id = ? AND platform = ? AND handle = ?').get(accountId, platform, handle) as ConnectedAccountRow | undefined;
+    return r && connectedAccountOfRow(r);
   }
 
   async holderOf(platform: Platform, platformUserId: string): Promise<string | undefined> {

@@ -35,6 +35,25 @@ export function wavSamples(wav: Buffer): Int16Array {
   return new Int16Array(0);
 }
 
+/** A 16-bit mono PCM WAV of `samples` at `rate` (a stretch cut from a speech WAV for Whisper to hear alone). */
+export function wavFile(samples: Int16Array, rate = SAMPLE_RATE): Buffer {
+  const header = Buffer.alloc(44);
+  const bytes = samples.length * 2;
+  header.write('RIFF', 0, 'latin1');
+  header.writeUInt32LE(36 + bytes, 4);
+  header.write('WAVEfmt ', 8, 'latin1');
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20); // PCM
+  header.writeUInt16LE(1, 22); // mono
+  header.writeUInt32LE(rate, 24);
+  header.writeUInt32LE(rate * 2, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36, 'latin1');
+  header.writeUInt32LE(bytes, 40);
+  return Buffer.concat([header, Buffer.from(samples.buffer, samples.byteOffset, bytes)]);
+}
+
 /** Writes the speech WAV of `range` for Whisper; a failure is a PipelineError of `stage` a user can read. */
 export async function writeSpeechWav(mediaPath: string, range: TimeRange, wavPath: string, stage: PipelineStage, media: MediaRunner, signal?: AbortSignal): Promise<void> {
   try {

@@ -283,10 +283,10 @@ export function createTranscriber(opts: TranscriberOptions): Transcriber {
         const transcribeIn = (lang: string, model: WhisperModel, log = false, onDetectedLanguage?: (found: { language: string; probability: number }) => void) =>
           runWhisperCli(bin, { modelPath: model.path, wavPath: wav, language: lang, threads, outputBase: path.join(work, 'whisper'), decoding: DEFAULT_DECODING, log },
             { signal, media, onDetectedLanguage, onProgress: (f) => progress(share + (1 - share) * f * 0.99) });
-        // One run detects and transcribes when the model that detects is the one that will transcribe:
-        // whisper-cli -l auto detects on the same first 30 s of the same WAV as -dl does (whisper.cpp
-        // detects at offset 0 whatever -ot says), then decodes exactly as -l <that language> would.
-        const oneRun = listen ? oneRunLanguage(req, detectWith!.role, models) : null;
+        // One run detects and transcribes when the model that detects is the one that will transcribe and the
+        // window to hear is the WAV's first 30 s: whisper-cli -l auto detects on exactly those (whatever -ot
+        // says), then decodes as -l <that language> would. A window further in is detected on its own.
+        const oneRun = listen && window!.start === 0 ? oneRunLanguage(req, detectWith!.role, models) : null;
         let json: WhisperJson | null = null;
         if (oneRun) {
           let heard: { language: string; probability: number } | null = null;
@@ -298,7 +298,7 @@ export function createTranscriber(opts: TranscriberOptions): Transcriber {
           if (detection?.language === language) json = ran;
         } else if (listen) {
           try {
-            await keep(detected(await runLanguageDetection(bin, { modelPath: detector!.path, wavPath: wav, threads, window: window! }, signal, media)));
+            await keep(detected(await runLanguageDetection(bin, { modelPath: detector!.path, samples, windowWav: path.join(work, 'window.wav'), threads, window: window! }, signal, media)));
           } catch (e) {
             if (auto || e instanceof AbortedError || signal?.aborted) throw e;
           }

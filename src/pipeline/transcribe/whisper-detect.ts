@@ -1,7 +1,9 @@
 // Spoken-language detection with whisper.cpp (`whisper-cli -dl`): which 30 s of the audio to listen to
 // (the window with the most speech, not a silent or musical intro), running it, and reading its answer.
+// whisper.cpp detects on the first 30 s of the file it is given whatever `-ot` says, so the window is cut
+// into a WAV of its own and detection hears exactly that.
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { defaultMediaRunner } from '../../media/local-runner.js';
 import { ProcessError, lastLines } from '../../media/process.js';
@@ -12,6 +14,7 @@ import type { EnergyEnvelope } from './onset-align.js';
 import type { TimeRange } from '../../domain/time.js';
 import { writeJsonAtomically } from './transcript-cache.js';
 import { parseDetectedLanguage, whisperEnv } from './whisper-cli.js';
+import { SAMPLE_RATE, wavFile } from './speech-audio.js';
 
 /** Whisper listens to 30 s at a time: detection hears exactly one such window. */
 export const DETECTION_WINDOW_SEC = 30;
@@ -39,25 +42,33 @@ export function speechiestWindow(env: EnergyEnvelope, totalSec: number, windowSe
   return { start, end: start + windowSec };
 }
 
-/** whisper-cli arguments that only detect the language of `window` (seconds from the start of the WAV). */
-export function detectArgs(i: { modelPath: string; wavPath: string; threads: number; window: { start: number; end: number } }): string[] {
+/** whisper-cli arguments that only detect the language of a WAV (the window, cut to a file of its own). */
+export function detectArgs(i: { modelPath: string; wavPath: string; threads: number }): string[] {
   return [
     '-m', i.modelPath, '-f', i.wavPath, '-l', 'auto', '-dl', '-t', String(Math.max(1, Math.floor(i.threads))),
-    '-ot', String(Math.max(0, Math.round(i.window.start * 1000))), '-d', String(Math.max(1, Math.round((i.window.end - i.window.start) * 1000))),
     // Flash attention: the same setting transcription runs with (whisper-cli.ts).
     '-fa',
   ];
 }
 
-/** Runs whisper-cli -dl on one window of a 16 kHz WAV and returns its language and probability. */
-export async function runLanguageDetection(bin: string, input: Parameters<typeof detectArgs>[0], signal?: AbortSignal, media: MediaRunner = defaultMediaRunner()): Promise<{ language: string; probability: number }> {
+/**
+ * Runs whisper-cli -dl on one window (seconds from the start) of the 16 kHz speech samples and returns its
+ * language and probability. The window is written to `windowWav` (removed after) for whisper to hear alone.
+ */
+export async function runLanguageDetection(bin: string, input: { modelPath: string; samples: Int16Array; windowWav: string; threads: number; window: { start: number; end: number } },
+  signal?: AbortSignal, media: MediaRunner = defaultMediaRunner()): Promise<{ language: string; probability: number }> {
+  const from = Math.max(0, Math.floor(input.window.start * SAMPLE_RATE));
+  const to = Math.min(input.samples.length, Math.ceil(input.window.end * SAMPLE_RATE));
+  await writeFile(input.windowWav, wavFile(input.samples.subarray(from, Math.max(from, to))));
   let stderr: string;
   try {
     // No -np: whisper-cli prints the detected language only with its log on.
-    ({ stderr } = await media.run('whisper-cli', detectArgs(input), { program: bin, signal, env: whisperEnv() }));
+    ({ stderr } = await media.run('whisper-cli', detectArgs({ modelPath: input.modelPath, wavPath: input.windowWav, threads: input.threads }), { program: bin, signal, env: whisperEnv() }));
   } catch (e) {
     if (e instanceof ProcessError) throw new PipelineError('transcribing_audio', `language detection failed (${lastLines(e.stderr, 2) || `exit code ${e.code}`})`, { cause: e });
     throw e;
+  } finally {
+    await rm(input.windowWav, { force: true });
   }
   const found = parseDetectedLanguage(stderr);
   if (!found) throw new PipelineError('transcribing_audio', 'language detection gave no answer (whisper-cli printed no detected language)');
@@ -67,8 +78,8 @@ export async function runLanguageDetection(bin: string, input: Parameters<typeof
 /** What decides a detection: the content, the range (and so the window picked in it) and the model. */
 export interface DetectionCacheKey { contentKey: string; range: TimeRange; modelName: string; modelSizeBytes: number }
 
-/** Bump when the window choice or the detection call changes, so old answers are not reused. */
-const DETECTION_VERSION = 'dl1';
+/** Bump when the window choice or the detection call changes, so old answers are not reused (dl2: the window is heard, not the first 30 s). */
+const DETECTION_VERSION = 'dl2';
 
 export function detectionCacheFile(dataDir: string, key: DetectionCacheKey): string {
   const id = [DETECTION_VERSION, key.contentKey, key.range.start, key.range.end, `${key.modelName}+${key.modelSizeBytes}`].join('|');
