@@ -20,7 +20,7 @@ import { SqliteConnectedAccountsStore } from '../adapters/sqlite/connected-accou
 import { SqliteAutomationRules } from '../adapters/sqlite/automation-rules.js';
 import type { RequestRecord } from '../ports/request-store.js';
 import { LeaseKeeper } from '../engine/lease-keeper.js';
-import { WORKER_QUEUES } from '../engine/jobs.js';
+import { PUBLISH_QUEUE, WORKER_QUEUES } from '../engine/jobs.js';
 import { EngineMetrics } from '../engine/metrics.js';
 import { Orchestrator, type OrchestratorDeps } from '../engine/orchestrator.js';
 import { renderSettingsFromEnv } from '../engine/render-settings.js';
@@ -128,7 +128,7 @@ export function createEngine(settings: EngineSettings): Engine {
   };
   const leases = new LeaseKeeper(new SqliteLeaseStore(store.db));
   const queue = new SqliteJobQueue(store.db);
-  metrics.watchQueues(queue, WORKER_QUEUES);
+  metrics.watchQueues(queue, [...WORKER_QUEUES, PUBLISH_QUEUE]);
   const blobs = new FsBlobStore(dataDir);
   // One runner for every child process of the jobs (counted, capped, cancelled with each job).
   const media = settings.media ?? createLocalMediaRunner();
