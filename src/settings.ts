@@ -154,7 +154,7 @@ export const SETTINGS = {
   },
   SHORTS_SECRET_KEY: {
     default: 'generated on first use into `<data dir>/secret.key` (mode 0600): back that file up',
-    meaning: 'The 32-byte key (64 hex digits or base64) that encrypts connected accounts\' platform tokens at rest. Without the key they were written with, saved tokens cannot be read and every account must be connected again.',
+    meaning: 'The 32-byte key (64 hex digits or base64) that encrypts connected accounts\' platform tokens at rest. Without the key they were written with, saved tokens cannot be read and every account must be connected again. Required with `SHORTS_DATABASE_URL`: every process of a deployment must use the same key.',
   },
   SHORTS_OAUTH_VIDEO_SITE_CLIENT_ID: {
     default: 'none (`shorts accounts connect video_site` refused; `accounts add` with tokens still works)',

@@ -4,21 +4,8 @@
 // `batch`, `shorts mcp`, `posts run`) and `shorts keys` all start here, so a new adapter (PostgreSQL, S3,
 // BullMQ) is chosen in this file and nowhere else. Parts a command may not need (the orchestrator, the
 // worker, the scheduler) are built when asked for: a `shorts list` pays only for opening the store.
-import path from 'node:path';
 import { FsBlobStore } from '../adapters/fs/blob-store.js';
-import { SqliteAccounts } from '../adapters/sqlite/accounts.js';
-import { SqliteIdempotencyStore } from '../adapters/sqlite/idempotency.js';
-import { SqliteJobQueue } from '../adapters/sqlite/job-queue.js';
-import { SqliteLeaseStore } from '../adapters/sqlite/lease-store.js';
-import { SqliteRateLimits } from '../adapters/sqlite/rate-limits.js';
-import { RedisRateLimits } from '../adapters/redis/rate-limits.js';
-import { closeRedis, openRedis, pingRedis } from '../adapters/redis/connection.js';
-import { SqliteWebhookDeliveries } from '../adapters/sqlite/webhook-deliveries.js';
-import { SqliteRequestStore } from '../adapters/sqlite/request-store.js';
-import { SqlitePostStore } from '../adapters/sqlite/post-store.js';
-import { SqliteConnectedAccountsStore } from '../adapters/sqlite/connected-accounts-store.js';
-import { SqliteAutomationRules } from '../adapters/sqlite/automation-rules.js';
-import type { RequestRecord } from '../ports/request-store.js';
+import type { RequestRecord, RequestStore } from '../ports/request-store.js';
 import { LeaseKeeper } from '../engine/lease-keeper.js';
 import { PUBLISH_QUEUE, WORKER_QUEUES } from '../engine/jobs.js';
 import { EngineMetrics } from '../engine/metrics.js';
@@ -41,8 +28,10 @@ import { createPublishing, type PublishingOptions } from '../posts/publishing.js
 import { PublishWorker } from '../posts/publish-worker.js';
 import { AccountStore } from '../service/accounts.js';
 import { Service, type CreditLedger, type ServiceOptions } from '../service/service.js';
+import { checkReadiness, type ReadinessCheck } from './readiness.js';
+import { openStateAdapters } from './state-adapters.js';
 import { setting } from '../settings.js';
-import { checkReadiness, type ReadinessCheck, type ReadinessProbe } from './readiness.js';
+import { SecretKeyError } from '../posts/secret-key.js';
 
 export interface EngineSettings {
   /** All local state: the SQLite store and, in the data dir adapter, the blobs. */
@@ -64,8 +53,10 @@ export type OrchestratorOptions = Pick<OrchestratorDeps, 'blurPreference' | 'che
 
 export interface Engine {
   readonly dataDir: string;
-  /** The request store (the SQLite adapter; the other SQLite ports share its connection). */
-  readonly store: SqliteRequestStore;
+  /** The request store (SQLite in the data dir, or PostgreSQL: src/app/state-adapters.ts). */
+  readonly store: RequestStore;
+  /** State shared through server engines (PostgreSQL): this process's data dir is only a scratch cache. */
+  readonly distributed: boolean;
   /** This process's leases: who runs a request, a re-render or a post (one owner id, one heartbeat). */
   readonly leases: LeaseKeeper;
   /** The job queue: API requests and re-renders for the workers (a create enqueues, a DELETE cancels). */
@@ -102,17 +93,17 @@ export interface Engine {
 export function createEngine(settings: EngineSettings): Engine {
   const { dataDir } = settings;
   const log = settings.log ?? (() => {});
-  const store = new SqliteRequestStore(path.join(dataDir, 'shorts.db'));
+  const state = openStateAdapters(dataDir, log);
+  const { store } = state;
+  // Tokens saved by one process are read by others: a key generated into one data dir would lock them out.
+  if (state.distributed && setting('SHORTS_SECRET_KEY') === undefined) {
+    void state.close();
+    throw new SecretKeyError('SHORTS_SECRET_KEY must be set when SHORTS_DATABASE_URL is: every process of the deployment encrypts and reads connected accounts\' tokens with that one key (e.g. `openssl rand -hex 32`)');
+  }
   const metrics = new EngineMetrics();
-  // Readiness: one probe per engine. The SQLite queue, counters and other ports share the store's connection
-  // (its check covers them) and the data dir's blobs its disk (serve checks the free space); an adapter on an
-  // engine of its own (PostgreSQL, BullMQ's connection, S3, Redis) adds its probe here, named after it.
-  const probes: ReadinessProbe[] = [{ name: 'store', check: () => store.ping() }];
-  const redisUrl = setting('SHORTS_REDIS_URL');
-  const redis = redisUrl === undefined ? undefined : openRedis(redisUrl, log);
-  if (redis) probes.push({ name: 'redis', check: () => pingRedis(redis) });
-  // One SQLite connection for the store and these ports: a creation's insert and its charge share a transaction.
-  const accounts = new AccountStore(new SqliteAccounts(store.db));
+  // Readiness: one probe per engine (the state's and the queue's; the blob store adds its own).
+  const probes = [...state.probes];
+  const accounts = new AccountStore(state.accounts);
   // Credits charged and refunded, counted as they happen (the metrics' only view of the ledger).
   const ledger: CreditLedger = {
     chargeAndCreate: async (accountId, requestId, create) => {
@@ -126,8 +117,8 @@ export function createEngine(settings: EngineSettings): Engine {
       return refunded;
     },
   };
-  const leases = new LeaseKeeper(new SqliteLeaseStore(store.db));
-  const queue = new SqliteJobQueue(store.db);
+  const leases = new LeaseKeeper(state.leases);
+  const { queue } = state;
   metrics.watchQueues(queue, [...WORKER_QUEUES, PUBLISH_QUEUE]);
   const blobs = new FsBlobStore(dataDir);
   // One runner for every child process of the jobs (counted, capped, cancelled with each job).
@@ -135,15 +126,12 @@ export function createEngine(settings: EngineSettings): Engine {
   // Made once; its model loads on the first face looked for.
   const faces = createFaceDetector();
   // The posts, connected accounts and automation rules (issue 16) behind their ports, on the same connection.
-  const postStore = new SqlitePostStore(store.db);
-  const rules = new SqliteAutomationRules(store.db);
+  const postStore = state.posts;
+  const rules = state.automationRules;
   const service = new Service(store, { ...settings.service, blobs, media, queue, posts: postStore, ...(settings.apiAccounts ? { credits: ledger, preferences: accounts } : {}) });
   // One per engine: a token refresh in flight is joined by the routes, the scheduler and the clients alike.
-  const connectedAccounts = new ConnectedAccounts(new SqliteConnectedAccountsStore(store.db), { dataDir });
-  // With Redis the counters are shared by every API process on it (spec 8's limits across processes).
-  const rateLimits = redis ? new RedisRateLimits(redis) : new SqliteRateLimits(store.db);
-  const webhookDeliveries = new SqliteWebhookDeliveries(store.db);
-  const idempotency = new SqliteIdempotencyStore(store.db);
+  const connectedAccounts = new ConnectedAccounts(state.connectedAccounts, { dataDir });
+  const { rateLimits, webhookDeliveries, idempotency } = state;
   let posts: PostsService | undefined;
   let automation: Automation | undefined;
   // Scheduling a post of an API account queues its publish job.
@@ -157,7 +145,7 @@ export function createEngine(settings: EngineSettings): Engine {
   });
 
   return {
-    dataDir, store, leases, queue, blobs, media, faces, accounts, rateLimits, webhookDeliveries, idempotency, service, connectedAccounts,
+    dataDir, store, distributed: state.distributed, leases, queue, blobs, media, faces, accounts, rateLimits, webhookDeliveries, idempotency, service, connectedAccounts,
     get posts() { return postsService(); },
     get automation() { return automationRules(); },
     metrics,
@@ -183,8 +171,7 @@ export function createEngine(settings: EngineSettings): Engine {
     },
     close: async () => {
       await leases.releaseAll();
-      if (redis) await closeRedis(redis);
-      await store.close();
+      await state.close();
     },
   };
 }

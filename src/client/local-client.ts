@@ -12,8 +12,7 @@ import { fileURLToPath } from 'node:url';
 import type {
   CatalogPage, CreateBody, CreateOptions, EditBody, GameVideoItem, MemeHookItem, MusicTrackItem, Query, RerenderWaitOptions, ShortsClient, WaitOptions,
 } from './shorts-client.js';
-import { SqliteRequestStore } from '../adapters/sqlite/request-store.js';
-import { TERMINAL } from '../ports/request-store.js';
+import { TERMINAL, type RequestStore } from '../ports/request-store.js';
 import { Orchestrator } from '../engine/orchestrator.js';
 import type { MediaRunner } from '../ports/media-runner.js';
 import type { ShortObject, StatusResponse } from '../api/types.js';
@@ -57,8 +56,8 @@ export interface LocalCreateOptions extends CreateOptions {
 export class LocalClient implements ShortsClient {
   readonly mode = 'local' as const;
   readonly service: Service;
-  /** The SQLite store, for the local clients of other resources (connected accounts, posts). */
-  readonly store: SqliteRequestStore;
+  /** The request store, for the local clients of other resources (connected accounts, posts). */
+  readonly store: RequestStore;
   readonly account: Account;
   /** This process's leases on the store (the requests and re-renders it runs). */
   readonly leases: LeaseKeeper;

@@ -6,8 +6,7 @@ import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { SqliteRequestStore } from '../adapters/sqlite/request-store.js';
-import type { RequestRecord } from '../ports/request-store.js';
+import type { RequestRecord, RequestStore } from '../ports/request-store.js';
 import { Worker } from '../engine/worker.js';
 import { mediaBinaries } from '../media/binaries.js';
 import { checkFileUrl, checkVideoSiteUrl, checkWebhookUrl, guardUrlCheck } from '../net/url-guard.js';
@@ -36,7 +35,7 @@ export interface ServeOptions {
   log: (line: string) => void;
 }
 
-export interface RunningServer { url: string; server: http.Server; worker: Worker; store: SqliteRequestStore; close(): Promise<void> }
+export interface RunningServer { url: string; server: http.Server; worker: Worker; store: RequestStore; close(): Promise<void> }
 
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   // A malformed SHORTS_SECRET_KEY stops serve at start with the rule, not at the first account connected.
