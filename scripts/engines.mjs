@@ -3,10 +3,13 @@
 // each on a free loopback port in a temp dir, stopped with the run. Nothing here is a fake: adapters speak to
 // the real servers over TCP.
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync, readdirSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { chmodSync, chownSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, readdirSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 
 /** A free TCP port on loopback (the kernel picks it; the race until the server binds it is accepted). */
@@ -143,12 +146,45 @@ export async function startRedis() {
   };
 }
 
+/**
+ * Makes an s3rver (3.7) keep two promises of S3 its file store breaks, so adapters are tested against S3's
+ * behaviour and not the stand-in's: an overwrite replaces the object whole (s3rver truncates the file a
+ * running GET is still reading), and deleting many keys of one folder at once succeeds (its clean-up of
+ * emptied folders races itself and answers 500 to DeleteObjects). Call before run().
+ */
+export function asS3Does(server) {
+  const { store } = server;
+  const deleteObject = store.deleteObject.bind(store);
+  store.deleteObject = async (bucket, key) => {
+    try {
+      await deleteObject(bucket, key);
+    } catch (e) {
+      if (e.code !== 'ENOENT') throw e;
+    }
+  };
+  store.putObject = async (object) => {
+    const file = store.getResourcePath(object.bucket, object.key, 'object');
+    mkdirSync(path.dirname(file), { recursive: true });
+    const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+    const md5 = createHash('md5');
+    let size = 0;
+    const counted = new Transform({ transform(chunk, _enc, done) { md5.update(chunk); size += chunk.length; done(null, chunk); } });
+    const content = Buffer.isBuffer(object.content) ? Readable.from([object.content]) : object.content;
+    await pipeline(content, counted, createWriteStream(tmp));
+    const digest = md5.digest('hex');
+    renameSync(tmp, file);
+    await store.putMetadata(object.bucket, object.key, object.metadata, digest);
+    return { size, md5: digest };
+  };
+}
+
 /** Starts s3rver (an S3-compatible server from npm) on a free loopback port over a temp dir. */
 export async function startS3() {
   const { default: S3rver } = await import('s3rver');
   const dir = mkdtempSync(path.join(os.tmpdir(), 's3-'));
   const port = await freePort();
   const server = new S3rver({ port, address: '127.0.0.1', directory: dir, silent: true, resetOnClose: true });
+  asS3Does(server);
   await server.run();
   const endpoint = `http://127.0.0.1:${port}`;
   // The credentials s3rver accepts (its documented defaults), as the AWS SDK reads them from the environment.

@@ -132,6 +132,18 @@ export const SETTINGS = {
     default: '86400',
     meaning: 'Lifetime of media links in seconds.',
   },
+  SHORTS_STORAGE_URL: {
+    default: 'none (the data dir)',
+    meaning: '`s3://BUCKET/PREFIX`: the blob store (clips, covers, a job\'s checkpoints and captions) is the objects under `PREFIX/` in an S3 bucket (multipart uploads for large files), and `video_url`/`thumbnail_url` are presigned GET links straight to the bucket living `SHORTS_MEDIA_TTL` (at most 7 days). Credentials and region come from the AWS SDK\'s standard chain (`AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`, `AWS_REGION`, `AWS_PROFILE`, SSO, instance roles); failed requests are retried (`AWS_MAX_ATTEMPTS`, default 10 tries). The data dir then only keeps a cache of downloaded copies (`cache/blobs`) that may be deleted at any time.',
+  },
+  SHORTS_S3_ENDPOINT: {
+    default: 'AWS S3',
+    meaning: 'The endpoint of an S3-compatible store (MinIO, Ceph, R2, ...), e.g. `http://127.0.0.1:9000`.',
+  },
+  SHORTS_S3_FORCE_PATH_STYLE: {
+    default: 'off',
+    meaning: '`1`: path-style requests (`ENDPOINT/BUCKET/KEY`) instead of `BUCKET.ENDPOINT`; most S3-compatible stores need it.',
+  },
   SHORTS_WORKERS: {
     default: '1 (one job already uses every core)',
     meaning: 'Requests `serve` processes at once.',

@@ -4,7 +4,6 @@
 // `batch`, `shorts mcp`, `posts run`) and `shorts keys` all start here, so a new adapter (PostgreSQL, S3,
 // BullMQ) is chosen in this file and nowhere else. Parts a command may not need (the orchestrator, the
 // worker, the scheduler) are built when asked for: a `shorts list` pays only for opening the store.
-import { FsBlobStore } from '../adapters/fs/blob-store.js';
 import type { RequestRecord, RequestStore } from '../ports/request-store.js';
 import { LeaseKeeper } from '../engine/lease-keeper.js';
 import { PUBLISH_QUEUE, WORKER_QUEUES } from '../engine/jobs.js';
@@ -16,6 +15,8 @@ import { createLocalMediaRunner } from '../media/local-runner.js';
 import { createFaceDetector, type FaceDetector } from '../pipeline/reframe/faces.js';
 import { createTranscriber } from '../pipeline/transcribe/transcribe.js';
 import type { BlobStore } from '../ports/blob-store.js';
+import { blobStoreFromSettings } from './blob-store-from-settings.js';
+import { S3BlobStore } from '../adapters/s3/blob-store.js';
 import type { IdempotencyStore } from '../ports/idempotency.js';
 import type { JobQueue } from '../ports/job-queue.js';
 import type { MediaRunner } from '../ports/media-runner.js';
@@ -120,7 +121,8 @@ export function createEngine(settings: EngineSettings): Engine {
   const leases = new LeaseKeeper(state.leases);
   const { queue } = state;
   metrics.watchQueues(queue, [...WORKER_QUEUES, PUBLISH_QUEUE]);
-  const blobs = new FsBlobStore(dataDir);
+  const blobs = blobStoreFromSettings(dataDir);
+  if (blobs instanceof S3BlobStore) probes.push({ name: 'blobs', check: () => blobs.ping() });
   // One runner for every child process of the jobs (counted, capped, cancelled with each job).
   const media = settings.media ?? createLocalMediaRunner();
   // Made once; its model loads on the first face looked for.

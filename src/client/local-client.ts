@@ -5,8 +5,11 @@
 // process's heartbeat, taken atomically), and `wait` on a request whose lease another process holds (a
 // `create --no-wait` runner, a batch) follows it in the store instead of running it a second time; once that
 // lease has expired (its process was killed) the request is settled as interrupted.
-import { copyFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { copyFile, rename, rm } from 'node:fs/promises';
 import os from 'node:os';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type {
@@ -297,7 +300,18 @@ export class LocalClient implements ShortsClient {
   async posts(query: Query) { return this.service.posts(this.account, query); }
 
   async downloadClip(videoUrl: string, dest: string): Promise<void> {
-    await copyFile(fileURLToPath(videoUrl), dest);
+    if (videoUrl.startsWith('file:')) return copyFile(fileURLToPath(videoUrl), dest);
+    // A blob store whose links any client can fetch (S3's presigned GETs): downloaded as any client would.
+    const res = await fetch(videoUrl);
+    if (!res.ok || !res.body) throw new Error(`cannot download the clip: the store answered HTTP ${res.status}`);
+    const part = `${dest}.${process.pid}.part`;
+    try {
+      await pipeline(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream), createWriteStream(part));
+      await rename(part, dest);
+    } catch (e) {
+      await rm(part, { force: true });
+      throw e;
+    }
   }
 
   close(): void {

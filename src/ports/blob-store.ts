@@ -1,9 +1,9 @@
 // The blob store port (issue 22): where clips, covers and other job objects live. Today's adapter is the
 // data dir (src/adapters/fs/blob-store.ts); a later one is S3. Callers name objects by keys, never by paths:
 // a key is relative, '/'-separated and deterministic (`jobs/<requestId>/clips/01-<shortId>.mp4`), so the
-// database stores the same key whatever holds the bytes. Every method but `url` is async; `url` is pure
-// computation in every adapter (a file:// URL, an S3 presigned GET is an HMAC over the key), and the API
-// answers that carry links are built in synchronous reads.
+// database stores the same key whatever holds the bytes. Every method is async, `url` included: an S3
+// presigned GET is signed with credentials the SDK may have to fetch or refresh first (a role, SSO, a
+// credential process), so a link cannot be promised without waiting.
 import type { Readable } from 'node:stream';
 
 /** What changes when an object is replaced: its size and modification time (ETag and Last-Modified come from them). */
@@ -54,8 +54,16 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
   /** Removes every object whose key starts with `prefix/` (a request's folder, say); `prefix` itself is a key prefix, not a path. */
   deletePrefix(prefix: string): Promise<void>;
-  /** A link a client can fetch the object with: a file:// URL for the data dir, a presigned GET for S3. */
-  url(key: string, opts?: BlobUrlOptions): string;
+  /**
+   * A link to the object: a file:// URL for the data dir, a presigned GET for S3 (living `expiresInSec`, else
+   * the adapter's default, SHORTS_MEDIA_TTL). InvalidBlobKeyError (a rejection) for a bad key.
+   */
+  url(key: string, opts?: BlobUrlOptions): Promise<string>;
+  /**
+   * Whether `url` gives links any client can fetch by itself (S3 presigned GETs): a server hands those out as
+   * they are. False when only this machine can read them (file://): a server gives its own signed links then.
+   */
+  readonly sharedLinks: boolean;
 }
 
 /** No object under this key. */

@@ -7,6 +7,9 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync } from 'node:fs';
 import { createPrivateFileOnce, readTextIfExists } from '../private-file.js';
 import path from 'node:path';
+import { DEFAULT_MEDIA_TTL_SEC } from '../media-ttl.js';
+
+export { DEFAULT_MEDIA_TTL_SEC, parseMediaTtl } from '../media-ttl.js';
 
 export interface MediaLinksOptions {
   /** At least 16 bytes; `loadOrCreateSecret` gives 32. */
@@ -31,7 +34,6 @@ export function parseMediaPath(pathname: string): { requestId: string; shortId: 
   return m ? { requestId: m[1]!, shortId: m[2]!, kind: m[3] as MediaKind } : null;
 }
 
-export const DEFAULT_MEDIA_TTL_SEC = 24 * 3600;
 const MIN_SECRET_BYTES = 16;
 const SECRET_FILE = 'media-secret';
 /** A unix time in seconds; 12 digits reach the year 33658, and bound what Number() has to parse. */
@@ -86,15 +88,6 @@ export class MediaLinks {
 /** "/" is the separator of the signed text: an id containing one could be re-split into another pair. */
 function isSegment(id: string): boolean {
   return id.length > 0 && !id.includes('/');
-}
-
-/** SHORTS_MEDIA_TTL: whole seconds >= 1; unset or empty gives the default (24 h). */
-export function parseMediaTtl(value: string | undefined): number {
-  if (value === undefined || value.trim() === '') return DEFAULT_MEDIA_TTL_SEC;
-  const n = Number(value.trim());
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1)
-    throw new RangeError(`SHORTS_MEDIA_TTL must be a whole number of seconds >= 1, got "${value}"`);
-  return n;
 }
 
 /**

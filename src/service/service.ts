@@ -43,7 +43,7 @@ export interface ServiceOptions {
   blobs: BlobStore;
   /** Runs the ffprobe that checks a local source, with the engine's runner so the job reuses its answer. */
   media?: MediaRunner;
-  /** Builds the temporary URL of a rendered clip (signed link in `serve`; else the blob store's link, a file URL locally). */
+  /** Builds the temporary URL of a rendered clip (signed link in `serve`; else the blob store's link, a file URL locally). Blob stores with shared links (S3) win over it. */
   mediaUrl?: (short: ShortRecord) => string;
   /** Builds the URL of a clip's cover image (signed link in `serve`, file URL locally). */
   thumbnailUrl?: (short: ShortRecord) => string;
@@ -312,10 +312,19 @@ export class Service {
   }
 
   private async shortObject(s: ShortRecord): Promise<ShortObject> {
-    const o = shortObject(s, s.error ? '' : this.opts.mediaUrl?.(s) ?? (s.fileKey ? this.blobs.url(s.fileKey) : ''), await this.opts.posts?.postsForShort(s.id) ?? []);
+    const o = shortObject(s, s.error ? '' : await this.link(s, s.fileKey, this.opts.mediaUrl), await this.opts.posts?.postsForShort(s.id) ?? []);
     // Linked only when a cover was made (the store says so: no look at the blobs on a read).
-    if (!s.error && s.fileKey && s.coverKey) o.thumbnail_url = this.opts.thumbnailUrl?.(s) ?? this.blobs.url(s.coverKey);
+    if (!s.error && s.fileKey && s.coverKey) o.thumbnail_url = await this.link(s, s.coverKey, this.opts.thumbnailUrl);
     return o;
+  }
+
+  /**
+   * A clip's or cover's link: the blob store's own when clients can fetch it directly (S3 presigned GETs, so
+   * downloads never pass through serve), else the caller's signed link, else the store's (a local file URL).
+   */
+  private async link(s: ShortRecord, key: string | null, own: ((s: ShortRecord) => string) | undefined): Promise<string> {
+    if (key && this.blobs.sharedLinks) return this.blobs.url(key);
+    return own?.(s) ?? (key ? this.blobs.url(key) : '');
   }
 
   /** Registers a running job's abort handle (released when the job ends). */

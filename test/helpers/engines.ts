@@ -43,3 +43,5 @@ export const freePort: () => Promise<number> = engines.freePort;
 export const startPostgres: () => Promise<Postgres> = engines.startPostgres;
 export const startRedis: () => Promise<Redis> = engines.startRedis;
 export const startS3: () => Promise<S3> = engines.startS3;
+/** Makes an s3rver made by a test keep S3's atomic overwrite and bulk delete (see scripts/engines.mjs); before run(). */
+export const asS3Does: (server: unknown) => void = engines.asS3Does;

@@ -93,7 +93,10 @@ export class FsBlobStore implements BlobStore {
     await rm(this.pathOf(prefix.replace(/\/+$/, '')), { recursive: true, force: true });
   }
 
-  url(key: string): string {
+  /** Only this machine can open a file:// link: a server hands out links of its own instead. */
+  readonly sharedLinks = false;
+
+  async url(key: string): Promise<string> {
     return pathToFileURL(this.pathOf(key)).href;
   }
 
