@@ -14,7 +14,7 @@ export async function dbMigrateCommand(flags: { json?: boolean }, env: NodeJS.Pr
   try {
     // Loaded on use: node-postgres would slow the start of every other command.
     const { migrateStore } = await import('../../app/migrate-store.js');
-    outcome = await migrateStore(dataDir(env), url);
+    outcome = await migrateStore(dataDir(env), url, { queuesInDatabase: setting('SHORTS_REDIS_URL', env) === undefined });
   } catch (e) {
     const what = url ? 'the PostgreSQL database of SHORTS_DATABASE_URL' : 'the SQLite store of the data dir';
     throw new CliError(`could not migrate ${what}: ${(e as Error).message || String(e)}`);
