@@ -1,6 +1,6 @@
 // The composition root (issue 22): the one place that chooses adapters and builds the engine from them —
 // the store, leases, blobs, the media runner, accounts and limit counters, the services, the orchestrator,
-// the workers and the post scheduler. `shorts serve`, the local client (and through it `create`, `wait`,
+// the workers, the publish worker and the post scheduler. `shorts serve`, the local client (and through it `create`, `wait`,
 // `batch`, `shorts mcp`, `posts run`) and `shorts keys` all start here, so a new adapter (PostgreSQL, S3,
 // BullMQ) is chosen in this file and nowhere else. Parts a command may not need (the orchestrator, the
 // worker, the scheduler) are built when asked for: a `shorts list` pays only for opening the store.
@@ -26,6 +26,7 @@ import { Automation } from '../posts/automation.js';
 import { ConnectedAccounts } from '../posts/connected-accounts.js';
 import { PostsService } from '../posts/posts-service.js';
 import { createPublishing, type PublishingOptions } from '../posts/publishing.js';
+import { PublishWorker } from '../posts/publish-worker.js';
 import { AccountStore } from '../service/accounts.js';
 import { Service, type CreditLedger, type ServiceOptions } from '../service/service.js';
 import { checkReadiness, type ReadinessCheck } from './readiness.js';
@@ -80,8 +81,12 @@ export interface Engine {
   orchestrator(opts?: OrchestratorOptions): Orchestrator;
   /** The workers of `serve` and `shorts worker`: the stage queues' jobs (refunds of failed requests through the ledger). */
   worker(opts: { concurrency: number; queues?: readonly string[]; onFinished?: (r: RequestRecord) => Promise<void>; track?: (id: string, c: AbortController) => () => void } & OrchestratorOptions): Worker;
-  /** The post scheduler and publisher for one scope (serve: API accounts; `posts run`: the local account). */
-  publishing(opts: Pick<PublishingOptions, 'scope' | 'tuning' | 'env' | 'log'> & { automation?: boolean }): ReturnType<typeof createPublishing> & { automation?: Automation };
+  /**
+   * Posting: the publisher; `worker`, the `publish` queue's worker that publishes API accounts' posts (serve, and
+   * `shorts worker` serving `publish`: start() and stop()); `scheduler`, for one scope without the queue (`posts
+   * run`: the local account's). `concurrency`: the worker's posts at once.
+   */
+  publishing(opts: Pick<PublishingOptions, 'scope' | 'tuning' | 'env' | 'log'> & { automation?: boolean; concurrency?: number }): ReturnType<typeof createPublishing> & { worker: PublishWorker; automation?: Automation };
   /** Hands every lease back (another process resumes the work at once) and closes the store. */
   close(): Promise<void>;
 }
@@ -131,8 +136,8 @@ export function createEngine(settings: EngineSettings): Engine {
   const { rateLimits, webhookDeliveries, idempotency } = state;
   let posts: PostsService | undefined;
   let automation: Automation | undefined;
-  let onScheduled: (() => void) | undefined;
-  const postsService = () => (posts ??= new PostsService(store, postStore, connectedAccounts, { onScheduled: () => onScheduled?.() }));
+  // Scheduling a post of an API account queues its publish job.
+  const postsService = () => (posts ??= new PostsService(store, postStore, connectedAccounts, { queue, log }));
   const automationRules = () => (automation ??= new Automation(rules, postsService(), log));
 
   const orchestrator = (opts: OrchestratorOptions = {}) => new Orchestrator({
@@ -160,9 +165,11 @@ export function createEngine(settings: EngineSettings): Engine {
       const made = createPublishing({ media,
         store, blobs, posts: postStore, leases, accounts: connectedAccounts, scope: opts.scope, log: opts.log ?? log, tuning: opts.tuning, env: opts.env, automation: applying,
       });
-      // A post scheduled through this engine's service wakes its scheduler at once.
-      onScheduled = () => made.scheduler.wake();
-      return { ...made, automation: applying };
+      const worker = new PublishWorker({
+        queue, posts: postStore, publisher: made.publisher, leases, accounts: connectedAccounts, automation: applying,
+        concurrency: opts.concurrency, intervalMs: opts.tuning?.intervalMs, log: opts.log ?? log,
+      });
+      return { ...made, worker, automation: applying };
     },
     close: async () => {
       await leases.releaseAll();

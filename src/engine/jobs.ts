@@ -26,10 +26,8 @@ export const TRANSCRIBE_QUEUE = 'transcribe';
 export const ANALYZE_QUEUE = 'analyze';
 export const RENDER_QUEUE = 'render';
 export const NOTIFY_QUEUE = 'notify';
-/** Posts (src/posts/): not a request's stage. */
-export const PUBLISH_QUEUE = 'publish';
 /** Every queue `shorts worker --queues` may name (default all). */
-export const STAGE_QUEUES = [FETCH_QUEUE, TRANSCRIBE_QUEUE, ANALYZE_QUEUE, RENDER_QUEUE, NOTIFY_QUEUE, PUBLISH_QUEUE] as const;
+export const STAGE_QUEUES = [FETCH_QUEUE, TRANSCRIBE_QUEUE, ANALYZE_QUEUE, RENDER_QUEUE, NOTIFY_QUEUE, 'publish'] as const;
 export type StageQueue = typeof STAGE_QUEUES[number];
 /** The queues a request's jobs may be in: a cancel cancels its job in each. */
 export const REQUEST_QUEUES = [FETCH_QUEUE, TRANSCRIBE_QUEUE, ANALYZE_QUEUE, RENDER_QUEUE, NOTIFY_QUEUE] as const;
@@ -87,4 +85,21 @@ export function parseQueues(list: string): StageQueue[] | undefined {
   const names = list.split(',').map((q) => q.trim()).filter(Boolean);
   if (names.length === 0 || names.some((q) => !(STAGE_QUEUES as readonly string[]).includes(q))) return undefined;
   return [...new Set(names)] as StageQueue[];
+}
+
+// ---- The `publish` queue (posts; issue 24) -------------------------------------------------------------------
+// One job per post an API account scheduled, its id the post's (24 hex characters, no ':'), due at the post's time;
+// whichever process serves `publish` takes it (src/posts/publish-worker.ts). A post's retries (STAGES.publish) are
+// that job handed back until the retry's time, not the job's own attempts: the post store counts the attempts at
+// the platform (they are the post's `attempts`) and the retry's wait is known only when it fails (a platform's
+// Retry-After). The job's attempts count the starts that died with their process, as a request's do.
+// Posts of local mode are not queued: `shorts posts run` publishes them in the foreground, as local requests are.
+
+export const PUBLISH_QUEUE = 'publish';
+
+export interface PublishJobData { postId: string }
+
+/** The publish job of a post, due at `dueAt` (ISO: its scheduledAt, or the time of its next retry). */
+export function publishJob(postId: string, dueAt: string, now = Date.now()): NewJob<PublishJobData> {
+  return { queue: PUBLISH_QUEUE, id: postId, data: { postId }, options: { attempts: JOB_ATTEMPTS, delayMs: Math.max(0, Date.parse(dueAt) - now) } };
 }

@@ -11,7 +11,8 @@
 // as failed past its attempts. A stop hands the jobs and leases back so another process resumes the work at once.
 import type { RequestStore, RequestRecord } from '../ports/request-store.js';
 import { TERMINAL } from '../ports/request-store.js';
-import { JobLockLost, type Job, type JobQueue } from '../ports/job-queue.js';
+import type { Job, JobQueue } from '../ports/job-queue.js';
+import { JobLoop, type JobOutcome } from './job-loop.js';
 import { Orchestrator, ShutdownSignal } from './orchestrator.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import { LeaseLost, type Lease, type LeaseKey } from '../ports/leases.js';
@@ -20,8 +21,6 @@ import {
   notifyJob, renderFlow, stageJob, type RenderJobData, type RequestJobData, type RerenderJobData,
 } from './jobs.js';
 
-/** The longest a running job goes without extending its lock, so a cancel from another process stops it this soon. */
-const HEARTBEAT_MS = 1000;
 /** How long a job whose lease another process still holds (its lock ran out first) waits before it is tried again. */
 const LEASE_BUSY_RETRY_MS = 1000;
 
@@ -45,38 +44,40 @@ export interface WorkerOptions {
   log?: (line: string) => void;
 }
 
-/** How a job's run ends for the queue. */
-type Outcome = { end: 'complete' } | { end: 'fail'; reason: string } | { end: 'handBack'; delayMs?: number } | { end: 'none' };
+type Outcome = JobOutcome;
 
 export class Worker {
-  private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
-  private timer: NodeJS.Timeout | null = null;
-  private unsubscribe: (() => void) | null = null;
-  private stopped = true;
+  private readonly loop: JobLoop;
   /** Until the queue is first found empty, jobs other processes left are the backlog of this start ("resuming"). */
   private startBacklog = true;
-  /** A pump is taking work (takes are async): a second one waits for it instead of racing it. */
-  private pumping: Promise<void> | null = null;
-  private pumpAgain = false;
-
-  private readonly queues: readonly string[];
 
   constructor(private readonly opts: WorkerOptions) {
-    this.queues = (opts.queues ?? [...STAGE_QUEUES, ...LEGACY_QUEUES]).filter((q) => q !== PUBLISH_QUEUE);
+    const log = (line: string) => opts.log?.(line);
+    this.loop = new JobLoop({
+      // `publish` is served by the posts' own worker (src/posts/publish-worker.ts).
+      queue: opts.queue, queues: (opts.queues ?? [...STAGE_QUEUES, ...LEGACY_QUEUES]).filter((q) => q !== PUBLISH_QUEUE),
+      leases: opts.leases, concurrency: opts.concurrency, pollMs: opts.pollMs, log,
+      run: (job, controller) => this.logged(job, () => this.dispatch(job, controller)),
+      // A cancel asked anywhere stops the job as a DELETE here would; a lock another take has now stops it like a
+      // lost lease (the new holder finishes it, nothing is written here).
+      onLock: (job, state, controller) => controller.abort(state === 'lost' ? new LeaseLost(leaseKeyOf(job)) : undefined),
+      onError: (job, e) => {
+        log(`worker error on job ${job.queue}/${job.id}: ${e instanceof Error ? e.message : String(e)}`);
+        return { end: 'fail', reason: e instanceof Error ? e.message : String(e) };
+      },
+      stopReason: () => new ShutdownSignal(),
+      onIdle: () => { this.startBacklog = false; },
+    });
   }
 
   /** Takes due jobs now, then at every poll, and at once when this process enqueues one. */
   start(): void {
-    this.stopped = false;
     this.startBacklog = true;
-    this.unsubscribe = this.opts.queue.onEnqueued((q) => { if (this.queues.includes(q)) this.wake(); });
-    this.pump();
-    this.timer = setInterval(() => this.pump(), this.opts.pollMs ?? 1000);
-    this.timer.unref();
+    this.loop.start();
   }
 
   wake(): void {
-    if (!this.stopped) queueMicrotask(() => this.pump());
+    this.loop.wake();
   }
 
   /**
@@ -84,96 +85,26 @@ export class Worker {
    * `processing` with their checkpoints and resume on the next start (they are not cancelled, not failed).
    */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    this.unsubscribe?.();
-    await this.pumping;
-    for (const job of this.active.values()) job.controller.abort(new ShutdownSignal());
-    await Promise.all([...this.active.values()].map((j) => j.done));
+    await this.loop.stop();
   }
 
   get running(): number {
-    return this.active.size;
+    return this.loop.running;
   }
 
-  /** Fills the free slots with due jobs, oldest first. One pump at a time. */
-  private pump(): void {
-    if (this.pumping) {
-      this.pumpAgain = true;
-      return;
-    }
-    const { queue, leases } = this.opts;
-    this.pumping = (async () => {
-      do {
-        this.pumpAgain = false;
-        while (!this.stopped && this.active.size < this.opts.concurrency) {
-          const job = await queue.take(this.queues, leases.owner, leases.ttlMs);
-          if (!job) {
-            this.startBacklog = false;
-            break;
-          }
-          this.run(job);
-        }
-      } while (this.pumpAgain && !this.stopped);
-    })().catch((e: unknown) => this.opts.log?.(`worker: ${e instanceof Error ? e.message : String(e)}`))
-      .finally(() => { this.pumping = null; });
-  }
-
-  private run(job: Job): void {
-    const controller = new AbortController();
+  /** One line when a job starts and one when it ends (`shorts worker` prints them: which process ran which stage). */
+  private async logged(job: Job, run: () => Promise<Outcome>): Promise<Outcome> {
     const slot = `${job.queue}/${job.id}`;
-    const entry = { controller, done: Promise.resolve() };
-    this.active.set(slot, entry);
-    entry.done = (async () => {
-      await Promise.resolve(); // run after the slot is registered, even when nothing below awaits
-      const heartbeat = this.heartbeat(job, controller);
-      let outcome: Outcome;
-      this.opts.log?.(`${slot} started${job.attempt > 1 ? ` (attempt ${job.attempt})` : ''}`);
-      try {
-        outcome = await this.dispatch(job, controller);
-      } catch (e) {
-        this.opts.log?.(`worker error on job ${slot}: ${e instanceof Error ? e.message : String(e)}`);
-        outcome = { end: 'fail', reason: e instanceof Error ? e.message : String(e) };
-      } finally {
-        clearInterval(heartbeat);
-      }
-      this.opts.log?.(`${slot} ended: ${outcome.end === 'fail' ? `failed (${outcome.reason})` : outcome.end === 'complete' ? 'done' : outcome.end === 'handBack' ? 'handed back' : 'left to another process'}`);
-      try {
-        await this.settle(job, outcome);
-      } catch (e) {
-        // Lost to another take: that one ends the job.
-        if (!(e instanceof JobLockLost)) this.opts.log?.(`worker error ending job ${slot}: ${e instanceof Error ? e.message : String(e)}`);
-      } finally {
-        this.active.delete(slot);
-        this.pump();
-      }
-    })();
-  }
-
-  private async settle(job: Job, outcome: Outcome): Promise<void> {
-    const { queue } = this.opts;
-    if (outcome.end === 'complete') await queue.complete(job);
-    else if (outcome.end === 'fail') await queue.fail(job, outcome.reason, { final: true });
-    else if (outcome.end === 'handBack') await queue.handBack(job, { delayMs: outcome.delayMs });
-  }
-
-  /**
-   * Extends the job's lock while it runs. A cancel asked anywhere stops the job as a DELETE here would; a lock
-   * another take has now stops it like a lost lease (the new holder finishes it, nothing is written here).
-   */
-  private heartbeat(job: Job, controller: AbortController): NodeJS.Timeout {
-    const { queue, leases } = this.opts;
-    let beating = false;
-    const timer = setInterval(() => {
-      if (beating || controller.signal.aborted) return;
-      beating = true;
-      queue.extend(job, leases.ttlMs).then((state) => {
-        if (state === 'cancelled') controller.abort();
-        else if (state === 'lost') controller.abort(new LeaseLost(leaseKeyOf(job)));
-      }, () => { /* the store is busy: extend at the next beat, the lock lasts a whole TTL */ }).finally(() => { beating = false; });
-    }, Math.min(HEARTBEAT_MS, Math.max(50, leases.ttlMs / 3)));
-    timer.unref();
-    return timer;
+    this.opts.log?.(`${slot} started${job.attempt > 1 ? ` (attempt ${job.attempt})` : ''}`);
+    let outcome: Outcome;
+    try {
+      outcome = await run();
+    } catch (e) {
+      this.opts.log?.(`${slot} ended: error`);
+      throw e;
+    }
+    this.opts.log?.(`${slot} ended: ${outcome.end === 'fail' ? `failed (${outcome.reason})` : outcome.end === 'complete' ? 'done' : outcome.end === 'handBack' ? 'handed back' : 'left to another process'}`);
+    return outcome;
   }
 
   private noteRetake(job: Job, what: string): void {

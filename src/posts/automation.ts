@@ -145,7 +145,7 @@ export class Automation {
     // once (two serves' start-up sweeps, a serve and `shorts posts run`) cannot both find a clip unposted and
     // post it twice; the second sees the first one's posts.
     const made = await this.rules.apply(requestId, new Date(now).toISOString(), (s) => this.plan(s, now));
-    if (made.length) this.posts.scheduled();
+    await this.posts.scheduled(made);
     return made.map(postObject);
   }
 

@@ -2,11 +2,16 @@
 // DELETE /posts/:id in one place, for the HTTP server and the local client alike. Errors use the spec's
 // codes: a malformed or unknown field is 400 invalid_request naming it (as an unknown templateId is on
 // creation), a post that is not the caller's is 404, and one that has gone out or is going out is 409.
+// A post of an API account is also a job on the `publish` queue (issue 24), due at its time: whichever process
+// serves that queue publishes it. The post is stored first and then queued (two stores in distributed mode); a
+// post whose enqueue failed is queued by the publish worker's sweep (src/posts/publish-worker.ts).
 import { ShortsError } from '../errors.js';
 import type { RequestStore, ShortRecord } from '../ports/request-store.js';
 import type { PostObject, SchedulePostBody } from '../api/types.js';
 import { PLATFORMS, type Platform } from '../publish/types.js';
-import { POST_ID_PATTERN, postObject, type PostRecord, type PostStore } from '../ports/post-store.js';
+import { LOCAL_ACCOUNT, POST_ID_PATTERN, postObject, type PostRecord, type PostStore } from '../ports/post-store.js';
+import type { JobQueue } from '../ports/job-queue.js';
+import { PUBLISH_QUEUE, publishJob } from '../engine/jobs.js';
 import type { Account } from '../domain/account.js';
 import { normalizeHandle, type ConnectedAccount, type ConnectedAccounts } from './connected-accounts.js';
 
@@ -75,10 +80,11 @@ export class PostsService {
     private readonly store: RequestStore,
     readonly posts: PostStore,
     readonly accounts: ConnectedAccounts,
-    private readonly opts: { onScheduled?: () => void } = {},
+    /** `queue`: where API accounts' posts are queued (none: only a publish worker's sweep queues them). */
+    private readonly opts: { queue?: JobQueue; log?: (line: string) => void } = {},
   ) {}
 
-  /** Validates and stores a post (status scheduled); the scheduler publishes it at scheduledAt. */
+  /** Validates and stores a post (status scheduled); a publish worker publishes it at scheduledAt. */
   async schedule(account: Account, raw: unknown): Promise<PostObject> {
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ShortsError('invalid_request', 'the body must be a JSON object');
     const body = raw as Record<string, unknown>;
@@ -111,20 +117,35 @@ export class PostsService {
       accountId: account.id, connectedAccountId: connected.id, platform: platform as Platform, scheduledAt, shortId, requestId: clip.requestId,
       title, description, accountHandle: connected.handle, source: 'manual',
     });
-    this.scheduled();
+    await this.scheduled([post]);
     return postObject(post);
   }
 
-  /** Posts were stored (here, or by automation): the scheduler looks at once. */
-  scheduled(): void {
-    this.opts.onScheduled?.();
+  /**
+   * Posts were stored (here, or by automation): those of API accounts go on the `publish` queue, due at their
+   * time. A failed enqueue is not the caller's failure: the post is stored, and the publish worker's sweep queues it.
+   */
+  async scheduled(made: readonly PostRecord[]): Promise<void> {
+    const { queue } = this.opts;
+    if (!queue) return;
+    for (const p of made) {
+      // Local mode's posts are published by `shorts posts run` in the foreground.
+      if (p.accountId === LOCAL_ACCOUNT) continue;
+      await queue.enqueue(publishJob(p.id, p.nextAttemptAt ?? p.scheduledAt))
+        .catch((e: unknown) => this.opts.log?.(`post ${p.id}: not queued yet (${e instanceof Error ? e.message : String(e)}); the publish worker's sweep queues it`));
+    }
   }
 
   /** scheduled -> canceled; 409 post_not_cancelable once it is being published or has ended. */
   async cancel(account: Account, id: string): Promise<PostObject> {
     const post = await this.owned(account, id);
     const canceled = await this.posts.cancel(post.id);
-    if (canceled) return postObject(canceled);
+    if (canceled) {
+      // A job left behind (the queue unreachable) finds its post canceled and ends.
+      await this.opts.queue?.cancel(PUBLISH_QUEUE, canceled.id)
+        .catch((e: unknown) => this.opts.log?.(`post ${canceled.id}: its publish job was not canceled (${e instanceof Error ? e.message : String(e)}); it ends when it finds the post canceled`));
+      return postObject(canceled);
+    }
     const now = (await this.posts.get(post.id))!;
     const why = now.status === 'processing' ? 'it is being published (uploaded, or waiting for the platform)'
       : now.status === 'published' ? 'it has been published' : `it is already ${now.status}`;

@@ -88,6 +88,22 @@ export class Publisher {
     return outcome;
   }
 
+  /**
+   * Fails a claimed post for good without trying it (its publishing kept dying with the process running it):
+   * `unknown`, retryable (whether the platform has it is not known here). Its copy of the clip goes.
+   */
+  async abandon(post: PostRecord, why: string, lease: Lease): Promise<AttemptOutcome> {
+    try {
+      await this.opts.posts.failed(post.id, { code: 'unknown', message: why, retryable: RETRYABLE.unknown }, lease);
+    } catch (refused) {
+      if (refused instanceof LeaseLost) return 'lost';
+      throw refused;
+    }
+    this.log(`post ${post.id} on ${post.platform} failed: ${why}`);
+    await this.dropSnapshot(post.id);
+    return 'failed';
+  }
+
   private async run(post: PostRecord, lease: Lease, signal?: AbortSignal): Promise<AttemptOutcome> {
     const { posts } = this.opts;
     try {

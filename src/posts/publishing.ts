@@ -1,6 +1,6 @@
-// The publisher and scheduler wired for one process: `shorts serve` (API accounts' posts, a tick) or
-// `shorts posts run` (the local account's, once or --watch). The connectors come from src/publish with
-// the platform base URLs of the environment (SHORTS_PLATFORM_URL_*).
+// The publisher and scheduler wired for one process: the publisher of the `publish` queue's worker (API accounts'
+// posts; the engine adds the worker) or of `shorts posts run`'s scheduler (the local account's, once or --watch).
+// The connectors come from src/publish with the platform base URLs of the environment (SHORTS_PLATFORM_URL_*).
 import type { RequestStore } from '../ports/request-store.js';
 import { connectorFor } from '../publish/connectors.js';
 import type { BlobStore } from '../ports/blob-store.js';

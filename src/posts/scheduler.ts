@@ -1,6 +1,7 @@
-// The post scheduler (issue 16): inside `shorts serve` a tick every few seconds (and a wake when a post is
-// scheduled) refreshes tokens about to run out, claims the posts that are due and publishes them in the
-// background, a few at a time; `shorts posts run` uses runDue to publish what is due now and wait for it.
+// The post scheduler (issue 16), for posts that are not queued (local mode's: src/engine/jobs.ts): `shorts posts
+// run --watch` ticks every few seconds, refreshes tokens about to run out, claims the posts that are due and
+// publishes them in the background, a few at a time; `shorts posts run` uses runDue to publish what is due now
+// and wait for it. API accounts' posts are jobs of the `publish` queue instead (src/posts/publish-worker.ts).
 // Each publish holds the post's lease (issue 22): a post left `processing` by a process that was killed
 // (kill -9, power loss) is claimed again once its lease expired and resumed from its saved progress; on a
 // clean stop the in-flight publishes are aborted and their leases handed back, so another process resumes
@@ -51,14 +52,15 @@ export class Scheduler {
     if (this.looping) return;
     this.looping = true;
     this.stopping = false;
-    // The sweep's posts wake the scheduler (through the posts service) as they are stored.
     this.opts.automation?.sweep(this.opts.scope.kind).then((made) => {
-      if (made.length) this.log(`automation: ${made.length} post(s) scheduled for requests completed while stopped`);
+      if (!made.length) return;
+      this.log(`automation: ${made.length} post(s) scheduled for requests completed while stopped`);
+      this.wake();
     }, (e: unknown) => this.log(`automation sweep: ${e instanceof Error ? e.message : String(e)}`));
     this.schedule(0);
   }
 
-  /** A post was scheduled (or a request completed): look now rather than at the next tick. */
+  /** Posts were scheduled, or a slot came free: look now rather than at the next tick. */
   wake(): void {
     if (this.looping) this.schedule(0);
   }

@@ -24,8 +24,8 @@ export interface ApiEngine {
   engine: Engine;
   /** Signed links to clips and covers (made on first use, from baseUrl). */
   mediaLinks(): MediaLinks;
-  /** The workers of this process, for the queues given (default all); `wake` starts posts the automation scheduled here. */
-  worker(opts: { concurrency: number; queues?: readonly string[]; wake?: () => void }): Worker;
+  /** The workers of this process, for the queues given (default all). */
+  worker(opts: { concurrency: number; queues?: readonly string[] }): Worker;
 }
 
 export function createApiEngine(opts: ApiEngineOptions): ApiEngine {
@@ -50,11 +50,11 @@ export function createApiEngine(opts: ApiEngineOptions): ApiEngine {
   const { accounts, service } = engine;
   const webhooks = new WebhookSender(engine.webhookDeliveries);
 
-  const notifier = (wake: (() => void) | undefined) => async (r: RequestRecord) => {
+  const notify = async (r: RequestRecord) => {
     if (r.status === 'completed') {
-      // Posts (issue 16): the automation rules that post clips as requests complete.
+      // Posts (issue 16): the automation rules that post clips as requests complete (queued on `publish`).
       try {
-        if ((await engine.automation.onRequestCompleted(r.id)).length > 0) wake?.();
+        await engine.automation.onRequestCompleted(r.id);
       } catch (e) {
         opts.log(`automation for ${r.id}: ${e instanceof Error ? e.message : String(e)}`);
       }
@@ -69,7 +69,7 @@ export function createApiEngine(opts: ApiEngineOptions): ApiEngine {
     engine, mediaLinks,
     worker: (w) => engine.worker({
       concurrency: w.concurrency, queues: w.queues,
-      onFinished: notifier(w.wake),
+      onFinished: notify,
       blurPreference: async (id) => (await accounts.getAccount(id))?.blurBackground ?? true,
       checkUrl: guardUrlCheck('invalid_file_url'),
     }),

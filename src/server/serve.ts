@@ -42,11 +42,12 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const { store, accounts, service, posts, automation } = engine;
   const limiter = new RateLimiter(engine.rateLimits);
 
-  // Posts (issue 16): scheduling, the automation rules that post clips as requests complete.
-  const { scheduler } = engine.publishing({ scope: { kind: 'api' } });
+  // Posts (issue 16): scheduling, the automation rules that post clips as requests complete (their posts are
+  // queued on `publish` as they are stored).
+  const publishing = engine.publishing({ scope: { kind: 'api' } });
   // --workers 0: an API process that runs no jobs (`shorts worker` processes do).
   const concurrency = opts.workers ?? Number(setting('SHORTS_WORKERS') ?? 1);
-  const worker = workers({ concurrency, wake: () => scheduler.wake() });
+  const worker = workers({ concurrency });
 
   const server = createApiServer({
     service, posts, automation, store, accounts, limiter,
@@ -73,8 +74,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   // The links' secret is made (or read) now, as the server starts, not at its first answer with a link.
   mediaLinks();
   if (concurrency > 0) worker.start();
-  // Posts due while the server was down go out now; ones a killed server left half-way are resumed.
-  scheduler.start();
+  // The `publish` queue: posts due while the server was down go out now; ones a killed server left half-way are
+  // resumed. An API process that runs no jobs (workers 0) leaves them to the processes serving `publish`.
+  if (concurrency > 0) publishing.worker.start();
 
   let closing: Promise<void> | null = null;
   return {
@@ -82,7 +84,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     server, worker, store,
     close: () => (closing ??= (async () => {
       await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
-      await Promise.all([worker.stop(), scheduler.stop()]);
+      await Promise.all([worker.stop(), publishing.worker.stop()]);
       // A clean stop hands every lease back: another server resumes the work at once, not after the TTL.
       await engine.close();
     })()),

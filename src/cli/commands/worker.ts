@@ -26,13 +26,16 @@ export async function workerCommand(flags: WorkerFlags): Promise<number> {
   });
   const worker = workers({ concurrency, queues });
   worker.start();
+  // Posts are published by their own worker (src/posts/publish-worker.ts), on `publish`.
+  const publishing = (queues ?? STAGE_QUEUES).includes('publish') ? engine.publishing({ scope: { kind: 'api' }, concurrency }) : null;
+  publishing?.worker.start();
   stamp(`shorts worker taking jobs of ${(queues ?? STAGE_QUEUES).join(', ')} (${concurrency} at a time)`);
   // The worker's own timers do not hold the process (serve's listening socket does): this one does, until a signal.
   const alive = setInterval(() => {}, 1 << 30);
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       stamp(`${signal}: handing the running jobs back, then exiting`);
-      void worker.stop().then(() => engine.close()).then(() => { clearInterval(alive); resolve(); });
+      void Promise.all([worker.stop(), publishing?.worker.stop()]).then(() => engine.close()).then(() => { clearInterval(alive); resolve(); });
     };
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
