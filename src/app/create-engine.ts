@@ -130,7 +130,7 @@ export function createEngine(settings: EngineSettings): Engine {
   // The posts, connected accounts and automation rules (issue 16) behind their ports, on the same connection.
   const postStore = state.posts;
   const rules = state.automationRules;
-  const service = new Service(store, { ...settings.service, blobs, media, queue, posts: postStore, ...(settings.apiAccounts ? { credits: ledger, preferences: accounts } : {}) });
+  const service = new Service(store, { ...settings.service, blobs, media, queue, queueOutsideTransaction: state.distributed, posts: postStore, ...(settings.apiAccounts ? { credits: ledger, preferences: accounts } : {}) });
   // One per engine: a token refresh in flight is joined by the routes, the scheduler and the clients alike.
   const connectedAccounts = new ConnectedAccounts(state.connectedAccounts, { dataDir });
   const { rateLimits, webhookDeliveries, idempotency } = state;

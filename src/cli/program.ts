@@ -100,6 +100,8 @@ export function buildProgram(makeClient: ClientFactory, setExit: (code: number) 
   program.command('worker').description('run the jobs of the API\'s requests (stage queues) with no HTTP server, beside `serve --workers 0`')
     .option('--queues <list>', `comma-separated queues to take jobs from: ${STAGE_QUEUES.join(', ')} (default all)`)
     .option('--concurrency <n>', 'jobs run at once (default 1)')
+    .option('--metrics-port <port>', 'serve this worker\'s Prometheus /metrics on this port (stage durations are counted where stages run)')
+    .option('--metrics-host <host>', 'address for --metrics-port (default 127.0.0.1)')
     .action(async (f: WorkerFlags) => setExit(await (await import('./commands/worker.js')).workerCommand(f)));
   return program;
 }

@@ -21,6 +21,11 @@ import {
   notifyJob, renderFlow, stageJob, type RenderJobData, type RequestJobData, type RerenderJobData,
 } from './jobs.js';
 
+/** Queued API requests older than this with no job are enqueued by the sweep (a create that died before it enqueued). */
+const ORPHAN_AGE_MS = 60_000;
+/** How often a worker serving `fetch` looks for such requests. */
+const SWEEP_EVERY_MS = 60_000;
+
 /** How long a job whose lease another process still holds (its lock ran out first) waits before it is tried again. */
 const LEASE_BUSY_RETRY_MS = 1000;
 
@@ -70,10 +75,33 @@ export class Worker {
     });
   }
 
+  private sweepTimer: NodeJS.Timeout | null = null;
+
   /** Takes due jobs now, then at every poll, and at once when this process enqueues one. */
   start(): void {
     this.startBacklog = true;
     this.loop.start();
+    if ((this.opts.queues ?? [FETCH_QUEUE]).includes(FETCH_QUEUE)) {
+      const sweep = () => { this.enqueueOrphans().catch((e: unknown) => this.opts.log?.(`sweep: ${e instanceof Error ? e.message : String(e)}`)); };
+      sweep();
+      this.sweepTimer = setInterval(sweep, SWEEP_EVERY_MS);
+      this.sweepTimer.unref();
+    }
+  }
+
+  /**
+   * A queue of its own (BullMQ) gets a request's first job after the request committed: a create that died in
+   * between left a queued request no job names. Enqueued here, once it is old enough that its create is over
+   * (an id's enqueue is a no-op while its job lives; one ended would be run again, hence the age).
+   */
+  private async enqueueOrphans(): Promise<void> {
+    const { store, queue } = this.opts;
+    const before = Date.now() - ORPHAN_AGE_MS;
+    for (const r of await store.listLive()) {
+      if (r.origin !== 'api' || r.status !== 'queued' || Date.parse(r.createdAt) > before) continue;
+      if (await queue.get(FETCH_QUEUE, r.id) || await queue.get(REQUEST_QUEUE, r.id)) continue;
+      if (await queue.enqueue(stageJob('fetch', r.id))) this.opts.log?.(`queued ${r.id}: its create stopped before it enqueued it`);
+    }
   }
 
   wake(): void {
@@ -85,6 +113,8 @@ export class Worker {
    * `processing` with their checkpoints and resume on the next start (they are not cancelled, not failed).
    */
   async stop(): Promise<void> {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.sweepTimer = null;
     await this.loop.stop();
   }
 

@@ -60,6 +60,12 @@ export interface ServiceOptions {
    * them at once). Without one (and for local requests), the caller runs the work itself.
    */
   queue?: JobQueue;
+  /**
+   * The queue lives outside the store's transactions (BullMQ, in distributed mode): a job is enqueued only
+   * once its request row and charge have committed (a worker could take it before), and a create that dies in
+   * between leaves a queued request that the workers' sweep enqueues (src/engine/worker.ts).
+   */
+  queueOutsideTransaction?: boolean;
   /** Seconds of processing per second of requested range, measured on recent jobs (ETA). */
   secondsPerSourceSecond?: () => number | Promise<number>;
   /**
@@ -155,15 +161,18 @@ export class Service {
     const id = randomBytes(12).toString('hex');
     // The request and its credit are one unit of work: a creation refused for credit leaves no row,
     // and two creations racing for the last credit cannot both be accepted.
-    // Its job is enqueued in the same call: the SQLite adapters write before they return their promises, so
-    // the row, the charge and the job commit together (a crash cannot leave a queued request no worker takes).
+    // Its job is enqueued in the same call where the queue shares the store's transaction (SQLite: the adapters
+    // write before they return their promises, so the row, the charge and the job commit together); a queue of
+    // its own (BullMQ) gets the job once they have committed.
     const queue = origin === 'api' ? this.opts.queue : undefined;
+    const together = queue && !this.opts.queueOutsideTransaction ? queue : undefined;
     const insert = () => Promise.all([
       this.store.insertRequest({ id, accountId: account.id, origin, userEmail: account.email, options: req, url, start: req.start, end: req.end }),
-      queue?.enqueue(stageJob('fetch', id)),
+      together?.enqueue(stageJob('fetch', id)),
     ]);
     if (this.opts.credits) await this.opts.credits.chargeAndCreate(account.id, id, insert);
     else await insert();
+    if (queue && !together) await queue.enqueue(stageJob('fetch', id));
     if (prefs && explicitBlur !== null) await prefs.setBlurPreference(account.id, explicitBlur);
     const { position, etaSeconds } = await this.queueEstimate(id);
     const response: CreateResponse = {
