@@ -96,13 +96,19 @@ describe('model choice (pure)', () => {
 });
 
 describe('the window detection listens to', () => {
-  it('is the 30 s with the most speech, past a long quiet intro', () => {
-    // 40 s of room tone, then JFK (11 s), then 20 s of room tone: the window must hold the speech.
-    const jfk = wavSamples(readFileSync(JFK_WAV));
-    const rate = 16000;
+  const rate = 16000;
+  const jfk = wavSamples(readFileSync(JFK_WAV));
+  /** 40 s of room tone, then JFK (11 s), then 20 s of room tone. */
+  const toneThenJfk = () => {
     const samples = new Int16Array(rate * 71);
     for (let i = 0; i < samples.length; i++) samples[i] = Math.round(Math.sin(i * 12.9898) * 43758.5453 % 1 * 30);
     samples.set(jfk, rate * 40);
+    return samples;
+  };
+
+  it('is the 30 s with the most speech, past a long quiet intro', () => {
+    // The window must hold the speech.
+    const samples = toneThenJfk();
     const w = speechiestWindow(energyEnvelope(samples, rate), samples.length / rate);
     expect(w.end - w.start).toBe(30);
     expect(w.start).toBeLessThanOrEqual(40.5);
@@ -111,11 +117,7 @@ describe('the window detection listens to', () => {
 
   it('is what whisper.cpp hears: English past 40 s of room tone is detected as English', async () => {
     // whisper-cli detects on the first 30 s of its input whatever -ot says; the window is cut to its own WAV.
-    const jfk = wavSamples(readFileSync(JFK_WAV));
-    const rate = 16000;
-    const samples = new Int16Array(rate * 71);
-    for (let i = 0; i < samples.length; i++) samples[i] = Math.round(Math.sin(i * 12.9898) * 43758.5453 % 1 * 30);
-    samples.set(jfk, rate * 40);
+    const samples = toneThenJfk();
     const window = speechiestWindow(energyEnvelope(samples, rate), samples.length / rate);
     const dir = mkdtempSync(path.join(os.tmpdir(), 'detect-window-'));
     try {
