@@ -1,8 +1,9 @@
 // Issue 24: a request runs as stage jobs that separate processes take by queue. A real `shorts serve --workers 0`
 // (an API process that runs nothing), a `shorts worker --queues fetch,transcribe,analyze,notify` and a `shorts
 // worker --queues render` complete a real request: each worker's log shows only its own queues' jobs. Run on
-// one data dir with the state and queues in SQLite, then in PostgreSQL (BullMQ's PostgreSQL backend), then in
-// PostgreSQL with the queues on Redis (the blobs stay in the shared data dir here; S3 is tested on its own). The render worker is
+// one data dir with the state and queues in SQLite, then in PostgreSQL (BullMQ's PostgreSQL backend; the blobs
+// stay in the shared data dir: PostgreSQL beside a shared volume). Redis, S3 and a data dir per process are
+// test/distributed.test.ts's. The render worker is
 // killed -9 mid-render and a fresh one finishes the request, which completes once (one webhook). A DELETE
 // through the API process stops the stage a worker runs within seconds. The transcript of the range comes from
 // the seeded cache: what is checked is who runs what, not transcription.
@@ -11,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE, runCli, startCli } from './helpers/cli.js';
 import { api, createKey, fileHandler, loopback, serveEnv, startServe, until, type Loopback, type ServeProcess } from './helpers/serve.js';
 import { seed, warmCache } from './helpers/seeded-cache.js';
-import { startPostgres, startRedis } from './helpers/engines.js';
+import { startPostgres } from './helpers/engines.js';
 
 interface WorkerProcess { log: () => string; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>; kill(signal: NodeJS.Signals): void }
 
@@ -24,11 +25,6 @@ const ENGINES: [string, Engines][] = [
     const pg = await startPostgres();
     stops.push(() => pg.close());
     return { SHORTS_DATABASE_URL: await pg.createDatabase('stages'), SHORTS_SECRET_KEY: 'a'.repeat(64) };
-  }],
-  ['PostgreSQL and Redis', async (stops) => {
-    const [pg, redis] = await Promise.all([startPostgres(), startRedis()]);
-    stops.push(() => pg.close(), () => redis.close());
-    return { SHORTS_DATABASE_URL: await pg.createDatabase('stages'), SHORTS_REDIS_URL: redis.database(1), SHORTS_SECRET_KEY: 'a'.repeat(64) };
   }],
 ];
 

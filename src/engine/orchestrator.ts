@@ -493,8 +493,10 @@ export class Orchestrator {
       const sameRange = Math.abs(clip.start - current.start) < 1e-3 && Math.abs(clip.end - current.end) < 1e-3;
       const language = req.options.language === 'auto' ? (req.detectedLanguage ?? 'auto') : req.options.language;
 
-      // The request's transcript, from the cache (same content, range, language and model as its run).
-      let transcript = await this.deps.transcriber.transcribe({ mediaPath: source.path, range: saved.range, language, cacheKey: source.contentKey, media, signal });
+      // The request's transcript: its checkpoint (in the blob store, so any worker has it), else — a request
+      // from before it was kept — the transcriber's cache (same content, range, language and model as its run).
+      let transcript = await art.read<Transcript>('transcript')
+        ?? await this.deps.transcriber.transcribe({ mediaPath: source.path, range: saved.range, language, cacheKey: source.contentKey, media, signal });
       if (clip.start < transcript.range.start || clip.end > transcript.range.end)
         transcript = await coverRange(this.deps.transcriber, transcript, clip, { mediaPath: source.path, cacheKey: source.contentKey, signal });
 
