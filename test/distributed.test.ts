@@ -13,11 +13,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SAMPLE, runCli, startCli } from './helpers/cli.js';
+import { SAMPLE, runCli } from './helpers/cli.js';
 import { startPostgres, startRedis, startS3, type Postgres, type Redis, type S3 } from './helpers/engines.js';
+import { queuesRun, startWorkerProcess, type WorkerProcess } from './helpers/workers.js';
 import { api, createKey, fileHandler, loopback, serveEnv, startServe, until, type Loopback, type ServeProcess } from './helpers/serve.js';
-
-interface WorkerProcess { log: () => string; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>; kill(signal: NodeJS.Signals): void }
 
 let pg: Postgres;
 let redis: Redis;
@@ -37,11 +36,6 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-/** The queues of the jobs a worker's log says it started (`<queue>/<job id> started`). */
-function queuesRun(log: string): string[] {
-  return [...new Set([...log.matchAll(/ (\w+)\/\S+ started/g)].map((m) => m[1]!))].sort();
-}
-
 describe.each([
   { name: 'PostgreSQL + Redis + S3', withRedis: true, redisDb: 1 },
   { name: 'PostgreSQL + S3 (queues on BullMQ\'s PostgreSQL backend)', withRedis: false, redisDb: 0 },
@@ -57,8 +51,7 @@ describe.each([
     return serveEnv({ ...shared, SHORTS_DATA_DIR: dir, ...extra });
   };
   const startWorker = (queues: string): WorkerProcess => {
-    const { child, done, stderrSoFar } = startCli(['worker', '--queues', queues], own());
-    const w: WorkerProcess = { log: stderrSoFar, exited: done.then((r) => ({ code: r.code, signal: r.signal })), kill: (s) => { child.kill(s); } };
+    const w = startWorkerProcess(queues, own());
     workers.push(w);
     return w;
   };

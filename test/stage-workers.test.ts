@@ -9,12 +9,11 @@
 // the seeded cache: what is checked is who runs what, not transcription.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SAMPLE, runCli, startCli } from './helpers/cli.js';
+import { SAMPLE, runCli } from './helpers/cli.js';
 import { api, createKey, fileHandler, loopback, serveEnv, startServe, until, type Loopback, type ServeProcess } from './helpers/serve.js';
 import { seed, warmCache } from './helpers/seeded-cache.js';
 import { startPostgres } from './helpers/engines.js';
-
-interface WorkerProcess { log: () => string; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>; kill(signal: NodeJS.Signals): void }
+import { queuesRun, startWorkerProcess, type WorkerProcess } from './helpers/workers.js';
 
 /** The settings that put the state and the queues on an engine (started here, stopped with the suite). */
 type Engines = (stops: (() => Promise<void>)[]) => Promise<Record<string, string>>;
@@ -39,15 +38,9 @@ describe.each(ENGINES)('stage workers on %s', (_name, engines) => {
   let cdn: Loopback;
 
   function startWorker(queues: string): WorkerProcess {
-    const { child, done, stderrSoFar } = startCli(['worker', '--queues', queues], { ...env, SHORTS_PUBLIC_URL: serve!.url });
-    const w: WorkerProcess = { log: stderrSoFar, exited: done.then((r) => ({ code: r.code, signal: r.signal })), kill: (s) => { child.kill(s); } };
+    const w = startWorkerProcess(queues, { ...env, SHORTS_PUBLIC_URL: serve!.url });
     workers.push(w);
     return w;
-  }
-
-  /** The queues of the jobs a worker's log says it started (`<queue>/<job id> started`). */
-  function queuesRun(log: string): string[] {
-    return [...new Set([...log.matchAll(/ (\w+)\/\S+ started/g)].map((m) => m[1]!))].sort();
   }
 
   beforeAll(async () => {
