@@ -158,6 +158,8 @@ export function publishQueueSuite(label: string, engines: () => Promise<QueueEng
       expect(Date.parse(done.publishedAt!)).toBeGreaterThanOrEqual(Date.parse(at));
       expect(fake.publishCount).toBe(2);
       expect([...fake.videos.values()].at(-1)!.title).toBe('At its time');
+      // The worker's line may reach its stderr pipe a moment after the store says published.
+      for (let i = 0; i < 100 && !workers[0]!.log().includes(`post ${id} published`); i++) await new Promise((r) => setTimeout(r, 100));
       expect(workers[0]!.log()).toContain(`post ${id} published on video_site`);
       expect((await endedJob(id))?.state).toBe('completed');
     });
