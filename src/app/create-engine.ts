@@ -127,7 +127,7 @@ export function createEngine(settings: EngineSettings): Engine {
   const media = settings.media ?? createLocalMediaRunner();
   // Made once; its model loads on the first face looked for.
   const faces = createFaceDetector();
-  // The posts, connected accounts and automation rules (issue 16) behind their ports, on the same connection.
+  // The posts, connected accounts and automation rules (issue 16) behind their ports, on the state's database.
   const postStore = state.posts;
   const rules = state.automationRules;
   const service = new Service(store, { ...settings.service, blobs, media, queue, queueOutsideTransaction: state.distributed, posts: postStore, ...(settings.apiAccounts ? { credits: ledger, preferences: accounts } : {}) });
@@ -154,7 +154,7 @@ export function createEngine(settings: EngineSettings): Engine {
     readiness: () => checkReadiness(probes),
     orchestrator,
     worker: (opts) => new Worker({
-      store, leases, queue, orchestrator: orchestrator(opts), concurrency: opts.concurrency, queues: opts.queues, log,
+      store, leases, queue, orchestrator: orchestrator(opts), concurrency: opts.concurrency, queues: opts.queues, queueOutsideTransaction: state.distributed, log,
       refund: (id) => { ledger.refundCredit(id).catch((e: unknown) => log(`refund of ${id}: ${e instanceof Error ? e.message : String(e)}`)); },
       onFinished: opts.onFinished,
       track: opts.track ?? ((id, c) => service.track(id, c)),

@@ -45,6 +45,8 @@ export interface WorkerOptions {
   queues?: readonly string[];
   /** Registers the job's AbortController so DELETE kills it at once; returns the unregister function. */
   track: (requestId: string, controller: AbortController) => () => void;
+  /** The queue is outside the store's transactions (BullMQ): a dead create can leave a queued request with no job, which this worker sweeps for. */
+  queueOutsideTransaction?: boolean;
   pollMs?: number;
   log?: (line: string) => void;
 }
@@ -81,7 +83,7 @@ export class Worker {
   start(): void {
     this.startBacklog = true;
     this.loop.start();
-    if ((this.opts.queues ?? [FETCH_QUEUE]).includes(FETCH_QUEUE)) {
+    if (this.opts.queueOutsideTransaction && (this.opts.queues ?? [FETCH_QUEUE]).includes(FETCH_QUEUE)) {
       const sweep = () => { this.enqueueOrphans().catch((e: unknown) => this.opts.log?.(`sweep: ${e instanceof Error ? e.message : String(e)}`)); };
       sweep();
       this.sweepTimer = setInterval(sweep, SWEEP_EVERY_MS);
