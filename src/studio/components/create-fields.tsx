@@ -32,6 +32,8 @@ const LABELS: Record<string, string> = {
   outroImageUrl: 'Outro image link', outroSeconds: 'Outro length (seconds)', outroSting: 'Play a bell at the outro',
   outroHandle: 'Channel handle', webhookUrl: 'Webhook URL (notified when the request finishes)',
 };
+/** The table's description without its CLI asides ("(--no-clipping)", "see `shorts templates`"). */
+const hint = (d: OptionDef) => d.description.replace(/\s*\([^)]*--[^)]*\)/g, '').replace(/,?\s*see `[^`]*`/g, '');
 const label = (f: string) => LABELS[f] ?? f.replace(/([A-Z])/g, ' $1').replace(/^./, (c) => c.toUpperCase());
 
 const ENUM_TEXT: Record<string, string> = {
@@ -108,7 +110,10 @@ function Field({ def, value, onChange, error }: { def: OptionDef; value: OptionV
   const id = `create-f-${def.field}`;
   const errId = `create-err-${def.field}`;
   const hintId = `create-hint-${def.field}`;
-  const described = error ? `${errId} ${hintId}` : hintId;
+  // A hint that only repeats the label is left out (screen readers would read it twice).
+  const hintText = hint(def);
+  const hasHint = hintText.toLowerCase() !== label(def.field).toLowerCase();
+  const described = [error ? errId : '', hasHint ? hintId : ''].filter(Boolean).join(' ') || undefined;
   const t = def.type;
   const pick = { value: value as string | undefined, onChange, error, errorId: errId };
   let control;
@@ -140,7 +145,7 @@ function Field({ def, value, onChange, error }: { def: OptionDef; value: OptionV
               onChange={(e) => onChange(e.currentTarget.checked)} />
             {' '}{label(def.field)}{def.defaultValue === true ? ' (on by default)' : ''}
           </label>
-          <p id={hintId} class="muted create-small">{def.description}</p>
+          {hasHint && <p id={hintId} class="muted create-small">{hintText}</p>}
           <p id={errId} class="error" role="alert">{error ?? ''}</p>
         </div>
       );
@@ -175,7 +180,7 @@ function Field({ def, value, onChange, error }: { def: OptionDef; value: OptionV
     <div data-field={def.field} class="create-field">
       <label for={id}>{label(def.field)}</label>
       {control}
-      <p id={hintId} class="muted create-small">{def.description}</p>
+      {hasHint && <p id={hintId} class="muted create-small">{hintText}</p>}
       <p id={errId} class="error" role="alert">{error ?? ''}</p>
     </div>
   );

@@ -27,8 +27,9 @@ export function CreateRange(p: RangeProps) {
   const end = parseTime(p.endText);
   const badStart = p.startText.trim() !== '' && start === null;
   const badEnd = p.endText.trim() !== '' && end === null;
+  // A time not typed yet is no error to shout about: the create button says what is missing.
   const problem = badStart || badEnd ? 'Type times as mm:ss (for example 1:30), h:mm:ss or seconds.'
-    : rangeProblem(start, end, { local: p.local, duration: p.duration });
+    : start === null || end === null ? null : rangeProblem(start, end, { local: p.local, duration: p.duration });
   const message = p.error ?? problem;
   const showPlayer = p.src !== null && (!p.srcOnRequest || asked === p.src) && unplayable !== p.src;
 
@@ -36,7 +37,7 @@ export function CreateRange(p: RangeProps) {
   const d = p.duration;
   const barStart = d && start !== null ? Math.min(start / d, 1) : 0;
   const barEnd = d ? Math.min((end ?? d) / d, 1) : 0;
-  const length = start !== null || end !== null ? (end ?? d ?? NaN) - (start ?? 0) : NaN;
+  const length = start !== null || end !== null ? Math.min(end ?? d ?? NaN, d ?? Infinity) - (start ?? 0) : NaN;
 
   return (
     <fieldset class="create-box create-range">
@@ -60,7 +61,7 @@ export function CreateRange(p: RangeProps) {
       {p.src && unplayable === p.src && (
         <p class="muted" role="status">This video cannot be played in the browser; type the times instead.</p>
       )}
-      {!p.src && <p class="muted create-small">Links to video pages cannot be previewed here: type the times.</p>}
+      {!p.src && <p class="muted create-small">{p.srcOnRequest ? 'Links to video pages cannot be previewed here: type the times.' : 'Pick a file to preview it here, or type the times.'}</p>}
 
       <div class="create-times">
         <div class="create-time">
@@ -91,6 +92,9 @@ export function CreateRange(p: RangeProps) {
         {Number.isFinite(length) && length > 0 ? `Selected: ${formatTime(length)}` : ''}
         {d !== undefined ? `${Number.isFinite(length) && length > 0 ? ' of ' : 'Video length: '}${formatTime(d)}` : ''}
       </p>
+      {d !== undefined && end !== null && end > d + 0.5 && !message && (
+        <p class="muted create-small">The end is past the video’s end ({formatTime(d)}): the server will shorten the range to fit.</p>
+      )}
       <p id="create-range-error" class="error" aria-live="polite">{message ?? ''}</p>
     </fieldset>
   );

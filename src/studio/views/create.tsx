@@ -76,13 +76,13 @@ export function Create() {
   const start = parseTime(startText);
   const end = parseTime(endText);
   const rangeBad = (startText.trim() !== '' && start === null) || (endText.trim() !== '' && end === null)
-    || rangeProblem(start, end, { local, duration }) !== null;
+    ? 'Fix the range: type times as mm:ss or seconds.' : rangeProblem(start, end, { local, duration });
   const sourceWait = mode === 'file'
     ? (!file ? 'Choose a video file first.' : upload.state.phase !== 'done' ? 'Wait for the upload to finish.' : null)
     : urlProblem(link);
   const noCredits = credits !== null && credits <= 0;
   const blocked = noCredits ? 'You have no credits left, so a new request cannot be created.'
-    : sourceWait ?? (rangeBad ? 'Fix the range first.' : null);
+    : sourceWait ?? rangeBad;
 
   async function submit(e: Event) {
     e.preventDefault();
