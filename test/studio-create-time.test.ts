@@ -1,7 +1,7 @@
 // The Create view's pure helpers: typed times, the source-field guess for pasted links, and spec 4.2's
 // range rules as the form checks them before the server does.
 import { describe, expect, it } from 'vitest';
-import { formatTime, guessUrlKind, parseTime, rangeProblem, urlProblem } from '../src/studio/components/create-time.js';
+import { fileProblem, formatTime, guessUrlKind, parseTime, rangeProblem, urlProblem } from '../src/studio/components/create-time.js';
 
 describe('studio create helpers', () => {
   it('reads seconds, m:ss and h:mm:ss, and refuses anything else', () => {
@@ -27,6 +27,14 @@ describe('studio create helpers', () => {
     expect(urlProblem('ftp://example.com/a.mp4')).toMatch(/http and https/);
     expect(urlProblem('https://www.youtube.com/shorts/abc')).toMatch(/shorts/);
     expect(urlProblem('https://vimeo.com/1')).toBeNull();
+  });
+
+  it('refuses files over 10 GB, empty files and non-videos before uploading', () => {
+    expect(fileProblem({ name: 'talk.mp4', size: 10 * 1000 ** 3, type: 'video/mp4' })).toBeNull();
+    expect(fileProblem({ name: 'talk.mp4', size: 10 * 1000 ** 3 + 1, type: 'video/mp4' })).toMatch(/10\.0 GB; files up to 10 GB/);
+    expect(fileProblem({ name: 'talk.mkv', size: 5, type: '' })).toBeNull();
+    expect(fileProblem({ name: 'notes.pdf', size: 5, type: 'application/pdf' })).toMatch(/not a video/);
+    expect(fileProblem({ name: 'a.mp4', size: 0, type: 'video/mp4' })).toMatch(/empty/);
   });
 
   it('applies the 60-1200 s window except in the local studio', () => {

@@ -2,7 +2,7 @@
 // page -> `url`, a direct file -> `fileUrl`; guessed from the link, switchable, checked by the server).
 import { useState } from 'preact/hooks';
 import type { useTusUpload } from './create-upload';
-import { MAX_UPLOAD_BYTES, formatBytes, guessUrlKind, type UrlKind } from './create-time';
+import { fileProblem, formatBytes, guessUrlKind, type UrlKind } from './create-time';
 
 export type SourceMode = 'file' | 'link';
 
@@ -19,16 +19,6 @@ export interface SourceProps {
   upload: ReturnType<typeof useTusUpload>;
   /** The server's or the form's message about the source, shown under it. */
   error?: string;
-}
-
-const VIDEO_NAME = /\.(mp4|m4v|mov|webm|mkv|avi|wmv|flv|mpe?g|ts|mts|m2ts|3gp|ogv)$/i;
-
-/** Why this file cannot be uploaded, or null. */
-export function fileProblem(f: File): string | null {
-  if (!f.type.startsWith('video/') && !VIDEO_NAME.test(f.name)) return `“${f.name}” is not a video file.`;
-  if (f.size > MAX_UPLOAD_BYTES) return `“${f.name}” is ${formatBytes(f.size)}; files up to 10 GB can be uploaded. Trim or compress it first.`;
-  if (f.size === 0) return `“${f.name}” is empty.`;
-  return null;
 }
 
 export function CreateSource(p: SourceProps) {

@@ -52,6 +52,14 @@ export type UrlKind = 'url' | 'fileUrl';
 
 const VIDEO_FILE_EXT = /\.(mp4|m4v|mov|webm|mkv|avi|wmv|flv|mpe?g|ts|m2ts|mts|3gp|ogv)$/i;
 
+/** Why a picked or dropped file cannot be uploaded (not a video, empty, over 10 GB), or null. */
+export function fileProblem(f: { name: string; size: number; type: string }): string | null {
+  if (!f.type.startsWith('video/') && !VIDEO_FILE_EXT.test(f.name)) return `“${f.name}” is not a video file.`;
+  if (f.size > MAX_UPLOAD_BYTES) return `“${f.name}” is ${formatBytes(f.size)}; files up to 10 GB can be uploaded. Trim or compress it first.`;
+  if (f.size === 0) return `“${f.name}” is empty.`;
+  return null;
+}
+
 /**
  * Which create field a pasted link is: a path ending in a video file extension is a direct file
  * (`fileUrl`), anything else a video-platform page (`url`). A guess: the user can switch, the server checks.
