@@ -64,24 +64,8 @@ export function CreateRange(p: RangeProps) {
       {!p.src && <p class="muted create-small">{p.srcOnRequest ? 'Links to video pages cannot be previewed here: type the times.' : 'Pick a file to preview it here, or type the times.'}</p>}
 
       <div class="create-times">
-        <div class="create-time">
-          <label for="create-start">Start <span class="muted">(mm:ss or seconds)</span></label>
-          <input
-            id="create-start" inputMode="decimal" value={p.startText} placeholder={p.local ? '0:00' : ''}
-            aria-invalid={badStart || undefined} aria-describedby="create-range-hint create-range-error"
-            onInput={(e) => p.onStart(e.currentTarget.value)}
-          />
-          {showPlayer && <button type="button" onClick={() => p.onStart(formatTime(at()))}>Set start here</button>}
-        </div>
-        <div class="create-time">
-          <label for="create-end">End <span class="muted">(mm:ss or seconds)</span></label>
-          <input
-            id="create-end" inputMode="decimal" value={p.endText} placeholder={p.local ? 'end of video' : ''}
-            aria-invalid={badEnd || undefined} aria-describedby="create-range-hint create-range-error"
-            onInput={(e) => p.onEnd(e.currentTarget.value)}
-          />
-          {showPlayer && <button type="button" onClick={() => p.onEnd(formatTime(at()))}>Set end here</button>}
-        </div>
+        <TimeInput which="start" text={p.startText} bad={badStart} placeholder={p.local ? '0:00' : ''} onText={p.onStart} here={showPlayer ? at : undefined} />
+        <TimeInput which="end" text={p.endText} bad={badEnd} placeholder={p.local ? 'end of video' : ''} onText={p.onEnd} here={showPlayer ? at : undefined} />
       </div>
       {d !== undefined && (
         <div class="create-bar" aria-hidden="true">
@@ -97,5 +81,23 @@ export function CreateRange(p: RangeProps) {
       )}
       <p id="create-range-error" class="error" aria-live="polite">{message ?? ''}</p>
     </fieldset>
+  );
+}
+
+/** One end of the range: typed, or taken from the player's position ("Set start here"). */
+function TimeInput({ which, text, bad, placeholder, onText, here }: {
+  which: 'start' | 'end'; text: string; bad: boolean; placeholder: string; onText: (t: string) => void; here?: () => number;
+}) {
+  const name = which === 'start' ? 'Start' : 'End';
+  return (
+    <div class="create-time">
+      <label for={`create-${which}`}>{name} <span class="muted">(mm:ss or seconds)</span></label>
+      <input
+        id={`create-${which}`} inputMode="decimal" value={text} placeholder={placeholder}
+        aria-invalid={bad || undefined} aria-describedby="create-range-hint create-range-error"
+        onInput={(e) => onText(e.currentTarget.value)}
+      />
+      {here && <button type="button" onClick={() => onText(formatTime(here()))}>Set {which} here</button>}
+    </div>
   );
 }
