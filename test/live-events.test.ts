@@ -6,7 +6,11 @@
 // stream closed.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { SAMPLE } from './helpers/cli.js';
+import { seed, warmCache } from './helpers/seeded-cache.js';
 import { api, createKey, fileHandler, loopback, serveEnv, startServe, until, type Loopback, type ServeProcess } from './helpers/serve.js';
 
 interface SseEvent { event: string; data: any; at: number }
@@ -52,16 +56,21 @@ const STEPS = ['queued', 'fetching_video', 'transcribing_audio', 'finding_highli
 let serve: ServeProcess;
 let cdn: Loopback;
 let key = '';
+/** Another account's key: its requests are not the first's. */
+let otherKey = '';
 let done = '';
-const env = serveEnv();
+const env = serveEnv({ SHORTS_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'shorts-live-')) });
+/** The seeded range and language (the transcript comes from the warm cache), rendered cheaply. */
+const BODY = { start: 0, end: 60, language: 'en', preferredLength: 'under30sec', layout: 'fit', blurBackground: false };
 const sha = async (url: string) => createHash('sha256').update(Buffer.from(await (await fetch(url)).arrayBuffer())).digest('hex');
 const metric = async (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(await (await fetch(`${serve.url}/metrics`)).text())?.[1]);
 
 beforeAll(async () => {
-  ({ key } = await createKey(env, ['--hourly-limit', '2000', '--daily-limit', '20000']));
+  [{ key }, { key: otherKey }] = await Promise.all([createKey(env, ['--hourly-limit', '2000', '--daily-limit', '20000']), createKey(env)]);
+  seed(env.SHORTS_DATA_DIR!, await warmCache());
   cdn = await loopback(fileHandler(SAMPLE));
   serve = await startServe(env);
-}, 60_000);
+}, 300_000);
 
 afterAll(async () => {
   await serve?.kill('SIGKILL');
@@ -70,13 +79,15 @@ afterAll(async () => {
 
 describe('live progress streams', () => {
   it('streams a request from its creation: steps in order, clips as they finish, then end and close', async () => {
-    const created = await api(serve.api, key, 'POST', '/shorts/create', { fileUrl: `${cdn.url}/talk.mp4`, start: 0, end: 60, maxShorts: 2, preferredLength: 'under30sec' });
+    const created = await api(serve.api, key, 'POST', '/shorts/create', { fileUrl: `${cdn.url}/talk.mp4`, ...BODY, maxShorts: 2 });
     expect(created.status, created.text).toBe(202);
     done = created.json.data.requestId;
     // A clip's link is fetched the moment it is announced: it must already play.
     const playable: Promise<{ status: number; type: string | null; bytes: number; during: string }>[] = [];
     let lastStatus = '';
+    const t0 = Date.now();
     const s = await stream(`${serve.api}/shorts/${done}/events`, key, (e) => {
+      if (process.env.LIVE_DEBUG) console.log(Date.now() - t0, e.event, e.data.step ?? '', e.data.progress ?? '', e.data.failureReason ?? '');
       if (e.event === 'status') lastStatus = e.data.status;
       if (e.event === 'shorts' && playable.length === 0) {
         const during = lastStatus;
@@ -130,10 +141,9 @@ describe('live progress streams', () => {
   it('refuses an unknown request, another account\'s and a list without ids before any stream starts', async () => {
     const unknown = await api(serve.api, key, 'GET', `/shorts/${'a'.repeat(24)}/events`);
     expect([unknown.status, unknown.json.error.code]).toEqual([404, 'resource_not_found']);
-    const other = (await createKey(env)).key;
-    const foreign = await api(serve.api, other, 'GET', `/shorts/${done}/events`);
+    const foreign = await api(serve.api, otherKey, 'GET', `/shorts/${done}/events`);
     expect([foreign.status, foreign.json.error.code]).toEqual([404, 'resource_not_found']);
-    expect((await api(serve.api, other, 'GET', `/events?ids=${done}`)).status).toBe(404);
+    expect((await api(serve.api, otherKey, 'GET', `/events?ids=${done}`)).status).toBe(404);
     expect((await api(serve.api, key, 'GET', '/events')).status).toBe(400);
     expect((await api(serve.api, key, 'GET', '/events?ids=nope')).status).toBe(400);
     expect((await api(serve.api, null, 'GET', `/shorts/${done}/events`)).status).toBe(401);
@@ -157,7 +167,7 @@ describe('live progress streams', () => {
   }, 60_000);
 
   it('a cancel ends the request\'s stream, and a list stream follows several requests until all ended', async () => {
-    const created = await api(serve.api, key, 'POST', '/shorts/create', { fileUrl: `${cdn.url}/talk.mp4`, start: 0, end: 60, maxShorts: 1 });
+    const created = await api(serve.api, key, 'POST', '/shorts/create', { fileUrl: `${cdn.url}/talk.mp4`, ...BODY, maxShorts: 1 });
     const id = created.json.data.requestId as string;
     const one = await stream(`${serve.api}/shorts/${id}/events`, key);
     const list = await stream(`${serve.api}/events?ids=${done},${id}`, key);
@@ -171,7 +181,7 @@ describe('live progress streams', () => {
   }, 30_000);
 
   it('counts open streams, and stops polling the store when the last one closes', async () => {
-    const created = await api(serve.api, key, 'POST', '/shorts/create', { fileUrl: `${cdn.url}/talk.mp4`, start: 0, end: 60, maxShorts: 1 });
+    const created = await api(serve.api, key, 'POST', '/shorts/create', { fileUrl: `${cdn.url}/talk.mp4`, ...BODY, maxShorts: 1 });
     const id = created.json.data.requestId as string;
     const tabs = await Promise.all([1, 2, 3].map(() => stream(`${serve.api}/shorts/${id}/events`, key)));
     await until(async () => tabs.every((t) => t.events.length > 0), Boolean, 10_000, 100);
