@@ -166,8 +166,7 @@ function liveOperation(summary: string, parameters: Schema[], one: boolean): Sch
     parameters,
     responses: {
       200: {
-        description: 'The stream (never compressed, never cached)',
-        headers: { 'Cache-Control': { schema: { type: 'string', const: 'no-store' } }, 'X-Accel-Buffering': { schema: { type: 'string', const: 'no' } } },
+        description: 'The stream: Cache-Control: no-store, X-Accel-Buffering: no (proxies pass each event on at once), never compressed',
         content: { 'text/event-stream': { schema: { type: 'string', description: 'Server-sent events; each `data:` line is one JSON object (LiveStatus or {shorts})' } } },
       },
       400: { description: 'invalid_request: a malformed id, no ids or more than 100', content: { 'application/json': { schema: errorSchema(['invalid_request']) } } },

@@ -12,8 +12,14 @@ import type { SelfHandler } from './router.js';
 export const MAX_LIST_IDS = 100;
 
 export function eventStreamHandlers(hub: LiveHub, service: Service): { streamShortsEvents: SelfHandler; streamEvents: SelfHandler } {
-  const open = async (req: http.IncomingMessage, res: http.ServerResponse, accountId: string, ids: string[], kind: LiveSubscriber['kind']) => {
-    hub.checkRoom(accountId);
+  const open = async (res: http.ServerResponse, accountId: string, ids: string[], kind: LiveSubscriber['kind']) => {
+    try {
+      hub.checkRoom(accountId);
+    } catch (e) {
+      // As every 429 of the API: when to try again, in the header too.
+      if (e instanceof ShortsError && typeof e.details?.retryAfter === 'number') res.setHeader('Retry-After', String(e.details.retryAfter));
+      throw e;
+    }
     // Each event is written as it happens: no compression, no proxy buffering (nginx reads X-Accel-Buffering), no caching.
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no', connection: 'keep-alive',
@@ -30,16 +36,16 @@ export function eventStreamHandlers(hub: LiveHub, service: Service): { streamSho
     res.once('close', unsubscribe);
   };
   return {
-    streamShortsEvents: async (req, res, { params, auth }) => {
+    streamShortsEvents: async (_req, res, { params, auth }) => {
       const r = await service.watchable(auth!.account, params[0]!);
-      await open(req, res, auth!.account.id, [r.id], 'request');
+      await open(res, auth!.account.id, [r.id], 'request');
     },
-    streamEvents: async (req, res, { url, auth }) => {
+    streamEvents: async (_req, res, { url, auth }) => {
       const ids = [...new Set((url.searchParams.get('ids') ?? '').split(',').map((s) => s.trim()).filter(Boolean))];
       if (ids.length === 0) throw new ShortsError('invalid_request', 'ids is required: comma-separated request ids', { parameter: 'ids' });
       if (ids.length > MAX_LIST_IDS) throw new ShortsError('invalid_request', `ids names ${ids.length} requests; at most ${MAX_LIST_IDS}`, { parameter: 'ids' });
       for (const id of ids) await service.watchable(auth!.account, id);
-      await open(req, res, auth!.account.id, ids, 'list');
+      await open(res, auth!.account.id, ids, 'list');
     },
   };
 }
