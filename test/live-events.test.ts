@@ -85,9 +85,7 @@ describe('live progress streams', () => {
     // A clip's link is fetched the moment it is announced: it must already play.
     const playable: Promise<{ status: number; type: string | null; bytes: number; during: string }>[] = [];
     let lastStatus = '';
-    const t0 = Date.now();
     const s = await stream(`${serve.api}/shorts/${done}/events`, key, (e) => {
-      if (process.env.LIVE_DEBUG) console.log(Date.now() - t0, e.event, e.data.step ?? '', e.data.progress ?? '', e.data.failureReason ?? '');
       if (e.event === 'status') lastStatus = e.data.status;
       if (e.event === 'shorts' && playable.length === 0) {
         const during = lastStatus;
