@@ -20,29 +20,33 @@ interface Props {
 /** Plays `from`..`to` (media seconds) in `video`; returns the function that stops guarding. */
 function playSpan(video: HTMLVideoElement, from: number, to: number): () => void {
   let frame = 0;
-  const guard = () => {
-    if (video.currentTime >= to - 0.02) {
-      video.pause();
-      video.currentTime = to;
-      stop();
-      return;
-    }
-    frame = requestAnimationFrame(guard);
+  let over = false;
+  const atEnd = () => {
+    if (over || video.currentTime < to - 0.02) return false;
+    stop();
+    video.pause();
+    video.currentTime = to;
+    return true;
   };
-  // The person took over (seeked away or paused): the preview is over.
-  const seeked = () => { if (video.currentTime < from - 0.25 || video.currentTime > to + 0.25) stop(); };
+  // One frame loop for precision; timeupdate as the backstop when frames are throttled (a background tab).
+  const loop = () => { if (!atEnd() && !over) frame = requestAnimationFrame(loop); };
+  const onTime = () => { atEnd(); };
+  // The person took over (seeked outside the cut or paused): the preview is over.
+  const onSeek = () => { if (video.currentTime < from - 0.25 || video.currentTime > to + 0.25) stop(); };
   const stop = () => {
+    over = true;
     cancelAnimationFrame(frame);
-    video.removeEventListener('timeupdate', guard);
-    video.removeEventListener('seeking', seeked);
+    video.removeEventListener('timeupdate', onTime);
+    video.removeEventListener('seeking', onSeek);
     video.removeEventListener('pause', stop);
   };
   video.currentTime = from;
-  video.addEventListener('timeupdate', guard);
+  video.addEventListener('timeupdate', onTime);
   void video.play().then(() => {
-    video.addEventListener('seeking', seeked);
+    if (over) return;
+    video.addEventListener('seeking', onSeek);
     video.addEventListener('pause', stop);
-    frame = requestAnimationFrame(guard);
+    frame = requestAnimationFrame(loop);
   }).catch(() => stop());
   return stop;
 }

@@ -58,10 +58,10 @@ function TimeField({ label, value, sourceSeconds, onValue }: { label: string; va
       <span id={`${id}-hint`} class="visually-hidden">Seconds, or minutes:seconds like 1:02.5</span>
       {bad && <span id={`${id}-error`} class="error">Type seconds (12.5) or m:ss.s (1:02.5).</span>}
       <div class="editor-nudges" role="group" aria-label={`Nudge the ${what}`}>
-        <button type="button" aria-label={`${label} 1 second earlier`} onClick={() => step(-1)}>−1 s</button>
-        <button type="button" aria-label={`${label} 0.1 second earlier`} onClick={() => step(-0.1)}>−0.1</button>
-        <button type="button" aria-label={`${label} 0.1 second later`} onClick={() => step(0.1)}>+0.1</button>
-        <button type="button" aria-label={`${label} 1 second later`} onClick={() => step(1)}>+1 s</button>
+        <button type="button" onClick={() => step(-1)}>−1 s<span class="visually-hidden"> earlier</span></button>
+        <button type="button" onClick={() => step(-0.1)}>−0.1 s<span class="visually-hidden"> earlier</span></button>
+        <button type="button" onClick={() => step(0.1)}>+0.1 s<span class="visually-hidden"> later</span></button>
+        <button type="button" onClick={() => step(1)}>+1 s<span class="visually-hidden"> later</span></button>
       </div>
     </div>
   );
