@@ -43,7 +43,8 @@ export async function loadTranscript(id: string, start: number, end: number): Pr
     const t = await api.get<{ language: string; words: TranscriptWord[] }>(v1(`/shorts/${enc(id)}/transcript`), { start, end });
     return t.words;
   } catch (e) {
-    if (e instanceof ApiError && (e.status === 404 || e.status === 405) && e.code !== 'resource_not_found') return null;
+    // The request itself was just read, so a 404 here is a server without the route.
+    if (e instanceof ApiError && (e.status === 404 || e.status === 405)) return null;
     throw e;
   }
 }

@@ -13,7 +13,7 @@ interface Props {
 export function EditorRange({ range, sourceSeconds, problem, onChange }: Props) {
   return (
     <fieldset class="editor-range">
-      <legend>Cut</legend>
+      <legend>In and out</legend>
       <TimeField label="Start" value={range.start} sourceSeconds={sourceSeconds} onValue={(start) => onChange({ ...range, start })} />
       <TimeField label="End" value={range.end} sourceSeconds={sourceSeconds} onValue={(end) => onChange({ ...range, end })} />
       <p class="editor-duration" aria-live="polite">
