@@ -2,7 +2,7 @@
 // is "active" (roving tabindex: Tab enters the row once, arrows move, Home/End jump); S or "Start here"
 // starts the cut at it, E or "End here" ends it there. Words outside the cut are as selectable as those
 // inside, so a cut can grow as well as shrink.
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { TranscriptWord } from './editor-api';
 import { formatTime, inRange, type Range } from './editor-time';
 
@@ -22,6 +22,12 @@ export function EditorTimeline({ words, range, current, unit, onStart, onEnd }: 
   const row = useRef<HTMLDivElement>(null);
   const at = Math.min(active, words.length - 1);
   const word = words[at];
+  // The cut's first word in sight on arrival (the row holds a minute of speech before it), without taking focus.
+  useEffect(() => {
+    const r = row.current;
+    const first = r?.children[at] as HTMLElement | undefined;
+    if (r && first) r.scrollTop += first.getBoundingClientRect().top - r.getBoundingClientRect().top - 8;
+  }, []);
 
   const focusWord = (i: number) => {
     const n = Math.max(0, Math.min(words.length - 1, i));

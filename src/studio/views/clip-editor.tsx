@@ -136,6 +136,8 @@ export function ClipEditor() {
       return;
     }
     await reload(true).catch(() => {});
+    // The words around the new cut, when it moved past what the timeline holds.
+    setWindow((w) => ({ start: Math.min(w.start, Math.max(0, s.startTimestamp - CONTEXT_SECONDS)), end: Math.max(w.end, s.endTimestamp + CONTEXT_SECONDS) }));
     setMessage({ kind: 'ok', text: `The new version is ready (${formatTime(s.startTimestamp)} – ${formatTime(s.endTimestamp)}).` });
   };
 
