@@ -64,8 +64,9 @@ export function watchRequest(id: string, h: RequestHandlers): () => void {
   });
   source.onerror = () => {
     // EventSource reconnects by itself; two failures in a row without a message means it will not hold: poll.
+    // A refused stream (an HTTP error, a server without the route) is closed for good after one: poll at once.
     if (stopped) return;
-    if (++errors >= 2) {
+    if (++errors >= 2 || source?.readyState === EventSource.CLOSED) {
       source?.close();
       source = null;
       void poll();
@@ -117,7 +118,7 @@ export function watchMany(ids: string[], onStatus: (s: LiveStatus) => void): () 
   source.addEventListener('end', take);
   source.onerror = () => {
     if (stopped) return;
-    if (++errors >= 2) {
+    if (++errors >= 2 || source?.readyState === EventSource.CLOSED) {
       source?.close();
       source = null;
       void poll();
