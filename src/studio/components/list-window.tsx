@@ -13,9 +13,12 @@ export interface ListWindowProps {
   renderRow: (index: number) => ComponentChildren;
   /** Rows rendered beyond each edge of the viewport: keyboard focus moving to the next row finds it there. */
   overscan?: number;
-  /** Called with the rows in view [start, end) whenever they change (to load pages, to watch live rows). */
+  /** Called with the rows rendered [start, end) (those in view and a few around) whenever they change: to load pages, to watch live rows. */
   onRange?: (start: number, end: number) => void;
 }
+
+/** Rows are added and removed in blocks of this many. */
+const BLOCK = 8;
 
 function sameRange(a: [number, number], b: [number, number]): boolean {
   return a[0] === b[0] && a[1] === b[1];
@@ -34,8 +37,9 @@ export function ListWindow({ count, rowHeight, label, renderRow, overscan = 6, o
       const el = box.current;
       if (!el) return;
       const top = el.getBoundingClientRect().top;
-      const start = Math.max(0, Math.floor(-top / rowHeight));
-      const end = Math.min(count, Math.ceil((window.innerHeight - top) / rowHeight));
+      // Snapped to whole blocks of rows: the DOM changes once per block scrolled, not on every frame.
+      const start = Math.max(0, Math.floor((-top / rowHeight - overscan) / BLOCK) * BLOCK);
+      const end = Math.min(count, Math.ceil(((window.innerHeight - top) / rowHeight + overscan) / BLOCK) * BLOCK);
       const next: [number, number] = [Math.min(start, end), Math.max(start, end)];
       setView((v) => (sameRange(v, next) ? v : next));
     };
@@ -50,7 +54,7 @@ export function ListWindow({ count, rowHeight, label, renderRow, overscan = 6, o
       window.removeEventListener('resize', schedule);
       if (frame) cancelAnimationFrame(frame);
     };
-  }, [count, rowHeight]);
+  }, [count, rowHeight, overscan]);
 
   useEffect(() => {
     if (!sameRange(reported.current, view)) {
@@ -73,10 +77,8 @@ export function ListWindow({ count, rowHeight, label, renderRow, overscan = 6, o
     }
   };
 
-  const first = Math.max(0, view[0] - overscan);
-  const last = Math.min(count, view[1] + overscan);
   const rows = [];
-  for (let i = first; i < last; i++) {
+  for (let i = view[0]; i < view[1]; i++) {
     rows.push(
       <li key={i} data-index={i} aria-posinset={i + 1} aria-setsize={count} class="lw-row" style={{ transform: `translateY(${i * rowHeight}px)`, height: `${rowHeight}px` }}>
         {renderRow(i)}
