@@ -70,8 +70,8 @@ export function PostsAccounts({ accounts, error, reload }: { accounts: Connected
       )}
       <form class="connect" onSubmit={(e) => void connect(e)}>
         <label>
-          Platform
-          <select value={platform} onChange={(e) => { setPlatform(e.currentTarget.value as Platform); setConsent(null); }}>
+          <span id="connect-platform-l">Platform</span>
+          <select aria-labelledby="connect-platform-l" value={platform} onChange={(e) => { setPlatform(e.currentTarget.value as Platform); setConsent(null); }}>
             {(Object.keys(PLATFORM_NAMES) as Platform[]).map((p) => <option key={p} value={p}>{PLATFORM_NAMES[p]}</option>)}
           </select>
         </label>

@@ -60,7 +60,7 @@ export const POST_ERRORS: Record<string, string> = {
   video_missing: 'The clip\'s video file is no longer available. Re-create the clip, then schedule it again.',
   processing_timeout: 'The platform did not finish processing the video in time. Scheduling it again later usually works.',
   rate_limited: 'The platform is limiting requests for now. Scheduling it again later usually works.',
-  unknown: 'Something else went wrong; the platform\'s own message is below. Scheduling it again later may work.',
+  unknown: 'Something else went wrong (details below). Scheduling it again later may work.',
 };
 
 /** Characters as the platform counts them: code points; video_site's description in UTF-8 bytes. */

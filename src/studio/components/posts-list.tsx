@@ -59,15 +59,15 @@ export function PostsList({ version }: { version: number }) {
       <h2 id="posts-h">Posts</h2>
       <div class="filters" role="group" aria-label="Filter posts">
         <label>
-          Status
-          <select value={status} onChange={(e) => { setPage(1); setStatus(e.currentTarget.value as PostStatus | ''); }}>
+          <span id="posts-status-l">Status</span>
+          <select aria-labelledby="posts-status-l" value={status} onChange={(e) => { setPage(1); setStatus(e.currentTarget.value as PostStatus | ''); }}>
             <option value="">All</option>
             {POST_STATUSES.map((s) => <option key={s} value={s}>{postStatusLabel(s)}</option>)}
           </select>
         </label>
         <label>
-          Platform
-          <select value={platform} onChange={(e) => { setPage(1); setPlatform(e.currentTarget.value as Platform | ''); }}>
+          <span id="posts-platform-l">Platform</span>
+          <select aria-labelledby="posts-platform-l" value={platform} onChange={(e) => { setPage(1); setPlatform(e.currentTarget.value as Platform | ''); }}>
             <option value="">All</option>
             {(Object.keys(PLATFORM_NAMES) as Platform[]).map((p) => <option key={p} value={p}>{PLATFORM_NAMES[p]}</option>)}
           </select>
@@ -97,7 +97,7 @@ export function PostsList({ version }: { version: number }) {
               {p.status === 'failed' && (
                 <div class="post-error">
                   <p>{POST_ERRORS[p.errorCode ?? 'unknown'] ?? POST_ERRORS.unknown}</p>
-                  {p.error && <p class="muted small">The platform said: {p.error}</p>}
+                  {p.error && <p class="muted small">Details: {p.error}</p>}
                 </div>
               )}
               <p class="small">

@@ -133,23 +133,23 @@ export function PostsSchedule({ accounts, initialShort, initialRequest, onSchedu
       {noAccount && <p class="muted">Connect an account above to schedule clips.</p>}
       <form ref={form} class="schedule" onSubmit={(e) => void submit(e)} noValidate>
         <label>
-          Request
-          <select value={requestId} onChange={(e) => setRequestId(e.currentTarget.value)} disabled={requests === null}>
+          <span id="sched-request-l">Request</span>
+          <select aria-labelledby="sched-request-l" value={requestId} onChange={(e) => setRequestId(e.currentTarget.value)} disabled={requests === null}>
             <option value="">{requests === null ? 'Loading…' : requests.length ? 'Pick a finished request' : 'No finished request yet'}</option>
             {requestId && requests && !requests.some((r) => r.requestId === requestId) && <option value={requestId}>{requestId}</option>}
             {requests?.map((r) => <option key={r.requestId} value={r.requestId}>{r.title || r.url}</option>)}
           </select>
         </label>
         <label>
-          Clip
-          <select value={shortId} onChange={(e) => { titleTouched.current = false; setShortId(e.currentTarget.value); }} disabled={!clips?.length}>
+          <span id="sched-clip-l">Clip</span>
+          <select aria-labelledby="sched-clip-l" value={shortId} onChange={(e) => { titleTouched.current = false; setShortId(e.currentTarget.value); }} disabled={!clips?.length}>
             {!clips?.length && <option value="">{requestId ? (clips === null ? 'Loading…' : 'No finished clip') : 'Pick a request first'}</option>}
             {clips?.map((c) => <option key={c.id} value={c.id}>{c.title} ({Math.round(c.duration)} s, score {c.viral_score})</option>)}
           </select>
         </label>
         <label>
-          Account
-          <select value={account?.id ?? ''} onChange={(e) => setAccountId(e.currentTarget.value)} disabled={!usable.length}>
+          <span id="sched-account-l">Account</span>
+          <select aria-labelledby="sched-account-l" value={account?.id ?? ''} onChange={(e) => setAccountId(e.currentTarget.value)} disabled={!usable.length}>
             {!usable.length && <option value="">No connected account</option>}
             {usable.map((a) => <option key={a.id} value={a.id}>@{a.handle} on {PLATFORM_NAMES[a.platform]}</option>)}
           </select>
@@ -165,21 +165,21 @@ export function PostsSchedule({ accounts, initialShort, initialRequest, onSchedu
             </label>
           )}
         </fieldset>
-        <label>
-          {limits?.titleName ?? 'Title'}
-          <input type="text" value={title} aria-describedby="title-count" onInput={(e) => { titleTouched.current = true; setTitle(e.currentTarget.value); }} />
+        <div class="field">
+          <label for="sched-title">{limits?.titleName ?? 'Title'}</label>
+          <input id="sched-title" type="text" value={title} aria-describedby="title-count" onInput={(e) => { titleTouched.current = true; setTitle(e.currentTarget.value); }} />
           <span id="title-count" class={limits && titleSize > limits.title ? 'count error' : 'count muted'}>
             {titleSize}{limits ? ` / ${limits.title}` : ''} characters
           </span>
-        </label>
-        <label>
-          Description
-          <textarea rows={4} value={description} aria-describedby="desc-count" onInput={(e) => { titleTouched.current = true; setDescription(e.currentTarget.value); }} />
+        </div>
+        <div class="field">
+          <label for="sched-desc">Description</label>
+          <textarea id="sched-desc" rows={4} value={description} aria-describedby="desc-count" onInput={(e) => { titleTouched.current = true; setDescription(e.currentTarget.value); }} />
           <span id="desc-count" class={limits && descSize > limits.description ? 'count error' : 'count muted'}>
             {descSize}{limits ? ` / ${limits.description}` : ''} {limits?.descriptionBytes ? 'bytes' : 'characters'}
             {limits && !limits.angleBrackets ? '; no < or >' : ''}
           </span>
-        </label>
+        </div>
         <p class="error" role="alert">{error}</p>
         <p class="ok" role="status">{done}</p>
         <button type="submit" class="primary" disabled={busy || noAccount}>{busy ? 'Scheduling…' : now ? 'Post now' : 'Schedule'}</button>

@@ -151,15 +151,15 @@ export function Requests() {
       </div>
       <div class="filters" role="group" aria-label="Filter and sort">
         <label>
-          Status
-          <select value={status ?? ''} onChange={(e) => setQuery({ status: e.currentTarget.value || undefined })}>
+          <span id="req-status-l">Status</span>
+          <select aria-labelledby="req-status-l" value={status ?? ''} onChange={(e) => setQuery({ status: e.currentTarget.value || undefined })}>
             <option value="">All</option>
             {STATUSES.map((s) => <option key={s} value={s}>{requestStatusLabel(s)}</option>)}
           </select>
         </label>
         <label>
-          Sort
-          <select value={sort} onChange={(e) => setQuery({ sort: e.currentTarget.value })}>
+          <span id="req-sort-l">Sort</span>
+          <select aria-labelledby="req-sort-l" value={sort} onChange={(e) => setQuery({ sort: e.currentTarget.value })}>
             {(Object.keys(SORTS) as SortKey[]).map((k) => <option key={k} value={k}>{SORTS[k].label}</option>)}
           </select>
         </label>
