@@ -124,12 +124,6 @@ export interface RequestListItem {
   updatedAt: string;
   url: string;
   duration: number;
-  /**
-   * Extension (issue 25), only in the answer to a studio session: where the request was made, and the
-   * source's title ('' until known). Absent from the answer to an API key.
-   */
-  createdIn?: 'api' | 'studio' | 'local';
-  title?: string;
 }
 
 export interface TemplateItem {

@@ -3,6 +3,13 @@ import type { RequestListItem } from '../../api/types';
 
 type RequestStatus = RequestListItem['status'];
 
+/**
+ * A list item as GET /shorts answers a studio session (contract, issue 25): where the request was made and
+ * the source's title ('' until known). Optional until the server's list extension declares them in
+ * src/api/types.ts (the key's answer has neither).
+ */
+export type StudioListItem = RequestListItem & { createdIn?: 'api' | 'studio' | 'local'; title?: string };
+
 const REQUEST_STATUS: Record<RequestStatus, { icon: string; label: string }> = {
   queued: { icon: '◷', label: 'Queued' },
   processing: { icon: '↻', label: 'Processing' },

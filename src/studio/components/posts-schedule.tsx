@@ -2,10 +2,10 @@
 // finished request), which account, when (the browser's local time, sent as ISO 8601 with its zone), and
 // the title/description, prefilled from the clip and measured against the platform's limits as you type.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { PostObject, RequestDetail, RequestListItem, SchedulePostBody, ShortObject } from '../../api/types';
+import type { PostObject, RequestDetail, SchedulePostBody, ShortObject } from '../../api/types';
 import { api, messageOf, v1 } from '../api';
 import { PLATFORM_NAMES, TEXT_LIMITS, textSize, type ConnectedAccount } from './posts-common';
-import { formatDateTime } from './list-status';
+import { formatDateTime, type StudioListItem } from './list-status';
 
 const pad = (n: number) => String(n).padStart(2, '0');
 /** A Date as a datetime-local input's value (local time, no zone). */
@@ -25,7 +25,7 @@ const ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
 async function findRequestOf(shortId: string): Promise<string | null> {
   const posted = await api.get<{ posts: PostObject[] }>(v1('/posts'), { shortId, limit: 1 }).catch(() => null);
   if (posted?.posts[0]) return posted.posts[0].requestId;
-  const list = await api.get<{ requests: RequestListItem[] }>(v1('/shorts'), { status: 'completed', limit: 30, sortBy: 'updatedAt', sortOrder: 'desc' });
+  const list = await api.get<{ requests: StudioListItem[] }>(v1('/shorts'), { status: 'completed', limit: 30, sortBy: 'updatedAt', sortOrder: 'desc' });
   for (const r of list.requests) {
     const d = await api.get<RequestDetail>(v1(`/shorts/${encodeURIComponent(r.requestId)}`));
     if (d.shorts.some((s) => s.id === shortId)) return r.requestId;
@@ -36,7 +36,7 @@ async function findRequestOf(shortId: string): Promise<string | null> {
 export function PostsSchedule({ accounts, initialShort, initialRequest, onScheduled }: {
   accounts: ConnectedAccount[] | null; initialShort?: string; initialRequest?: string; onScheduled: (p: PostObject) => void;
 }) {
-  const [requests, setRequests] = useState<RequestListItem[] | null>(null);
+  const [requests, setRequests] = useState<StudioListItem[] | null>(null);
   const [requestId, setRequestId] = useState(initialRequest ?? '');
   const [clips, setClips] = useState<ShortObject[] | null>(null);
   const [shortId, setShortId] = useState(initialShort ?? '');
@@ -58,7 +58,7 @@ export function PostsSchedule({ accounts, initialShort, initialRequest, onSchedu
   const clip = clips?.find((c) => c.id === shortId);
 
   useEffect(() => {
-    api.get<{ requests: RequestListItem[] }>(v1('/shorts'), { status: 'completed', limit: 100, sortBy: 'updatedAt', sortOrder: 'desc' })
+    api.get<{ requests: StudioListItem[] }>(v1('/shorts'), { status: 'completed', limit: 100, sortBy: 'updatedAt', sortOrder: 'desc' })
       .then((r) => setRequests(r.requests), (e) => setError(messageOf(e)));
     if (initialShort && !initialRequest) {
       findRequestOf(initialShort).then(

@@ -4,12 +4,12 @@
 // account with thousands of requests scrolls smoothly. Live rows on screen follow their progress.
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import type { Pagination, RequestListItem } from '../../api/types';
+import type { Pagination } from '../../api/types';
 import { api, messageOf, v1 } from '../api';
 import { isTerminal, watchMany, type LiveStatus } from '../live';
 import { usePageTitle } from '../page-title';
 import { ListWindow } from '../components/list-window';
-import { RequestStatusBadge, Time, requestStatusLabel } from '../components/list-status';
+import { RequestStatusBadge, Time, requestStatusLabel, type StudioListItem } from '../components/list-status';
 
 /** The API's largest page (src/service/list-query.ts). */
 const PAGE = 100;
@@ -24,7 +24,7 @@ type SortKey = keyof typeof SORTS;
 type Status = (typeof STATUSES)[number];
 const MADE_IN = { api: 'API', studio: 'Studio', local: 'Local' } as const;
 
-interface ListPage { requests: RequestListItem[]; pagination: Pagination }
+interface ListPage { requests: StudioListItem[]; pagination: Pagination }
 
 export function Requests() {
   usePageTitle('Requests');
@@ -33,7 +33,7 @@ export function Requests() {
   const sort: SortKey = query.sort && query.sort in SORTS ? (query.sort as SortKey) : 'newest';
 
   const [total, setTotal] = useState<number | null>(null);
-  const [pages, setPages] = useState<Map<number, RequestListItem[]>>(new Map());
+  const [pages, setPages] = useState<Map<number, StudioListItem[]>>(new Map());
   const [live, setLive] = useState<Map<string, LiveStatus>>(new Map());
   const [error, setError] = useState('');
   const [now, setNow] = useState(Date.now());
@@ -73,7 +73,7 @@ export function Requests() {
     return () => clearInterval(t);
   }, []);
 
-  const itemAt = (i: number): RequestListItem | undefined => pages.get(Math.floor(i / PAGE) + 1)?.[i % PAGE];
+  const itemAt = (i: number): StudioListItem | undefined => pages.get(Math.floor(i / PAGE) + 1)?.[i % PAGE];
 
   // Rows in view: load their pages, and note which are live (watched below, debounced while scrolling).
   const range = useRef<[number, number]>([0, 0]);
