@@ -1,29 +1,17 @@
 // What the posts view's pieces share: the platforms' names and text limits, the post statuses and the
 // failure codes (spec 7.3) said in plain words.
-import type { PostObject } from '../../api/types';
+import type { ConnectedAccount, PostObject } from '../../api/types';
 import { StatusBadge } from './list-status';
 
 export type Platform = PostObject['platform'];
 export type PostStatus = PostObject['status'];
+export type { ConnectedAccount };
 
 export const PLATFORM_NAMES: Record<Platform, string> = {
   video_site: 'Video site',
   photo_site: 'Photo site',
   short_video_site: 'Short-video site',
 };
-
-/** A connected platform account (GET /accounts; src/posts/connected-accounts.ts, not in the API's shared types). */
-export interface ConnectedAccount {
-  id: string;
-  platform: Platform;
-  handle: string;
-  platformUserId: string | null;
-  status: 'active' | 'expired';
-  expiresAt: string | null;
-  scopes: string[];
-  createdAt: string;
-  updatedAt: string;
-}
 
 /**
  * What each platform takes as text: the server's TEXT_LIMITS (src/posts/posts-service.ts, platforms.md
