@@ -61,6 +61,22 @@ export interface AutomationRule {
   createdAt: string;
 }
 
+/** A connected account (issue 16; GET /accounts) as the API and the CLI show it: never a token. */
+export interface ConnectedAccount {
+  id: string;
+  platform: PostObject['platform'];
+  handle: string;
+  /** The platform's id of the account (channel id, IG user id, open_id), when known. */
+  platformUserId: string | null;
+  /** `expired`: the platform refused to refresh its token; connect it again (`accounts connect` or `add`). */
+  status: 'active' | 'expired';
+  /** When the current access token stops working (null: the platform gave no lifetime). */
+  expiresAt: string | null;
+  scopes: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
 export interface ShortObject {
   id: string;
   title: string;

@@ -11,22 +11,10 @@ import { PLATFORMS, PublishError, type Platform, type PublishAccount } from '../
 import { identifyTokens, OAuthError, oauthApp, oauthAppSettings, refreshGrant, type TokenGrant } from '../publish/oauth-endpoints.js';
 import { loadSecretKey } from './secret-key.js';
 import { TokenBox, TokenBoxError } from './token-box.js';
+import type { ConnectedAccount } from '../api/types.js';
 
-/** A connected account as the API and the CLI show it: never a token. */
-export interface ConnectedAccount {
-  id: string;
-  platform: Platform;
-  handle: string;
-  /** The platform's id of the account (channel id, IG user id, open_id), when known. */
-  platformUserId: string | null;
-  /** `expired`: the platform refused to refresh its token; connect it again (`accounts connect` or `add`). */
-  status: 'active' | 'expired';
-  /** When the current access token stops working (null: the platform gave no lifetime). */
-  expiresAt: string | null;
-  scopes: string[];
-  createdAt: string;
-  updatedAt: string;
-}
+/** A connected account as the API and the CLI show it (declared with the API's shapes, which the studio reads too). */
+export type { ConnectedAccount };
 
 export interface AddAccountInput {
   platform: Platform;
