@@ -48,8 +48,11 @@ export interface ApiServerDeps {
   /** Replays the first answer to a POST sent again with the same Idempotency-Key (issue 23). */
   idempotency: IdempotentRequests;
   log: (line: string) => void;
-  /** The web studio's sign-in sessions (issue 25): the `shorts_session` cookie stands for a key on every API route. */
-  sessions: StudioSessions;
+  /**
+   * The web studio's sign-in sessions (issue 25): the `shorts_session` cookie stands for a key on every API route.
+   * Without them (servers built for one test of the API) the cookie means nothing and the studio's routes are 404.
+   */
+  sessions?: StudioSessions;
   /** The web studio's built files (default: the package's dist/studio). */
   studioFiles?: StudioFiles;
   /**
@@ -253,7 +256,7 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
   async function authenticate(req: http.IncomingMessage): Promise<AuthContext> {
     const key = presentedKey(req.headers);
     const cookie = key === undefined ? sessionCookieOf(headerOf(req, 'cookie')) : undefined;
-    if (cookie === undefined) return deps.accounts.authenticate(key);
+    if (cookie === undefined || !deps.sessions) return deps.accounts.authenticate(key);
     const auth = await deps.sessions.authenticate(cookie);
     checkSameOrigin(req, deps.publicUrl);
     return auth;
@@ -337,11 +340,15 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
 function studioHandlers(deps: ApiServerDeps) {
   const files = deps.studioFiles ?? new StudioFiles();
   const secure = () => deps.publicUrl?.().startsWith('https://') ?? false;
-  const signedIn = (res: http.ServerResponse, token: string) => res.setHeader('set-cookie', sessionCookie(token, deps.sessions.maxAgeSeconds, secure()));
+  const sessions = (): StudioSessions => {
+    if (!deps.sessions) throw new ShortsError('resource_not_found', 'this server has no studio sign-in');
+    return deps.sessions;
+  };
+  const signedIn = (res: http.ServerResponse, token: string) => res.setHeader('set-cookie', sessionCookie(token, sessions().maxAgeSeconds, secure()));
   const current = async (req: http.IncomingMessage): Promise<AuthContext> => {
     const cookie = sessionCookieOf(headerOf(req, 'cookie'));
     if (cookie === undefined) throw new ShortsError('missing_api_key', 'not signed in to the studio');
-    return deps.sessions.authenticate(cookie);
+    return sessions().authenticate(cookie);
   };
   const noStore = { 'cache-control': 'no-store' };
   const routes = {
@@ -349,24 +356,24 @@ function studioHandlers(deps: ApiServerDeps) {
       // A sign-in posted by another site's page would sign this browser in to that site's account.
       if (headerOf(req, 'origin') !== undefined || headerOf(req, 'sec-fetch-site') !== undefined) checkSameOrigin(req, deps.publicUrl);
       const body = await readJson(req) as { apiKey?: unknown } | null;
-      const { token, session } = await deps.sessions.signIn(body && typeof body === 'object' ? body.apiKey : undefined);
+      const { token, session } = await sessions().signIn(body && typeof body === 'object' ? body.apiKey : undefined);
       signedIn(res, token);
       send(res, 200, { data: session }, noStore);
     },
-    studioSession: async (req, res) => send(res, 200, { data: deps.sessions.view(await current(req)) }, noStore),
+    studioSession: async (req, res) => send(res, 200, { data: sessions().view(await current(req)) }, noStore),
     studioSignOut: async (req, res) => {
       const cookie = sessionCookieOf(headerOf(req, 'cookie'));
       if (cookie !== undefined) {
         checkSameOrigin(req, deps.publicUrl);
-        const auth = await deps.sessions.authenticate(cookie).catch(() => undefined);
-        if (auth?.session) await deps.sessions.signOut(auth.session.tokenHash);
+        const auth = await sessions().authenticate(cookie).catch(() => undefined);
+        if (auth?.session) await sessions().signOut(auth.session.tokenHash);
       }
       res.setHeader('set-cookie', sessionCookie('', 0, secure()));
       send(res, 200, { data: { signedOut: true } }, noStore);
     },
     studioSignInLink: async (_req, res, { params }) => {
-      if (!deps.sessions.local) throw new ShortsError('resource_not_found', 'one-time sign-in links are served by `shorts studio` only');
-      const { token } = await deps.sessions.redeemSignInLink(params[0]!);
+      if (!sessions().local) throw new ShortsError('resource_not_found', 'one-time sign-in links are served by `shorts studio` only');
+      const { token } = await sessions().redeemSignInLink(params[0]!);
       signedIn(res, token);
       res.writeHead(303, { location: '/', ...noStore, 'content-length': '0' });
       res.end();
