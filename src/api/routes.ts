@@ -477,8 +477,8 @@ export const ROUTES = [
     method: 'ANY', path: '/mcp', mount: 'root', operationId: 'mcp', answer: 'self', auth: 'apiKey', limiter: 'standard', optional: true,
     openapi: { undocumented: 'the MCP endpoint speaks JSON-RPC (Model Context Protocol, Streamable HTTP): its tools are listed by the protocol itself, not by OpenAPI' },
   },
-  // Issue 25: the web studio's sign-in and files. Left out of the document: they serve the studio's own pages in a
-  // browser (a cookie session, same-origin only), not integrations, which use the API key on the routes above.
+  // Issue 25: the web studio's sign-in. Left out of the document: browser-only routes of the studio's own pages (a
+  // cookie session, same-origin only); integrations send the key itself on the routes above.
   {
     method: 'POST', path: '/studio/session', mount: 'root', operationId: 'studioSignIn', answer: 'self', auth: 'none',
     openapi: { undocumented: 'the web studio\'s sign-in: trades an API key for the shorts_session cookie of a browser; integrations send the key itself' },
@@ -494,10 +494,6 @@ export const ROUTES = [
   {
     method: 'GET', path: '/studio/sign-in/{token}', mount: 'root', operationId: 'studioSignInLink', answer: 'self', auth: 'none',
     openapi: { undocumented: 'the one-time sign-in link `shorts studio` prints for the local studio; not served by `shorts serve`' },
-  },
-  {
-    method: 'GET', path: '/studio-assets/{file}', mount: 'root', operationId: 'getStudioAsset', answer: 'self', auth: 'none', alsoHead: true,
-    openapi: { undocumented: 'the web studio\'s built scripts and styles (hashed names, cached for a year), static files rather than API operations' },
   },
 ] as const satisfies readonly RouteSpec[];
 

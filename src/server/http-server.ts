@@ -284,6 +284,8 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
     if (match === null) {
       // The studio's pages (issue 25): a browser asking for a page that is none of the API's paths gets the studio.
       if (isStudioPage(req, path)) return studio.files.page(req, res);
+      const asset = /^\/studio-assets\/([^/]+)$/.exec(path);
+      if (asset && (req.method === 'GET' || req.method === 'HEAD') && await studio.files.asset(req, res, decodeURIComponent(asset[1]!))) return;
       throw new ShortsError('resource_not_found', `no endpoint ${req.method} ${path}`);
     }
     // Which methods a path has is public (the OpenAPI document lists them), so 405 needs no key.
@@ -377,9 +379,6 @@ function studioHandlers(deps: ApiServerDeps) {
       signedIn(res, token);
       res.writeHead(303, { location: '/', ...noStore, 'content-length': '0' });
       res.end();
-    },
-    getStudioAsset: async (req, res, { params }) => {
-      if (!(await files.asset(req, res, params[0]!))) throw new ShortsError('resource_not_found', 'no such studio file');
     },
   } satisfies Partial<Record<string, SelfHandler>>;
   return { routes, files };
