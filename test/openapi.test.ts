@@ -226,6 +226,8 @@ describe('the OpenAPI document is structurally valid OpenAPI 3.1', () => {
       'GET /accounts/{accountId}/automation', 'GET /oauth/callback', 'GET /posts/{postId}', 'POST /accounts', 'POST /accounts/connect', 'POST /accounts/{accountId}/automation', 'POST /posts',
       // Issue 23: the callback's page posts the starting API account's key here.
       'POST /oauth/confirm',
+      // Issue 25: live progress streams.
+      'GET /shorts/{id}/events', 'GET /events',
     ].sort());
     for (const p of ['/healthz', '/readyz', '/metrics', '/media/{requestId}/{shortId}.mp4', '/media/{requestId}/{shortId}.jpg', '/oauth/callback', '/oauth/confirm']) expect(paths[p]!.servers, p).toEqual([{ url: 'http://127.0.0.1:8080' }]);
     expect(Object.keys(doc.webhooks as Obj).sort()).toEqual(['shorts.completed', 'shorts.failed']);
@@ -508,11 +510,15 @@ describe('real responses of the server validate against the served document', ()
     expect(shorts[1]).not.toHaveProperty('layout');
     expect((shorts[0]!.posts as Obj[]).length).toBe(3);
     expect(await call('GET', '/shorts/{id}/status', `/shorts/${doneId}/status`)).toMatchObject({ status: 200, body: { data: { status: 'completed', progress: 100 } } });
+    // Issue 25: the live stream of an ended request sends its events and closes at once.
+    const live = await call('GET', '/shorts/{id}/events', `/shorts/${doneId}/events`);
+    expect(String(live.body)).toMatch(/event: status\n[^]*event: shorts\n[^]*event: end\n/);
 
     // A failed request carries failureReason.
     const failedId = data(await call('POST', '/shorts/create', '/shorts/create', { body: createBody() })).requestId as string;
     await store.finish(failedId, 'failed', 'the video could not be downloaded');
     expect(data(await call('GET', '/shorts/{id}/status', `/shorts/${failedId}/status`))).toHaveProperty('failureReason');
+    expect((await call('GET', '/events', `/events?ids=${doneId},${failedId}`)).status).toBe(200);
 
     // The clip's signed link: whole file, a range, HEAD, and a tampered link.
     const videoUrl = shorts[0]!.video_url as string;

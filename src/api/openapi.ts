@@ -351,13 +351,28 @@ function rootOf(serverUrl: string): string {
 }
 
 /**
+ * A route that writes its own answer behind the key (the live streams): the key's security, and the counters
+ * on every answer the limiter has run before (Retry-After on its 429), as the enveloped operations have them.
+ */
+function keyedSelfOperation(operationId: string, written: Schema): Schema {
+  const responses = Object.fromEntries(Object.entries(written.responses as Record<string, Schema>).map(([status, r]) => {
+    const code = Number(status);
+    if (!Number.isInteger(code) || code === 401 || code === 500 || r.$ref) return [status, r];
+    const headers = code === 429 ? { ...rateHeaders(code), 'Retry-After': RETRY_AFTER } : rateHeaders(code);
+    return [status, { ...r, headers: { ...headers, ...(r.headers as Schema | undefined) } }];
+  }));
+  return { operationId, security: KEY_SECURITY, ...written, responses };
+}
+
+/**
  * The document's `paths`, made from the route table: one path item per template, in table order, its
  * operations in table order; a route served from the root names the root as its server.
  */
 function paths(root: string): Record<string, Schema> {
   const items: Record<string, Schema> = {};
   for (const route of ROUTES as readonly RouteSpec[]) {
-    const op = route.answer === 'envelope' ? operation(route) : 'undocumented' in route.openapi ? null : { operationId: route.operationId, ...route.openapi };
+    const op = route.answer === 'envelope' ? operation(route) : 'undocumented' in route.openapi ? null
+      : route.auth === 'apiKey' ? keyedSelfOperation(route.operationId, route.openapi) : { operationId: route.operationId, ...route.openapi };
     if (!op) continue;
     const item = (items[route.path] ??= route.mount === 'root' ? { servers: [{ url: root }] } : {});
     item[route.method.toLowerCase()] = op;

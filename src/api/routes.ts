@@ -147,6 +147,37 @@ function exportRoute<const Id extends string>(operationId: Id, path: string, sum
   };
 }
 
+/** Issue 25: a live progress stream (text/event-stream); `one`: a request's stream (its clips too), else the list's. */
+function liveOperation(summary: string, parameters: Schema[], one: boolean): Schema {
+  const events = one
+    ? '`event: status` (data: LiveStatus) at once and on every change of status, step, progress or queue position; `event: shorts` '
+      + '(data: `{"shorts": Short[]}`, the clips with fresh signed links) at once when there are any and whenever a clip appears (each one as '
+      + 'soon as its MP4 is stored, while the others still render), finishes re-rendering or changes; `event: end` (data: LiveStatus) once '
+      + 'the request is completed, failed or cancelled, after which the server closes the stream. A completed request with a clip re-rendering '
+      + 'keeps its stream open until no clip is `recompiling`.'
+    : '`event: status` and `event: end` (data: LiveStatus, its `_id` naming the request) for each request, as on a request\'s own stream; '
+      + 'the server closes the stream once every request has ended.';
+  return {
+    summary, tags: ['shorts'],
+    description: `${events} A request already ended gets its events and \`end\` at once. A \`: ping\` comment every 15 s keeps proxies from `
+      + 'closing an idle stream; `retry: 3000` tells EventSource to reconnect after 3 s. Counted once per connection by the Status check limiter, '
+      + 'and not held against any limit while open; at most 50 streams open per account (more: 429 rate_limit_exceeded). The server polls '
+      + 'its store once a second for all open streams together, so it works whichever process runs the work.',
+    parameters,
+    responses: {
+      200: {
+        description: 'The stream: Cache-Control: no-store, X-Accel-Buffering: no (proxies pass each event on at once), never compressed',
+        content: { 'text/event-stream': { schema: { type: 'string', description: 'Server-sent events; each `data:` line is one JSON object (LiveStatus or {shorts})' } } },
+      },
+      400: { description: 'invalid_request: a malformed id, no ids or more than 100', content: { 'application/json': { schema: errorSchema(['invalid_request']) } } },
+      401: { description: 'missing_api_key or invalid_api_key', content: { 'application/json': { schema: errorSchema(['missing_api_key', 'invalid_api_key']) } } },
+      404: { description: 'resource_not_found: no such request for this account (sent before any stream starts)', content: { 'application/json': { schema: errorSchema(['resource_not_found']) } } },
+      429: { description: 'rate_limit_exceeded: the Status check limiter, or 50 streams already open for this account', content: { 'application/json': { schema: errorSchema(['rate_limit_exceeded']) } } },
+      431: HEADERS_TOO_LARGE,
+    },
+  };
+}
+
 // ---------------------------------------------------------------------------------------------------
 // The table. Order matters where two paths can match one request: the first entry with the request's
 // method wins, and a 405's Allow lists the methods in table order (`/shorts/create` also fits
@@ -219,6 +250,18 @@ export const ROUTES = [
   exportRoute('exportRequest', '/shorts/{id}/export', 'Export every clip of a request on one timeline (extension)',
     'Every clip that rendered, in rank order, one after the other: the timelines (edl, fcpxml, mlt), the captions on that timeline\'s clock '
     + '(srt, vtt) and the list of render plans (json). ass and jpg are one clip\'s: 400, use the clip\'s export. ', false),
+  // Issue 25: live progress for the studio, pushed as server-sent events (src/server/event-stream.ts, live-hub.ts).
+  {
+    method: 'GET', path: '/shorts/{id}/events', mount: 'api', operationId: 'streamShortsEvents', answer: 'self', auth: 'apiKey', limiter: 'statusCheck',
+    openapi: liveOperation('Live progress of a request, pushed as server-sent events (extension)', [idParam], true),
+  },
+  {
+    method: 'GET', path: '/events', mount: 'api', operationId: 'streamEvents', answer: 'self', auth: 'apiKey', limiter: 'statusCheck',
+    openapi: liveOperation('Live progress of several requests on one stream (extension)', [{
+      name: 'ids', in: 'query', required: true, schema: { type: 'string', pattern: '^[0-9a-f]{24}(,[0-9a-f]{24}){0,99}$' },
+      description: 'Comma-separated request ids, at most 100; each one must be the caller\'s',
+    }], false),
+  },
   // Issue 16: scheduling and canceling posts, connected accounts and the automation rules of a connected account.
   {
     method: 'GET', path: '/posts', mount: 'api', operationId: 'listPosts', answer: 'envelope', limiter: 'posts', subscription: true,

@@ -140,3 +140,14 @@ export interface TemplateList { templates: TemplateItem[]; defaultTemplateId: st
 export interface CancelResponse { _id: string; status: 'cancelled' }
 
 export interface ListRequestsQuery { page: number; limit: number; status?: RequestStatus; sortBy: 'createdAt' | 'updatedAt'; sortOrder: 'asc' | 'desc' }
+
+// Issue 25: the live progress streams (GET /shorts/{id}/events, GET /events?ids=…), server-sent events.
+/** `event: status` and `event: end`: the status answer, with the queue position and ETA create answers. */
+export interface LiveStatus extends StatusResponse {
+  queuePosition: number | null;
+  estimatedCompletionTime: string;
+}
+/** `event: shorts` (single-request stream only): the clips as they are now, signed links included. */
+export interface LiveShorts { shorts: ShortObject[] }
+/** The events a stream sends, by name. */
+export interface LiveEvents { status: LiveStatus; shorts: LiveShorts; end: LiveStatus }

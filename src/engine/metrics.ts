@@ -40,6 +40,23 @@ export class EngineMetrics implements StageMetrics {
     labelNames: ['route', 'method', 'status'] as const, registers: [this.registry],
   });
 
+  // Issue 25: the live progress streams of this server process (src/server/live-hub.ts).
+  private readonly eventStreams = new Gauge({
+    name: 'shorts_event_streams', help: 'Live progress streams (server-sent events) open on this process', registers: [this.registry],
+  });
+  private readonly eventPolls = new Counter({
+    name: 'shorts_event_polls_total', help: 'Reads of the store by the live progress hub (one per tick for all open streams; none while none is open)',
+    registers: [this.registry],
+  });
+
+  liveStreams(open: number): void {
+    this.eventStreams.set(open);
+  }
+
+  livePolled(): void {
+    this.eventPolls.inc();
+  }
+
   stageDone(stage: StageName, seconds: number, outcome: StageOutcome): void {
     this.stageSeconds.observe({ stage, outcome }, seconds);
     if (outcome === 'failed') this.stageFailures.inc({ stage });

@@ -22,6 +22,8 @@ import { templateAssetFile } from '../pipeline/captions/template-previews.js';
 import { fingerprintOf, idempotencyKeyOf, type IdempotentRequests } from './idempotency.js';
 import { EngineMetrics } from '../engine/metrics.js';
 import { answerMetrics } from './metrics-endpoint.js';
+import { LiveHub } from './live-hub.js';
+import { eventStreamHandlers } from './event-stream.js';
 import { SESSION_COOKIE, sessionCookieOf, type StudioSessions } from './studio-sessions.js';
 import { isStudioPage, StudioFiles } from './studio-static.js';
 
@@ -221,7 +223,7 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
     const { requestId, shortId, kind } = m;
     const verdict = deps.mediaLinks.verify(requestId, shortId, url.searchParams.get('expires') ?? undefined, url.searchParams.get('sig') ?? undefined, kind);
     if (verdict !== 'ok') throw new ShortsError('invalid_media_link', verdict === 'expired' ? 'this link has expired: get a fresh one from GET /shorts/:id' : 'this link is not valid');
-    const short = await deps.store.getShort(requestId, shortId);
+    const short = await deps.service.linkedClip(requestId, shortId);
     if (!short?.fileKey) throw new ShortsError('resource_not_found', 'this clip has no video file');
     // A clip without a cover answers like a file that is gone (the 404 of serveBlob), as before covers were keys.
     const key = kind === 'jpg' ? short.coverKey : short.fileKey;
@@ -232,6 +234,8 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
   const studio = studioHandlers(deps);
   const mcp = deps.mcp;
   const metrics = deps.metrics ?? new EngineMetrics();
+  // Issue 25: one hub per server for every live progress stream (one store read per tick for all of them).
+  const hub = new LiveHub({ service: deps.service, store: deps.store, metrics, log: deps.log });
   const table = bindRoutes({
     ...apiHandlers(deps.service, deps.posts, deps.automation, deps.publicUrl),
     getOpenApiDocument: async (_req, res) => send(res, 200, deps.openapi()),
@@ -246,6 +250,7 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
     oauthCallback: (req, res, { url }) => handleOAuthCallback(req, res, url, deps.posts.accounts, deps.accounts, { publicUrl: deps.publicUrl }),
     oauthConfirm: (req, res) => handleOAuthConfirm(req, res, deps.posts.accounts, deps.accounts, { publicUrl: deps.publicUrl }),
     mcp: mcp && ((req, res, { auth }) => mcp(req, res, auth!)),
+    ...eventStreamHandlers(hub, deps.service),
     ...studio.routes,
   });
 
@@ -295,7 +300,8 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
     if (route.answer === 'self') {
       const { spec, handle: answer } = route;
       if (spec.auth === 'none') return answer(req, res, { url, params });
-      // MCP: counted once per HTTP request; the handler writes the whole answer, the counters already on it.
+      // MCP and the live streams: counted once per HTTP request (a stream: per connection, not while open); the
+      // handler writes the whole answer, the counters already on it.
       return withKey(req, res, spec.limiter, async (auth, headers) => {
         for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
         await answer(req, res, { url, params, auth });
@@ -322,7 +328,7 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
     });
   }
 
-  return http.createServer((req, res) => {
+  const server = http.createServer((req, res) => {
     // Labelled by route, never by path: paths carry ids, and labels must stay few.
     const answered = { route: 'none' };
     res.once('finish', () => metrics.httpAnswered(answered.route, req.method, res.statusCode));
@@ -336,6 +342,8 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
       send(res, 500, { error: { code: 'internal_error', message: 'internal error' } });
     });
   });
+  server.once('close', () => hub.close());
+  return server;
 }
 
 /** The studio's sign-in routes and files (issue 25): sessions behind an HttpOnly cookie, never the key in the browser. */

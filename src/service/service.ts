@@ -207,19 +207,31 @@ export class Service {
     return modelSet(specs);
   }
 
+  /** Position and ETA of one request, as create answers them (the live streams batch this: queueEstimates). */
+  private async queueEstimate(id: string): Promise<QueueEstimate> {
+    return (await this.queueEstimates([id], await this.store.listLive())).get(id) ?? { position: null, etaSeconds: 30 };
+  }
+
   /**
-   * Position among queued API requests (1 = next) and seconds until this one should finish: the range
-   * seconds of everything ahead plus its own, at the measured processing speed of recent jobs.
+   * Position among queued API requests (1 = next) and seconds until each of `ids` should finish: the range
+   * seconds of everything ahead plus its own, at the measured processing speed of recent jobs. `live` is
+   * the store's listLive, read once by the caller however many ids it asks about.
    */
-  private async queueEstimate(id: string): Promise<{ position: number | null; etaSeconds: number }> {
-    const live = (await this.store.listLive()).filter((r) => r.origin === 'api' || r.id === id);
-    const index = live.findIndex((r) => r.id === id);
-    const ahead = live.slice(0, Math.max(0, index));
+  async queueEstimates(ids: readonly string[], live: readonly RequestRecord[]): Promise<Map<string, QueueEstimate>> {
+    const out = new Map<string, QueueEstimate>();
+    const wanted = new Set(ids);
+    if (!live.some((r) => wanted.has(r.id))) return out;
     const rate = (await this.opts.secondsPerSourceSecond?.()) ?? DEFAULT_SECONDS_PER_SOURCE_SECOND;
-    const work = [...ahead, live[index]].reduce((sum, r) => sum + (r ? r.end - r.start : 0), 0);
-    const queued = live.filter((r) => r.status === 'queued');
-    const position = queued.findIndex((r) => r.id === id);
-    return { position: position >= 0 ? position + 1 : null, etaSeconds: Math.ceil(30 + work * rate) };
+    const counted = live.filter((r) => r.origin === 'api' || wanted.has(r.id));
+    const queued = counted.filter((r) => r.status === 'queued');
+    let work = 0;
+    for (const r of counted) {
+      work += r.end - r.start;
+      if (!wanted.has(r.id)) continue;
+      const position = queued.indexOf(r);
+      out.set(r.id, { position: position >= 0 ? position + 1 : null, etaSeconds: Math.ceil(30 + work * rate) });
+    }
+    return out;
   }
 
   private async owned(account: Account, id: string): Promise<RequestRecord> {
@@ -230,15 +242,46 @@ export class Service {
   }
 
   async status(account: Account, id: string): Promise<StatusResponse> {
-    const r = await this.owned(account, id);
-    const out: StatusResponse = {
-      _id: r.id, status: r.status, step: r.step, stepMessage: STEP_MESSAGES[r.step],
-      progress: r.status === 'completed' ? 100 : r.status === 'queued' ? 0 : Math.floor(r.progress),
-      userEmail: r.userEmail, isDemo: r.isDemo,
-    };
-    if (r.status === 'failed') out.failureReason = r.failureReason ?? 'internal error';
-    if (r.warnings.length) out.warnings = r.warnings;
-    return out;
+    return statusOf(await this.owned(account, id));
+  }
+
+  /** The request for a caller who may read it (a live stream checks before it starts): 400 for a malformed id, 404 for another's. */
+  watchable(account: Account, id: string): Promise<RequestRecord> {
+    return this.owned(account, id);
+  }
+
+  /**
+   * The clips a live stream shows: the stored ones (a completed request's), or, while the request renders,
+   * those whose render job has saved its outcome (the checkpoint finalize reads): each appears as soon as its
+   * MP4 is stored, whichever process rendered it. GET /shorts/{id} keeps showing the store's clips only.
+   */
+  async liveShorts(r: RequestRecord): Promise<ShortRecord[]> {
+    const stored = await this.store.listShorts(r.id);
+    if (stored.length > 0 || r.status !== 'processing' || r.step !== 'finalizing') return stored;
+    return this.renderedClips(r.id);
+  }
+
+  /** Clips of a rendering request whose job has saved its outcome, in rank order (none without a plan). */
+  private async renderedClips(requestId: string): Promise<ShortRecord[]> {
+    const art = new JobArtifacts(this.blobs, requestId);
+    const plan = await art.read<{ clips: { id: string }[] }>('plan');
+    const outcomes = await Promise.all((plan?.clips ?? []).map((c) => art.read<ShortRecord>(JobArtifacts.clipOutcomeName(c.id))));
+    return outcomes.filter((s): s is ShortRecord => s !== null).sort((a, b) => a.rank - b.rank);
+  }
+
+  /**
+   * The clip a signed media link names: its stored row, or (its request still rendering) the outcome its
+   * render job saved, so a link a live stream handed out plays before the request completes.
+   */
+  async linkedClip(requestId: string, shortId: string): Promise<ShortRecord | undefined> {
+    const stored = await this.store.getShort(requestId, shortId);
+    if (stored || (await this.store.requestStatus(requestId)) !== 'processing') return stored;
+    return (await new JobArtifacts(this.blobs, requestId).read<ShortRecord>(JobArtifacts.clipOutcomeName(shortId))) ?? undefined;
+  }
+
+  /** Clips as the API shows them (signed links, posts). */
+  shortObjects(shorts: readonly ShortRecord[]): Promise<ShortObject[]> {
+    return Promise.all(shorts.map((s) => this.shortObject(s)));
   }
 
   async detail(account: Account, id: string): Promise<RequestDetail> {
@@ -251,7 +294,7 @@ export class Service {
       template: template.name,
       captionLanguage: r.options.captionLanguage, heatmap: r.heatmap, sentences: r.sentences,
       preferredLength: r.options.preferredLength, projectId: null,
-      shorts: await Promise.all((await this.store.listShorts(r.id)).map((s) => this.shortObject(s))),
+      shorts: await this.shortObjects(await this.store.listShorts(r.id)),
     };
     if (r.warnings.length) detail.warnings = r.warnings;
     return detail;
@@ -433,6 +476,20 @@ async function checkLocalFile(req: CreateRequest, abs: string, media?: MediaRunn
 
 /** Before any job has finished here: 600 s of range took ~130-210 s on a 2-core machine (docs/benchmarks.md). */
 const DEFAULT_SECONDS_PER_SOURCE_SECOND = 0.35;
+
+export interface QueueEstimate { position: number | null; etaSeconds: number }
+
+/** GET /shorts/{id}/status's answer for a request record. */
+export function statusOf(r: RequestRecord): StatusResponse {
+  const out: StatusResponse = {
+    _id: r.id, status: r.status, step: r.step, stepMessage: STEP_MESSAGES[r.step],
+    progress: r.status === 'completed' ? 100 : r.status === 'queued' ? 0 : Math.floor(r.progress),
+    userEmail: r.userEmail, isDemo: r.isDemo,
+  };
+  if (r.status === 'failed') out.failureReason = r.failureReason ?? 'internal error';
+  if (r.warnings.length) out.warnings = r.warnings;
+  return out;
+}
 
 export function shortObject(s: ShortRecord, videoUrl: string, posts: PostObject[]): ShortObject {
   const o: ShortObject = {

@@ -1,0 +1,129 @@
+// Live progress for the views: server-sent events (GET /api/v1/shorts/{id}/events, /api/v1/events?ids=)
+// with polling as the fallback when the stream cannot be held (a proxy that buffers, an old browser). The
+// wire format is the server's (see the contract in the README's studio section): `status`, `shorts`, `end`.
+import type { ShortObject, StatusResponse } from '../api/types';
+import { api, v1 } from './api';
+
+export type LiveStatus = StatusResponse & { queuePosition?: number | null; estimatedCompletionTime?: string };
+
+export interface RequestHandlers {
+  onStatus?(s: LiveStatus): void;
+  onShorts?(shorts: ShortObject[]): void;
+  /** Always called once the request is terminal (and no clip is re-rendering); the subscription is then over. */
+  onEnd?(s: LiveStatus): void;
+}
+
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+const POLL_MS = 3000;
+
+/** Watches one request; returns the function that stops watching. */
+export function watchRequest(id: string, h: RequestHandlers): () => void {
+  let stopped = false;
+  let source: EventSource | null = null;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let errors = 0;
+
+  const stop = () => {
+    stopped = true;
+    source?.close();
+    if (timer) clearTimeout(timer);
+  };
+  const parse = (e: MessageEvent) => JSON.parse(e.data as string) as unknown;
+
+  // Fallback: the status every 3 s, the detail (for clips) when the status says something moved.
+  const poll = async () => {
+    if (stopped) return;
+    try {
+      const s = await api.get<LiveStatus>(v1(`/shorts/${encodeURIComponent(id)}/status`));
+      h.onStatus?.(s);
+      const d = await api.get<{ shorts: ShortObject[] }>(v1(`/shorts/${encodeURIComponent(id)}`));
+      if (d.shorts.length) h.onShorts?.(d.shorts);
+      if (TERMINAL.has(s.status) && !d.shorts.some((x) => x.recompiling)) {
+        h.onEnd?.(s);
+        stop();
+        return;
+      }
+    } catch {
+      // Offline for a moment: try again at the next tick.
+    }
+    timer = setTimeout(() => void poll(), POLL_MS);
+  };
+
+  if (typeof EventSource === 'undefined') {
+    void poll();
+    return stop;
+  }
+  source = new EventSource(v1(`/shorts/${encodeURIComponent(id)}/events`), { withCredentials: true });
+  source.addEventListener('status', (e) => { errors = 0; h.onStatus?.(parse(e as MessageEvent) as LiveStatus); });
+  source.addEventListener('shorts', (e) => h.onShorts?.((parse(e as MessageEvent) as { shorts: ShortObject[] }).shorts));
+  source.addEventListener('end', (e) => {
+    const s = parse(e as MessageEvent) as LiveStatus;
+    h.onStatus?.(s);
+    h.onEnd?.(s);
+    stop();
+  });
+  source.onerror = () => {
+    // EventSource reconnects by itself; two failures in a row without a message means it will not hold: poll.
+    if (stopped) return;
+    if (++errors >= 2) {
+      source?.close();
+      source = null;
+      void poll();
+    }
+  };
+  return stop;
+}
+
+/** Watches many requests' statuses (the list's visible live rows); each `_id` says which. */
+export function watchMany(ids: string[], onStatus: (s: LiveStatus) => void): () => void {
+  if (ids.length === 0) return () => {};
+  let stopped = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let source: EventSource | null = null;
+  let errors = 0;
+  const left = new Set(ids);
+  const stop = () => {
+    stopped = true;
+    source?.close();
+    if (timer) clearTimeout(timer);
+  };
+  const poll = async () => {
+    if (stopped) return;
+    await Promise.all([...left].map(async (id) => {
+      try {
+        const s = await api.get<LiveStatus>(v1(`/shorts/${encodeURIComponent(id)}/status`));
+        onStatus(s);
+        if (TERMINAL.has(s.status)) left.delete(id);
+      } catch {
+        // Try again next tick.
+      }
+    }));
+    if (left.size === 0) return stop();
+    timer = setTimeout(() => void poll(), POLL_MS);
+  };
+  if (typeof EventSource === 'undefined') {
+    void poll();
+    return stop;
+  }
+  source = new EventSource(v1(`/events?ids=${ids.map(encodeURIComponent).join(',')}`), { withCredentials: true });
+  const take = (e: Event) => {
+    errors = 0;
+    const s = JSON.parse((e as MessageEvent).data as string) as LiveStatus;
+    onStatus(s);
+    if (e.type === 'end') left.delete(s._id);
+    if (left.size === 0) stop();
+  };
+  source.addEventListener('status', take);
+  source.addEventListener('end', take);
+  source.onerror = () => {
+    if (stopped) return;
+    if (++errors >= 2) {
+      source?.close();
+      source = null;
+      void poll();
+    }
+  };
+  return stop;
+}
+
+export const isTerminal = (status: string): boolean => TERMINAL.has(status);
