@@ -11,6 +11,8 @@ export const ERROR_CODES = {
   invalid_api_key: { http: 401, exit: 1 },
   subscription_required: { http: 403, exit: 1 },
   insufficient_credits: { http: 403, exit: 1 },
+  /** A browser request authenticated by the studio's cookie that did not come from the server's own pages (issue 25; not a spec code). */
+  forbidden: { http: 403, exit: 1 },
   /** A media link whose signature does not match or whose expiry has passed (not a spec code). */
   invalid_media_link: { http: 403, exit: 1 },
   resource_not_found: { http: 404, exit: 1 },

@@ -132,6 +132,10 @@ export const SETTINGS = {
     default: '86400',
     meaning: 'Lifetime of media links in seconds.',
   },
+  SHORTS_SESSION_DAYS: {
+    default: '14',
+    meaning: 'Lifetime in days of a web studio sign-in (the `shorts_session` cookie); signing out, or revoking the API key signed in with, ends it sooner.',
+  },
   SHORTS_STORAGE_URL: {
     default: 'none (the data dir)',
     meaning: '`s3://BUCKET/PREFIX`: the blob store (clips, covers, a job\'s checkpoints and captions) is the objects under `PREFIX/` in an S3 bucket (multipart uploads for large files), and `video_url`/`thumbnail_url` are presigned GET links straight to the bucket living `SHORTS_MEDIA_TTL` (at most 7 days). Credentials and region come from the AWS SDK\'s standard chain (`AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`, `AWS_REGION`, `AWS_PROFILE`, SSO, instance roles); failed requests are retried (`AWS_MAX_ATTEMPTS`, default 10 tries). The data dir then only keeps a cache of downloaded copies (`cache/blobs`) that may be deleted at any time.',

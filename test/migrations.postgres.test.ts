@@ -26,7 +26,7 @@ describe('PostgreSQL migrations', () => {
       // Every table of the SQLite store but its job queue (BullMQ owns jobs in distributed mode).
       const tables = (await pools[0]!.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`)).rows.map((r) => r.table_name);
       expect(tables).toEqual(['accounts', 'api_keys', 'automation_rules', 'connected_accounts', 'credit_ledger', 'idempotency_keys', 'leases',
-        'posts', 'rate_counters', 'requests', 'schema_migrations', 'shorts', 'webhook_attempts']);
+        'posts', 'rate_counters', 'requests', 'schema_migrations', 'sessions', 'shorts', 'webhook_attempts']);
     } finally {
       await Promise.all(pools.map((p) => p.end()));
     }

@@ -10,12 +10,14 @@ import { PgLeaseStore } from '../src/adapters/postgres/lease-store.js';
 import { PgRateLimits } from '../src/adapters/postgres/rate-limits.js';
 import { PgRequestStore } from '../src/adapters/postgres/request-store.js';
 import { PgWebhookDeliveries } from '../src/adapters/postgres/webhook-deliveries.js';
+import { PgSessions } from '../src/adapters/postgres/sessions.js';
 import { accountsConformance } from './conformance/accounts.js';
 import { idempotencyConformance } from './conformance/idempotency.js';
 import { leaseStoreConformance } from './conformance/lease-store.js';
 import { rateLimitsConformance } from './conformance/rate-limits.js';
 import { requestStoreConformance } from './conformance/request-store.js';
 import { webhookDeliveriesConformance } from './conformance/webhook-deliveries.js';
+import { sessionsConformance } from './conformance/sessions.js';
 import { startPostgres, type Postgres } from './helpers/engines.js';
 import { postgresDatabase, postgresHarness } from './helpers/postgres-harness.js';
 
@@ -35,3 +37,4 @@ accountsConformance('PostgreSQL', () => postgresHarness(server, (db) => new PgAc
 idempotencyConformance('PostgreSQL', () => postgresHarness(server, (db) => new PgIdempotencyStore(db)));
 webhookDeliveriesConformance('PostgreSQL', () => postgresHarness(server, (db) => new PgWebhookDeliveries(db)));
 rateLimitsConformance('PostgreSQL', () => postgresHarness(server, (db) => new PgRateLimits(db)));
+sessionsConformance('PostgreSQL', () => postgresHarness(server, (db) => new PgSessions(db)));

@@ -412,7 +412,10 @@ export function openApiDocument(opts: { serverUrl: string }): object {
         + '"pagination": {...}}}); errors are {"error": {"code", "message", "details"?}}. Health, readiness and this document are not '
         + 'API resources and answer bare objects.\n\nOn every path of this document: a method the path does not have is answered 405 '
         + '`method_not_allowed` with an `Allow` header listing the methods it has (details.allow the same), before the key is checked; '
-        + 'a request target that does not parse or a path with a malformed percent-encoding is 400 `invalid_request`.',
+        + 'a request target that does not parse or a path with a malformed percent-encoding is 400 `invalid_request`.\n\n'
+        + 'The web studio (served at / by the same server) signs a browser in at /studio/session and sends its `shorts_session` cookie '
+        + 'instead of a key; a POST or DELETE authenticated by that cookie without this server\'s Origin is 403 `forbidden`. '
+        + 'The studio\'s routes are its own pages\' and are not listed here.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: opts.serverUrl }],

@@ -520,6 +520,24 @@ export const ROUTES = [
     method: 'ANY', path: '/mcp', mount: 'root', operationId: 'mcp', answer: 'self', auth: 'apiKey', limiter: 'standard', optional: true,
     openapi: { undocumented: 'the MCP endpoint speaks JSON-RPC (Model Context Protocol, Streamable HTTP): its tools are listed by the protocol itself, not by OpenAPI' },
   },
+  // Issue 25: the web studio's sign-in. Left out of the document: browser-only routes of the studio's own pages (a
+  // cookie session, same-origin only); integrations send the key itself on the routes above.
+  {
+    method: 'POST', path: '/studio/session', mount: 'root', operationId: 'studioSignIn', answer: 'self', auth: 'none',
+    openapi: { undocumented: 'the web studio\'s sign-in: trades an API key for the shorts_session cookie of a browser; integrations send the key itself' },
+  },
+  {
+    method: 'GET', path: '/studio/session', mount: 'root', operationId: 'studioSession', answer: 'self', auth: 'none',
+    openapi: { undocumented: 'the web studio\'s session behind its cookie (who is signed in, until when): browser-only' },
+  },
+  {
+    method: 'DELETE', path: '/studio/session', mount: 'root', operationId: 'studioSignOut', answer: 'self', auth: 'none',
+    openapi: { undocumented: 'the web studio\'s sign-out: ends the cookie\'s session on the server; browser-only' },
+  },
+  {
+    method: 'GET', path: '/studio/sign-in/{token}', mount: 'root', operationId: 'studioSignInLink', answer: 'self', auth: 'none',
+    openapi: { undocumented: 'the one-time sign-in link `shorts studio` prints for the local studio; not served by `shorts serve`' },
+  },
 ] as const satisfies readonly RouteSpec[];
 
 export type Route = (typeof ROUTES)[number];

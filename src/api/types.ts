@@ -142,6 +142,12 @@ export interface RequestListItem {
   duration: number;
 }
 
+/** An item of the studio's list (GET /shorts with a session, issue 25): where the request was made, and its source's title ('' until known). */
+export interface StudioRequestListItem extends RequestListItem {
+  createdIn: 'api' | 'studio' | 'local';
+  title: string;
+}
+
 export interface TemplateItem {
   templateId: string; name: string; displayName: string; thumbnail: string; order: number; preview: string; gif: string;
 }

@@ -18,6 +18,7 @@ import type { BlobStore } from '../ports/blob-store.js';
 import { blobStoreFromSettings } from './blob-store-from-settings.js';
 import { S3BlobStore } from '../adapters/s3/blob-store.js';
 import type { IdempotencyStore } from '../ports/idempotency.js';
+import type { SessionsPort } from '../ports/sessions.js';
 import type { JobQueue } from '../ports/job-queue.js';
 import type { MediaRunner } from '../ports/media-runner.js';
 import type { RateLimitsPort } from '../ports/rate-limits.js';
@@ -70,6 +71,8 @@ export interface Engine {
   readonly webhookDeliveries: WebhookDeliveriesPort;
   /** The first answers of POSTs sent with an Idempotency-Key (issue 23). */
   readonly idempotency: IdempotencyStore;
+  /** The studio's sign-in sessions (issue 25). */
+  readonly sessions: SessionsPort;
   readonly service: Service;
   readonly connectedAccounts: ConnectedAccounts;
   readonly posts: PostsService;
@@ -133,7 +136,7 @@ export function createEngine(settings: EngineSettings): Engine {
   const service = new Service(store, { ...settings.service, blobs, media, queue, queueOutsideTransaction: state.distributed, posts: postStore, ...(settings.apiAccounts ? { credits: ledger, preferences: accounts } : {}) });
   // One per engine: a token refresh in flight is joined by the routes, the scheduler and the clients alike.
   const connectedAccounts = new ConnectedAccounts(state.connectedAccounts, { dataDir });
-  const { rateLimits, webhookDeliveries, idempotency } = state;
+  const { rateLimits, webhookDeliveries, idempotency, sessions } = state;
   let posts: PostsService | undefined;
   let automation: Automation | undefined;
   // Scheduling a post of an API account queues its publish job.
@@ -147,7 +150,7 @@ export function createEngine(settings: EngineSettings): Engine {
   });
 
   return {
-    dataDir, store, distributed: state.distributed, leases, queue, blobs, media, faces, accounts, rateLimits, webhookDeliveries, idempotency, service, connectedAccounts,
+    dataDir, store, distributed: state.distributed, leases, queue, blobs, media, faces, accounts, rateLimits, webhookDeliveries, idempotency, sessions, service, connectedAccounts,
     get posts() { return postsService(); },
     get automation() { return automationRules(); },
     metrics,

@@ -19,6 +19,7 @@ import { SqliteLeaseStore } from '../adapters/sqlite/lease-store.js';
 import { SqlitePostStore } from '../adapters/sqlite/post-store.js';
 import { SqliteRateLimits } from '../adapters/sqlite/rate-limits.js';
 import { SqliteRequestStore } from '../adapters/sqlite/request-store.js';
+import { SqliteSessions } from '../adapters/sqlite/sessions.js';
 import { SqliteWebhookDeliveries } from '../adapters/sqlite/webhook-deliveries.js';
 import type { AccountsPort } from '../ports/accounts.js';
 import type { AutomationRules } from '../ports/automation-rules.js';
@@ -29,6 +30,7 @@ import type { LeaseStore } from '../ports/leases.js';
 import type { PostStore } from '../ports/post-store.js';
 import type { RateLimitsPort } from '../ports/rate-limits.js';
 import type { RequestStore } from '../ports/request-store.js';
+import type { SessionsPort } from '../ports/sessions.js';
 import type { WebhookDeliveriesPort } from '../ports/webhook-deliveries.js';
 import { setting } from '../settings.js';
 import { lazyJobQueue } from './lazy-job-queue.js';
@@ -43,6 +45,8 @@ export interface StateAdapters {
   accounts: AccountsPort;
   leases: LeaseStore;
   idempotency: IdempotencyStore;
+  /** The studio's sign-in sessions (issue 25). */
+  sessions: SessionsPort;
   webhookDeliveries: WebhookDeliveriesPort;
   rateLimits: RateLimitsPort;
   posts: PostStore;
@@ -67,6 +71,7 @@ export function openStateAdapters(dataDir: string, log: (line: string) => void, 
     return {
       describe: `sqlite ${path.join(dataDir, 'shorts.db')}`, distributed: false,
       store, accounts: new SqliteAccounts(store.db), leases: new SqliteLeaseStore(store.db), idempotency: new SqliteIdempotencyStore(store.db),
+      sessions: new SqliteSessions(store.db),
       webhookDeliveries: new SqliteWebhookDeliveries(store.db),
       // With Redis the counters are shared by every API process on it (spec 8's limits across processes).
       rateLimits: redis ? new RedisRateLimits(redis) : new SqliteRateLimits(store.db),
@@ -89,6 +94,7 @@ export function openStateAdapters(dataDir: string, log: (line: string) => void, 
   return {
     describe: `postgresql ${where}`, distributed: true,
     store: state.requests, accounts: state.accounts, leases: state.leases, idempotency: state.idempotency,
+    sessions: state.sessions,
     webhookDeliveries: state.webhookDeliveries,
     rateLimits: redis ? new RedisRateLimits(redis) : state.rateLimits,
     posts: state.posts, connectedAccounts: state.connectedAccounts, automationRules: state.automationRules,

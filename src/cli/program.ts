@@ -11,6 +11,7 @@ import { registerPostsCommand } from './commands/posts.js';
 import { registerAccountsCommand } from './commands/accounts.js';
 import { registerBatchCommand } from './commands/batch.js';
 import type { ServeFlags } from './commands/serve.js';
+import type { StudioFlags } from './commands/studio.js';
 import type { WorkerFlags } from './commands/worker.js';
 import { STAGE_QUEUES } from '../engine/jobs.js';
 import { registerKeysCommand } from './commands/keys.js';
@@ -97,6 +98,11 @@ export function buildProgram(makeClient: ClientFactory, setExit: (code: number) 
     .option('--workers <n>', 'jobs run at once (default 1; 0: an API process that runs none, beside `shorts worker` processes)')
     // Loaded on use, like mcp: the HTTP server, its MCP endpoint and the publishers slow every other command's start.
     .action(async (f: ServeFlags) => setExit(await (await import('./commands/serve.js')).serveCommand(f)));
+  program.command('studio').description('open the web studio on this machine: the API server on 127.0.0.1 with the local data, signed in through a one-time link')
+    .option('--host <host>', 'loopback address to listen on (the local studio is never reachable from elsewhere)', '127.0.0.1')
+    .option('--port <port>', 'port (0 picks a free one)', '4321')
+    .option('--no-open', 'print the sign-in link without opening a browser')
+    .action(async (f: StudioFlags) => setExit(await (await import('./commands/studio.js')).studioCommand(f)));
   program.command('worker').description('run the jobs of the API\'s requests (stage queues) with no HTTP server, beside `serve --workers 0`')
     .option('--queues <list>', `comma-separated queues to take jobs from: ${STAGE_QUEUES.join(', ')} (default all)`)
     .option('--concurrency <n>', 'jobs run at once (default 1)')

@@ -73,7 +73,7 @@ export class LocalClient implements ShortsClient {
   constructor(readonly dataDir: string, private readonly log: (line: string) => void = () => {}, opts: { media?: MediaRunner } = {}) {
     this.engine = createEngine({ dataDir, log, media: opts.media });
     ({ store: this.store, leases: this.leases, media: this.media, service: this.service } = this.engine);
-    this.account = { id: 'local', email: `${safeUser()}@localhost` };
+    this.account = localAccount();
     // Settled before this client reads or runs anything (each entry point awaits it).
     this.recovered = this.recoverOrphans().catch((e: unknown) => this.log(`could not settle interrupted requests: ${String(e)}`));
   }
@@ -318,6 +318,11 @@ export class LocalClient implements ShortsClient {
     // The engine hands its leases back, then closes the store (the one way every front end closes it).
     void this.engine.close();
   }
+}
+
+/** The one account of local mode: every request the CLI runs here (and the local `shorts studio`'s) is its. */
+export function localAccount(): { id: string; email: string } {
+  return { id: 'local', email: `${safeUser()}@localhost` };
 }
 
 function safeUser(): string {

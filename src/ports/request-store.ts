@@ -7,12 +7,16 @@ import type { ResolvedLayout } from '../domain/layout.js';
 import type { TimeAdjustment } from '../domain/time.js';
 import type { ClipEdit, CreateRequest, RequestStatus, SentenceRecord, Step } from '../domain/request.js';
 
+export type CreatedIn = 'api' | 'studio';
+
 export const TERMINAL: ReadonlySet<RequestStatus> = new Set(['completed', 'failed', 'cancelled']);
 
 export interface RequestRecord {
   id: string;
   accountId: string;
   origin: 'api' | 'local';
+  /** Where it was made (issue 25): the API or the web studio; the API's list shows only the API's. */
+  createdIn: CreatedIn;
   userEmail: string;
   isDemo: boolean;
   status: RequestStatus;
@@ -85,6 +89,8 @@ export interface NewRequest {
   id: string;
   accountId: string;
   origin: 'api' | 'local';
+  /** Default 'api'. */
+  createdIn?: CreatedIn;
   userEmail: string;
   options: CreateRequest;
   url: string;
@@ -95,6 +101,7 @@ export interface NewRequest {
 export interface ListQuery {
   accountId: string;
   origin?: 'api' | 'local';
+  createdIn?: CreatedIn;
   status?: RequestStatus;
   sortBy: 'createdAt' | 'updatedAt';
   sortOrder: 'asc' | 'desc';

@@ -24,6 +24,8 @@ import { EngineMetrics } from '../engine/metrics.js';
 import { answerMetrics } from './metrics-endpoint.js';
 import { LiveHub } from './live-hub.js';
 import { eventStreamHandlers } from './event-stream.js';
+import { SESSION_COOKIE, sessionCookieOf, type StudioSessions } from './studio-sessions.js';
+import { isStudioPage, StudioFiles } from './studio-static.js';
 
 export interface ReadinessReport { ready: boolean; checks: Record<string, { ok: boolean; detail: string }> }
 
@@ -49,6 +51,13 @@ export interface ApiServerDeps {
   idempotency: IdempotentRequests;
   log: (line: string) => void;
   /**
+   * The web studio's sign-in sessions (issue 25): the `shorts_session` cookie stands for a key on every API route.
+   * Without them (servers built for one test of the API) the cookie means nothing and the studio's routes are 404.
+   */
+  sessions?: StudioSessions;
+  /** The web studio's built files (default: the package's dist/studio). */
+  studioFiles?: StudioFiles;
+  /**
    * The MCP endpoint (Streamable HTTP), any method on `/mcp`. Called after the key is checked and the
    * 'standard' limiter has counted the HTTP request (its X-RateLimit-* headers are already set on `res`);
    * it writes the whole response itself. A ShortsError it throws before writing becomes the error envelope.
@@ -65,8 +74,12 @@ function apiHandlers(service: Service, posts: PostsService, automation: Automati
     return { status: 200, body: { [kind]: items, pagination } };
   };
   return {
-    listShorts: async ({ auth, query }) => ({ status: 200, body: await service.list(auth.account, 'api', query) }),
-    createShorts: async ({ auth, body }) => ({ status: 202, body: await service.create(auth.account, body, 'api') }),
+    // With the studio's cookie: every request of the account, saying where each was made (issue 25); with a key, spec 1.7's list.
+    listShorts: async ({ auth, query }) => ({ status: 200, body: auth.session ? await service.studioList(auth.account, query) : await service.list(auth.account, 'api', query) }),
+    // The studio's creates run on the server's queue like the API's (origin 'api') but stay out of the key's list.
+    createShorts: async ({ auth, body }) => ({
+      status: 202, body: await service.create(auth.account, body, 'api', auth.session ? { createdIn: 'studio', localAccount: auth.session.local } : {}),
+    }),
     getShortsStatus: async ({ auth, params }) => ({ status: 200, body: await service.status(auth.account, params[0]!) }),
     getShorts: async ({ auth, params }) => ({ status: 200, body: await service.detail(auth.account, params[0]!) }),
     cancelShorts: async ({ auth, params }) => ({ status: 200, body: await service.cancel(auth.account, params[0]!) }),
@@ -116,6 +129,37 @@ function sendError(res: http.ServerResponse, e: ShortsError, headers: Record<str
   // RFC 9110 15.5.6: a 405 names the methods the resource has.
   const allow: Record<string, string> = e.code === 'method_not_allowed' && Array.isArray(e.details?.allow) ? { allow: e.details.allow.join(', ') } : {};
   send(res, e.httpStatus, { error }, { ...headers, ...allow });
+}
+
+/** A Set-Cookie for the studio's session; an empty token and maxAge 0 clear it. */
+function sessionCookie(token: string, maxAgeSeconds: number, secure: boolean): string {
+  return `${SESSION_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
+}
+
+function headerOf(req: http.IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/**
+ * CSRF: a browser sends the cookie with any request to this server, even one another site's page makes, so a
+ * request the cookie authenticates may change something only when it comes from this server's own pages:
+ * `Origin` is this server's (SHORTS_PUBLIC_URL's, or the Host it was asked by: the cookie is only ever sent to
+ * that host), or the browser says `Sec-Fetch-Site: same-origin`.
+ */
+function checkSameOrigin(req: http.IncomingMessage, publicUrl: (() => string) | undefined): void {
+  if (['GET', 'HEAD', 'OPTIONS'].includes(req.method ?? 'GET')) return;
+  if (headerOf(req, 'sec-fetch-site') === 'same-origin') return;
+  const origin = headerOf(req, 'origin');
+  const own = new Set<string>();
+  try {
+    if (publicUrl) own.add(new URL(publicUrl()).origin);
+  } catch { /* an unparsable public URL names no origin */ }
+  const host = headerOf(req, 'host');
+  if (host) own.add(`http://${host}`).add(`https://${host}`);
+  if (origin === undefined || !own.has(origin)) {
+    throw new ShortsError('forbidden', 'a request signed in with the studio\'s cookie must come from the studio\'s own pages (Origin of this server)');
+  }
 }
 
 function methodNotAllowed(method: string | undefined, path: string, allow: readonly string[]): ShortsError {
@@ -187,6 +231,7 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
     await serveBlob(req, res, () => key ? blobs.open(key) : Promise.reject(new BlobNotFoundError(`${short.fileKey}.jpg`)), MEDIA_CONTENT_TYPES[kind]);
   };
   const asset: SelfHandler = (req, res, { url }) => servePublicAsset(req, res, url.pathname);
+  const studio = studioHandlers(deps);
   const mcp = deps.mcp;
   const metrics = deps.metrics ?? new EngineMetrics();
   // Issue 25: one hub per server for every live progress stream (one store read per tick for all of them).
@@ -206,13 +251,28 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
     oauthConfirm: (req, res) => handleOAuthConfirm(req, res, deps.posts.accounts, deps.accounts, { publicUrl: deps.publicUrl }),
     mcp: mcp && ((req, res, { auth }) => mcp(req, res, auth!)),
     ...eventStreamHandlers(hub, deps.service),
+    ...studio.routes,
   });
+
+  /**
+   * The caller: the key (X-API-Key or Bearer) when one is sent, else the studio's cookie, else the 401 for no
+   * key. A cookie-authenticated request that changes something must come from this server's own pages.
+   */
+  async function authenticate(req: http.IncomingMessage): Promise<AuthContext> {
+    const key = presentedKey(req.headers);
+    const cookie = key === undefined ? sessionCookieOf(headerOf(req, 'cookie')) : undefined;
+    if (cookie === undefined || !deps.sessions) return deps.accounts.authenticate(key);
+    const auth = await deps.sessions.authenticate(cookie);
+    checkSameOrigin(req, deps.publicUrl);
+    return auth;
+  }
 
   /** The key, then the route's limiter (its X-RateLimit-* headers go on every answer after it), then `answer`. */
   async function withKey(req: http.IncomingMessage, res: http.ServerResponse, limiter: LimiterName,
     answer: (auth: AuthContext, headers: Record<string, string>) => Promise<void>): Promise<void> {
-    const auth = await deps.accounts.authenticate(presentedKey(req.headers));
-    const rate = await deps.limiter.check(auth.keyId, auth.account, limiter);
+    const auth = await authenticate(req);
+    // The local studio is not metered, and not limited either: it is the machine's own user.
+    const rate = auth.session?.local ? { headers: {}, error: null } : await deps.limiter.check(auth.keyId, auth.account, limiter);
     try {
       if (rate.error) throw rate.error;
       await answer(auth, rate.headers);
@@ -226,7 +286,13 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
   async function handle(req: http.IncomingMessage, res: http.ServerResponse, answered: { route: string }): Promise<void> {
     const { url, path } = parseTarget(req.url ?? '/');
     const match = matchRoute(table, req.method ?? 'GET', path);
-    if (match === null) throw new ShortsError('resource_not_found', `no endpoint ${req.method} ${path}`);
+    if (match === null) {
+      // The studio's pages (issue 25): a browser asking for a page that is none of the API's paths gets the studio.
+      if (isStudioPage(req, path)) return studio.files.page(req, res);
+      const asset = /^\/studio-assets\/([^/]+)$/.exec(path);
+      if (asset && (req.method === 'GET' || req.method === 'HEAD') && await studio.files.asset(req, res, decodeURIComponent(asset[1]!))) return;
+      throw new ShortsError('resource_not_found', `no endpoint ${req.method} ${path}`);
+    }
     // Which methods a path has is public (the OpenAPI document lists them), so 405 needs no key.
     if ('allow' in match) throw methodNotAllowed(req.method, path, match.allow);
     const { route, params } = match;
@@ -278,4 +344,50 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
   });
   server.once('close', () => hub.close());
   return server;
+}
+
+/** The studio's sign-in routes and files (issue 25): sessions behind an HttpOnly cookie, never the key in the browser. */
+function studioHandlers(deps: ApiServerDeps) {
+  const files = deps.studioFiles ?? new StudioFiles();
+  const secure = () => deps.publicUrl?.().startsWith('https://') ?? false;
+  const sessions = (): StudioSessions => {
+    if (!deps.sessions) throw new ShortsError('resource_not_found', 'this server has no studio sign-in');
+    return deps.sessions;
+  };
+  const signedIn = (res: http.ServerResponse, token: string) => res.setHeader('set-cookie', sessionCookie(token, sessions().maxAgeSeconds, secure()));
+  const current = async (req: http.IncomingMessage): Promise<AuthContext> => {
+    const cookie = sessionCookieOf(headerOf(req, 'cookie'));
+    if (cookie === undefined) throw new ShortsError('missing_api_key', 'not signed in to the studio');
+    return sessions().authenticate(cookie);
+  };
+  const noStore = { 'cache-control': 'no-store' };
+  const routes = {
+    studioSignIn: async (req, res) => {
+      // A sign-in posted by another site's page would sign this browser in to that site's account.
+      if (headerOf(req, 'origin') !== undefined || headerOf(req, 'sec-fetch-site') !== undefined) checkSameOrigin(req, deps.publicUrl);
+      const body = await readJson(req) as { apiKey?: unknown } | null;
+      const { token, session } = await sessions().signIn(body && typeof body === 'object' ? body.apiKey : undefined);
+      signedIn(res, token);
+      send(res, 200, { data: session }, noStore);
+    },
+    studioSession: async (req, res) => send(res, 200, { data: sessions().view(await current(req)) }, noStore),
+    studioSignOut: async (req, res) => {
+      const cookie = sessionCookieOf(headerOf(req, 'cookie'));
+      if (cookie !== undefined) {
+        checkSameOrigin(req, deps.publicUrl);
+        const auth = await sessions().authenticate(cookie).catch(() => undefined);
+        if (auth?.session) await sessions().signOut(auth.session.tokenHash);
+      }
+      res.setHeader('set-cookie', sessionCookie('', 0, secure()));
+      send(res, 200, { data: { signedOut: true } }, noStore);
+    },
+    studioSignInLink: async (_req, res, { params }) => {
+      if (!sessions().local) throw new ShortsError('resource_not_found', 'one-time sign-in links are served by `shorts studio` only');
+      const { token } = await sessions().redeemSignInLink(params[0]!);
+      signedIn(res, token);
+      res.writeHead(303, { location: '/', ...noStore, 'content-length': '0' });
+      res.end();
+    },
+  } satisfies Partial<Record<string, SelfHandler>>;
+  return { routes, files };
 }

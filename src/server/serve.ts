@@ -20,6 +20,8 @@ import { createApiEngine } from './api-engine.js';
 import type { Engine } from '../app/create-engine.js';
 import { setting } from '../settings.js';
 import { checkSecretKeySetting } from '../posts/secret-key.js';
+import { sessionDays, StudioSessions, type LocalStudioAccount } from './studio-sessions.js';
+import { StudioFiles, studioCsp } from './studio-static.js';
 
 export interface ServeOptions {
   host: string;
@@ -30,9 +32,24 @@ export interface ServeOptions {
   /** Jobs run at once (SHORTS_WORKERS, default 1: one job already uses every core); 0 runs none (an API-only process). */
   workers?: number;
   log: (line: string) => void;
+  /** `shorts studio` (issue 25): its one-time sign-in links open sessions of this (the local client's) account. */
+  localStudio?: LocalStudioAccount;
 }
 
-export interface RunningServer { url: string; server: http.Server; worker: Worker; store: RequestStore; close(): Promise<void> }
+export interface RunningServer { url: string; server: http.Server; worker: Worker; store: RequestStore; sessions: StudioSessions; close(): Promise<void> }
+
+/** Where clip links point besides this server: the S3 bucket's origin of presigned links (the studio's CSP allows it). */
+function mediaOrigins(): string[] {
+  if (setting('SHORTS_STORAGE_URL') === undefined) return [];
+  const endpoint = setting('SHORTS_S3_ENDPOINT');
+  if (endpoint === undefined) return ['https://*.amazonaws.com'];
+  try {
+    const u = new URL(endpoint);
+    return [u.origin, `${u.protocol}//*.${u.host}`];
+  } catch {
+    return [];
+  }
+}
 
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   // A malformed SHORTS_SECRET_KEY stops serve at start with the rule, not at the first account connected.
@@ -49,8 +66,10 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const concurrency = opts.workers ?? Number(setting('SHORTS_WORKERS') ?? 1);
   const worker = workers({ concurrency });
 
+  const sessions = new StudioSessions(engine.sessions, accounts, { days: sessionDays(setting('SHORTS_SESSION_DAYS')), local: opts.localStudio });
   const server = createApiServer({
-    service, posts, automation, store, accounts, limiter,
+    service, posts, automation, store, accounts, limiter, sessions,
+    studioFiles: new StudioFiles(undefined, studioCsp(mediaOrigins())),
     publicUrl: () => baseUrl,
     get mediaLinks() { return mediaLinks(); },
     openapi: () => openApiDocument({ serverUrl: `${baseUrl}/api/v1` }),
@@ -81,7 +100,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   let closing: Promise<void> | null = null;
   return {
     url: `http://${host}:${address.port}`,
-    server, worker, store,
+    server, worker, store, sessions,
     close: () => (closing ??= (async () => {
       await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
       await Promise.all([worker.stop(), publishing.worker.stop()]);

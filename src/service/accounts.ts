@@ -9,7 +9,12 @@ import type { AccountRecord, AccountsPort, KeyInfo, KeyMatch } from '../ports/ac
 
 export type { AccountRecord, KeyInfo } from '../ports/accounts.js';
 
-export interface AuthContext { account: AccountRecord; keyId: string }
+/**
+ * Who is calling. `session`: the caller came with the studio's cookie instead of a key (issue 25): the same
+ * account and limits, but unsafe methods must come from the server's own origin, its creates are the
+ * studio's, and `local` marks the local `shorts studio` (no key, no ledger, no rate limits).
+ */
+export interface AuthContext { account: AccountRecord; keyId: string; session?: { tokenHash: string; local: boolean; expiresAt: string } }
 
 /** Account limits of spec 8.2: the default tier and the range a higher tier may reach. */
 export const TIER_LIMITS = {

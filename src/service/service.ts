@@ -14,13 +14,13 @@ import type { CaptionCue } from '../domain/captions.js';
 import type { MediaInfo } from '../domain/source.js';
 import { parseListRequests, parsePostsQuery, paginate, parsePage } from './list-query.js';
 import type {
-  CancelResponse, CreateResponse, PostObject, RequestDetail, RequestListItem, ShortObject, StatusResponse, TemplateList, Pagination,
+  CancelResponse, CreateResponse, PostObject, RequestDetail, RequestListItem, ShortObject, StudioRequestListItem, StatusResponse, TemplateList, Pagination,
 } from '../api/types.js';
 import type { RequestStore } from '../ports/request-store.js';
 import type { JobQueue } from '../ports/job-queue.js';
 import { REQUEST_QUEUE, REQUEST_QUEUES, rerenderJob, stageJob } from '../engine/jobs.js';
 import type { PostStore } from '../ports/post-store.js';
-import { TERMINAL, type RequestRecord, type ShortRecord } from '../ports/request-store.js';
+import { TERMINAL, type CreatedIn, type ListQuery, type RequestRecord, type ShortRecord } from '../ports/request-store.js';
 import { STEP_MESSAGES } from '../engine/orchestrator.js';
 import type { MediaRunner } from '../ports/media-runner.js';
 import { probeMedia, MediaError } from '../media/probe.js';
@@ -110,7 +110,12 @@ export class Service {
     this.blobs = opts.blobs;
   }
 
-  async create(account: Account, body: unknown, origin: 'api' | 'local'): Promise<CreateResponse> {
+  /**
+   * `made.createdIn`: where the request was made (issue 25: 'studio' keeps it out of the API's list);
+   * `made.localAccount`: the local `shorts studio`'s account, which has no row in the accounts store: no credit
+   * taken (local mode is not metered) and no saved preference read or written.
+   */
+  async create(account: Account, body: unknown, origin: 'api' | 'local', made: { createdIn?: CreatedIn; localAccount?: boolean } = {}): Promise<CreateResponse> {
     const translator = this.opts.translator !== undefined ? this.opts.translator : translatorFromEnv();
     // English captions need no service where a multilingual model can listen (whisper.cpp's translate task).
     const models = await this.whisperModels();
@@ -138,7 +143,7 @@ export class Service {
       await checkTranslationPair(translator, req.language, req.captionLanguage);
     // "Omitted means the account's saved preference": resolved now, so a later change of preference does
     // not alter a request already queued; an explicit choice becomes the saved preference once accepted.
-    const prefs = this.opts.preferences;
+    const prefs = made.localAccount ? undefined : this.opts.preferences;
     const explicitBlur = req.blurBackground;
     if (prefs && explicitBlur === null) req.blurBackground = (await prefs.getAccount(account.id))?.blurBackground ?? true;
     let timeAdjustment: TimeAdjustment | null = null;
@@ -167,10 +172,10 @@ export class Service {
     const queue = origin === 'api' ? this.opts.queue : undefined;
     const together = queue && !this.opts.queueOutsideTransaction ? queue : undefined;
     const insert = () => Promise.all([
-      this.store.insertRequest({ id, accountId: account.id, origin, userEmail: account.email, options: req, url, start: req.start, end: req.end }),
+      this.store.insertRequest({ id, accountId: account.id, origin, createdIn: made.createdIn, userEmail: account.email, options: req, url, start: req.start, end: req.end }),
       together?.enqueue(stageJob('fetch', id)),
     ]);
-    if (this.opts.credits) await this.opts.credits.chargeAndCreate(account.id, id, insert);
+    if (this.opts.credits && !made.localAccount) await this.opts.credits.chargeAndCreate(account.id, id, insert);
     else await insert();
     if (queue && !together) await queue.enqueue(stageJob('fetch', id));
     if (prefs && explicitBlur !== null) await prefs.setBlurPreference(account.id, explicitBlur);
@@ -295,13 +300,24 @@ export class Service {
     return detail;
   }
 
+  /** The API's list (spec 1.7: only what was made through the API) or the local client's. */
   async list(account: Account, origin: 'api' | 'local', raw: Record<string, string | undefined>): Promise<{ requests: RequestListItem[]; pagination: Pagination }> {
+    return this.listed(account, { origin, createdIn: origin === 'api' ? 'api' : undefined }, raw, () => ({}));
+  }
+
+  /** The studio's list (issue 25): every request of the account, each saying where it was made, with its title. */
+  async studioList(account: Account, raw: Record<string, string | undefined>): Promise<{ requests: StudioRequestListItem[]; pagination: Pagination }> {
+    return this.listed(account, {}, raw, (r) => ({ createdIn: r.origin === 'local' ? 'local' : r.createdIn, title: r.title }));
+  }
+
+  private async listed<Extra extends object>(account: Account, where: Pick<ListQuery, 'origin' | 'createdIn'>, raw: Record<string, string | undefined>,
+    extra: (r: RequestRecord) => Extra): Promise<{ requests: (RequestListItem & Extra)[]; pagination: Pagination }> {
     const q = parseListRequests(raw);
-    const { items, total } = await this.store.listRequests({ accountId: account.id, origin, ...q });
+    const { items, total } = await this.store.listRequests({ accountId: account.id, ...where, ...q });
     return {
       requests: items.map((r) => ({
         requestId: r.id, status: r.status, progress: r.status === 'completed' ? 100 : Math.floor(r.progress),
-        createdAt: r.createdAt, updatedAt: r.updatedAt, url: r.url, duration: round3(r.end - r.start),
+        createdAt: r.createdAt, updatedAt: r.updatedAt, url: r.url, duration: round3(r.end - r.start), ...extra(r),
       })),
       pagination: { page: q.page, limit: q.limit, totalPages: Math.ceil(total / q.limit), totalCount: total },
     };

@@ -75,6 +75,16 @@ export function requestStoreConformance(name: string, factory: RequestStoreFacto
       expect((await port.listRequests({ accountId: 'acc', sortBy: 'createdAt', sortOrder: 'asc', page: 1, limit: 20 })).total).toBe(5);
     });
 
+    it('remembers where a request was made (issue 25): api by default, studio when said; the list filters on it', async () => {
+      const api = await port.insertRequest(request());
+      const studio = await port.insertRequest({ ...request(), createdIn: 'studio' });
+      expect([api.createdIn, studio.createdIn, (await port.getRequest(studio.id))?.createdIn]).toEqual(['api', 'studio', 'studio']);
+      const listed = (createdIn?: 'api' | 'studio') => port.listRequests({ accountId: 'acc', origin: 'api', createdIn, sortBy: 'createdAt', sortOrder: 'asc', page: 1, limit: 20 });
+      expect((await listed('api')).items.map((r) => r.id)).toEqual([api.id]);
+      expect((await listed('studio')).items.map((r) => r.id)).toEqual([studio.id]);
+      expect((await listed()).total).toBe(2);
+    });
+
     it('advances through steps without ever moving progress backwards, and not after a terminal state', async () => {
       const { id } = await port.insertRequest(request());
       expect(await port.advance(id, 'fetching_video', 20)).toBe(true);

@@ -8,6 +8,7 @@ import { PgLeaseStore } from './lease-store.js';
 import { PgRateLimits } from './rate-limits.js';
 import { PgRequestStore } from './request-store.js';
 import { PgWebhookDeliveries } from './webhook-deliveries.js';
+import { PgSessions } from './sessions.js';
 import { createPostgresPostsPorts, type PostgresPostsPorts } from './posts-ports.js';
 
 export interface PostgresStateOptions {
@@ -28,6 +29,7 @@ export interface PostgresState extends PostgresPostsPorts {
   accounts: PgAccounts;
   leases: PgLeaseStore;
   idempotency: PgIdempotencyStore;
+  sessions: PgSessions;
   webhookDeliveries: PgWebhookDeliveries;
   /** The SQL counters, for deployments without Redis. */
   rateLimits: PgRateLimits;
@@ -52,6 +54,7 @@ export function createPostgresState(url: string, opts: PostgresStateOptions): Po
     accounts: new PgAccounts(db),
     leases: new PgLeaseStore(db),
     idempotency: new PgIdempotencyStore(db),
+    sessions: new PgSessions(db),
     webhookDeliveries: new PgWebhookDeliveries(db),
     rateLimits: new PgRateLimits(db),
     ping: () => db.ping(),

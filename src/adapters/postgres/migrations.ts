@@ -203,6 +203,16 @@ export const PG_MIGRATIONS: readonly string[] = [
      PRIMARY KEY (account_id, key)
    );
    CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at);`,
+  // v2 (issue 25): the web studio; SQLite's v14.
+  `ALTER TABLE requests ADD COLUMN created_in text NOT NULL DEFAULT 'api' CHECK (created_in IN ('api', 'studio'));
+   CREATE TABLE sessions (
+     token_hash text PRIMARY KEY,
+     account_id text NOT NULL,
+     key_id text,
+     created_at text NOT NULL,
+     expires_at text NOT NULL
+   );
+   CREATE INDEX sessions_expires ON sessions (expires_at);`,
 ];
 
 /**

@@ -7,12 +7,12 @@ import type { HeatmapPoint } from '../../domain/source.js';
 import type { ResolvedLayout } from '../../domain/layout.js';
 import type { TimeAdjustment } from '../../domain/time.js';
 import type { ClipEdit, CreateRequest, RequestStatus, SentenceRecord, Step } from '../../domain/request.js';
-import type { ListQuery, NewRequest, RequestRecord, RequestStore, RerenderResult, ShortRecord } from '../../ports/request-store.js';
+import type { CreatedIn, ListQuery, NewRequest, RequestRecord, RequestStore, RerenderResult, ShortRecord } from '../../ports/request-store.js';
 import { NOW_MS, type PgDatabase } from './database.js';
 import { fenced } from './lease-store.js';
 
 interface RequestRow {
-  id: string; account_id: string; origin: 'api' | 'local'; user_email: string; is_demo: boolean; status: RequestStatus;
+  id: string; account_id: string; origin: 'api' | 'local'; created_in: CreatedIn; user_email: string; is_demo: boolean; status: RequestStatus;
   step: Step; progress: number; options: CreateRequest; url: string; title: string; start: number; end: number;
   time_adjustment: TimeAdjustment | null; heatmap: HeatmapPoint[]; sentences: SentenceRecord[]; failure_reason: string | null;
   warnings: string[]; detected_language: string | null; created_at: string; updated_at: string; started_at: string | null; finished_at: string | null;
@@ -31,7 +31,7 @@ const LIVE = `status IN ('queued', 'processing')`;
 
 function requestOfRow(r: RequestRow): RequestRecord {
   return {
-    id: r.id, accountId: r.account_id, origin: r.origin, userEmail: r.user_email, isDemo: r.is_demo,
+    id: r.id, accountId: r.account_id, origin: r.origin, createdIn: r.created_in, userEmail: r.user_email, isDemo: r.is_demo,
     status: r.status, step: r.step, progress: r.progress, options: r.options, url: r.url, title: r.title, start: r.start, end: r.end,
     timeAdjustment: r.time_adjustment, heatmap: r.heatmap, sentences: r.sentences, failureReason: r.failure_reason,
     warnings: r.warnings, detectedLanguage: r.detected_language,
@@ -65,9 +65,9 @@ export class PgRequestStore implements RequestStore {
 
   async insertRequest(n: NewRequest): Promise<RequestRecord> {
     const t = now();
-    const row = await this.db.one<RequestRow>(`INSERT INTO requests (id, account_id, origin, user_email, status, step, progress, options, url, start, "end", created_at, updated_at)
-      VALUES ($1, $2, $3, $4, 'queued', 'queued', 0, $5, $6, $7, $8, $9, $9) RETURNING *`,
-    [n.id, n.accountId, n.origin, n.userEmail, json(n.options), n.url, n.start, n.end, t]);
+    const row = await this.db.one<RequestRow>(`INSERT INTO requests (id, account_id, origin, created_in, user_email, status, step, progress, options, url, start, "end", created_at, updated_at)
+      VALUES ($1, $2, $3, $10, $4, 'queued', 'queued', 0, $5, $6, $7, $8, $9, $9) RETURNING *`,
+    [n.id, n.accountId, n.origin, n.userEmail, json(n.options), n.url, n.start, n.end, t, n.createdIn ?? 'api']);
     return requestOfRow(row!);
   }
 
@@ -84,6 +84,7 @@ export class PgRequestStore implements RequestStore {
     const params: unknown[] = [q.accountId];
     const where = ['account_id = $1'];
     if (q.origin) where.push(`origin = $${params.push(q.origin)}`);
+    if (q.createdIn) where.push(`created_in = $${params.push(q.createdIn)}`);
     if (q.status) where.push(`status = $${params.push(q.status)}`);
     const clause = where.join(' AND ');
     const total = (await this.db.one<{ n: number }>(`SELECT count(*) AS n FROM requests WHERE ${clause}`, params))!.n;

@@ -257,6 +257,18 @@ export const MIGRATIONS: readonly string[] = [
    ALTER TABLE jobs ADD COLUMN parent_id TEXT;
    ALTER TABLE jobs ADD COLUMN pending_children INTEGER NOT NULL DEFAULT 0;
    CREATE INDEX jobs_parent ON jobs (parent_queue, parent_id);`,
+  // v14 (issue 25): the web studio. Where a request was made (`origin` keeps meaning who runs it: the studio's
+  // run on the server's queue, origin 'api'), so the API's list leaves the studio's out; and the studio's
+  // sign-in sessions, kept as a SHA-256 of the cookie's token.
+  `ALTER TABLE requests ADD COLUMN created_in TEXT NOT NULL DEFAULT 'api' CHECK (created_in IN ('api', 'studio'));
+   CREATE TABLE sessions (
+     token_hash TEXT PRIMARY KEY,
+     account_id TEXT NOT NULL,
+     key_id TEXT,
+     created_at TEXT NOT NULL,
+     expires_at TEXT NOT NULL
+   );
+   CREATE INDEX sessions_expires ON sessions (expires_at);`,
 ];
 
 /**

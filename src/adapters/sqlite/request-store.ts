@@ -11,13 +11,13 @@ import type { HeatmapPoint } from '../../domain/source.js';
 import type { ResolvedLayout } from '../../domain/layout.js';
 import type { TimeAdjustment } from '../../domain/time.js';
 import type { ClipEdit, RequestStatus, SentenceRecord, Step, CreateRequest } from '../../domain/request.js';
-import type { ListQuery, NewRequest, RequestRecord, RequestStore, RerenderResult, ShortRecord } from '../../ports/request-store.js';
+import type { CreatedIn, ListQuery, NewRequest, RequestRecord, RequestStore, RerenderResult, ShortRecord } from '../../ports/request-store.js';
 
 /** How long a statement waits for another process's write lock before SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 15_000;
 
 export interface RequestRow {
-  id: string; account_id: string; origin: 'api' | 'local'; user_email: string; is_demo: number; status: RequestStatus;
+  id: string; account_id: string; origin: 'api' | 'local'; created_in: CreatedIn; user_email: string; is_demo: number; status: RequestStatus;
   step: Step; progress: number; options: string; url: string; title: string; start: number; end: number;
   time_adjustment: string | null; heatmap: string; sentences: string; failure_reason: string | null;
   warnings: string; detected_language: string | null; created_at: string; updated_at: string; started_at: string | null; finished_at: string | null;
@@ -34,7 +34,7 @@ const now = () => new Date().toISOString();
 /** Also read by the automation adapter, which applies rules to a request inside its own transaction. */
 export function requestOfRow(r: RequestRow): RequestRecord {
   return {
-    id: r.id, accountId: r.account_id, origin: r.origin, userEmail: r.user_email, isDemo: r.is_demo === 1,
+    id: r.id, accountId: r.account_id, origin: r.origin, createdIn: r.created_in, userEmail: r.user_email, isDemo: r.is_demo === 1,
     status: r.status, step: r.step, progress: r.progress, options: JSON.parse(r.options) as CreateRequest,
     url: r.url, title: r.title, start: r.start, end: r.end,
     timeAdjustment: r.time_adjustment ? (JSON.parse(r.time_adjustment) as TimeAdjustment) : null,
@@ -106,9 +106,9 @@ export class SqliteRequestStore implements RequestStore {
 
   insertRequest(n: NewRequest): Promise<RequestRecord> {
     const t = now();
-    this.db.prepare(`INSERT INTO requests (id, account_id, origin, user_email, status, step, progress, options, url, start, "end", created_at, updated_at)
-      VALUES (?, ?, ?, ?, 'queued', 'queued', 0, ?, ?, ?, ?, ?, ?)`)
-      .run(n.id, n.accountId, n.origin, n.userEmail, JSON.stringify(n.options), n.url, n.start, n.end, t, t);
+    this.db.prepare(`INSERT INTO requests (id, account_id, origin, created_in, user_email, status, step, progress, options, url, start, "end", created_at, updated_at)
+      VALUES (?, ?, ?, ?, ?, 'queued', 'queued', 0, ?, ?, ?, ?, ?, ?)`)
+      .run(n.id, n.accountId, n.origin, n.createdIn ?? 'api', n.userEmail, JSON.stringify(n.options), n.url, n.start, n.end, t, t);
     // Not `async`: a failed INSERT throws here, inside the caller's transaction (chargeAndCreate rolls back).
     return Promise.resolve(this.requestRow(n.id)!);
   }
@@ -130,9 +130,10 @@ export class SqliteRequestStore implements RequestStore {
   async listRequests(q: ListQuery): Promise<{ items: RequestRecord[]; total: number }> {
     const where = ['account_id = @accountId'];
     if (q.origin) where.push('origin = @origin');
+    if (q.createdIn) where.push('created_in = @createdIn');
     if (q.status) where.push('status = @status');
     const clause = where.join(' AND ');
-    const params = { accountId: q.accountId, origin: q.origin, status: q.status };
+    const params = { accountId: q.accountId, origin: q.origin, createdIn: q.createdIn, status: q.status };
     const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM requests WHERE ${clause}`).get(params) as { n: number }).n;
     const column = q.sortBy === 'updatedAt' ? 'updated_at' : 'created_at';
     const order = q.sortOrder === 'asc' ? 'ASC' : 'DESC';

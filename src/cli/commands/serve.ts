@@ -16,6 +16,12 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   const running = await startServer({ host: flags.host, port, dataDir: dataDir(), workers, log: stamp });
   // Scripts and tests read this line to learn the port when --port 0 was given.
   note(`shorts serve listening on ${running.url} (API at ${running.url}/api/v1)`);
+  await untilStopped(running, stamp);
+  return EXIT.ok;
+}
+
+/** Serves until SIGINT or SIGTERM, then stops cleanly: running requests are left to resume on the next start. */
+export async function untilStopped(running: { close(): Promise<void> }, stamp: (line: string) => void): Promise<void> {
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       stamp(`${signal}: finishing; running requests resume on the next start`);
@@ -24,5 +30,4 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
   });
-  return EXIT.ok;
 }
