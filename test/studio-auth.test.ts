@@ -116,6 +116,16 @@ describe('studio sign-in with an API key', () => {
     await store.close();
     expect((await withCookie(cookie, 'GET', '/templates')).status).toBe(401);
   });
+  it('studio page loads do not spend the account\'s hourly API limit (the key still has it all)', async () => {
+    const store = new SqliteRequestStore(path.join(serve.env.SHORTS_DATA_DIR!, 'shorts.db'));
+    const accounts = new AccountStore(new SqliteAccounts(store.db));
+    const tight = await accounts.createKey((await accounts.createAccount({ email: 'tight@example.com', hourlyLimit: 1 })).id);
+    await store.close();
+    const cookie = cookieOf((await signIn(tight.key)).cookies);
+    for (let i = 0; i < 4; i++) expect((await withCookie(cookie, 'GET', '/templates')).status).toBe(200);
+    expect((await api(serve.api, tight.key, 'GET', '/templates')).status).toBe(200);
+    expect((await api(serve.api, tight.key, 'GET', '/templates')).status).toBe(429);
+  });
 });
 
 describe('the studio\'s files', () => {

@@ -272,7 +272,8 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
     answer: (auth: AuthContext, headers: Record<string, string>) => Promise<void>): Promise<void> {
     const auth = await authenticate(req);
     // The local studio is not metered, and not limited either: it is the machine's own user.
-    const rate = auth.session?.local ? { headers: {}, error: null } : await deps.limiter.check(auth.keyId, auth.account, limiter);
+    const rate = auth.session?.local ? { headers: {}, error: null }
+      : await deps.limiter.check(auth.keyId, auth.account, limiter, { accountLimits: !auth.session });
     try {
       if (rate.error) throw rate.error;
       await answer(auth, rate.headers);

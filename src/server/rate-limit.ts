@@ -76,28 +76,36 @@ export class RateLimiter {
    * Counts one request of `keyId` on `limiter` against both layers. Returns the 8.3 headers (after
    * counting this request) and, when a limit is exhausted, the 429 error to send instead.
    */
-  async check(keyId: string, account: AccountRecord, limiter: LimiterName): Promise<RateCheck> {
+  async check(keyId: string, account: AccountRecord, limiter: LimiterName, opts: { accountLimits?: boolean } = {}): Promise<RateCheck> {
     const nowMs = this.now();
     const nowSec = Math.floor(nowMs / 1000);
     const endpoint = this.limiters[limiter];
-    const counters: Counter[] = [
-      this.counter(`key:${keyId}:${limiter}`, limiter, endpoint.limit, endpoint.windowSec, nowSec),
-      this.counter(`acct:${account.id}:hour`, 'hourly', account.hourlyLimit, HOUR, nowSec),
-      this.counter(`acct:${account.id}:day`, 'daily', account.dailyLimit, DAY, nowSec),
-    ];
+    const counters: Counter[] = [this.counter(`key:${keyId}:${limiter}`, limiter, endpoint.limit, endpoint.windowSec, nowSec)];
+    // The account's hourly and daily limits (8.2) are the API's. The studio's page loads and live refreshes are
+    // not API calls (a review session makes hundreds an hour; the default hourly limit is 100): a studio session
+    // counts against its key's endpoint limiters only, which still bound abuse; credits bound what it creates.
+    const accountLimits = opts.accountLimits ?? true;
+    if (accountLimits) {
+      counters.push(
+        this.counter(`acct:${account.id}:hour`, 'hourly', account.hourlyLimit, HOUR, nowSec),
+        this.counter(`acct:${account.id}:day`, 'daily', account.dailyLimit, DAY, nowSec),
+      );
+    }
     const { taken, counts } = await this.counters.take(counters);
     counters.forEach((c, i) => { c.count = counts[i]!; });
     await this.maybePrune(nowMs, nowSec);
 
-    const [, hour, day] = counters as [Counter, Counter, Counter];
-    const hourReset = new Date((hour.windowStart + HOUR) * 1000).toISOString();
-    const headers: Record<string, string> = {
-      'X-RateLimit-Limit-Hour': String(hour.limit),
-      'X-RateLimit-Remaining-Hour': String(Math.max(0, hour.limit - hour.count)),
-      'X-RateLimit-Limit-Day': String(day.limit),
-      'X-RateLimit-Remaining-Day': String(Math.max(0, day.limit - day.count)),
-      'X-RateLimit-Reset': hourReset,
-    };
+    const headers: Record<string, string> = {};
+    if (accountLimits) {
+      const [, hour, day] = counters as [Counter, Counter, Counter];
+      Object.assign(headers, {
+        'X-RateLimit-Limit-Hour': String(hour.limit),
+        'X-RateLimit-Remaining-Hour': String(Math.max(0, hour.limit - hour.count)),
+        'X-RateLimit-Limit-Day': String(day.limit),
+        'X-RateLimit-Remaining-Day': String(Math.max(0, day.limit - day.count)),
+        'X-RateLimit-Reset': new Date((hour.windowStart + HOUR) * 1000).toISOString(),
+      });
+    }
     if (taken) return { headers, error: null };
 
     // Refused, the counts are those before this request: the layers at their limit are the full ones.
