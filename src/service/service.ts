@@ -246,6 +246,7 @@ export class Service {
       template: template.name,
       captionLanguage: r.options.captionLanguage, heatmap: r.heatmap, sentences: r.sentences,
       preferredLength: r.options.preferredLength, projectId: null,
+      createdAt: r.createdAt,
       shorts: await Promise.all((await this.store.listShorts(r.id)).map((s) => this.shortObject(s))),
     };
     if (r.warnings.length) detail.warnings = r.warnings;
