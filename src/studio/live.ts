@@ -64,8 +64,10 @@ export function watchRequest(id: string, h: RequestHandlers): () => void {
   });
   source.onerror = () => {
     // EventSource reconnects by itself; two failures in a row without a message means it will not hold: poll.
+    // An answer that is not a stream (a 404 from a server without the endpoint, a proxy's 502) closes it for
+    // good after one error: poll at once then.
     if (stopped) return;
-    if (++errors >= 2) {
+    if (++errors >= 2 || source?.readyState === EventSource.CLOSED) {
       source?.close();
       source = null;
       void poll();
@@ -117,7 +119,7 @@ export function watchMany(ids: string[], onStatus: (s: LiveStatus) => void): () 
   source.addEventListener('end', take);
   source.onerror = () => {
     if (stopped) return;
-    if (++errors >= 2) {
+    if (++errors >= 2 || source?.readyState === EventSource.CLOSED) {
       source?.close();
       source = null;
       void poll();
