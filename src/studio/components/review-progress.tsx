@@ -15,6 +15,10 @@ const STEPS: { step: Step; label: string }[] = [
   { step: 'finalizing', label: 'Rendering clips' },
 ];
 
+const HEADLINES: Record<StatusResponse['status'], string> = {
+  queued: 'Waiting in the queue', processing: 'Working on it', completed: 'Completed', failed: 'Failed', cancelled: 'Cancelled',
+};
+
 const CANCELLABLE = new Set(['queued', 'processing']);
 
 export interface ProgressProps {
@@ -43,10 +47,7 @@ export function ReviewProgress({ status, lastStep, now, cancelling, cancelError,
   const states = stepStates(status, lastStep);
   const queue = status.status === 'queued' ? queueWords(status.queuePosition) : null;
   const eta = live ? etaWords(status.estimatedCompletionTime, now) : null;
-  const headline = status.status === 'completed' ? 'Completed'
-    : status.status === 'failed' ? 'Failed'
-    : status.status === 'cancelled' ? 'Cancelled'
-    : status.stepMessage;
+  const headline = HEADLINES[status.status];
 
   return (
     <section class={`review-progress review-status-${status.status}`} aria-labelledby="review-progress-h">
