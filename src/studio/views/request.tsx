@@ -8,6 +8,7 @@ import { isTerminal, watchRequest, type LiveStatus } from '../live';
 import { ReviewProgress, type Step } from '../components/review-progress';
 import { ClipCard } from '../components/review-clip-card';
 import { RequestDownloads } from '../components/review-downloads';
+import { createdEstimate } from '../components/review-handoff';
 import { clock, createdWords, languageWords, preferredLengthWords } from '../components/review-format';
 import '../components/review.css';
 
@@ -48,9 +49,10 @@ export function RequestView() {
     setShorts([]);
     setLoadError(null);
     Promise.all([loadDetail(), api.get<LiveStatus>(v1(`/shorts/${encodeURIComponent(id)}/status`))])
-      .then(([, first]) => {
+      .then(([d, first]) => {
         if (gone) return;
-        setStatus(first);
+        let titled = d.title !== '';
+        setStatus({ ...createdEstimate(id), ...first });
         if (!isTerminal(first.step)) setLastStep(first.step);
         let step: Step = first.step;
         stop = watchRequest(id, {
@@ -62,8 +64,9 @@ export function RequestView() {
               estimatedCompletionTime: s.estimatedCompletionTime ?? prev?.estimatedCompletionTime,
             }));
             if (!isTerminal(s.step)) setLastStep(s.step);
-            // A new step can bring a title (after fetching), warnings or clips: read the detail again then.
-            if (s.step !== step) void loadDetail().catch(() => {});
+            // The source's title is known once it is fetched: read the detail again at each step until it is
+            // (every call counts against the account's hourly limit, so not on every status).
+            if (s.step !== step && !titled) void loadDetail().then((n) => { titled = n.title !== ''; }, () => {});
             step = s.step;
           },
           onShorts: setShorts,
