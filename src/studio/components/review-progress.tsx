@@ -33,14 +33,33 @@ export interface ProgressProps {
 
 type StepState = 'done' | 'current' | 'stopped' | 'todo';
 
-function stepStates(status: LiveStatus, lastStep: Step | null): StepState[] {
+/** null: a request that ended before this page saw it work says no more than 'failed' or 'cancelled'. */
+function stepStates(status: LiveStatus, lastStep: Step | null): StepState[] | null {
   if (status.status === 'completed') return STEPS.map(() => 'done');
   const terminal = status.status === 'failed' || status.status === 'cancelled';
+  if (terminal && lastStep === null) return null;
   const at = STEPS.findIndex((s) => s.step === (terminal ? lastStep : status.step));
   return STEPS.map((_, i) => (i < at ? 'done' : i === at ? (terminal ? 'stopped' : 'current') : 'todo'));
 }
 
 const STATE_WORDS: Record<StepState, string> = { done: 'done', current: 'in progress', stopped: 'stopped here', todo: 'not started' };
+
+function Stepper({ states }: { states: StepState[] }) {
+  return (
+    <ol class="review-steps">
+      {STEPS.map((s, i) => {
+        const state = states[i] ?? 'todo';
+        return (
+          <li key={s.step} class={`review-step is-${state}`} aria-current={state === 'current' ? 'step' : undefined}>
+            <span class="review-step-dot" aria-hidden="true">{state === 'done' ? '✓' : state === 'stopped' ? '✕' : i + 1}</span>
+            <span class="review-step-label">{s.label}</span>
+            <span class="visually-hidden"> ({STATE_WORDS[state]})</span>
+          </li>
+        );
+      })}
+    </ol>
+  );
+}
 
 export function ReviewProgress({ status, lastStep, now, cancelling, cancelError, onCancel }: ProgressProps) {
   const live = CANCELLABLE.has(status.status);
@@ -54,15 +73,7 @@ export function ReviewProgress({ status, lastStep, now, cancelling, cancelError,
       <h2 id="review-progress-h" class="review-progress-head">
         <span class="visually-hidden">Progress: </span>{headline}
       </h2>
-      <ol class="review-steps">
-        {STEPS.map((s, i) => (
-          <li key={s.step} class={`review-step is-${states[i]}`} aria-current={states[i] === 'current' ? 'step' : undefined}>
-            <span class="review-step-dot" aria-hidden="true">{states[i] === 'done' ? '✓' : states[i] === 'stopped' ? '✕' : i + 1}</span>
-            <span class="review-step-label">{s.label}</span>
-            <span class="visually-hidden"> ({STATE_WORDS[states[i]!]})</span>
-          </li>
-        ))}
-      </ol>
+      {states && <Stepper states={states} />}
       {live && (
         <div class="review-bar">
           <label for="review-progress-bar">{status.stepMessage}</label>
