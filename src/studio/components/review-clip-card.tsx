@@ -1,7 +1,7 @@
 // One clip of a request, as a card: the vertical player, its score in number and words, its copy (title,
 // reason, description, hashtags, each copyable), layout, length and range, its downloads, and the ways on
 // (edit, post). The clip editor reuses it (`actions={false}` leaves out the links to itself).
-import { useRef } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import type { ShortObject } from '../../api/types';
 import { ClipPlayer } from './review-player';
 import { CopyButton } from './review-copy';
@@ -20,17 +20,27 @@ export interface ClipCardProps {
   actions?: boolean;
   /** The heading level of the clip's title inside the page (default 2). */
   headingLevel?: 2 | 3;
+  /** The video's link stopped loading and no fresher one is at hand (links expire): fetch the clip again. */
+  onStaleLink?: () => void;
 }
 
 /**
  * Signed links change on every answer (their expiry moves), and a new src reloads the video: the card keeps the
  * link it has until the clip's file changes (a finished re-render, a new range) or the link stops loading.
  */
-function useSteadyLink(latest: string, version: string): [string, () => void] {
-  const kept = useRef({ url: latest, version });
-  if (kept.current.version !== version) kept.current = { url: latest, version };
+function useSteadyLink(latest: string, version: string, onStale?: () => void): [string, () => void] {
+  const kept = useRef({ url: latest, version, stale: false });
+  const [, redraw] = useState(0);
+  if (kept.current.version !== version || (kept.current.stale && kept.current.url !== latest)) kept.current = { url: latest, version, stale: false };
   const refresh = () => {
-    kept.current = { url: latest, version };
+    if (kept.current.url !== latest) {
+      kept.current = { url: latest, version, stale: false };
+      redraw((n) => n + 1);
+      return;
+    }
+    // No fresher link at hand: the next one that comes (onStale asks for it) replaces this one.
+    kept.current.stale = true;
+    onStale?.();
   };
   return [kept.current.url, refresh];
 }
@@ -43,10 +53,10 @@ function useRenderCount(recompiling: boolean): number {
   return state.current.count;
 }
 
-export function ClipCard({ requestId, clip, rank, exportable, actions = true, headingLevel = 2 }: ClipCardProps) {
+export function ClipCard({ requestId, clip, rank, exportable, actions = true, headingLevel = 2, onStaleLink }: ClipCardProps) {
   const renders = useRenderCount(clip.recompiling);
   const version = `${renders}|${clip.startTimestamp}|${clip.endTimestamp}|${clip.duration}`;
-  const [videoUrl, refreshVideo] = useSteadyLink(clip.video_url, version);
+  const [videoUrl, refreshVideo] = useSteadyLink(clip.video_url, version, onStaleLink);
   const [coverUrl] = useSteadyLink(clip.thumbnail_url ?? '', version);
   const band = scoreBand(clip.viral_score);
   const { text: summary, tags } = splitHashtags(clip.description, clip.title);
@@ -75,7 +85,7 @@ export function ClipCard({ requestId, clip, rank, exportable, actions = true, he
           <span class="review-score-words">{BAND_WORDS[band]}</span>
         </p>
         <Heading id={headingId} class="review-title">{title}</Heading>
-        {clip.editError && <p class="review-edit-error" role="alert">The last edit failed: {clip.editError}. This is the clip as it was.</p>}
+        {clip.editError && <p class="review-edit-error" role="status">The last edit failed: {clip.editError}. This is the clip as it was.</p>}
         {clip.reason && <p class="review-reason"><span class="review-label">Why: </span>{clip.reason}</p>}
         {summary && <p class="review-description">{summary}</p>}
         {tags.length > 0 && (

@@ -1,6 +1,6 @@
 // One request (/requests/:id): watch it run (steps, progress, queue, ETA, Cancel), then review its clips in
 // rank order as they finish: play, copy, download, and go on to edit or post each one.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
 import type { RequestDetail, ShortObject } from '../../api/types';
 import { api, ApiError, messageOf, v1 } from '../api';
@@ -13,6 +13,8 @@ import { clock, createdWords, languageWords, preferredLengthWords } from '../com
 import '../components/review.css';
 
 const TICK_MS = 30_000;
+/** A video link that fails while no fresher one is at hand: read the detail again, at most this often (a missing file fails every time). */
+const RELINK_MS = 60_000;
 
 function SourceLine({ url }: { url: string }) {
   // Only web links are links: an upload or a local file has nothing to open.
@@ -32,6 +34,7 @@ export function RequestView() {
   const [cancelling, setCancelling] = useState(false);
   const [cancelError, setCancelError] = useState<string | null>(null);
   const [now, setNow] = useState(() => Date.now());
+  const relinked = useRef(0);
 
   const loadDetail = async () => {
     const d = await api.get<RequestDetail>(v1(`/shorts/${encodeURIComponent(id)}`));
@@ -96,6 +99,12 @@ export function RequestView() {
   useEffect(() => {
     document.title = `${title || 'Request'} · shortwright studio`;
   }, [title]);
+
+  const relink = () => {
+    if (Date.now() - relinked.current < RELINK_MS) return;
+    relinked.current = Date.now();
+    void loadDetail().catch(() => {});
+  };
 
   const cancel = async () => {
     if (!window.confirm('Cancel this request? The work stops at once; the credit comes back only if it had not started yet.')) return;
@@ -168,7 +177,7 @@ export function RequestView() {
           <ol class="review-grid">
             {shorts.map((clip, i) => (
               <li key={clip.id}>
-                <ClipCard requestId={id} clip={clip} rank={i + 1} exportable={completed} headingLevel={3} />
+                <ClipCard requestId={id} clip={clip} rank={i + 1} exportable={completed} headingLevel={3} onStaleLink={relink} />
               </li>
             ))}
           </ol>
