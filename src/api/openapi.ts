@@ -208,6 +208,7 @@ const schemas: Record<string, Schema> = {
     heatmap: { type: 'array', items: ref('HeatmapPoint') }, sentences: { type: 'array', items: ref('Sentence') },
     preferredLength: str, projectId: nullable(str), shorts: { type: 'array', items: ref('Short') },
     warnings: WARNINGS,
+    createdAt: { ...dateTime, description: 'Extension: when the request was made (as in the list)' },
   }, ['warnings']),
   RequestListItem: obj({
     requestId: str, status: enumOf(REQUEST_STATUSES), progress: { ...num, minimum: 0, maximum: 100 },

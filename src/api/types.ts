@@ -130,6 +130,8 @@ export interface RequestDetail {
   shorts: ShortObject[];
   /** Present only when there are any (as in the status). */
   warnings?: string[];
+  /** Extension (issue 25): when the request was made, as the list gives it (the studio's request view shows it). */
+  createdAt: string;
 }
 
 export interface RequestListItem {

@@ -294,6 +294,7 @@ export class Service {
       template: template.name,
       captionLanguage: r.options.captionLanguage, heatmap: r.heatmap, sentences: r.sentences,
       preferredLength: r.options.preferredLength, projectId: null,
+      createdAt: r.createdAt,
       shorts: await this.shortObjects(await this.store.listShorts(r.id)),
     };
     if (r.warnings.length) detail.warnings = r.warnings;

@@ -2,7 +2,7 @@
 // with polling as the fallback when the stream cannot be held (a proxy that buffers, an old browser). The
 // wire format is the server's (see the contract in the README's studio section): `status`, `shorts`, `end`.
 import type { ShortObject, StatusResponse } from '../api/types';
-import { api, v1 } from './api';
+import { api, ApiError, v1 } from './api';
 
 export type LiveStatus = StatusResponse & { queuePosition?: number | null; estimatedCompletionTime?: string };
 
@@ -30,23 +30,35 @@ export function watchRequest(id: string, h: RequestHandlers): () => void {
   };
   const parse = (e: MessageEvent) => JSON.parse(e.data as string) as unknown;
 
-  // Fallback: the status every 3 s, the detail (for clips) when the status says something moved.
+  // Fallback: the status every 3 s, the detail (for clips) when the status says something moved or a clip is
+  // re-rendering. Every call counts against the account's hourly limit: a detail per tick would spend it twice
+  // as fast, and a 429 waits for its retryAfter (up to a minute) rather than asking again at once.
+  let seen = '';
+  let recompiling = false;
   const poll = async () => {
     if (stopped) return;
+    let wait = POLL_MS;
     try {
       const s = await api.get<LiveStatus>(v1(`/shorts/${encodeURIComponent(id)}/status`));
       h.onStatus?.(s);
-      const d = await api.get<{ shorts: ShortObject[] }>(v1(`/shorts/${encodeURIComponent(id)}`));
-      if (d.shorts.length) h.onShorts?.(d.shorts);
-      if (TERMINAL.has(s.status) && !d.shorts.some((x) => x.recompiling)) {
+      const moved = `${s.status}|${s.step}` !== seen;
+      seen = `${s.status}|${s.step}`;
+      if (moved || recompiling) {
+        const d = await api.get<{ shorts: ShortObject[] }>(v1(`/shorts/${encodeURIComponent(id)}`));
+        if (d.shorts.length) h.onShorts?.(d.shorts);
+        recompiling = d.shorts.some((x) => x.recompiling);
+      }
+      if (TERMINAL.has(s.status) && !recompiling) {
         h.onEnd?.(s);
         stop();
         return;
       }
-    } catch {
+    } catch (e) {
       // Offline for a moment: try again at the next tick.
+      const retryAfter = e instanceof ApiError && e.status === 429 ? Number(e.details?.retryAfter) : NaN;
+      if (retryAfter > 0) wait = Math.min(Math.max(retryAfter * 1000, POLL_MS), 60_000);
     }
-    timer = setTimeout(() => void poll(), POLL_MS);
+    timer = setTimeout(() => void poll(), wait);
   };
 
   if (typeof EventSource === 'undefined') {
@@ -64,7 +76,8 @@ export function watchRequest(id: string, h: RequestHandlers): () => void {
   });
   source.onerror = () => {
     // EventSource reconnects by itself; two failures in a row without a message means it will not hold: poll.
-    // A refused stream (an HTTP error, a server without the route) is closed for good after one: poll at once.
+    // An answer that is not a stream (a 404 from a server without the endpoint, a proxy's 502) closes it for
+    // good after one error: poll at once then.
     if (stopped) return;
     if (++errors >= 2 || source?.readyState === EventSource.CLOSED) {
       source?.close();
