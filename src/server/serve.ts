@@ -69,7 +69,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const sessions = new StudioSessions(engine.sessions, accounts, { days: sessionDays(setting('SHORTS_SESSION_DAYS')), local: opts.localStudio });
   const server = createApiServer({
     service, posts, automation, store, accounts, limiter, sessions,
-    studioFiles: new StudioFiles(undefined, studioCsp(mediaOrigins())),
+    // Clip links are made from the server's public base; a studio opened under another name (localhost vs
+    // 127.0.0.1) must still play them, so that origin is allowed beside the bucket's.
+    studioFiles: new StudioFiles(undefined, () => studioCsp([new URL(baseUrl).origin, ...mediaOrigins()])),
     publicUrl: () => baseUrl,
     get mediaLinks() { return mediaLinks(); },
     openapi: () => openApiDocument({ serverUrl: `${baseUrl}/api/v1` }),

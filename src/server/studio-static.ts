@@ -28,7 +28,8 @@ const ASSET_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
  */
 export function studioCsp(mediaOrigins: readonly string[] = []): string {
   const extra = mediaOrigins.map((o) => ` ${o}`).join('');
-  return `default-src 'self'; img-src 'self' data: blob:${extra}; media-src 'self' blob:${extra}; connect-src 'self'${extra}; `
+  // media-src also allows https: — the create view previews a pasted direct file URL (any host) when the user asks.
+  return `default-src 'self'; img-src 'self' data: blob:${extra}; media-src 'self' blob: https:${extra}; connect-src 'self'${extra}; `
     + "style-src 'self' 'unsafe-inline'; script-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'";
 }
 
@@ -81,11 +82,11 @@ function send(req: http.IncomingMessage, res: http.ServerResponse, body: Buffer,
 }
 
 export class StudioFiles {
-  constructor(private readonly dir: string = STUDIO_DIR, private readonly csp: string = studioCsp()) {}
+  constructor(private readonly dir: string = STUDIO_DIR, private readonly cspOf: () => string = () => studioCsp()) {}
 
   /** index.html for any studio route; without a built studio, the text that says how to build it. */
   async page(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const headers = { ...SECURITY(this.csp), 'content-type': TYPES['.html']!, 'cache-control': 'no-cache' };
+    const headers = { ...SECURITY(this.cspOf()), 'content-type': TYPES['.html']!, 'cache-control': 'no-cache' };
     if (await sendVariant(req, res, path.join(this.dir, 'index.html'), headers)) return;
     const text = 'The web studio is not built in this checkout: run `npm run build`, then restart the server.\n';
     res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'content-length': String(Buffer.byteLength(text)) });
@@ -97,7 +98,7 @@ export class StudioFiles {
     if (!ASSET_NAME.test(name) || name.endsWith('.br') || name.endsWith('.gz')) return false;
     const type = TYPES[path.extname(name)] ?? 'application/octet-stream';
     return sendVariant(req, res, path.join(this.dir, 'studio-assets', name), {
-      ...SECURITY(this.csp), 'content-type': type, 'cache-control': 'public, max-age=31536000, immutable',
+      ...SECURITY(this.cspOf()), 'content-type': type, 'cache-control': 'public, max-age=31536000, immutable',
     });
   }
 }

@@ -11,6 +11,7 @@ import { CreateRange } from '../components/create-range';
 import { CreateFields, optionsBody, useMoreOpen, type OptionValue, type OptionValues } from '../components/create-fields';
 import { useTusUpload } from '../components/create-upload';
 import { formatTime, parseTime, rangeProblem, urlProblem, WINDOW_MAX, type UrlKind } from '../components/create-time';
+import { rememberCreated } from '../components/review-handoff';
 import '../components/create.css';
 
 /** Where an error the server names belongs: the source and range sections, or an option's own field. */
@@ -98,6 +99,8 @@ export function Create() {
     try {
       const res = await api.post<CreateResponse>(v1('/shorts/create'), body);
       void refresh();
+      // The request view shows the queue position and ETA of this answer until its first live event.
+      rememberCreated(res);
       if (res.timeAdjustment) setCreated(res);
       else route(`/requests/${res.requestId}`);
     } catch (err) {
