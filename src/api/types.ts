@@ -114,6 +114,14 @@ export interface RequestDetail {
   shorts: ShortObject[];
   /** Present only when there are any (as in the status). */
   warnings?: string[];
+  /** Extension (issue 25): a signed, Range-capable link to the source video the server keeps (uploads); absent when none is kept. */
+  source_video_url?: string;
+}
+
+/** GET /shorts/{id}/transcript (extension, issue 25): the transcript's words in a source range, times in source seconds. */
+export interface TranscriptWords {
+  language: string;
+  words: { text: string; start: number; end: number }[];
 }
 
 export interface RequestListItem {

@@ -22,6 +22,7 @@ import { templateAssetFile } from '../pipeline/captions/template-previews.js';
 import { fingerprintOf, idempotencyKeyOf, type IdempotentRequests } from './idempotency.js';
 import { EngineMetrics } from '../engine/metrics.js';
 import { answerMetrics } from './metrics-endpoint.js';
+import type { UploadsHandler } from './uploads.js';
 
 export interface ReadinessReport { ready: boolean; checks: Record<string, { ok: boolean; detail: string }> }
 
@@ -52,6 +53,8 @@ export interface ApiServerDeps {
    * it writes the whole response itself. A ShortsError it throws before writing becomes the error envelope.
    */
   mcp?: (req: http.IncomingMessage, res: http.ServerResponse, auth: AuthContext) => Promise<void>;
+  /** Resumable uploads (issue 25, tus 1.0 at /uploads); without them those paths answer 404. */
+  uploads?: UploadsHandler;
 }
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -73,6 +76,7 @@ function apiHandlers(service: Service, posts: PostsService, automation: Automati
     exportShort: async ({ auth, params, query }) => ({ status: 200, file: await exportLocal(service, auth.account, params[0]!, params[1]!, query.format) }),
     exportRequest: async ({ auth, params, query }) => ({ status: 200, file: await exportLocal(service, auth.account, params[0]!, null, query.format) }),
     listPosts: async ({ auth, query }) => ({ status: 200, body: await service.posts(auth.account, query) }),
+    getTranscript: async ({ auth, params, query }) => ({ status: 200, body: await service.transcript(auth.account, params[0]!, query) }),
     // Issue 16: connected accounts, scheduling and canceling posts, and the automation rules of a connected account.
     ...accountsRoutes(() => posts.accounts, { publicUrl }),
     schedulePost: async ({ auth, body }) => ({ status: 201, body: await posts.schedule(auth.account, body) }),
@@ -185,6 +189,19 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
     await serveBlob(req, res, () => key ? blobs.open(key) : Promise.reject(new BlobNotFoundError(`${short.fileKey}.jpg`)), MEDIA_CONTENT_TYPES[kind]);
   };
   const asset: SelfHandler = (req, res, { url }) => servePublicAsset(req, res, url.pathname);
+  // Issue 25: a request's kept source (its signed link), and the tus uploads of the caller's account.
+  const source: SelfHandler = async (req, res, { url, params }) => {
+    const requestId = params[0]!;
+    const verdict = deps.mediaLinks.verifySource(requestId, url.searchParams.get('expires') ?? undefined, url.searchParams.get('sig') ?? undefined);
+    if (verdict !== 'ok') throw new ShortsError('invalid_media_link', verdict === 'expired' ? 'this link has expired: get a fresh one from GET /shorts/:id' : 'this link is not valid');
+    const kept = await deps.service.keptSourceOf(requestId);
+    if (!kept) throw new ShortsError('resource_not_found', 'this request keeps no source video');
+    await serveBlob(req, res, () => deps.service.blobs.open(kept.key), kept.contentType);
+  };
+  const uploads: SelfHandler = async (req, res, { auth }) => {
+    if (!deps.uploads) throw new ShortsError('resource_not_found', 'this server takes no uploads');
+    await deps.uploads.handle(req, res, auth!.account.id);
+  };
   const mcp = deps.mcp;
   const metrics = deps.metrics ?? new EngineMetrics();
   const table = bindRoutes({
@@ -198,6 +215,7 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
     getMetrics: (req, res) => answerMetrics(req, res, metrics, deps.metricsToken),
     getClipVideo: media, headClipVideo: media, getClipCover: media, headClipCover: media,
     getTemplateAsset: asset, getCatalogAsset: asset,
+    getSourceVideo: source, uploads, upload: uploads,
     oauthCallback: (req, res, { url }) => handleOAuthCallback(req, res, url, deps.posts.accounts, deps.accounts, { publicUrl: deps.publicUrl }),
     oauthConfirm: (req, res) => handleOAuthConfirm(req, res, deps.posts.accounts, deps.accounts, { publicUrl: deps.publicUrl }),
     mcp: mcp && ((req, res, { auth }) => mcp(req, res, auth!)),

@@ -20,6 +20,8 @@ import { createApiEngine } from './api-engine.js';
 import type { Engine } from '../app/create-engine.js';
 import { setting } from '../settings.js';
 import { checkSecretKeySetting } from '../posts/secret-key.js';
+import { uploadsHandler } from './uploads.js';
+import { uploadStaging } from '../app/upload-store.js';
 
 export interface ServeOptions {
   host: string;
@@ -49,6 +51,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const concurrency = opts.workers ?? Number(setting('SHORTS_WORKERS') ?? 1);
   const worker = workers({ concurrency });
 
+  // Issue 25: resumable uploads, staged where the blob store's settings say (src/app/upload-store.ts).
+  const uploads = uploadsHandler(await uploadStaging(opts.dataDir, engine.blobs), engine.blobs, opts.log);
   const server = createApiServer({
     service, posts, automation, store, accounts, limiter,
     publicUrl: () => baseUrl,
@@ -58,6 +62,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     metrics: engine.metrics,
     metricsToken: setting('SHORTS_METRICS_TOKEN'),
     idempotency: new IdempotentRequests(engine.idempotency),
+    uploads,
     log: opts.log,
     mcp: mcpHttpHandler({
       service, posts, log: opts.log,
@@ -84,6 +89,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     server, worker, store,
     close: () => (closing ??= (async () => {
       await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
+      uploads.close();
       await Promise.all([worker.stop(), publishing.worker.stop()]);
       // A clean stop hands every lease back: another server resumes the work at once, not after the TTL.
       await engine.close();
