@@ -97,7 +97,7 @@ describe('uploads, the kept source and the transcript (issue 25)', () => {
     expect(both.json.error.message).toMatch(/exactly one source \(url, fileUrl or uploadId\)/);
     const foreign = await api(serve!.api, other, 'POST', '/shorts/create', { uploadId, start: 0, end: 60 });
     expect([foreign.status, foreign.json.error.details]).toEqual([400, { field: 'uploadId' }]);
-    const created = await api(serve!.api, key, 'POST', '/shorts/create', { uploadId, start: 0, end: 60, maxShorts: 1, preferredLength: 'under30sec' });
+    const created = await api(serve!.api, key, 'POST', '/shorts/create', { uploadId, start: 0, end: 60, maxShorts: 1, preferredLength: 'under30sec', layout: 'fit' });
     expect(created.status, created.text).toBe(202);
     requestId = created.json.data.requestId;
     const done = await until(() => api(serve!.api, key, 'GET', `/shorts/${requestId}/status`), (r) => ['completed', 'failed'].includes(r.json.data.status), 240_000, 250);

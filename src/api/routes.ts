@@ -99,14 +99,15 @@ const html = (description: string): Schema => ({ description, content: { 'text/h
 
 /** A signed media link: the clip's MP4 (`video_url`) or its cover image (`thumbnail_url`, extension); GET, or HEAD without a body. */
 function mediaOperation(kind: 'mp4' | 'jpg' | 'source', summary: string, withBody: boolean): Schema {
-  const type = kind === 'mp4' ? 'video/mp4' : kind === 'source' ? 'video/*' : 'image/jpeg';
+  // A kept source is served as it was uploaded: its `filetype`.
+  const types = kind === 'mp4' ? ['video/mp4'] : kind === 'source' ? ['video/mp4', 'video/quicktime', 'video/webm', 'video/x-matroska'] : ['image/jpeg'];
   const fileHeaders: Record<string, Schema> = {
     'Accept-Ranges': { schema: { type: 'string', const: 'bytes' } },
     'Content-Length': { schema: int },
     ETag: { schema: str, description: 'From the file\'s size and modification time' },
     'Last-Modified': { schema: str },
   };
-  const video = withBody ? { content: { [type]: { schema: { type: 'string', contentMediaType: type } } } } : {};
+  const video = withBody ? { content: Object.fromEntries(types.map((type) => [type, { schema: { type: 'string', contentMediaType: type } }])) } : {};
   const linkError = (codes: ErrorCode[], description: string): Schema =>
     ({ description, ...(withBody ? { content: { 'application/json': { schema: errorSchema(codes) } } } : {}) });
   return {

@@ -179,7 +179,7 @@ const UPLOAD_ID = /^[0-9a-f]{32}$/;
 
 function readSource(input: Record<string, unknown>, ctx: ValidationContext): SourceInput {
   const given = (['url', 'fileUrl', 'uploadId', 'file'] as const).filter((k) => input[k] !== undefined && input[k] !== null && input[k] !== '');
-  if (given.length === 0) throw bad(ctx.allowLocalFile ? 'a source is required: url, fileUrl or a local file' : 'exactly one of url, fileUrl or uploadId is required', 'url');
+  if (given.length === 0) throw bad(ctx.allowLocalFile ? 'a source is required: url, fileUrl or a local file' : 'url or fileUrl is required (or uploadId: a finished upload of this account)', 'url');
   if (given.length > 1) throw bad(`give exactly one source (url, fileUrl or uploadId), not ${given.join(' and ')}`, given[1]);
   const key = given[0]!;
   const value = input[key];
