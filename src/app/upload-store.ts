@@ -27,7 +27,8 @@ export async function uploadStaging(dataDir: string, blobs: BlobStore, env: Node
     const { bucket, prefix } = parseStorageUrl(storage);
     const { S3Store } = await import('@tus/s3-store');
     const datastore = new S3Store({
-      expirationPeriodInMilliseconds: UPLOAD_EXPIRY_MS,
+      // Expiry by the sweep (ListMultipartUploads), not object tags: S3-compatible stores without tagging work too.
+      expirationPeriodInMilliseconds: UPLOAD_EXPIRY_MS, useTags: false,
       s3ClientConfig: {
         bucket, endpoint: setting('SHORTS_S3_ENDPOINT', env), forcePathStyle: parseSwitch('SHORTS_S3_FORCE_PATH_STYLE', env),
         maxAttempts: env.AWS_MAX_ATTEMPTS ? undefined : 10,
