@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SqliteRequestStore } from '../src/adapters/sqlite/request-store.js';
 import { type ShortRecord } from '../src/ports/request-store.js';
 import { JobArtifacts } from '../src/engine/artifacts.js';
+import { uploadInfoKey, uploadKey } from '../src/engine/uploads.js';
 import { createApiServer } from '../src/server/http-server.js';
 import { MediaLinks, loadOrCreateSecret } from '../src/server/media-links.js';
 import { CREATE_FIELD_FORMATS, openApiDocument } from '../src/api/openapi.js';
@@ -228,6 +229,8 @@ describe('the OpenAPI document is structurally valid OpenAPI 3.1', () => {
       'POST /oauth/confirm',
       // Issue 25: live progress streams.
       'GET /shorts/{id}/events', 'GET /events',
+      // Issue 25: a request's transcript words and the source it keeps (uploads speak tus, left out of the document).
+      'GET /shorts/{id}/transcript', 'GET /media/{requestId}/source',
     ].sort());
     for (const p of ['/healthz', '/readyz', '/metrics', '/media/{requestId}/{shortId}.mp4', '/media/{requestId}/{shortId}.jpg', '/oauth/callback', '/oauth/confirm']) expect(paths[p]!.servers, p).toEqual([{ url: 'http://127.0.0.1:8080' }]);
     expect(Object.keys(doc.webhooks as Obj).sort()).toEqual(['shorts.completed', 'shorts.failed']);
@@ -312,11 +315,11 @@ describe('the create body is generated from CREATE_OPTIONS', () => {
     walk(schemas, (n, at) => expect(n, at).not.toHaveProperty('default'));
   });
 
-  it('has exactly the option fields, start and end required, exactly one of url / fileUrl, nothing else allowed', () => {
+  it('has exactly the option fields, start and end required, exactly one of url / fileUrl / uploadId, nothing else allowed', () => {
     expect(Object.keys(props).sort()).toEqual(CREATE_OPTIONS.map((o) => o.field).sort());
     expect(body.required).toEqual(['start', 'end']);
     expect(body.additionalProperties).toBe(false);
-    expect(body.oneOf).toEqual([expect.objectContaining({ required: ['url'] }), expect.objectContaining({ required: ['fileUrl'] })]);
+    expect(body.oneOf).toEqual([expect.objectContaining({ required: ['url'] }), expect.objectContaining({ required: ['fileUrl'] }), expect.objectContaining({ required: ['uploadId'] })]);
     for (const k of Object.keys(CREATE_FIELD_FORMATS)) expect(props, k).toHaveProperty(k);
   });
 
@@ -394,7 +397,7 @@ describe('real responses of the server validate against the served document', ()
     store = new SqliteRequestStore(path.join(dir, 'shorts.db'));
     accounts = new AccountStore(new SqliteAccounts(store.db));
     // No URL checks and no workers: requests stay queued and nothing leaves this machine.
-    service = new Service(store, { blobs: new FsBlobStore(store.dataDir), mediaUrl: (s) => links!.url(s.requestId, s.id), thumbnailUrl: (s) => links!.thumbnailUrl(s.requestId, s.id), credits: accounts, posts: new SqlitePostStore(store.db) });
+    service = new Service(store, { blobs: new FsBlobStore(store.dataDir), mediaUrl: (s) => links!.url(s.requestId, s.id), thumbnailUrl: (s) => links!.thumbnailUrl(s.requestId, s.id), sourceUrl: (id) => links!.sourceUrl(id), credits: accounts, posts: new SqlitePostStore(store.db) });
     const { posts, automation } = postsStack(store);
     server = createApiServer({
       service, store, accounts, limiter: new RateLimiter(new SqliteRateLimits(store.db)), posts, automation, publicUrl: () => base,
@@ -565,6 +568,21 @@ describe('real responses of the server validate against the served document', ()
     expect((await call('DELETE', '/accounts/{accountId}/automation/{ruleId}', `/accounts/${ca.id}/automation/${data(rule).id}`)).status).toBe(200);
     expect((await call('GET', '/templates', '/templates')).status).toBe(200);
     for (const p of ['/music', '/meme-hooks', '/game-videos']) expect((await call('GET', p, `${p}?page=1&limit=5`)).status).toBe(200);
+
+    // Issue 25: a request made from a finished upload keeps its source (source_video_url); its transcript's words.
+    const uploadId = 'c'.repeat(32);
+    await service.blobs.putFile(uploadKey(main.id, uploadId), mp4);
+    await service.blobs.put(uploadInfoKey(main.id, uploadId), JSON.stringify({ filename: 'talk.mp4', filetype: 'video/mp4', size: 1 }));
+    const fromUpload = await call('POST', '/shorts/create', '/shorts/create', { body: { uploadId, start: 0, end: 60 } });
+    expect(fromUpload.status, JSON.stringify(fromUpload.body)).toBe(202);
+    const uploadedId = data(fromUpload).requestId as string;
+    const sourceUrl = data(await call('GET', '/shorts/{id}', `/shorts/${uploadedId}`)).source_video_url as string;
+    expect((await call('GET', '/media/{requestId}/source', sourceUrl, { headers: { range: 'bytes=0-99' } })).status).toBe(206);
+    expect((await call('GET', '/media/{requestId}/source', sourceUrl)).status).toBe(200);
+    await new JobArtifacts(service.blobs, uploadedId).write('transcript', { language: 'en', model: 'tiny.en', range: { start: 0, end: 60 }, sentences: [],
+      words: [{ text: 'Hello', start: 1, end: 1.4, probability: 0.9 }, { text: 'there.', start: 1.5, end: 2, probability: 0.9 }] });
+    const words = await call('GET', '/shorts/{id}/transcript', `/shorts/${uploadedId}/transcript?start=1.2&end=30`);
+    expect(data(words)).toEqual({ language: 'en', words: [{ text: 'there.', start: 1.5, end: 2 }] });
 
     expect((await call('DELETE', '/shorts/{id}', `/shorts/${id}`)).status).toBe(200);
     expect((await call('DELETE', '/shorts/{id}', `/shorts/${id}`)).status).toBe(409);

@@ -31,8 +31,9 @@ export interface OptionDef {
 
 // `as const` keeps each field's name and type for CreateShortRequest below; CREATE_OPTIONS is the plain table.
 const OPTION_TABLE = [
-  { field: 'url', flag: 'url', type: { kind: 'string' }, group: 'source', description: 'video-platform page URL (exactly one of url / fileUrl)' },
+  { field: 'url', flag: 'url', type: { kind: 'string' }, group: 'source', description: 'video-platform page URL (exactly one of url / fileUrl / uploadId)' },
   { field: 'fileUrl', flag: 'file-url', type: { kind: 'string' }, group: 'source', description: 'direct http(s) URL of a video file' },
+  { field: 'uploadId', flag: 'upload-id', type: { kind: 'string', maxLength: 64 }, group: 'source', description: 'id of a finished upload of this account (POST /uploads, tus 1.0; extension)' },
   { field: 'start', flag: 'start', type: { kind: 'number', min: 0 }, group: 'range', description: 'start of the range, seconds (>= 0; local mode: optional, default 0)' },
   { field: 'end', flag: 'end', type: { kind: 'number', min: 0 }, group: 'range', description: 'end of the range, seconds (window 60-1200 s; local mode: optional, default the video\'s end, and any length: scored in 1200 s windows ranked together)' },
   { field: 'preferredLength', flag: 'preferred-length', type: { kind: 'enum', values: PREFERRED_LENGTHS }, defaultValue: 'under60sec', group: 'content', description: 'preferred clip length (a guideline)' },

@@ -28,6 +28,7 @@ export const CREATE_FIELD_FORMATS: Readonly<Record<string, Schema>> = {
   outroImageUrl: { format: 'uri' },
   webhookUrl: { format: 'uri' },
   templateId: { pattern: '^[0-9a-fA-F]{24}$' },
+  uploadId: { pattern: '^[0-9a-f]{32}$' },
 };
 
 export function optionSchema(o: OptionDef): Schema {
@@ -66,7 +67,9 @@ export function optionSchema(o: OptionDef): Schema {
  */
 const createRequest: Schema = {
   type: 'object',
-  description: 'Exactly one of url / fileUrl. The window end - start must be 60-1200 seconds. Unknown fields are refused (400 invalid_request), ' +
+  description: 'Exactly one of url / fileUrl / uploadId (extension: a finished tus 1.0 upload of this account to /uploads, whose id is the last '
+    + 'segment of its Location; the request\'s title is its filename without the extension, and the server keeps the file for editing: the '
+    + 'detail\'s source_video_url). The window end - start must be 60-1200 seconds. Unknown fields are refused (400 invalid_request), ' +
     'and so is a language the server\'s Whisper models cannot transcribe (an English-only model and no multilingual one), naming the model and the language.',
   additionalProperties: false,
   properties: Object.fromEntries(CREATE_OPTIONS.map((o) => [o.field, optionSchema(o)])),
@@ -74,6 +77,7 @@ const createRequest: Schema = {
   oneOf: [
     { title: 'video-platform page', required: ['url'] },
     { title: 'direct file URL', required: ['fileUrl'] },
+    { title: 'finished upload (extension)', required: ['uploadId'] },
   ],
 };
 
@@ -209,7 +213,13 @@ const schemas: Record<string, Schema> = {
     preferredLength: str, projectId: nullable(str), shorts: { type: 'array', items: ref('Short') },
     warnings: WARNINGS,
     createdAt: { ...dateTime, description: 'Extension: when the request was made (as in the list)' },
-  }, ['warnings']),
+    source_video_url: { ...str, description: 'Extension: signed link (Range requests) to the source video the server keeps for editing (a request made from an upload); expires like video_url. Absent when no source is kept.' },
+  }, ['warnings', 'source_video_url']),
+  // Issue 25: a request's transcript words (GET /shorts/{id}/transcript).
+  Transcript: obj({
+    language: { ...str, description: 'The language of the words; "" until the request is transcribed' },
+    words: { type: 'array', items: obj({ text: str, start: { ...num, description: 'Source seconds' }, end: { ...num, description: 'Source seconds' } }) },
+  }),
   RequestListItem: obj({
     requestId: str, status: enumOf(REQUEST_STATUSES), progress: { ...num, minimum: 0, maximum: 100 },
     createdAt: dateTime, updatedAt: dateTime, url: str, duration: num,

@@ -98,26 +98,28 @@ const token = (what: string): Schema => ({ type: 'string', minLength: 1, maxLeng
 const html = (description: string): Schema => ({ description, content: { 'text/html': { schema: str } } });
 
 /** A signed media link: the clip's MP4 (`video_url`) or its cover image (`thumbnail_url`, extension); GET, or HEAD without a body. */
-function mediaOperation(kind: 'mp4' | 'jpg', summary: string, withBody: boolean): Schema {
-  const type = kind === 'mp4' ? 'video/mp4' : 'image/jpeg';
+function mediaOperation(kind: 'mp4' | 'jpg' | 'source', summary: string, withBody: boolean): Schema {
+  // A kept source is served as it was uploaded: its `filetype`.
+  const types = kind === 'mp4' ? ['video/mp4'] : kind === 'source' ? ['video/mp4', 'video/quicktime', 'video/webm', 'video/x-matroska'] : ['image/jpeg'];
   const fileHeaders: Record<string, Schema> = {
     'Accept-Ranges': { schema: { type: 'string', const: 'bytes' } },
     'Content-Length': { schema: int },
     ETag: { schema: str, description: 'From the file\'s size and modification time' },
     'Last-Modified': { schema: str },
   };
-  const video = withBody ? { content: { [type]: { schema: { type: 'string', contentMediaType: type } } } } : {};
+  const video = withBody ? { content: Object.fromEntries(types.map((type) => [type, { schema: { type: 'string', contentMediaType: type } }])) } : {};
   const linkError = (codes: ErrorCode[], description: string): Schema =>
     ({ description, ...(withBody ? { content: { 'application/json': { schema: errorSchema(codes) } } } : {}) });
   return {
     summary, tags: ['media'],
-    description: `${kind === 'mp4' ? 'The `video_url` of a clip' : 'The `thumbnail_url` of a clip (extension): its cover image, 1080x1920 JPEG'}. `
+    description: `${kind === 'mp4' ? 'The `video_url` of a clip' : kind === 'source' ? 'The `source_video_url` of a request (extension): the source video it keeps for editing, as uploaded'
+      : 'The `thumbnail_url` of a clip (extension): its cover image, 1080x1920 JPEG'}. `
       + 'Signed and temporary: no API key; the link itself is the credential (a clip\'s two links are signed apart). '
       + 'One byte range per request (several ranges get the whole file).',
     security: [],
     parameters: [
       { name: 'requestId', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9a-f]{24}$' } },
-      { name: 'shortId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
+      ...(kind === 'source' ? [] : [{ name: 'shortId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }]),
       { name: 'expires', in: 'query', required: true, schema: { type: 'string', pattern: '^[0-9]{1,12}$' }, description: 'Unix time the link expires' },
       { name: 'sig', in: 'query', required: true, schema: { type: 'string' }, description: 'base64url HMAC-SHA256 of the link (requestId, shortId, kind, expires)' },
       { name: 'Range', in: 'header', required: false, schema: { type: 'string' }, description: 'bytes=a-b, bytes=a- or bytes=-n' },
@@ -128,7 +130,7 @@ function mediaOperation(kind: 'mp4' | 'jpg', summary: string, withBody: boolean)
       206: { description: 'The requested range', headers: { ...fileHeaders, 'Content-Range': { schema: str, description: 'bytes a-b/size' } }, ...video },
       304: { description: 'Not modified (If-None-Match / If-Modified-Since)' },
       403: linkError(['invalid_media_link'], 'invalid_media_link: the link expired or was altered; GET /shorts/{id} hands out a fresh one'),
-      404: linkError(['resource_not_found'], `resource_not_found: the clip has no ${kind === 'mp4' ? 'file' : 'cover'} (any more)`),
+      404: linkError(['resource_not_found'], kind === 'source' ? 'resource_not_found: the request keeps no source (any more)' : `resource_not_found: the clip has no ${kind === 'mp4' ? 'file' : 'cover'} (any more)`),
       416: { description: 'Range not satisfiable', headers: { 'Content-Range': { schema: str, description: 'bytes */size' } } },
       431: HEADERS_TOO_LARGE,
     },
@@ -261,6 +263,33 @@ export const ROUTES = [
       name: 'ids', in: 'query', required: true, schema: { type: 'string', pattern: '^[0-9a-f]{24}(,[0-9a-f]{24}){0,99}$' },
       description: 'Comma-separated request ids, at most 100; each one must be the caller\'s',
     }], false),
+  },
+  // Issue 25: the studio's uploads, the kept source of a request and its transcript's words.
+  {
+    method: 'GET', path: '/shorts/{id}/transcript', mount: 'api', operationId: 'getTranscript', answer: 'envelope', limiter: 'statusCheck',
+    summary: 'The words of a request\'s transcript in a range of the source (extension)', tag: 'shorts',
+    description: 'The transcript\'s words (as transcribed: the request\'s range, and what re-renders past it added) whose time is inside '
+      + '[start, end], in source seconds. Without start/end the whole transcript; at most 600 s per call. Until the request is transcribed '
+      + '(and for a request that failed before) `words` is empty and `language` "".',
+    ok: { status: 200, schema: 'Transcript', description: 'The words' },
+    errors: ['invalid_request', 'resource_not_found'],
+    parameters: [idParam,
+      query('start', { type: 'number', minimum: 0 }, 'Start of the range, source seconds (default 0)'),
+      query('end', { type: 'number', minimum: 0 }, 'End of the range, source seconds (default the transcript\'s end); end - start at most 600')],
+  },
+  {
+    // tus 1.0 (creation, expiration, termination): POST makes an upload, OPTIONS tells what the server supports.
+    method: 'ANY', path: '/uploads', mount: 'api', operationId: 'uploads', answer: 'self', auth: 'apiKey', limiter: 'statusCheck',
+    openapi: { undocumented: 'resumable uploads speak the tus 1.0 protocol (its own specification states the methods and headers); see the uploadId field of POST /shorts/create' },
+  },
+  {
+    // tus: HEAD (the offset to resume from), PATCH (a chunk), DELETE (give up), OPTIONS.
+    method: 'ANY', path: '/uploads/{uploadId}', mount: 'api', operationId: 'upload', answer: 'self', auth: 'apiKey', limiter: 'statusCheck',
+    openapi: { undocumented: 'resumable uploads speak the tus 1.0 protocol (its own specification states the methods and headers); see the uploadId field of POST /shorts/create' },
+  },
+  {
+    method: 'GET', path: '/media/{requestId}/source', mount: 'root', operationId: 'getSourceVideo', answer: 'self', auth: 'none', alsoHead: true,
+    openapi: mediaOperation('source', 'Stream the source video a request keeps (extension)', true),
   },
   // Issue 16: scheduling and canceling posts, connected accounts and the automation rules of a connected account.
   {

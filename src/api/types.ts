@@ -132,6 +132,14 @@ export interface RequestDetail {
   warnings?: string[];
   /** Extension (issue 25): when the request was made, as the list gives it (the studio's request view shows it). */
   createdAt: string;
+  /** Extension (issue 25): a signed, Range-capable link to the source video the server keeps (uploads); absent when none is kept. */
+  source_video_url?: string;
+}
+
+/** GET /shorts/{id}/transcript (extension, issue 25): the transcript's words in a source range, times in source seconds. */
+export interface TranscriptWords {
+  language: string;
+  words: { text: string; start: number; end: number }[];
 }
 
 export interface RequestListItem {

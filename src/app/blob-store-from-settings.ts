@@ -41,7 +41,7 @@ export function parseStorageUrl(value: string): { bucket: string; prefix: string
 }
 
 /** An on/off setting: 1/true/yes/on or 0/false/no/off; unset is off. */
-function parseSwitch(name: 'SHORTS_S3_FORCE_PATH_STYLE', env: NodeJS.ProcessEnv): boolean {
+export function parseSwitch(name: 'SHORTS_S3_FORCE_PATH_STYLE', env: NodeJS.ProcessEnv): boolean {
   const v = setting(name, env)?.trim().toLowerCase();
   if (v === undefined) return false;
   if (['1', 'true', 'yes', 'on'].includes(v)) return true;

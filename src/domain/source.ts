@@ -1,11 +1,15 @@
 // What a create works from: the source as submitted, the local file it became and what ffprobe says of it.
 // Times are seconds in the *source* timeline unless a name says "clip-relative" (true of all of src/domain).
 
-/** What the user submitted: a local path (local mode), a direct file URL or a video-platform page. */
+/**
+ * What the user submitted: a local path (local mode), a direct file URL, a video-platform page, or a finished
+ * resumable upload (issue 25: its file is a blob of the uploading account, read by the engine, never downloaded).
+ */
 export type SourceInput =
   | { kind: 'file'; path: string }
   | { kind: 'fileUrl'; url: string }
-  | { kind: 'pageUrl'; url: string };
+  | { kind: 'pageUrl'; url: string }
+  | { kind: 'upload'; uploadId: string };
 
 /** One point of a platform's "most replayed" graph (yt-dlp's `heatmap`); value is 0..1. */
 export interface HeatmapPoint { start: number; end: number; value: number }

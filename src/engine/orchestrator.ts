@@ -27,7 +27,8 @@ import { AbortedError } from '../media/process.js';
 import type { MediaRunner } from '../ports/media-runner.js';
 import { RangeAudio } from '../pipeline/transcribe/speech-audio.js';
 import { outputFps, type RenderPlan } from '../media/render-plan.js';
-import { fetchSource } from '../pipeline/fetch/fetch.js';
+import { fetchSource, uploadedSource } from '../pipeline/fetch/fetch.js';
+import { finishedUpload, keepsSource } from './uploads.js';
 import type { UrlCheck } from '../net/download.js';
 import { clampRange } from '../pipeline/fetch/range.js';
 import type { Transcriber } from '../pipeline/transcribe/transcribe.js';
@@ -379,9 +380,12 @@ export class Orchestrator {
     }
     await store.finish(id, 'completed', null, events.lease);
     events.onStep?.('completed', 100);
-    // A download is not kept once its request completed (disk is the scarce thing on a server).
-    if (source?.sourceKey) await this.deps.blobs.delete(source.sourceKey);
-    else if (source?.source.downloaded) rmSync(source.source.path, { force: true });
+    // A download is not kept once its request completed (disk is the scarce thing on a server), unless the
+    // request keeps its source for editing (uploads.ts).
+    if (!keepsSource(run.req)) {
+      if (source?.sourceKey) await this.deps.blobs.delete(source.sourceKey);
+      else if (source?.source.downloaded) rmSync(source.source.path, { force: true });
+    }
     run.scratch.remove();
   }
 
@@ -476,7 +480,10 @@ export class Orchestrator {
       const planned = (await art.read<PlanCheckpoint>('plan'))?.clips.find((c) => c.id === shortId);
       if (!saved || !planned) throw new PipelineError('finalizing', 'the checkpoints this clip was made from are gone, so it cannot be re-rendered');
       let source = saved.source;
-      if (!existsSync(source.path)) {
+      if (!existsSync(source.path) && keepsSource(req) && saved.sourceKey && await this.deps.blobs.stat(saved.sourceKey)) {
+        // A kept source (uploads.ts) is read where it is stored, never fetched again.
+        source = { ...source, path: await this.deps.blobs.withLocalFile(saved.sourceKey, async (file) => file) };
+      } else if (!existsSync(source.path)) {
         // A downloaded source is deleted once its request completes, and another machine never had it:
         // fetched again, through the same URL guard (the module comment says why it is not a blob).
         source = await fetchSource(req.options.source, { workDir, signal, media, checkUrl: this.deps.checkUrl });
@@ -599,8 +606,12 @@ export class Orchestrator {
     const saved = await art.read<SourceCheckpoint>('source');
     // A checkpoint of an earlier version names a scratch file only: a job resumed where it is gone fetches again.
     if (saved && (existsSync(saved.source.path) || (saved.sourceKey && await this.deps.blobs.stat(saved.sourceKey)))) return saved;
-    // The stage table retries a transient download as a whole stage (stages.ts), so the downloader does not retry too.
-    const source = await fetchSource(req.options.source, { workDir: scratch.workDir, signal, media, onProgress, checkUrl: this.deps.checkUrl, downloadRetries: 0 });
+    const upload = req.options.source.kind === 'upload' ? await finishedUpload(this.deps.blobs, req.accountId, req.options.source.uploadId) : null;
+    if (req.options.source.kind === 'upload' && !upload) throw new PipelineError('fetching_video', 'the uploaded file is gone');
+    // An upload is already a blob (its key the source's); anything else is fetched. The stage table retries a
+    // transient download as a whole stage (stages.ts), so the downloader does not retry too.
+    const source = upload ? await this.deps.blobs.withLocalFile(upload.key, (file) => uploadedSource(file, upload.filename, req.url))
+      : await fetchSource(req.options.source, { workDir: scratch.workDir, signal, media, onProgress, checkUrl: this.deps.checkUrl, downloadRetries: 0 });
     // Refuses a source above MAX_SOURCE_SECONDS (probe.ts) with video_too_long before anything else is judged.
     const { info } = await probeMedia(source.path, signal, { media });
     if (!info.hasVideo) throw new PipelineError('fetching_video', 'the file has no video stream (audio only)');
@@ -609,7 +620,10 @@ export class Orchestrator {
     const { range, adjustment } = clampRange({ start: req.options.start, end: req.options.end, toSourceEnd: req.options.toSourceEnd }, info.durationSec);
     await this.deps.store.saveSourceFacts(req.id, { title: source.title, heatmap: source.heatmap, start: range.start, end: range.end, timeAdjustment: adjustment });
     const checkpoint: SourceCheckpoint = { source, info, range };
-    if (source.downloaded) {
+    if (upload) {
+      checkpoint.sourceKey = upload.key;
+      source.path = await this.deps.blobs.withLocalFile(upload.key, async (file) => file);
+    } else if (source.downloaded) {
       // A download is an object of the request while it runs (module comment): later stages may run elsewhere.
       checkpoint.sourceKey = art.sourceKey(path.extname(source.path));
       await this.deps.blobs.putFile(checkpoint.sourceKey, source.path, { move: true });

@@ -36,6 +36,7 @@ export function createApiEngine(opts: ApiEngineOptions): ApiEngine {
     service: {
       mediaUrl: (s) => mediaLinks().url(s.requestId, s.id),
       thumbnailUrl: (s) => mediaLinks().thumbnailUrl(s.requestId, s.id),
+      sourceUrl: (id) => mediaLinks().sourceUrl(id),
       // Template preview images are public files served by the API process.
       assetsBaseUrl: () => opts.baseUrl(),
       urlChecks: {

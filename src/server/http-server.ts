@@ -26,6 +26,7 @@ import { LiveHub } from './live-hub.js';
 import { eventStreamHandlers } from './event-stream.js';
 import { SESSION_COOKIE, sessionCookieOf, type StudioSessions } from './studio-sessions.js';
 import { isStudioPage, StudioFiles } from './studio-static.js';
+import type { UploadsHandler } from './uploads.js';
 
 export interface ReadinessReport { ready: boolean; checks: Record<string, { ok: boolean; detail: string }> }
 
@@ -63,6 +64,8 @@ export interface ApiServerDeps {
    * it writes the whole response itself. A ShortsError it throws before writing becomes the error envelope.
    */
   mcp?: (req: http.IncomingMessage, res: http.ServerResponse, auth: AuthContext) => Promise<void>;
+  /** Resumable uploads (issue 25, tus 1.0 at /uploads); without them those paths answer 404. */
+  uploads?: UploadsHandler;
 }
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -88,6 +91,7 @@ function apiHandlers(service: Service, posts: PostsService, automation: Automati
     exportShort: async ({ auth, params, query }) => ({ status: 200, file: await exportLocal(service, auth.account, params[0]!, params[1]!, query.format) }),
     exportRequest: async ({ auth, params, query }) => ({ status: 200, file: await exportLocal(service, auth.account, params[0]!, null, query.format) }),
     listPosts: async ({ auth, query }) => ({ status: 200, body: await service.posts(auth.account, query) }),
+    getTranscript: async ({ auth, params, query }) => ({ status: 200, body: await service.transcript(auth.account, params[0]!, query) }),
     // Issue 16: connected accounts, scheduling and canceling posts, and the automation rules of a connected account.
     ...accountsRoutes(() => posts.accounts, { publicUrl }),
     schedulePost: async ({ auth, body }) => ({ status: 201, body: await posts.schedule(auth.account, body) }),
@@ -232,6 +236,19 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
   };
   const asset: SelfHandler = (req, res, { url }) => servePublicAsset(req, res, url.pathname);
   const studio = studioHandlers(deps);
+  // Issue 25: a request's kept source (its signed link), and the tus uploads of the caller's account.
+  const source: SelfHandler = async (req, res, { url, params }) => {
+    const requestId = params[0]!;
+    const verdict = deps.mediaLinks.verifySource(requestId, url.searchParams.get('expires') ?? undefined, url.searchParams.get('sig') ?? undefined);
+    if (verdict !== 'ok') throw new ShortsError('invalid_media_link', verdict === 'expired' ? 'this link has expired: get a fresh one from GET /shorts/:id' : 'this link is not valid');
+    const kept = await deps.service.keptSourceOf(requestId);
+    if (!kept) throw new ShortsError('resource_not_found', 'this request keeps no source video');
+    await serveBlob(req, res, () => deps.service.blobs.open(kept.key), kept.contentType);
+  };
+  const uploads: SelfHandler = async (req, res, { auth }) => {
+    if (!deps.uploads) throw new ShortsError('resource_not_found', 'this server takes no uploads');
+    await deps.uploads.handle(req, res, auth!.account.id);
+  };
   const mcp = deps.mcp;
   const metrics = deps.metrics ?? new EngineMetrics();
   // Issue 25: one hub per server for every live progress stream (one store read per tick for all of them).
@@ -247,6 +264,7 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
     getMetrics: (req, res) => answerMetrics(req, res, metrics, deps.metricsToken),
     getClipVideo: media, headClipVideo: media, getClipCover: media, headClipCover: media,
     getTemplateAsset: asset, getCatalogAsset: asset,
+    getSourceVideo: source, uploads, upload: uploads,
     oauthCallback: (req, res, { url }) => handleOAuthCallback(req, res, url, deps.posts.accounts, deps.accounts, { publicUrl: deps.publicUrl }),
     oauthConfirm: (req, res) => handleOAuthConfirm(req, res, deps.posts.accounts, deps.accounts, { publicUrl: deps.publicUrl }),
     mcp: mcp && ((req, res, { auth }) => mcp(req, res, auth!)),

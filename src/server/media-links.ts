@@ -34,6 +34,8 @@ export function parseMediaPath(pathname: string): { requestId: string; shortId: 
   return m ? { requestId: m[1]!, shortId: m[2]!, kind: m[3] as MediaKind } : null;
 }
 
+/** A source link signs "requestId/source/expires/source": no clip id is "source" (they are UUIDs), so it names no clip's file. */
+const SOURCE = 'source';
 const MIN_SECRET_BYTES = 16;
 const SECRET_FILE = 'media-secret';
 /** A unix time in seconds; 12 digits reach the year 33658, and bound what Number() has to parse. */
@@ -59,6 +61,13 @@ export class MediaLinks {
     return `${this.base}/media/${requestId}/${shortId}.${kind}?expires=${expires}&sig=${this.sign(requestId, shortId, expires, kind)}`;
   }
 
+  /** The `source_video_url` of a request (issue 25): a signed link to the source video it keeps. */
+  sourceUrl(requestId: string): string {
+    if (!isSegment(requestId)) throw new RangeError('request ids must be non-empty and contain no "/"');
+    const expires = String(Math.floor(this.now() / 1000) + this.ttlSec);
+    return `${this.base}/media/${requestId}/source?expires=${expires}&sig=${this.sign(requestId, SOURCE, expires, SOURCE)}`;
+  }
+
   /** The `thumbnail_url` of a clip: a signed link to its cover image. */
   thumbnailUrl(requestId: string, shortId: string): string {
     return this.url(requestId, shortId, 'jpg');
@@ -69,7 +78,7 @@ export class MediaLinks {
    * time; 'invalid' for anything else (missing parameters, another clip, a changed expiry or signature).
    * The signature is checked before the expiry, so 'expired' is never said about a forged link.
    */
-  verify(requestId: string, shortId: string, expires: string | undefined, sig: string | undefined, kind: MediaKind = 'mp4'): LinkVerdict {
+  verify(requestId: string, shortId: string, expires: string | undefined, sig: string | undefined, kind: MediaKind | typeof SOURCE = 'mp4'): LinkVerdict {
     if (!expires || !sig || !EXPIRES_PATTERN.test(expires) || !isSegment(requestId) || !isSegment(shortId)) return 'invalid';
     const expected = Buffer.from(this.sign(requestId, shortId, expires, kind), 'utf8');
     const given = Buffer.from(sig, 'utf8');
@@ -78,7 +87,12 @@ export class MediaLinks {
     return Number(expires) * 1000 < this.now() ? 'expired' : 'ok';
   }
 
-  private sign(requestId: string, shortId: string, expires: string, kind: MediaKind): string {
+  /** 'ok', 'expired' or 'invalid' (as verify) for a request's source link. */
+  verifySource(requestId: string, expires: string | undefined, sig: string | undefined): LinkVerdict {
+    return this.verify(requestId, SOURCE, expires, sig, SOURCE);
+  }
+
+  private sign(requestId: string, shortId: string, expires: string, kind: MediaKind | typeof SOURCE): string {
     // The MP4's text is unchanged from before covers existed, so links already handed out keep working.
     const text = kind === 'mp4' ? `${requestId}/${shortId}/${expires}` : `${requestId}/${shortId}/${expires}/${kind}`;
     return createHmac('sha256', this.opts.secret).update(text).digest('base64url');

@@ -22,6 +22,8 @@ import { setting } from '../settings.js';
 import { checkSecretKeySetting } from '../posts/secret-key.js';
 import { sessionDays, StudioSessions, type LocalStudioAccount } from './studio-sessions.js';
 import { StudioFiles, studioCsp } from './studio-static.js';
+import { uploadsHandler } from './uploads.js';
+import { uploadStaging } from '../app/upload-store.js';
 
 export interface ServeOptions {
   host: string;
@@ -67,6 +69,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const worker = workers({ concurrency });
 
   const sessions = new StudioSessions(engine.sessions, accounts, { days: sessionDays(setting('SHORTS_SESSION_DAYS')), local: opts.localStudio });
+  // Issue 25: resumable uploads, staged where the blob store's settings say (src/app/upload-store.ts).
+  const uploads = uploadsHandler(await uploadStaging(opts.dataDir, engine.blobs), engine.blobs, opts.log);
   const server = createApiServer({
     service, posts, automation, store, accounts, limiter, sessions,
     // Clip links are made from the server's public base; a studio opened under another name (localhost vs
@@ -79,6 +83,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     metrics: engine.metrics,
     metricsToken: setting('SHORTS_METRICS_TOKEN'),
     idempotency: new IdempotentRequests(engine.idempotency),
+    uploads,
     log: opts.log,
     mcp: mcpHttpHandler({
       service, posts, log: opts.log,
@@ -105,6 +110,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     server, worker, store, sessions,
     close: () => (closing ??= (async () => {
       await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
+      uploads.close();
       await Promise.all([worker.stop(), publishing.worker.stop()]);
       // A clean stop hands every lease back: another server resumes the work at once, not after the TTL.
       await engine.close();

@@ -174,13 +174,21 @@ function readRange(start: number | undefined, end: number | undefined, local: bo
   return { start: from, end, toSourceEnd: false };
 }
 
+/** What the upload server names uploads (src/server/uploads.ts): 32 lowercase hex characters. */
+const UPLOAD_ID = /^[0-9a-f]{32}$/;
+
 function readSource(input: Record<string, unknown>, ctx: ValidationContext): SourceInput {
-  const given = (['url', 'fileUrl', 'file'] as const).filter((k) => input[k] !== undefined && input[k] !== null && input[k] !== '');
-  if (given.length === 0) throw bad(ctx.allowLocalFile ? 'a source is required: url, fileUrl or a local file' : 'url or fileUrl is required', 'url');
-  if (given.length > 1) throw bad(`give exactly one source, not ${given.join(' and ')}`, given[1]);
+  const given = (['url', 'fileUrl', 'uploadId', 'file'] as const).filter((k) => input[k] !== undefined && input[k] !== null && input[k] !== '');
+  if (given.length === 0) throw bad(ctx.allowLocalFile ? 'a source is required: url, fileUrl or a local file' : 'url or fileUrl is required (or uploadId: a finished upload of this account)', 'url');
+  if (given.length > 1) throw bad(`give exactly one source (url, fileUrl or uploadId), not ${given.join(' and ')}`, given[1]);
   const key = given[0]!;
   const value = input[key];
   if (typeof value !== 'string') throw bad(`${key} must be a string`, key);
+  // Whether the upload exists, is finished and is the caller's is the service's check (it reads the blob store).
+  if (key === 'uploadId') {
+    if (!UPLOAD_ID.test(value)) throw bad(`uploadId must be the id of a finished upload (the last segment of its Location), got "${value.slice(0, 64)}"`, 'uploadId');
+    return { kind: 'upload', uploadId: value };
+  }
   if (key === 'file') {
     if (!ctx.allowLocalFile) throw bad('file is only accepted in local mode; use fileUrl', 'file');
     return { kind: 'file', path: value };

@@ -7,6 +7,7 @@ import { ShortsError } from '../errors.js';
 import { checkClipEdit, validateClipEdit, validateCreateRequest } from './create-request.js';
 import type { CreateRequest } from '../domain/request.js';
 import { JobArtifacts } from '../engine/artifacts.js';
+import { finishedUpload, keepsSource, keptSourceKey } from '../engine/uploads.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import { clipOptions } from '../pipeline/render/clip-edit.js';
 import { applyCaptionEdits, parseCaptionEdits, type CaptionEdits } from '../pipeline/captions/caption-edits.js';
@@ -14,8 +15,9 @@ import type { CaptionCue } from '../domain/captions.js';
 import type { MediaInfo } from '../domain/source.js';
 import { parseListRequests, parsePostsQuery, paginate, parsePage } from './list-query.js';
 import type {
-  CancelResponse, CreateResponse, PostObject, RequestDetail, RequestListItem, ShortObject, StudioRequestListItem, StatusResponse, TemplateList, Pagination,
+  CancelResponse, CreateResponse, PostObject, RequestDetail, RequestListItem, ShortObject, StudioRequestListItem, StatusResponse, TemplateList, Pagination, TranscriptWords,
 } from '../api/types.js';
+import type { Transcript } from '../domain/transcript.js';
 import type { RequestStore } from '../ports/request-store.js';
 import type { JobQueue } from '../ports/job-queue.js';
 import { REQUEST_QUEUE, REQUEST_QUEUES, rerenderJob, stageJob } from '../engine/jobs.js';
@@ -47,6 +49,8 @@ export interface ServiceOptions {
   mediaUrl?: (short: ShortRecord) => string;
   /** Builds the URL of a clip's cover image (signed link in `serve`, file URL locally). */
   thumbnailUrl?: (short: ShortRecord) => string;
+  /** Builds the URL of a request's kept source (`source_video_url`: signed link in `serve`; else the blob store's link). */
+  sourceUrl?: (requestId: string) => string;
   /** API mode: the credit ledger (one credit per accepted creation, refunded on failure). */
   credits?: CreditLedger;
   /** API mode: network checks of submitted URLs (spec 4.2 file URL checks, webhook and page URLs). */
@@ -96,9 +100,14 @@ export interface UrlChecks {
 }
 
 const ID_PATTERN = /^[0-9a-f]{24}$/;
+/** GET /shorts/{id}/transcript answers at most this many seconds of words (the editor asks for a clip and a minute around it). */
+const MAX_TRANSCRIPT_SPAN = 600;
 
 /** A page of one catalog (GET /music, /meme-hooks, /game-videos); the HTTP layer names the array. */
 interface CatalogListing<T> { items: T[]; pagination: Pagination }
+
+/** The Content-Type a kept download is served with, by its extension (the fetch stage keeps the source's). */
+const VIDEO_TYPES: Record<string, string> = { '.mp4': 'video/mp4', '.m4v': 'video/mp4', '.mov': 'video/quicktime', '.webm': 'video/webm', '.mkv': 'video/x-matroska' };
 
 export class Service {
   /** Abort handles of jobs running in this process, so DELETE kills their children at once. */
@@ -152,7 +161,17 @@ export class Service {
       const abs = path.resolve(req.source.path);
       req.source = { kind: 'file', path: abs };
       url = abs;
-      timeAdjustment = await checkLocalFile(req, abs, this.opts.media);
+      if (!existsSync(abs) || !statSync(abs).isFile()) throw new ShortsError('invalid_request', `file not found: ${abs}`);
+      timeAdjustment = await checkSourceFile(req, abs, path.basename(abs), this.opts.media);
+    } else if (req.source.kind === 'upload') {
+      const upload = await finishedUpload(this.blobs, account.id, req.source.uploadId);
+      // Unknown, unfinished and another account's uploads are one answer: which ids exist is nobody else's business.
+      if (!upload) throw new ShortsError('invalid_request', `uploadId ${req.source.uploadId} is not a finished upload of this account`, { field: 'uploadId' });
+      url = `upload:${req.source.uploadId}`;
+      // ffprobe reads only the container's header: a presigned link (S3) spares downloading the whole file.
+      const probe = (file: string) => checkSourceFile(req, file, upload.filename, this.opts.media);
+      timeAdjustment = this.blobs.sharedLinks ? await probe(await this.blobs.url(upload.key)) : await this.blobs.withLocalFile(upload.key, probe);
+      if (req.webhookUrl) await this.opts.urlChecks?.webhookUrl(req.webhookUrl);
     } else {
       url = req.source.url;
       const checks = this.opts.urlChecks;
@@ -298,7 +317,50 @@ export class Service {
       shorts: await this.shortObjects(await this.store.listShorts(r.id)),
     };
     if (r.warnings.length) detail.warnings = r.warnings;
+    const kept = await this.keptSource(r);
+    // Like a clip's link (link()): the store's own where clients can fetch it, else the server's signed one, else a file URL.
+    if (kept) detail.source_video_url = !this.blobs.sharedLinks && this.opts.sourceUrl ? this.opts.sourceUrl(r.id) : await this.blobs.url(kept.key);
     return detail;
+  }
+
+  /** The source a request keeps for editing (uploads.ts), while it is there: its blob key and Content-Type. */
+  async keptSource(r: RequestRecord): Promise<{ key: string; contentType: string } | null> {
+    if (!keepsSource(r)) return null;
+    // An upload's blob, or the download the fetch stage stored as the request's object (its `source` checkpoint).
+    const key = keptSourceKey(r) ?? (await new JobArtifacts(this.blobs, r.id).read<{ sourceKey?: string }>('source'))?.sourceKey;
+    const stat = key && await this.blobs.stat(key);
+    if (!key || !stat) return null;
+    const upload = r.options.source.kind === 'upload' ? await finishedUpload(this.blobs, r.accountId, r.options.source.uploadId) : null;
+    return { key, contentType: upload?.filetype ?? VIDEO_TYPES[path.extname(key).toLowerCase()] ?? 'video/mp4' };
+  }
+
+  /** The kept source of request `id` for its signed link (no account: the link is the credential); null when none. */
+  async keptSourceOf(id: string): Promise<{ key: string; contentType: string } | null> {
+    const r = ID_PATTERN.test(id) ? await this.store.getRequest(id) : undefined;
+    return r ? this.keptSource(r) : null;
+  }
+
+  /**
+   * The transcript's words inside [start, end] source seconds (issue 25: the editor's word timeline), from the
+   * request's checkpoint (what re-renders read). Before it is transcribed: no words and language "".
+   */
+  async transcript(account: Account, id: string, raw: Record<string, string | undefined>): Promise<TranscriptWords> {
+    const r = await this.owned(account, id);
+    const seconds = (name: 'start' | 'end'): number | undefined => {
+      const v = raw[name];
+      if (v === undefined || v === '') return undefined;
+      const n = Number(v);
+      if (!/^\d+(\.\d+)?$/.test(v.trim()) || !Number.isFinite(n)) throw new ShortsError('invalid_request', `${name} must be a number of seconds >= 0, got "${v.slice(0, 40)}"`, { parameter: name });
+      return n;
+    };
+    const start = seconds('start') ?? 0;
+    const transcript = await new JobArtifacts(this.blobs, r.id).read<Transcript>('transcript');
+    const end = seconds('end') ?? transcript?.range.end ?? start;
+    if (end < start) throw new ShortsError('invalid_request', `end (${end}) must not be less than start (${start})`, { parameter: 'end' });
+    if (end - start > MAX_TRANSCRIPT_SPAN) throw new ShortsError('invalid_request', `at most ${MAX_TRANSCRIPT_SPAN} seconds of words per call (end - start), got ${round3(end - start)}`, { parameter: 'end' });
+    if (!transcript) return { language: '', words: [] };
+    const words = transcript.words.filter((w) => w.start >= start && w.end <= end).map((w) => ({ text: w.text, start: w.start, end: w.end }));
+    return { language: transcript.language, words };
   }
 
   /** The API's list (spec 1.7: only what was made through the API) or the local client's. */
@@ -459,16 +521,16 @@ async function checkTranslationPair(translator: TranslatorConfig, from: string, 
   if (!ok) throw new ShortsError('invalid_request', `the configured translation service does not translate ${pair} (speech "${from}", captions "${to}")`, { field: 'captionLanguage' });
 }
 
-async function checkLocalFile(req: CreateRequest, abs: string, media?: MediaRunner): Promise<TimeAdjustment | null> {
-  if (!existsSync(abs) || !statSync(abs).isFile()) throw new ShortsError('invalid_request', `file not found: ${abs}`);
+/** A source this server already has (a local file, an upload): probed now, its range clamped to its duration. */
+async function checkSourceFile(req: CreateRequest, file: string, name: string, media?: MediaRunner): Promise<TimeAdjustment | null> {
   let info;
   try {
-    ({ info } = await probeMedia(abs, undefined, { media }));
+    ({ info } = await probeMedia(file, undefined, { media }));
   } catch (e) {
-    if (e instanceof MediaError) throw new ShortsError('invalid_request', `${path.basename(abs)}: ${e.message}`);
+    if (e instanceof MediaError) throw new ShortsError('invalid_request', `${name}: ${e.message}`);
     throw e;
   }
-  if (!info.hasVideo) throw new ShortsError('invalid_request', `${path.basename(abs)} has no video stream`);
+  if (!info.hasVideo) throw new ShortsError('invalid_request', `${name} has no video stream`);
   const { range, adjustment } = clampRange(req, info.durationSec);
   // A whole recording: the stored range (and the queue estimate) is the file's, known now.
   if (req.toSourceEnd) req.end = range.end;

@@ -162,11 +162,21 @@ async function fetchPageUrl(raw: string, opts: FetchOptions): Promise<FetchedSou
   }
 }
 
+/**
+ * An uploaded file, already on this machine (the engine hands over the blob's local file): nothing is fetched,
+ * and its title is the name it was uploaded under, without its extension.
+ */
+export async function uploadedSource(file: string, filename: string, url: string): Promise<FetchedSource> {
+  return { path: file, title: stripExtension(filename) || 'upload', url, heatmap: [], contentKey: await contentKey(file), downloaded: false };
+}
+
 /** Stage 1. Throws ShortsError for bad input, PipelineError('fetching_video') for tool failures, AbortedError on cancel. */
 export async function fetchSource(input: SourceInput, opts: FetchOptions): Promise<FetchedSource> {
   switch (input.kind) {
     case 'file': return fetchLocalFile(input.path, opts);
     case 'fileUrl': return fetchFileUrl(input.url, opts);
     case 'pageUrl': return fetchPageUrl(input.url, opts);
+    // Its file is a blob of the engine's store: the engine reads it (uploadedSource), nothing is downloaded.
+    case 'upload': throw new Error('an upload is read from the blob store by the engine, not fetched');
   }
 }
