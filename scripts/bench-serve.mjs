@@ -7,11 +7,11 @@ export function percentile(xs, p) {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 }
 
-/** Issues a key with `credits` and limits high enough for a benchmark, then starts serve; resolves once it listens. */
-export async function startBenchServe(bin, env, { credits = 5 } = {}) {
+/** Issues a key with `credits` and limits high enough for a benchmark, then starts serve (with `args`); resolves once it listens. */
+export async function startBenchServe(bin, env, { credits = 5, args = [] } = {}) {
   const key = JSON.parse(execFileSync(process.execPath, [bin, 'keys', 'create', '--email', 'bench@example.com', '--credits', String(credits),
     '--hourly-limit', '2000', '--daily-limit', '20000', '--json'], { env })).key;
-  const serve = spawn(process.execPath, [bin, 'serve', '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const serve = spawn(process.execPath, [bin, 'serve', '--port', '0', ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   const base = await new Promise((resolve, reject) => {
     let log = '';
     serve.stderr.on('data', (b) => {
@@ -22,7 +22,7 @@ export async function startBenchServe(bin, env, { credits = 5 } = {}) {
     serve.on('exit', (c) => reject(new Error(`serve exited ${c}: ${log}`)));
   });
   return {
-    key, base,
+    key, base, pid: serve.pid,
     stop: async () => {
       serve.kill('SIGTERM');
       await new Promise((r) => serve.once('exit', r));
