@@ -1,6 +1,19 @@
 // What the API benchmarks share: a key and a `shorts serve` on a fresh data dir (loopback, private URLs allowed,
 // as the tests run it), and percentiles of a list of timings.
 import { execFileSync, spawn } from 'node:child_process';
+import { createReadStream, statSync } from 'node:fs';
+import http from 'node:http';
+
+/** Serves one video file on loopback (GET and HEAD), a stand-in for where users' videos live: its URL and the server. */
+export async function serveFile(file) {
+  const server = http.createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': statSync(file).size });
+    if (req.method === 'HEAD') res.end();
+    else createReadStream(file).pipe(res);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${server.address().port}/${file.split('/').pop()}`, close: () => server.close() };
+}
 
 export function percentile(xs, p) {
   const s = [...xs].sort((a, b) => a - b);

@@ -27,7 +27,7 @@
 // the reason; the others still run; the exit code is then 1.
 // Run: `npm run build && node scripts/bench-studio.mjs [--window SECONDS] [--loads N] [--tabs N]`
 //      (defaults 60, 10, 20; SHORTS_WHISPER_MODEL picks the model, else ../shared/models/ggml-tiny.en-q8_0.bin).
-import { createReadStream, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,7 +35,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
-import { percentile, startBenchServe } from './bench-serve.mjs';
+import { percentile, serveFile, startBenchServe } from './bench-serve.mjs';
 
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const BIN = path.join(ROOT, 'bin', 'shorts');
@@ -54,13 +54,8 @@ if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debi
 if (!existsSync(path.join(ROOT, 'dist', 'studio', 'index.html'))) throw new Error('dist/studio is missing: run `npm run build` first');
 if (!existsSync(MODEL)) throw new Error(`no Whisper model at ${MODEL}: set SHORTS_WHISPER_MODEL`);
 
-const files = http.createServer((req, res) => {
-  res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': statSync(SAMPLE).size });
-  if (req.method === 'HEAD') res.end();
-  else createReadStream(SAMPLE).pipe(res);
-});
-await new Promise((r) => files.listen(0, '127.0.0.1', r));
-const fileUrl = `http://127.0.0.1:${files.address().port}/talk.mp4`;
+const files = await serveFile(SAMPLE);
+const fileUrl = files.url;
 
 const dirs = [];
 const serves = [];
