@@ -247,12 +247,10 @@ async function eventsPerRequest(s) {
     calls[key] = (calls[key] ?? 0) + 1;
   });
   await page.goto(`/requests/${id}`);
-  const firstEvent = await Promise.race([
-    new Promise((r) => { const t = setInterval(() => { if (Object.keys(counts).length) { clearInterval(t); r(true); } }, 100); }),
-    sleep(20_000).then(() => false),
-  ]);
-  if (!firstEvent) throw new NotReady(`the request view (/requests/${id}) received no server-sent event in 20 s: the view does not watch the request through /events yet`);
-  await Promise.race([end, sleep(15 * 60_000).then(() => { throw new Error('no `end` event in 15 minutes'); })]);
+  for (let t = 0; t < 200 && !Object.keys(counts).length; t++) await sleep(100);
+  if (!Object.keys(counts).length) throw new NotReady(`the request view (/requests/${id}) received no server-sent event in 20 s: the view does not watch the request through /events yet`);
+  // An unref'd timer: it must not keep the script alive once `end` came.
+  await Promise.race([end, sleep(15 * 60_000, undefined, { ref: false }).then(() => { throw new Error('no `end` event in 15 minutes'); })]);
   const seconds = (performance.now() - t0) / 1000;
   const status = await api(s, 'GET', `/shorts/${id}/status`);
   const node = await fromNode;
