@@ -11,14 +11,13 @@
 // Renders are 270x480 with x264 ultrafast (as the tests), 2 clips of the sample's first minute per request.
 // Run: `npm run build && node scripts/bench-distributed.mjs [ROUNDS] [N]` (defaults 1 round, N = 8).
 import { execFileSync, spawn } from 'node:child_process';
-import { createReadStream, mkdtempSync, rmSync, statSync } from 'node:fs';
-import http from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { startPostgres, startRedis, startS3 } from './engines.mjs';
-import { percentile } from './bench-serve.mjs';
+import { percentile, serveFile } from './bench-serve.mjs';
 
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const BIN = path.join(ROOT, 'bin', 'shorts');
@@ -27,13 +26,8 @@ const ROUNDS = Number(process.argv[2] ?? 1);
 const N = Number(process.argv[3] ?? 8);
 const STEPS = ['queued', 'fetching_video', 'transcribing_audio', 'finding_highlights', 'finalizing'];
 
-const files = http.createServer((req, res) => {
-  res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': statSync(SAMPLE).size });
-  if (req.method === 'HEAD') res.end();
-  else createReadStream(SAMPLE).pipe(res);
-});
-await new Promise((r) => files.listen(0, '127.0.0.1', r));
-const fileUrl = `http://127.0.0.1:${files.address().port}/talk.mp4`;
+const files = await serveFile(SAMPLE);
+const fileUrl = files.url;
 
 const [pg, redis, s3] = await Promise.all([startPostgres(), startRedis(), startS3()]);
 const children = new Set();
