@@ -83,10 +83,11 @@ function Shell() {
   useEffect(() => {
     // The benchmark's time to interactive (scripts/bench-studio.mjs): the first frame after the session is
     // known and the first view has rendered with its controls.
-    if (session !== undefined && performance.getEntriesByName('studio-interactive').length === 0) {
+    const showing = session !== undefined && !(session === null && path !== '/sign-in');
+    if (showing && performance.getEntriesByName('studio-interactive').length === 0) {
       requestAnimationFrame(() => performance.mark('studio-interactive'));
     }
-  }, [session]);
+  }, [session, path]);
   useEffect(() => {
     if (session === null && path !== '/sign-in') route(`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`, true);
   }, [session, path]);
