@@ -218,6 +218,9 @@ describe('the packed package, installed into an empty folder offline', () => {
     for (const f of ['bin/shorts', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'scripts/build-whisper.mjs',
       'CHANGELOG.md', 'README.md', 'LICENSE', 'package.json']) expect(files, f).toContain(f);
     expect(files.some((f) => f.startsWith('assets/catalog/'))).toBe(true);
+    // The web studio is built into the package (issue 25): `shorts serve` and `shorts studio` serve it, users never run Vite.
+    expect(files).toContain('dist/studio/index.html');
+    expect(files.some((f) => /^dist\/studio\/studio-assets\/index-[\w-]+\.js$/.test(f))).toBe(true);
     expect(files.some((f) => f.startsWith('assets/models/'))).toBe(true);
     expect(files.filter((f) => /^(test|src|docs|\.ci)\//.test(f) || /\.test\.|node_modules/.test(f))).toEqual([]);
     // Only the whisper build script is needed after install; benchmarks and evals need the repository.
