@@ -9,35 +9,9 @@ export const WINDOW_MAX = 1200;
 /** Spec 4.2: longer sources are refused with video_too_long. */
 export const MAX_SOURCE_SECONDS = 18000;
 
-/**
- * A typed time: seconds ("90", "90.5") or colon parts ("1:30", "1:02:03", "01:30.25").
- * Returns null for anything else (empty, negative, seconds/minutes parts of 60 or more).
- */
-export function parseTime(text: string): number | null {
-  const t = text.trim();
-  if (!t) return null;
-  if (/^\d+(\.\d+)?$/.test(t)) return Number(t);
-  const m = /^(?:(\d+):)?(\d{1,2}):(\d{1,2}(?:\.\d+)?)$/.exec(t);
-  if (!m) return null;
-  const hours = m[1] === undefined ? 0 : Number(m[1]);
-  const minutes = Number(m[2]);
-  const seconds = Number(m[3]);
-  // "1:75" is more likely a typo than 2:15; with hours the minutes must also stay under 60.
-  if (seconds >= 60 || (m[1] !== undefined && minutes >= 60)) return null;
-  return hours * 3600 + minutes * 60 + seconds;
-}
+import { formatTime } from '../time';
 
-/** Seconds as m:ss or h:mm:ss, tenths kept when the time has them (a player position). */
-export function formatTime(seconds: number): string {
-  const tenths = Math.round(seconds * 10);
-  const whole = Math.floor(tenths / 10);
-  const frac = tenths % 10;
-  const h = Math.floor(whole / 3600);
-  const m = Math.floor((whole % 3600) / 60);
-  const s = whole % 60;
-  const ss = `${String(s).padStart(2, '0')}${frac ? `.${frac}` : ''}`;
-  return h ? `${h}:${String(m).padStart(2, '0')}:${ss}` : `${m}:${ss}`;
-}
+export { formatTime, parseTime } from '../time';
 
 /** A byte count the way the server's messages write it (decimal units). */
 export function formatBytes(n: number): string {

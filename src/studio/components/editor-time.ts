@@ -2,37 +2,16 @@
 // as "12.5", "1:02.3" or "1:02:03", shown as m:ss.s, and the rules the render endpoint enforces on a cut
 // (checkClipEdit: start < end, 1-600 s, inside the source), so the page refuses what the server would.
 
+import { formatTime as formatClock, round3 } from '../time';
+
 /** What the server accepts for one clip (CLIP_MIN_SECONDS / CLIP_MAX_SECONDS of the service). */
 export const CLIP_MIN_SECONDS = 1;
 export const CLIP_MAX_SECONDS = 600;
 
-/** Source seconds from what a person typed, or null when it is not a time. */
-export function parseTime(text: string): number | null {
-  const t = text.trim().replace(/s$/i, '').trim().replace(',', '.');
-  if (!t) return null;
-  const parts = t.split(':');
-  if (parts.length > 3) return null;
-  let total = 0;
-  for (let i = 0; i < parts.length; i++) {
-    const p = parts[i]!;
-    const last = i === parts.length - 1;
-    // Only the last part may have decimals; minutes and seconds after a colon stay under 60.
-    if (!(last ? /^\d+(\.\d*)?$|^\.\d+$/ : /^\d+$/).test(p)) return null;
-    const n = Number(p);
-    if (i > 0 && n >= 60) return null;
-    total = total * 60 + n;
-  }
-  return Number.isFinite(total) ? round3(total) : null;
-}
+export { parseTime, round3 } from '../time';
 
 /** m:ss.s (h:mm:ss.s from an hour); tenths, as precise as a person nudges. */
-export function formatTime(seconds: number): string {
-  const tenths = Math.round(Math.max(0, seconds) * 10);
-  const s = (tenths % 600) / 10;
-  const m = Math.floor(tenths / 600);
-  const ss = s.toFixed(1).padStart(4, '0');
-  return m >= 60 ? `${Math.floor(m / 60)}:${String(m % 60).padStart(2, '0')}:${ss}` : `${m}:${ss}`;
-}
+export const formatTime = (seconds: number): string => formatClock(seconds, 'always');
 
 /** A duration as people say it: "27.4 s", "2 min 5.0 s". */
 export function formatDuration(seconds: number): string {
@@ -41,7 +20,6 @@ export function formatDuration(seconds: number): string {
   return `${Math.floor(tenths / 600)} min ${((tenths % 600) / 10).toFixed(1)} s`;
 }
 
-export const round3 = (n: number): number => Math.round(n * 1000) / 1000;
 
 export interface Range { start: number; end: number }
 
