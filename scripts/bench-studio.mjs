@@ -271,20 +271,24 @@ async function cpuWindow(pid) {
   return cpuSeconds(pid) - before;
 }
 
+// One signed-in browser context per tab: a browser allows 6 HTTP/1.1 connections per host per profile, and
+// each visible request view holds one event stream, so 20 tabs of ONE profile would queue their page loads
+// behind the first 6 streams (over HTTP/2, behind a TLS proxy, they would share one connection). The server's
+// cost per open stream is what is measured here, so each tab is its own profile.
 async function openTabs(s, ids) {
-  const ctx = await context(s, true);
-  const pages = [];
+  const contexts = [];
   let streams = 0;
   for (const id of ids) {
+    const ctx = await context(s, true);
+    contexts.push(ctx);
     const page = await ctx.newPage();
     page.on('request', (r) => { if (r.url().includes('/events')) streams++; });
     await page.goto(`/requests/${id}`);
-    pages.push(page);
   }
   for (let t = 0; t < 100 && streams < ids.length; t++) await sleep(100);
   if (streams < ids.length) throw new NotReady(`${ids.length} request views opened ${streams} event streams: the request view does not watch through /events yet`);
   await sleep(2000); // the page loads' own work settles before the window
-  return ctx;
+  return { close: () => Promise.all(contexts.map((c) => c.close())) };
 }
 
 async function tabsCost(s, setup) {

@@ -16,8 +16,41 @@ export interface RequestHandlers {
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 const POLL_MS = 3000;
 
+/**
+ * Runs `connect` while the page is visible and closes what it opened while it is hidden (a background tab holds
+ * no connection: a browser allows 6 HTTP/1.1 connections per host, and every open stream is one, so a person
+ * with more studio tabs than that would find new pages waiting behind old streams). On becoming visible again it
+ * connects anew, and the server's first events bring the view up to date. `finished` ends it for good.
+ */
+function whileVisible(connect: (finished: () => void) => () => void): () => void {
+  let close: (() => void) | null = null;
+  let done = false;
+  const sync = () => {
+    if (done) return;
+    if (document.visibilityState === 'hidden') {
+      close?.();
+      close = null;
+    } else if (!close) {
+      close = connect(() => end(false));
+    }
+  };
+  const end = (closeNow: boolean) => {
+    done = true;
+    document.removeEventListener('visibilitychange', sync);
+    if (closeNow) close?.();
+    close = null;
+  };
+  document.addEventListener('visibilitychange', sync);
+  sync();
+  return () => end(true);
+}
+
 /** Watches one request; returns the function that stops watching. */
 export function watchRequest(id: string, h: RequestHandlers): () => void {
+  return whileVisible((finished) => connectRequest(id, h, finished));
+}
+
+function connectRequest(id: string, h: RequestHandlers, finished: () => void): () => void {
   let stopped = false;
   let source: EventSource | null = null;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -51,6 +84,7 @@ export function watchRequest(id: string, h: RequestHandlers): () => void {
       if (TERMINAL.has(s.status) && !recompiling) {
         h.onEnd?.(s);
         stop();
+        finished();
         return;
       }
     } catch (e) {
@@ -73,6 +107,7 @@ export function watchRequest(id: string, h: RequestHandlers): () => void {
     h.onStatus?.(s);
     h.onEnd?.(s);
     stop();
+    finished();
   });
   source.onerror = () => {
     // EventSource reconnects by itself; two failures in a row without a message means it will not hold: poll.
@@ -91,11 +126,17 @@ export function watchRequest(id: string, h: RequestHandlers): () => void {
 /** Watches many requests' statuses (the list's visible live rows); each `_id` says which. */
 export function watchMany(ids: string[], onStatus: (s: LiveStatus) => void): () => void {
   if (ids.length === 0) return () => {};
+  // What is still live survives a reconnect (the page hidden, then shown again).
+  const left = new Set(ids);
+  return whileVisible((finished) => connectMany(left, onStatus, finished));
+}
+
+function connectMany(left: Set<string>, onStatus: (s: LiveStatus) => void, finished: () => void): () => void {
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let source: EventSource | null = null;
   let errors = 0;
-  const left = new Set(ids);
+  const ids = [...left];
   const stop = () => {
     stopped = true;
     source?.close();
@@ -112,7 +153,10 @@ export function watchMany(ids: string[], onStatus: (s: LiveStatus) => void): () 
         // Try again next tick.
       }
     }));
-    if (left.size === 0) return stop();
+    if (left.size === 0) {
+      stop();
+      return finished();
+    }
     timer = setTimeout(() => void poll(), POLL_MS);
   };
   if (typeof EventSource === 'undefined') {
@@ -125,7 +169,10 @@ export function watchMany(ids: string[], onStatus: (s: LiveStatus) => void): () 
     const s = JSON.parse((e as MessageEvent).data as string) as LiveStatus;
     onStatus(s);
     if (e.type === 'end') left.delete(s._id);
-    if (left.size === 0) stop();
+    if (left.size === 0) {
+      stop();
+      finished();
+    }
   };
   source.addEventListener('status', take);
   source.addEventListener('end', take);
