@@ -166,7 +166,6 @@ describe('signing in and out', () => {
     expect(await horizontalOverflow(page), 'wider than a 390 px phone').toBeLessThanOrEqual(0);
     const a11y = await axeSerious(page);
     expect(a11y, a11y.join('\n')).toEqual([]);
-    await screenshot(page, 'requests-phone');
     expect(problems([SIGNED_OUT_PROBE])).toEqual([]);
   });
 
@@ -174,6 +173,8 @@ describe('signing in and out', () => {
     const { page, problems } = await open('desktop');
     await visit(page, '/posts');
     await page.waitForURL((u) => u.pathname === '/sign-in');
+    await page.getByLabel(/api key/i).waitFor();
+    await screenshot(page, 'sign-in-desktop');
     await signIn(page, key);
     await page.waitForURL((u) => u.pathname === '/posts');
     await page.getByRole('heading', { level: 1 }).waitFor();
@@ -185,7 +186,6 @@ describe('signing in and out', () => {
     await visit(page, '/sign-in');
     await signIn(page, key);
     await page.waitForURL((u) => u.pathname === '/');
-    await screenshot(page, 'requests-desktop');
     const old = (await sessionCookie(page.context()))!;
     expect(old).toBeDefined();
     const withOld = (path: string) => fetch(`${serve.url}${path}`, { headers: { cookie: `shorts_session=${old.value}` } });
@@ -276,7 +276,7 @@ describe('a request made in the studio, from upload to a published post', () => 
     await page.getByLabel('Most clips').fill('2');
     await page.getByLabel('Layout', { exact: true }).selectOption('fit');
     await page.getByLabel('Background where the video does not fill the frame').selectOption('false');
-    await screenshot(page, 'create-desktop');
+    await screenshot(page, 'create-desktop', { fullPage: false });
     const uploads = w.httpErrors.length;
     await page.getByRole('button', { name: 'Create clips' }).click();
     await page.waitForURL((u) => /^\/requests\/[0-9a-f]{24}$/.test(u.pathname));
@@ -285,14 +285,22 @@ describe('a request made in the studio, from upload to a published post', () => 
   }, 90_000);
 
   it('follows the request live from its event stream: steps move, the bar fills, then the clip cards appear', async () => {
-    const statusCalls: string[] = [];
+    /** Status reads once the page's stream was open: polling. */
+    const polls: string[] = [];
     const streams: string[] = [];
+    let streamsBefore = 0;
+    const t0 = Date.now();
+    const trace: string[] = [];
     page.on('request', (r) => {
       const p = new URL(r.url()).pathname;
-      if (p === `/api/v1/shorts/${requestId}/status`) statusCalls.push(p);
+      if (p.startsWith(`/api/v1/shorts/${requestId}`)) trace.push(`${Date.now() - t0} ms ${r.method()} ${p}`);
+      if (p === `/api/v1/shorts/${requestId}/status` && streams.length > streamsBefore) polls.push(p);
       if (p === `/api/v1/shorts/${requestId}/events`) streams.push(r.headers().accept ?? '');
     });
-    // Reload: the page (and its requests) are seen from their start.
+    page.on('requestfinished', (r) => { if (r.url().includes('/events')) trace.push(`${Date.now() - t0} ms stream closed`); });
+    page.on('requestfailed', (r) => { if (r.url().includes('/events')) trace.push(`${Date.now() - t0} ms stream failed: ${r.failure()?.errorText}`); });
+    // Reload: the page (and its requests) are seen from their start (the page before may still have asked).
+    streamsBefore = streams.length;
     await page.reload();
     const bar = page.getByRole('progressbar');
     await bar.waitFor();
@@ -316,9 +324,9 @@ describe('a request made in the studio, from upload to a published post', () => 
     expect(steps.length).toBeGreaterThan(3);
     for (const step of steps) expect(step).toMatch(/\(done\)$/);
     expect(await bar.count()).toBe(0);
-    // Learnt from the stream: one EventSource, and no status polling beyond the page's first read.
-    expect(streams).toEqual(['text/event-stream']);
-    expect(statusCalls.length).toBeLessThanOrEqual(1);
+    // Learnt from the stream: one EventSource, and no status read once it was open (the fallback would poll).
+    expect(streams.slice(streamsBefore), trace.join('\n')).toEqual(['text/event-stream']);
+    expect(polls, trace.join('\n')).toEqual([]);
     const cards = page.getByRole('article');
     expect(await cards.count()).toBeGreaterThanOrEqual(2);
     clips = await clipsOf(requestId);
@@ -347,6 +355,8 @@ describe('a request made in the studio, from upload to a published post', () => 
     await page.getByRole('link', { name: /all requests/i }).click();
     await page.getByRole('heading', { level: 1, name: /requests/i }).waitFor();
     await page.locator(`a[href="/requests/${requestId}"]`).first().waitFor();
+    await expectAccessible(page, 'list');
+    await screenshot(page, 'requests-desktop');
   });
 
   it('the editor lengthens clip 1 by its transcript words ("End here" / "Start here") and re-renders it', async () => {
@@ -360,8 +370,8 @@ describe('a request made in the studio, from upload to a published post', () => 
     const t = await page.request.get(`/api/v1/shorts/${requestId}/transcript?start=${Math.round(from * 1000) / 1000}&end=${Math.round((clip.endTimestamp + 60) * 1000) / 1000}`);
     const list = ((await t.json()) as { data: { words: { text: string; start: number; end: number }[] } }).data.words;
     expect(await words.count()).toBe(list.length);
-    let after = list.findIndex((x) => x.start >= clip.endTimestamp + 1.5);
-    const before = list.findLastIndex((x) => x.end <= clip.startTimestamp - 1.5);
+    const after = list.findIndex((x) => x.start >= clip.endTimestamp + 1.5);
+    const before = list.reduce((found, x, i) => (x.end <= clip.startTimestamp - 1.5 ? i : found), -1);
     let expected: { start: number; end: number };
     if (after >= 0) {
       await words.nth(after).click();
@@ -372,8 +382,8 @@ describe('a request made in the studio, from upload to a published post', () => 
       await words.nth(before).click();
       await page.getByRole('button', { name: /^Start here/ }).click();
       expected = { start: list[before]!.start, end: clip.endTimestamp };
-      after = -1;
     }
+    console.log(`clip 1 ${clip.startTimestamp}-${clip.endTimestamp} s lengthened by "${after >= 0 ? 'End' : 'Start'} here" to ${expected.start}-${expected.end} s`);
     await page.getByRole('status').filter({ hasText: /Changes: cut/ }).waitFor();
     await expectAccessible(page, 'editor');
     await screenshot(page, 'editor-desktop');
@@ -466,7 +476,7 @@ describe('a request made in the studio, from upload to a published post', () => 
       expect(await horizontalOverflow(p), `${view} is wider than a 390 px phone`).toBeLessThanOrEqual(0);
       await expectAccessible(p, `${view} (phone)`);
     };
-    const reachable = async (l: ReturnType<Page['getByRole']>) => {
+    const reachable = async (l: ReturnType<Page['locator']>) => {
       await l.scrollIntoViewIfNeeded();
       expect(await l.isVisible()).toBe(true);
       const box = (await l.boundingBox())!;
@@ -476,6 +486,7 @@ describe('a request made in the studio, from upload to a published post', () => 
     await p.locator(`a[href="/requests/${requestId}"]`).first().waitFor();
     await fits('list');
     await reachable(p.getByRole('link', { name: /new request/i }).first());
+    await screenshot(p, 'requests-phone');
     await p.locator(`a[href="/requests/${requestId}"]`).first().click();
     await p.getByRole('link', { name: 'Edit clip 1' }).waitFor();
     await fits('request');
@@ -488,6 +499,11 @@ describe('a request made in the studio, from upload to a published post', () => 
     await reachable(p.getByRole('button', { name: /^Start here/ }));
     await reachable(p.getByRole('button', { name: 'Re-render clip' }));
     await screenshot(p, 'editor-phone');
+    await visit(p, '/new');
+    await p.getByRole('heading', { level: 1, name: 'New request' }).waitFor();
+    await fits('create');
+    await reachable(p.getByText('Choose a video file', { exact: true }));
+    await screenshot(p, 'create-phone', { fullPage: false });
     await visit(p, '/posts');
     await p.getByRole('listitem').filter({ hasText: '@studiochannel' }).getByText(/Published$/).waitFor();
     await fits('posts');
