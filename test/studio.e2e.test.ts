@@ -408,6 +408,7 @@ describe('a request made in the studio, from upload to a published post', () => 
     await input.fill('Shortwright');
     await input.press('Enter');
     await page.getByText('1 word fixed — sent with the re-render.').waitFor();
+    await page.getByRole('status').filter({ hasText: /^Changes: 1 caption fix\.$/ }).waitFor();
     await page.getByRole('button', { name: 'Shortwright (was' }).waitFor();
     await rerender(page);
     const srt = await fetch(`${serve.api}/shorts/${requestId}/shorts/${clip.id}/export?format=srt`, { headers: { 'x-api-key': key } });
