@@ -8,27 +8,39 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { axeSerious, desktop, launchBrowser, phone, screenshot, watchedPage, type WatchedPage } from './helpers/browser.js';
-import { runCli } from './helpers/cli.js';
-import { serveEnv, startServe, type ServeProcess } from './helpers/serve.js';
+import { runCli, SAMPLE } from './helpers/cli.js';
+import { startServe, type ServeProcess } from './helpers/serve.js';
+import { seed, warmCache } from './helpers/seeded-cache.js';
+import { startFakePlatform, type FakeVideoSite } from './helpers/fake-platforms/index.js';
+import { addAccount, postsEnv } from './helpers/posts-fixture.js';
 
 let serve: ServeProcess;
 let browser: Browser;
+let fake: FakeVideoSite;
 let key: string;
 const email = `studio${Date.now()}@example.com`;
 const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
-  const env = serveEnv();
-  const created = await runCli(['keys', 'create', '--email', email, '--credits', '5', '--json'], env);
+  // The serve posts to a fake video site; its data dir starts with the sample talk's 0-60 s transcript (the
+  // tiny model's, made once per machine), so a request of that range costs only its renders.
+  fake = await startFakePlatform('video_site');
+  const env = postsEnv({ video_site: fake });
+  const [created, warm] = await Promise.all([
+    runCli(['keys', 'create', '--email', email, '--credits', '5', '--hourly-limit', '2000', '--daily-limit', '20000', '--json'], env),
+    warmCache(),
+  ]);
   if (created.code !== 0) throw new Error(`keys create failed: ${created.stderr}`);
   key = (JSON.parse(created.stdout) as { key: string }).key;
+  seed(env.SHORTS_DATA_DIR!, warm);
   [serve, browser] = await Promise.all([startServe(env), launchBrowser()]);
-}, 60_000);
+}, 240_000);
 
 afterAll(async () => {
   await Promise.all(contexts.map((c) => c.close().catch(() => {})));
   await browser?.close();
   await serve?.kill();
+  await fake?.close();
 });
 
 /** The answer the signed-out shell gets when it asks who is signed in: expected, not a problem. */
@@ -154,7 +166,6 @@ describe('signing in and out', () => {
     expect(await horizontalOverflow(page), 'wider than a 390 px phone').toBeLessThanOrEqual(0);
     const a11y = await axeSerious(page);
     expect(a11y, a11y.join('\n')).toEqual([]);
-    await screenshot(page, 'requests-phone');
     expect(problems([SIGNED_OUT_PROBE])).toEqual([]);
   });
 
@@ -162,6 +173,8 @@ describe('signing in and out', () => {
     const { page, problems } = await open('desktop');
     await visit(page, '/posts');
     await page.waitForURL((u) => u.pathname === '/sign-in');
+    await page.getByLabel(/api key/i).waitFor();
+    await screenshot(page, 'sign-in-desktop');
     await signIn(page, key);
     await page.waitForURL((u) => u.pathname === '/posts');
     await page.getByRole('heading', { level: 1 }).waitFor();
@@ -173,7 +186,6 @@ describe('signing in and out', () => {
     await visit(page, '/sign-in');
     await signIn(page, key);
     await page.waitForURL((u) => u.pathname === '/');
-    await screenshot(page, 'requests-desktop');
     const old = (await sessionCookie(page.context()))!;
     expect(old).toBeDefined();
     const withOld = (path: string) => fetch(`${serve.url}${path}`, { headers: { cookie: `shorts_session=${old.value}` } });
@@ -193,4 +205,310 @@ describe('signing in and out', () => {
     expect(new URL(page.url()).pathname).toBe('/sign-in');
     expect(problems([SIGNED_OUT_PROBE])).toEqual([]);
   });
+});
+
+/** A context signed in through the sign-in page, as a person does. */
+async function signedIn(kind: 'phone' | 'desktop'): Promise<WatchedPage> {
+  const w = await open(kind);
+  await visit(w.page, '/sign-in');
+  await signIn(w.page, key);
+  await w.page.waitForURL((u) => u.pathname === '/');
+  await w.page.getByRole('heading', { level: 1, name: /requests/i }).waitFor();
+  return w;
+}
+
+async function expectAccessible(page: Page, view: string): Promise<void> {
+  const a11y = await axeSerious(page);
+  expect(a11y, `${view}:\n${a11y.join('\n')}`).toEqual([]);
+}
+
+interface Clip { id: string; startTimestamp: number; endTimestamp: number; duration: number; recompiling: boolean; title: string; editError?: string }
+async function clipsOf(id: string): Promise<Clip[]> {
+  const r = await fetch(`${serve.api}/shorts/${id}`, { headers: { 'x-api-key': key } });
+  expect(r.status).toBe(200);
+  return ((await r.json()) as { data: { shorts: Clip[] } }).data.shorts;
+}
+
+/** The duration of the clip video the editor shows, once its metadata is in (the file it plays now). */
+async function shownClipSeconds(page: Page, title: string): Promise<number> {
+  const video = page.getByRole('region', { name: 'Preview' }).locator(`video[aria-label="Current clip: ${title}"]`);
+  return video.evaluate((v: HTMLVideoElement) => new Promise<number>((resolve, reject) => {
+    if (v.readyState >= 1) return resolve(v.duration);
+    v.addEventListener('loadedmetadata', () => resolve(v.duration), { once: true });
+    v.addEventListener('error', () => reject(new Error('the clip video did not load')), { once: true });
+    v.load();
+  }));
+}
+
+/** Clicks "Re-render clip", sees it re-rendering, then the new version announced. */
+async function rerender(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Re-render clip' }).click();
+  await page.getByRole('button', { name: 'Re-rendering…' }).waitFor();
+  await page.getByRole('status').filter({ hasText: /The new version is ready/ }).waitFor({ timeout: 120_000 });
+  expect(await page.getByRole('button', { name: 'Re-render clip' }).isVisible()).toBe(true);
+}
+
+// The issue's path through the studio, in order: one request made here is uploaded, followed, played, re-cut,
+// corrected and posted. Each step builds on the one before (one request: the renders are what costs time).
+describe('a request made in the studio, from upload to a published post', () => {
+  let w: WatchedPage;
+  let page: Page;
+  let requestId = '';
+  let clips: Clip[] = [];
+
+  beforeAll(async () => {
+    w = await signedIn('desktop');
+    page = w.page;
+    page.setDefaultTimeout(30_000);
+  }, 60_000);
+
+  it('uploads a talk through the Create view (tus), picks a range and creates the request', async () => {
+    await page.getByRole('link', { name: /new request/i }).first().click();
+    await page.getByRole('heading', { level: 1, name: 'New request' }).waitFor();
+    await expectAccessible(page, 'create');
+    await page.getByLabel('Choose a video file').setInputFiles(SAMPLE);
+    await page.getByText(/^Uploaded: 100%/).waitFor({ timeout: 60_000 });
+    // The seeded transcript's range; the picked file's own length (80 s) filled the end in.
+    await expect.poll(() => page.getByLabel(/^End/).inputValue()).toBe('1:20');
+    await page.getByLabel(/^Start/).fill('0:00');
+    await page.getByLabel(/^End/).fill('1:00');
+    await page.getByLabel('Preferred clip length').selectOption('under30sec');
+    await page.getByLabel('Most clips').fill('2');
+    await page.getByLabel('Layout', { exact: true }).selectOption('fit');
+    await page.getByLabel('Background where the video does not fill the frame').selectOption('false');
+    await screenshot(page, 'create-desktop', { fullPage: false });
+    const uploads = w.httpErrors.length;
+    await page.getByRole('button', { name: 'Create clips' }).click();
+    await page.waitForURL((u) => /^\/requests\/[0-9a-f]{24}$/.test(u.pathname));
+    requestId = new URL(page.url()).pathname.split('/').pop()!;
+    expect(w.httpErrors.length).toBe(uploads);
+  }, 90_000);
+
+  it('follows the request live from its event stream: steps move, the bar fills, then the clip cards appear', async () => {
+    /** Status reads once the page's stream was open: polling. */
+    const polls: string[] = [];
+    const streams: string[] = [];
+    let streamsBefore = 0;
+    const t0 = Date.now();
+    const trace: string[] = [];
+    page.on('request', (r) => {
+      const p = new URL(r.url()).pathname;
+      if (p.startsWith(`/api/v1/shorts/${requestId}`)) trace.push(`${Date.now() - t0} ms ${r.method()} ${p}`);
+      if (p === `/api/v1/shorts/${requestId}/status` && streams.length > streamsBefore) polls.push(p);
+      if (p === `/api/v1/shorts/${requestId}/events`) streams.push(r.headers().accept ?? '');
+    });
+    page.on('requestfinished', (r) => { if (r.url().includes('/events')) trace.push(`${Date.now() - t0} ms stream closed`); });
+    page.on('requestfailed', (r) => { if (r.url().includes('/events')) trace.push(`${Date.now() - t0} ms stream failed: ${r.failure()?.errorText}`); });
+    // Reload: the page (and its requests) are seen from their start (the page before may still have asked).
+    streamsBefore = streams.length;
+    await page.reload();
+    const bar = page.getByRole('progressbar');
+    await bar.waitFor();
+    const seen: { step: string; progress: number }[] = [];
+    const edit = page.getByRole('link', { name: 'Edit clip 1' });
+    for (const end = Date.now() + 180_000; Date.now() < end && !(await edit.isVisible());) {
+      const now = await page.evaluate(() => ({
+        step: document.querySelector('[aria-current="step"] .review-step-label')?.textContent ?? '',
+        progress: document.querySelector<HTMLProgressElement>('progress#review-progress-bar')?.value ?? null,
+      }));
+      if (now.progress !== null && (seen.at(-1)?.step !== now.step || seen.at(-1)?.progress !== now.progress)) seen.push({ step: now.step, progress: now.progress });
+      await page.waitForTimeout(150);
+    }
+    await edit.waitFor({ timeout: 1000 });
+    console.log(`request view saw: ${seen.map((s) => `${s.step} ${s.progress}%`).join(' → ')}`);
+    expect(new Set(seen.map((s) => s.step)).size, JSON.stringify(seen)).toBeGreaterThan(1);
+    for (let i = 1; i < seen.length; i++) expect(seen[i]!.progress).toBeGreaterThanOrEqual(seen[i - 1]!.progress);
+    // Completed: every step done, the bar gone with the work.
+    await page.getByText('The request is completed.').waitFor({ state: 'attached' });
+    const steps = await page.getByRole('listitem').filter({ has: page.locator('.review-step-label') }).allTextContents();
+    expect(steps.length).toBeGreaterThan(3);
+    for (const step of steps) expect(step).toMatch(/\(done\)$/);
+    expect(await bar.count()).toBe(0);
+    // Learnt from the stream: one EventSource, and no status read once it was open (the fallback would poll).
+    expect(streams.slice(streamsBefore), trace.join('\n')).toEqual(['text/event-stream']);
+    expect(polls, trace.join('\n')).toEqual([]);
+    const cards = page.getByRole('article');
+    expect(await cards.count()).toBeGreaterThanOrEqual(2);
+    clips = await clipsOf(requestId);
+    expect(clips.length).toBeGreaterThanOrEqual(2);
+    await expectAccessible(page, 'request');
+    await screenshot(page, 'request-desktop');
+  }, 200_000);
+
+  it('plays a clip from its card', async () => {
+    await page.getByRole('button', { name: /^Play with sound: / }).first().click();
+    const video = page.getByRole('article').first().locator('video');
+    await expect.poll(() => video.evaluate((v: HTMLVideoElement) => v.currentTime), { timeout: 15_000 }).toBeGreaterThan(0.5);
+    expect(await video.evaluate((v: HTMLVideoElement) => v.readyState)).toBeGreaterThanOrEqual(2);
+    expect(await video.evaluate((v: HTMLVideoElement) => !v.paused && v.videoWidth > 0)).toBe(true);
+    await video.evaluate((v: HTMLVideoElement) => v.pause());
+  });
+
+  it('is the account\'s request: readable by id with the key, but not in the key\'s list', async () => {
+    const byId = await fetch(`${serve.api}/shorts/${requestId}`, { headers: { 'x-api-key': key } });
+    expect(byId.status).toBe(200);
+    const list = await fetch(`${serve.api}/shorts?limit=100`, { headers: { 'x-api-key': key } });
+    expect(list.status).toBe(200);
+    const ids = ((await list.json()) as { data: { requests: { requestId: string }[] } }).data.requests.map((r) => r.requestId);
+    expect(ids).not.toContain(requestId);
+    // The studio's own list has it.
+    await page.getByRole('link', { name: /all requests/i }).click();
+    await page.getByRole('heading', { level: 1, name: /requests/i }).waitFor();
+    await page.locator(`a[href="/requests/${requestId}"]`).first().waitFor();
+    await expectAccessible(page, 'list');
+    await screenshot(page, 'requests-desktop');
+  });
+
+  it('the editor lengthens clip 1 by its transcript words ("End here" / "Start here") and re-renders it', async () => {
+    const clip = clips[0]!;
+    await visit(page, `/requests/${requestId}/clips/${clip.id}`);
+    await page.getByRole('heading', { level: 1, name: /^Edit clip/ }).waitFor();
+    const words = page.getByRole('group', { name: /^Transcript words around the clip/ }).getByRole('button');
+    await words.first().waitFor();
+    // The same window the editor asked for: a minute either side of the clip.
+    const from = Math.max(0, clip.startTimestamp - 60);
+    const t = await page.request.get(`/api/v1/shorts/${requestId}/transcript?start=${Math.round(from * 1000) / 1000}&end=${Math.round((clip.endTimestamp + 60) * 1000) / 1000}`);
+    const list = ((await t.json()) as { data: { words: { text: string; start: number; end: number }[] } }).data.words;
+    expect(await words.count()).toBe(list.length);
+    const after = list.findIndex((x) => x.start >= clip.endTimestamp + 1.5);
+    const before = list.reduce((found, x, i) => (x.end <= clip.startTimestamp - 1.5 ? i : found), -1);
+    let expected: { start: number; end: number };
+    if (after >= 0) {
+      await words.nth(after).click();
+      await page.getByRole('button', { name: /^End here/ }).click();
+      expected = { start: clip.startTimestamp, end: list[after]!.end };
+    } else {
+      expect(before, 'no word before or after the clip').toBeGreaterThanOrEqual(0);
+      await words.nth(before).click();
+      await page.getByRole('button', { name: /^Start here/ }).click();
+      expected = { start: list[before]!.start, end: clip.endTimestamp };
+    }
+    console.log(`clip 1 ${clip.startTimestamp}-${clip.endTimestamp} s lengthened by "${after >= 0 ? 'End' : 'Start'} here" to ${expected.start}-${expected.end} s`);
+    await page.getByRole('status').filter({ hasText: /Changes: cut/ }).waitFor();
+    await expectAccessible(page, 'editor');
+    await screenshot(page, 'editor-desktop');
+    await rerender(page);
+    const now = (await clipsOf(requestId)).find((c) => c.id === clip.id)!;
+    expect(now.editError).toBeUndefined();
+    expect(now.startTimestamp).toBeCloseTo(expected.start, 1);
+    expect(now.endTimestamp).toBeCloseTo(expected.end, 1);
+    expect(now.duration).toBeGreaterThan(clip.duration + 1);
+    expect(Math.abs(await shownClipSeconds(page, now.title) - now.duration)).toBeLessThan(0.5);
+  }, 150_000);
+
+  it('fixes a caption word inline and re-renders: the clip\'s SRT has the fixed word', async () => {
+    const clip = clips[0]!;
+    const captionWords = page.getByRole('group', { name: /^Caption words/ }).getByRole('button');
+    await captionWords.first().waitFor();
+    const texts = await captionWords.allTextContents();
+    const n = texts.findIndex((x) => /^[A-Za-z']{4,}[.,!?]?$/.test(x.trim()));
+    expect(n, texts.join(' ')).toBeGreaterThanOrEqual(0);
+    await captionWords.nth(n).click();
+    const input = page.getByRole('textbox', { name: /^Fix “/ });
+    await input.fill('Shortwright');
+    await input.press('Enter');
+    await page.getByText('1 word fixed — sent with the re-render.').waitFor();
+    await page.getByRole('status').filter({ hasText: /^Changes: 1 caption fix\.$/ }).waitFor();
+    await page.getByRole('button', { name: 'Shortwright (was' }).waitFor();
+    await rerender(page);
+    const srt = await fetch(`${serve.api}/shorts/${requestId}/shorts/${clip.id}/export?format=srt`, { headers: { 'x-api-key': key } });
+    expect(srt.status).toBe(200);
+    expect(await srt.text()).toContain('Shortwright');
+  }, 150_000);
+
+  it('the editor shortens clip 2 by typed times and re-renders it', async () => {
+    const clip = clips[1]!;
+    await visit(page, `/requests/${requestId}/clips/${clip.id}`);
+    await page.getByRole('heading', { level: 1, name: /^Edit clip/ }).waitFor();
+    const start = Math.round((clip.startTimestamp + 2) * 10) / 10;
+    const end = Math.round((clip.endTimestamp - 1) * 10) / 10;
+    const startField = page.getByLabel('Start', { exact: true });
+    await startField.fill(String(start));
+    await startField.press('Enter');
+    const endField = page.getByLabel('End', { exact: true });
+    await endField.fill(String(end));
+    await endField.press('Tab');
+    await page.getByRole('status').filter({ hasText: /Changes: cut/ }).waitFor();
+    await rerender(page);
+    const now = (await clipsOf(requestId)).find((c) => c.id === clip.id)!;
+    expect(now.editError).toBeUndefined();
+    expect(now.startTimestamp).toBeCloseTo(start, 2);
+    expect(now.endTimestamp).toBeCloseTo(end, 2);
+    expect(now.duration).toBeLessThan(clip.duration - 2);
+    expect(Math.abs(await shownClipSeconds(page, now.title) - now.duration)).toBeLessThan(0.5);
+  }, 150_000);
+
+  it('posts a clip now on a connected account and sees it published in the posts list', async () => {
+    await addAccount(serve, key, fake, 'video_site', 'studiochannel');
+    await visit(page, `/requests/${requestId}`);
+    await page.getByRole('link', { name: 'Post clip 1' }).click();
+    await page.waitForURL((u) => u.pathname === '/posts');
+    await page.getByRole('heading', { level: 1, name: 'Posts' }).waitFor();
+    const account = page.getByLabel('Account', { exact: true });
+    await expect.poll(() => account.locator('option:checked').textContent()).toMatch(/@studiochannel/);
+    await expect.poll(() => page.getByLabel('Clip', { exact: true }).inputValue()).toBe(clips[0]!.id);
+    await page.getByRole('radio', { name: 'Post now' }).check();
+    await page.getByRole('button', { name: 'Post now' }).click();
+    await page.getByRole('status').filter({ hasText: /Sent to @studiochannel/ }).waitFor();
+    const post = page.getByRole('listitem').filter({ hasText: '@studiochannel' });
+    await post.getByText(/Published$/).waitFor({ timeout: 60_000 });
+    await post.getByRole('link', { name: /View on/ }).waitFor();
+    const posts = await fetch(`${serve.api}/posts`, { headers: { 'x-api-key': key } });
+    const published = ((await posts.json()) as { data: { posts: { shortId: string; status: string }[] } }).data.posts;
+    expect(published).toEqual([expect.objectContaining({ shortId: clips[0]!.id, status: 'published' })]);
+    expect(fake.videos.size).toBe(1);
+    await expectAccessible(page, 'posts');
+    await screenshot(page, 'posts-desktop');
+  }, 90_000);
+
+  it('a page that does not exist says so, accessibly', async () => {
+    await visit(page, '/no-such-page');
+    await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
+    await expectAccessible(page, '404');
+  });
+
+  it('no console errors, failed requests or error answers on the whole way', () => {
+    expect(w.problems([SIGNED_OUT_PROBE])).toEqual([]);
+  });
+
+  it('at phone width the list, the request and the editor fit 390 px, with their main actions in reach', async () => {
+    const { page: p, problems } = await signedIn('phone');
+    const fits = async (view: string) => {
+      expect(await horizontalOverflow(p), `${view} is wider than a 390 px phone`).toBeLessThanOrEqual(0);
+      await expectAccessible(p, `${view} (phone)`);
+    };
+    const reachable = async (l: ReturnType<Page['locator']>) => {
+      await l.scrollIntoViewIfNeeded();
+      expect(await l.isVisible()).toBe(true);
+      const box = (await l.boundingBox())!;
+      expect(box.x).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width).toBeLessThanOrEqual(390);
+    };
+    await p.locator(`a[href="/requests/${requestId}"]`).first().waitFor();
+    await fits('list');
+    await reachable(p.getByRole('link', { name: /new request/i }).first());
+    await screenshot(p, 'requests-phone');
+    await p.locator(`a[href="/requests/${requestId}"]`).first().click();
+    await p.getByRole('link', { name: 'Edit clip 1' }).waitFor();
+    await fits('request');
+    await reachable(p.getByRole('button', { name: /^Play with sound: / }).first());
+    await screenshot(p, 'request-phone');
+    await p.getByRole('link', { name: 'Edit clip 1' }).click();
+    await p.getByRole('heading', { level: 1, name: /^Edit clip/ }).waitFor();
+    await p.getByRole('group', { name: /^Transcript words/ }).getByRole('button').first().waitFor();
+    await fits('editor');
+    await reachable(p.getByRole('button', { name: /^Start here/ }));
+    await reachable(p.getByRole('button', { name: 'Re-render clip' }));
+    await screenshot(p, 'editor-phone');
+    await visit(p, '/new');
+    await p.getByRole('heading', { level: 1, name: 'New request' }).waitFor();
+    await fits('create');
+    await reachable(p.getByText('Choose a video file', { exact: true }));
+    await screenshot(p, 'create-phone', { fullPage: false });
+    await visit(p, '/posts');
+    await p.getByRole('listitem').filter({ hasText: '@studiochannel' }).getByText(/Published$/).waitFor();
+    await fits('posts');
+    await screenshot(p, 'posts-phone');
+    expect(problems([SIGNED_OUT_PROBE])).toEqual([]);
+  }, 90_000);
 });

@@ -106,13 +106,24 @@ export async function axeSerious(page: Page): Promise<string[]> {
 
 /**
  * Saves a screenshot to docs/studio/<name>.png only under SHORTS_SCREENSHOTS=1 (`npm run screenshots`), so
- * `npm test` never rewrites the docs. Returns the file written, or null.
+ * `npm test` never rewrites the docs. `fullPage: false` keeps to the viewport (a long form of thumbnails would
+ * weigh a megabyte). Returns the file written, or null.
  */
-export async function screenshot(page: Page, name: string): Promise<string | null> {
+export async function screenshot(page: Page, name: string, opts: { fullPage?: boolean } = {}): Promise<string | null> {
   if (process.env.SHORTS_SCREENSHOTS !== '1') return null;
   const dir = path.join(ROOT, 'docs', 'studio');
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: true, animations: 'disabled' });
+  const fullPage = opts.fullPage ?? true;
+  // A full-page capture keeps the layout viewport, so a sticky bottom bar (the editor's) would be drawn across
+  // the middle of the page: the viewport grows to the page's height for the shot instead.
+  const viewport = page.viewportSize();
+  if (fullPage && viewport) {
+    const height = await page.evaluate(() => document.documentElement.scrollHeight);
+    await page.setViewportSize({ width: viewport.width, height: Math.max(height, viewport.height) });
+  }
+  // One image pixel per CSS pixel: a retina phone's shot is a quarter of the bytes and reads the same in docs.
+  await page.screenshot({ path: file, fullPage, animations: 'disabled', scale: 'css' });
+  if (fullPage && viewport) await page.setViewportSize(viewport);
   return file;
 }

@@ -272,7 +272,9 @@ export function ClipEditor() {
         )}
         <button type="button" disabled={busy || (nothing && !message)} onClick={resetForm}>Reset changes</button>
         <p class={`editor-status${message?.kind === 'error' ? ' error' : ''}`} role="status" aria-live="polite">
-          {message?.text ?? (changes.problem ?? (nothing ? 'No changes yet.' : `Changes: ${describe(pending)}.`))}
+          {/* "The new version is ready" gives way to the next changes the moment there are any. */}
+          {(message && !(message.kind === 'ok' && !nothing) ? message.text : null)
+            ?? (changes.problem ?? (nothing ? 'No changes yet.' : `Changes: ${describe(pending)}.`))}
         </p>
       </div>
     </section>
