@@ -43,7 +43,7 @@ describe('shorts create on the shipped sample (local mode)', () => {
 
   it('writes request.json shaped like GET /shorts/:id', () => {
     const written = JSON.parse(readFileSync(path.join(out, 'request.json'), 'utf8')) as RequestDetail;
-    expect(Object.keys(written).sort()).toEqual(['_id', 'captionLanguage', 'end', 'heatmap', 'language', 'preferredLength', 'progress',
+    expect(Object.keys(written).sort()).toEqual(['_id', 'captionLanguage', 'createdAt', 'end', 'heatmap', 'language', 'preferredLength', 'progress',
       'projectId', 'sentences', 'shorts', 'start', 'status', 'template', 'title', 'url', 'userEmail'].sort());
     expect(written).toMatchObject({ start: 0, end: 80, language: 'en', template: 'karaoke', captionLanguage: '', preferredLength: 'under30sec',
       projectId: null, heatmap: [], title: 'How to learn any skill faster (shortwright sample)' });
