@@ -45,10 +45,11 @@ export async function finishedUpload(blobs: BlobStore, accountId: string, upload
  * the scarce thing on a server).
  */
 export function keepsSource(r: Pick<RequestRecord, 'options' | 'createdIn'>): boolean {
-  return r.options.source.kind === 'upload' || r.createdIn === 'studio';
+  // `source?.`: rows written before sources were typed (migrated stores) have none; they keep nothing.
+  return r.options.source?.kind === 'upload' || r.createdIn === 'studio';
 }
 
 /** The blob key of an uploaded request's source, or null for every other source (its key is in the `source` checkpoint). */
 export function keptSourceKey(r: Pick<RequestRecord, 'options' | 'accountId'>): string | null {
-  return r.options.source.kind === 'upload' ? uploadKey(r.accountId, r.options.source.uploadId) : null;
+  return r.options.source?.kind === 'upload' ? uploadKey(r.accountId, r.options.source.uploadId) : null;
 }
