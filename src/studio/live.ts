@@ -54,7 +54,6 @@ function connectRequest(id: string, h: RequestHandlers, finished: () => void): (
   let stopped = false;
   let source: EventSource | null = null;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  let errors = 0;
 
   const stop = () => {
     stopped = true;
@@ -100,7 +99,8 @@ function connectRequest(id: string, h: RequestHandlers, finished: () => void): (
     return stop;
   }
   source = new EventSource(v1(`/shorts/${encodeURIComponent(id)}/events`), { withCredentials: true });
-  source.addEventListener('status', (e) => { errors = 0; h.onStatus?.(parse(e as MessageEvent) as LiveStatus); });
+  const healthy = pollWhenBroken(source, () => stopped, () => { source = null; void poll(); });
+  source.addEventListener('status', (e) => { healthy(); h.onStatus?.(parse(e as MessageEvent) as LiveStatus); });
   source.addEventListener('shorts', (e) => h.onShorts?.((parse(e as MessageEvent) as { shorts: ShortObject[] }).shorts));
   source.addEventListener('end', (e) => {
     const s = parse(e as MessageEvent) as LiveStatus;
@@ -109,17 +109,6 @@ function connectRequest(id: string, h: RequestHandlers, finished: () => void): (
     stop();
     finished();
   });
-  source.onerror = () => {
-    // EventSource reconnects by itself; two failures in a row without a message means it will not hold: poll.
-    // An answer that is not a stream (a 404 from a server without the endpoint, a proxy's 502) closes it for
-    // good after one error: poll at once then.
-    if (stopped) return;
-    if (++errors >= 2 || source?.readyState === EventSource.CLOSED) {
-      source?.close();
-      source = null;
-      void poll();
-    }
-  };
   return stop;
 }
 
@@ -135,7 +124,6 @@ function connectMany(left: Set<string>, onStatus: (s: LiveStatus) => void, finis
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let source: EventSource | null = null;
-  let errors = 0;
   const ids = [...left];
   const stop = () => {
     stopped = true;
@@ -164,8 +152,9 @@ function connectMany(left: Set<string>, onStatus: (s: LiveStatus) => void, finis
     return stop;
   }
   source = new EventSource(v1(`/events?ids=${ids.map(encodeURIComponent).join(',')}`), { withCredentials: true });
+  const healthy = pollWhenBroken(source, () => stopped, () => { source = null; void poll(); });
   const take = (e: Event) => {
-    errors = 0;
+    healthy();
     const s = JSON.parse((e as MessageEvent).data as string) as LiveStatus;
     onStatus(s);
     if (e.type === 'end') left.delete(s._id);
@@ -176,15 +165,24 @@ function connectMany(left: Set<string>, onStatus: (s: LiveStatus) => void, finis
   };
   source.addEventListener('status', take);
   source.addEventListener('end', take);
+  return stop;
+}
+
+/**
+ * EventSource reconnects by itself; two failures in a row without a message mean it will not hold, and an
+ * answer that is not a stream (a 404 from a server without the endpoint, a proxy's 502) closes it for good after
+ * one: `fallback` (polling) then. Returns what a received message calls (the stream is healthy again).
+ */
+function pollWhenBroken(source: EventSource, stopped: () => boolean, fallback: () => void): () => void {
+  let errors = 0;
   source.onerror = () => {
-    if (stopped) return;
-    if (++errors >= 2 || source?.readyState === EventSource.CLOSED) {
-      source?.close();
-      source = null;
-      void poll();
+    if (stopped()) return;
+    if (++errors >= 2 || source.readyState === EventSource.CLOSED) {
+      source.close();
+      fallback();
     }
   };
-  return stop;
+  return () => { errors = 0; };
 }
 
 export const isTerminal = (status: string): boolean => TERMINAL.has(status);
