@@ -29,7 +29,9 @@ beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'mcp-limits-'));
   store = new SqliteRequestStore(path.join(dir, 'shorts.db'));
   const accounts = new AccountStore(new SqliteAccounts(store.db));
-  const limiter = new RateLimiter(new SqliteRateLimits(store.db), { limiters: { videoCreation: { limit: 2, windowSec: 60 }, statusCheck: { limit: 2, windowSec: 60 } } });
+  // A frozen clock: the windows are aligned to the UTC minute, and a minute turning between the calls below
+  // (about 2 % of runs: they span a second) reset the counts and failed the test once in CI.
+  const limiter = new RateLimiter(new SqliteRateLimits(store.db), { now: () => Date.UTC(2026, 0, 1, 0, 0, 30), limiters: { videoCreation: { limit: 2, windowSec: 60 }, statusCheck: { limit: 2, windowSec: 60 } } });
   const account = await accounts.createAccount({ email: 'agent@example.com', credits: 5 });
   const auth = await accounts.authenticate((await accounts.createKey(account.id)).key);
   const backend = serviceBackend(new Service(store, { blobs: new FsBlobStore(store.dataDir), credits: accounts, posts: new SqlitePostStore(store.db) }), postsStack(store).posts, auth, async (a, name) => {
