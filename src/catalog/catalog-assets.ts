@@ -70,7 +70,7 @@ const PREVIEW_TYPES: Record<string, string> = { '.png': 'image/png', '.jpg': 'im
  * operators commonly drop in. Browsers and players choose a decoder from this header, so a file is
  * labelled with what it is, never as a generic stream when we know better.
  */
-const MEDIA_TYPES: Record<string, string> = {
+export const MEDIA_TYPES: Record<string, string> = {
   '.opus': 'audio/ogg', '.ogg': 'audio/ogg', '.oga': 'audio/ogg', '.mp3': 'audio/mpeg', '.m4a': 'audio/mp4',
   '.aac': 'audio/aac', '.wav': 'audio/wav', '.flac': 'audio/flac',
   '.mp4': 'video/mp4', '.m4v': 'video/mp4', '.mov': 'video/quicktime', '.webm': 'video/webm', '.mkv': 'video/x-matroska',

@@ -32,7 +32,7 @@ import { templatePreviewUrls } from '../pipeline/captions/template-previews.js';
 import { findMusic, musicCatalog } from '../catalog/music.js';
 import { findGameVideo, gameVideoCatalog } from '../catalog/game-videos.js';
 import { findMemeHook, memeHookCatalog } from '../catalog/meme-hooks.js';
-import { catalogAssetUrl, type GameVideoItem, type MemeHookItem, type MusicTrackItem } from '../catalog/catalog-assets.js';
+import { catalogAssetUrl, MEDIA_TYPES, type GameVideoItem, type MemeHookItem, type MusicTrackItem } from '../catalog/catalog-assets.js';
 import type { TimeAdjustment } from '../domain/time.js';
 import { pairLabel, supportsPair, translatorFromEnv, type TranslatorConfig } from '../pipeline/captions/translate.js';
 import { modelSet, modelSpecs, type ModelSpecs } from '../pipeline/transcribe/transcribe.js';
@@ -105,9 +105,6 @@ const MAX_TRANSCRIPT_SPAN = 600;
 
 /** A page of one catalog (GET /music, /meme-hooks, /game-videos); the HTTP layer names the array. */
 interface CatalogListing<T> { items: T[]; pagination: Pagination }
-
-/** The Content-Type a kept download is served with, by its extension (the fetch stage keeps the source's). */
-const VIDEO_TYPES: Record<string, string> = { '.mp4': 'video/mp4', '.m4v': 'video/mp4', '.mov': 'video/quicktime', '.webm': 'video/webm', '.mkv': 'video/x-matroska' };
 
 export class Service {
   /** Abort handles of jobs running in this process, so DELETE kills their children at once. */
@@ -331,7 +328,8 @@ export class Service {
     const stat = key && await this.blobs.stat(key);
     if (!key || !stat) return null;
     const upload = r.options.source.kind === 'upload' ? await finishedUpload(this.blobs, r.accountId, r.options.source.uploadId) : null;
-    return { key, contentType: upload?.filetype ?? VIDEO_TYPES[path.extname(key).toLowerCase()] ?? 'video/mp4' };
+    // A kept download is labelled by its extension (the fetch stage keeps the source's), as catalog media are.
+    return { key, contentType: upload?.filetype ?? MEDIA_TYPES[path.extname(key).toLowerCase()] ?? 'video/mp4' };
   }
 
   /** The kept source of request `id` for its signed link (no account: the link is the credential); null when none. */
