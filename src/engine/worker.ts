@@ -13,7 +13,8 @@ import type { RequestStore, RequestRecord } from '../ports/request-store.js';
 import { TERMINAL } from '../ports/request-store.js';
 import type { Job, JobQueue } from '../ports/job-queue.js';
 import { JobLoop, type JobOutcome } from './job-loop.js';
-import { Orchestrator, ShutdownSignal } from './orchestrator.js';
+import type { Orchestrator } from './orchestrator.js';
+import { ShutdownSignal } from './interruptions.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import { LeaseLost, type Lease, type LeaseKey } from '../ports/leases.js';
 import {

@@ -23,7 +23,7 @@ import type { JobQueue } from '../ports/job-queue.js';
 import { REQUEST_QUEUE, REQUEST_QUEUES, rerenderJob, stageJob } from '../engine/jobs.js';
 import type { PostStore } from '../ports/post-store.js';
 import { TERMINAL, type CreatedIn, type ListQuery, type RequestRecord, type ShortRecord } from '../ports/request-store.js';
-import { STEP_MESSAGES } from '../engine/orchestrator.js';
+import { STEP_MESSAGES } from '../engine/step-messages.js';
 import type { MediaRunner } from '../ports/media-runner.js';
 import { probeMedia, MediaError } from '../media/probe.js';
 import { clampRange } from '../pipeline/fetch/range.js';
