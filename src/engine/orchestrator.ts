@@ -1,10 +1,11 @@
 // The engine's runner of requests, one object for its callers (the worker, the local client, the composition
 // root): each method is one kind of work on a request, in a module of its own —
-//   run               every stage in this process (local mode)        request-run.ts
-//   runStage          fetch, transcribe or analyze as a stage job     stage-jobs.ts
-//   plannedClips, renderPlannedClip, saveErroredClip  a clip's render job   clip-jobs.ts
-//   finalize          the request's end once its clip jobs ended      finalize.ts
-//   rerender          the edit of one clip                            rerender.ts
+//   run                     every stage in this process (local mode)    request-run.ts
+//   runStage                fetch, transcribe or analyze as a job       stage-jobs.ts
+//   plannedClips, renderPlannedClip, saveErroredClip
+//                           a clip's render job                         clip-jobs.ts
+//   finalize                the request's end once its clip jobs ended  finalize.ts
+//   rerender                the edit of one clip                        rerender.ts
 // What they share: the stage table (stages.ts), what each stage does (request-stages.ts), the checkpoints
 // (checkpoints.ts), a clip's render (clip-render.ts) and why work stops without failing (interruptions.ts).
 import type { Lease } from '../ports/leases.js';
