@@ -32,7 +32,7 @@ const connect = async () => {
   }
   return { postgresUrl: postgres.url.replace(/\/postgres$/, `/${name}`) };
 };
-jobQueueConformance('BullMQ on PostgreSQL', async () => bullmqHarness(await connect()));
+jobQueueConformance('BullMQ on PostgreSQL', async (retention) => bullmqHarness(await connect(), retention));
 bullmqRestartTests('BullMQ on PostgreSQL', async () => ({
   connection: await connect(), server: { stop: () => postgres.stop('fast'), start: () => postgres.start() }, durable: true,
 }));

@@ -12,5 +12,5 @@ beforeAll(async () => { redis = await startRedis(); });
 afterAll(async () => { await redis?.close(); });
 
 const connect = () => ({ redisUrl: redis.url, prefix: `t-${randomUUID()}` });
-jobQueueConformance('BullMQ on Redis', () => bullmqHarness(connect()));
+jobQueueConformance('BullMQ on Redis', (retention) => bullmqHarness(connect(), retention));
 bullmqRestartTests('BullMQ on Redis', () => ({ connection: connect(), server: redis, durable: false }));

@@ -5,6 +5,7 @@
 // BullMQ) is chosen in this file and nowhere else. Parts a command may not need (the orchestrator, the
 // worker, the scheduler) are built when asked for: a `shorts list` pays only for opening the store.
 import type { RequestRecord, RequestStore } from '../ports/request-store.js';
+import { Housekeeping } from '../engine/housekeeping.js';
 import { LeaseKeeper } from '../engine/lease-keeper.js';
 import { LEGACY_QUEUES, STAGE_QUEUES } from '../engine/jobs.js';
 import { EngineMetrics } from '../engine/metrics.js';
@@ -83,7 +84,11 @@ export interface Engine {
   /** One check per engine this one is built on (/readyz): the store, and each separate engine configured. */
   readiness(): Promise<ReadinessCheck[]>;
   orchestrator(opts?: OrchestratorOptions): Orchestrator;
-  /** The workers of `serve` and `shorts worker`: the stage queues' jobs (refunds of failed requests through the ledger). */
+  /**
+   * The workers of `serve` and `shorts worker`: the stage queues' jobs (refunds of failed requests through the
+   * ledger). A process that asks for workers that run (concurrency above 0) also runs the housekeeping
+   * (src/engine/housekeeping.ts: expired leases and old idempotency keys, hourly) until close().
+   */
   worker(opts: { concurrency: number; queues?: readonly string[]; onFinished?: (r: RequestRecord) => Promise<void>; track?: (id: string, c: AbortController) => () => void } & OrchestratorOptions): Worker;
   /**
    * Posting: the publisher; `worker`, the `publish` queue's worker that publishes API accounts' posts (serve, and
@@ -91,7 +96,7 @@ export interface Engine {
    * run`: the local account's). `concurrency`: the worker's posts at once.
    */
   publishing(opts: Pick<PublishingOptions, 'scope' | 'tuning' | 'env' | 'log'> & { automation?: boolean; concurrency?: number }): ReturnType<typeof createPublishing> & { worker: PublishWorker; automation?: Automation };
-  /** Hands every lease back (another process resumes the work at once) and closes the store. */
+  /** Stops the housekeeping, hands every lease back (another process resumes the work at once) and closes the store. */
   close(): Promise<void>;
 }
 
@@ -144,6 +149,8 @@ export function createEngine(settings: EngineSettings): Engine {
   const postsService = () => (posts ??= new PostsService(store, postStore, connectedAccounts, { queue, log }));
   const automationRules = () => (automation ??= new Automation(rules, postsService(), log));
 
+  const housekeeping = new Housekeeping({ leases: state.leases, idempotency, log });
+
   const orchestrator = (opts: OrchestratorOptions = {}) => new Orchestrator({
     store, blobs, media, faces, dataDir, render: renderSettingsFromEnv(),
     transcriber: createTranscriber({ dataDir, media, onModelDownload: opts.onModelDownload }),
@@ -157,12 +164,15 @@ export function createEngine(settings: EngineSettings): Engine {
     metrics,
     readiness: () => checkReadiness(probes),
     orchestrator,
-    worker: (opts) => new Worker({
-      store, leases, queue, orchestrator: orchestrator(opts), concurrency: opts.concurrency, queues: opts.queues, queueOutsideTransaction: state.distributed, log,
-      refund: (id) => { ledger.refundCredit(id).catch((e: unknown) => log(`refund of ${id}: ${e instanceof Error ? e.message : String(e)}`)); },
-      onFinished: opts.onFinished,
-      track: opts.track ?? ((id, c) => service.track(id, c)),
-    }),
+    worker: (opts) => {
+      if (opts.concurrency > 0) housekeeping.start();
+      return new Worker({
+        store, leases, queue, orchestrator: orchestrator(opts), concurrency: opts.concurrency, queues: opts.queues, queueOutsideTransaction: state.distributed, log,
+        refund: (id) => { ledger.refundCredit(id).catch((e: unknown) => log(`refund of ${id}: ${e instanceof Error ? e.message : String(e)}`)); },
+        onFinished: opts.onFinished,
+        track: opts.track ?? ((id, c) => service.track(id, c)),
+      });
+    },
     publishing: (opts) => {
       // `posts run` reports what automation does on its own output (opts.log); serve in the engine's log.
       const applying = opts.automation === false ? undefined : opts.log ? new Automation(rules, postsService(), opts.log) : automationRules();
@@ -176,6 +186,7 @@ export function createEngine(settings: EngineSettings): Engine {
       return { ...made, worker, automation: applying };
     },
     close: async () => {
+      await housekeeping.stop();
       await leases.releaseAll();
       await state.close();
     },

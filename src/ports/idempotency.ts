@@ -40,6 +40,9 @@ export interface IdempotencyStore {
   complete(scope: IdempotencyScope, token: string, answer: IdempotentAnswer): Promise<boolean>;
   /** Forgets a claim that ended without an answer worth keeping (an error that changed nothing), so a retry runs again. */
   release(scope: IdempotencyScope, token: string): Promise<void>;
-  /** Removes records older than `ttlMs`; returns how many went. */
-  purge(ttlMs: number): Promise<number>;
+  /** Removes records older than `ttlMs`, at most `limit` of them (a batch; all without); returns how many went. */
+  purge(ttlMs: number, limit?: number): Promise<number>;
 }
+
+/** How long a key's first answer is replayed (docs/api.md: "within 24 hours"); housekeeping purges older ones. */
+export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;

@@ -8,8 +8,8 @@
 // process) leaves a stalled job: the next taker gets it with one more attempt.
 //
 // Shaped after BullMQ 6 so its adapter (issue 24) implements this interface unchanged: `enqueue` is Queue.add
-// with `jobId`, `attempts`, `backoff`, `delay` (and removeOnComplete/removeOnFail, so an id can be enqueued
-// again once its job ended); `take` is Worker.getNextJob(token) with `lockDuration`; `extend` is
+// with `jobId`, `attempts`, `backoff`, `delay` (and removeOnComplete/removeOnFail `{ age }`: ended jobs are
+// bookkeeping, removed a while after they ended, see KEEP_ENDED_JOBS_MS); `take` is Worker.getNextJob(token) with `lockDuration`; `extend` is
 // job.extendLock(token); `complete`/`fail` are moveToCompleted/moveToFailed (a final failure: its
 // UnrecoverableError); `handBack` moves the job back to wait (moveToDelayed/Job.moveToWait without counting
 // the attempt); stalled jobs are BullMQ's stalled-job recovery with maxStalledCount = attempts, the processor
@@ -25,6 +25,22 @@
 //
 // Today's adapter: src/adapters/sqlite/job-queue.ts (a `jobs` table, polled by the workers of other processes).
 // test/conformance/job-queue.ts says what every adapter must do.
+
+/**
+ * How long an ended job (completed, failed, cancelled) is kept after it ended: `get` tells how it ended for that
+ * long, then answers undefined. What reads ended jobs needs minutes at most (a worker's orphan sweep and the
+ * publish sweep only ask whether a job is live; tests read a job just ended), and the truth about a request,
+ * a clip or a post is in its own record, never pruned: a day is for an operator looking at the queues.
+ * Adapters remove an old ended job, as BullMQ's age-based removeOnComplete/removeOnFail does, when a later job
+ * of its queue ends (no timer: a queue nobody uses keeps its last ended jobs).
+ */
+export const KEEP_ENDED_JOBS_MS = 24 * 3600_000;
+
+/** What an adapter is built with besides its connection. */
+export interface JobRetention {
+  /** KEEP_ENDED_JOBS_MS unless a test wants a short one (whole seconds on BullMQ). */
+  keepEndedMs?: number;
+}
 
 /** Wait between attempts after a retryable failure: `delayMs` each time, or doubling from it (1, 2, 4... x). */
 export interface Backoff {
@@ -87,7 +103,10 @@ export interface JobInfo<T = unknown> {
 export type LockState = 'held' | 'cancelled' | 'lost';
 
 export interface JobQueue {
-  /** Adds a job; false (and nothing changes) when a job with that id is waiting (for children or not) or active in that queue. */
+  /**
+   * Adds a job; false (and nothing changes) when a job with that id is waiting (for children or not) or active
+   * in that queue. An id whose job ended (kept or already removed) can be enqueued again: a new job.
+   */
   enqueue<T>(job: NewJob<T>): Promise<boolean>;
   /**
    * A flow (BullMQ's FlowProducer.add; issue 24: a request's render fans out one job per clip): the `children`
@@ -123,7 +142,10 @@ export interface JobQueue {
    * `extend`. False when there is no waiting or active job with that id.
    */
   cancel(queue: string, id: string): Promise<boolean>;
-  /** A job's state now (undefined when the queue has none with that id). */
+  /**
+   * A job's state now (undefined when the queue has none with that id, or its job ended longer ago than the
+   * adapter keeps ended jobs, KEEP_ENDED_JOBS_MS, and a later job of its queue ended since).
+   */
   get(queue: string, id: string): Promise<JobInfo | undefined>;
   /** How many jobs of a queue are in each state now (the queue depths of /metrics); ended jobs an adapter no longer keeps count 0. */
   counts(queue: string): Promise<Record<JobState, number>>;

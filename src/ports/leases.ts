@@ -42,7 +42,18 @@ export interface LeaseStore {
   release(lease: Lease): Promise<boolean>;
   /** The current unexpired holder of a key, or null when it is free. */
   holder(key: LeaseKey): Promise<LeaseHolder | null>;
+  /**
+   * Forgets at most `limit` leases expired (or released) at least `expiredForMs` ago; returns how many went.
+   * A forgotten key is as if never acquired: its next lease has FIRST_TOKEN again, and its old holder can
+   * neither renew it nor pass a fenced write (no holder goes that long without a heartbeat and keeps working).
+   * A live request's lease is kept whatever its age: its token tells a local runner whether another process
+   * had the request before it (src/client/local-client.ts).
+   */
+  prune(expiredForMs: number, limit: number): Promise<number>;
 }
+
+/** How long an expired or released lease is remembered before housekeeping forgets it. */
+export const KEEP_EXPIRED_LEASES_MS = 24 * 3600_000;
 
 /**
  * The abort reason (and error) of work whose lease another owner took over: that work stops without a

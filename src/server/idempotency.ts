@@ -4,14 +4,13 @@
 // again: no second request, no second charge. The same key with another body is 409
 // `idempotency_key_reused`; a duplicate arriving while the first still runs waits for its answer.
 // Only success answers are kept: an error changed nothing, so a retry with the key runs again.
+// Answers past the window are purged by the housekeeping of the processes that run workers (src/engine/housekeeping.ts).
 import { createHash } from 'node:crypto';
 import type http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ShortsError } from '../errors.js';
-import type { IdempotencyScope, IdempotencyStore, IdempotentAnswer } from '../ports/idempotency.js';
+import { IDEMPOTENCY_TTL_MS, type IdempotencyScope, type IdempotencyStore, type IdempotentAnswer } from '../ports/idempotency.js';
 
-/** How long a key's first answer is replayed. */
-export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
 /**
  * How long a first request holds its key before another may take it over: longer than any POST runs (a
  * create waits at most ~30 s on the source's URL check), short enough that a process killed mid-request
@@ -21,8 +20,6 @@ const HOLD_MS = 5 * 60_000;
 /** How long a duplicate waits for the first request's answer before it is told to retry. */
 const WAIT_MS = 60_000;
 const POLL_MS = 100;
-/** Answers past the window are dropped at most this often (on the way of a keyed request). */
-const PURGE_EVERY_MS = 10 * 60_000;
 
 /** Printable ASCII without spaces, like the keys clients make (UUIDs, digests, "batch-<item>-<try>"). */
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -58,13 +55,11 @@ function canonicalJson(value: unknown): string {
 export class IdempotentRequests {
   /** Keys whose first request runs in this process: a duplicate here waits on it instead of polling the store. */
   private readonly running = new Map<string, Promise<unknown>>();
-  private lastPurge = 0;
 
   constructor(private readonly store: IdempotencyStore) {}
 
   /** The first answer to this key (running `run` to get it when there is none yet), and whether it was replayed. */
   async answer(scope: IdempotencyScope, fingerprint: string, run: () => Promise<IdempotentAnswer>): Promise<{ answer: IdempotentAnswer; replayed: boolean }> {
-    this.maybePurge();
     const name = `${scope.accountId}\n${scope.key}`;
     const deadline = Date.now() + WAIT_MS;
     for (;;) {
@@ -102,12 +97,5 @@ export class IdempotentRequests {
     if (answer.status >= 200 && answer.status < 300) await this.store.complete(scope, token, answer);
     else await this.store.release(scope, token);
     return answer;
-  }
-
-  /** Drops answers older than the replay window, now and then (a failure only delays it to the next time). */
-  private maybePurge(): void {
-    if (Date.now() - this.lastPurge < PURGE_EVERY_MS) return;
-    this.lastPurge = Date.now();
-    this.store.purge(IDEMPOTENCY_TTL_MS).catch(() => {});
   }
 }

@@ -9,12 +9,12 @@ export interface Harness<P> {
   close(): Promise<void>;
 }
 
-/** Inside a describe: a fresh harness for each test that asks for one, closed after it whatever happened. */
-export function perTest<P>(factory: () => Promise<Harness<P>>): () => Promise<Harness<P>> {
+/** Inside a describe: a fresh harness for each test that asks for one (with the factory's options), closed after it whatever happened. */
+export function perTest<P, A extends unknown[] = []>(factory: (...args: A) => Promise<Harness<P>>): (...args: A) => Promise<Harness<P>> {
   let current: Harness<P> | undefined;
   afterEach(async () => {
     await current?.close();
     current = undefined;
   });
-  return async () => (current = await factory());
+  return async (...args: A) => (current = await factory(...args));
 }

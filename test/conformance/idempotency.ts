@@ -68,6 +68,21 @@ export function idempotencyConformance(name: string, factory: () => Promise<Idem
       expect((await port.claim(scope('k4'), 'fp', LONG)).kind).toBe('claimed');
     });
 
+    it('purges a batch at a time when given a limit, the oldest past the window only', async () => {
+      const { port } = await open();
+      for (const k of ['p1', 'p2', 'p3']) {
+        const c = await port.claim(scope(k), 'fp', LONG) as { kind: 'claimed'; token: string };
+        await port.complete(scope(k), c.token, answer(6));
+      }
+      await sleep(400);
+      const live = await port.claim(scope('p4'), 'fp', LONG) as { kind: 'claimed'; token: string };
+      await port.complete(scope('p4'), live.token, answer(7));
+      expect(await port.purge(300, 2)).toBe(2);
+      expect(await port.purge(300, 2)).toBe(1);
+      expect(await port.purge(300, 2)).toBe(0);
+      expect(await port.claim(scope('p4'), 'fp', LONG)).toEqual({ kind: 'replay', answer: answer(7) });
+    });
+
     it('the HTTP rules: one run for concurrent duplicates, all get the first answer; errors are not kept; another body is idempotency_key_reused', async () => {
       const { port } = await open();
       const requests = new IdempotentRequests(port);

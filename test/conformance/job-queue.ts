@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { perTest, type Harness } from './harness.js';
-import { JobLockLost, type Job, type JobQueue, type NewJob } from '../../src/ports/job-queue.js';
+import { JobLockLost, type Job, type JobQueue, type JobRetention, type NewJob } from '../../src/ports/job-queue.js';
 
 export type JobQueueHarness = Harness<JobQueue>;
 
@@ -14,7 +14,8 @@ const LONG = 30_000;
 /** A lock TTL short enough to run out during a test. */
 const SHORT = 60;
 
-export function jobQueueConformance(name: string, factory: () => Promise<JobQueueHarness>): void {
+/** `retention`: the adapter built to keep ended jobs that long instead of KEEP_ENDED_JOBS_MS. */
+export function jobQueueConformance(name: string, factory: (retention?: JobRetention) => Promise<JobQueueHarness>): void {
   describe(`job queue port conformance: ${name}`, () => {
     const open = perTest(factory);
     const q = () => `q-${randomUUID()}`;
@@ -301,6 +302,27 @@ export function jobQueueConformance(name: string, factory: () => Promise<JobQueu
       expect(counts.failed).toBe(0);
       expect((await port.counts(finish))['waiting-children']).toBe(1);
       expect((await port.counts(q())).waiting).toBe(0);
+    });
+
+    it('removes a job ended longer ago than it keeps ended jobs, as later jobs of its queue end; one ended since stays', async () => {
+      const { port } = await open({ keepEndedMs: 1000 });
+      const a = q();
+      const end = async (id: string, how: 'complete' | 'fail') => {
+        await port.enqueue(job(a, id));
+        const taken = (await take(port, [a]))!;
+        if (how === 'complete') await port.complete(taken);
+        else await port.fail(taken, 'broken', { final: true });
+      };
+      await end('old-done', 'complete');
+      await end('old-failed', 'fail');
+      await sleep(1100);
+      await end('new-done', 'complete');
+      await end('new-failed', 'fail');
+      expect(await port.get(a, 'old-done')).toBeUndefined();
+      expect(await port.get(a, 'old-failed')).toBeUndefined();
+      expect(await port.get(a, 'new-done')).toMatchObject({ state: 'completed' });
+      expect(await port.get(a, 'new-failed')).toMatchObject({ state: 'failed', failedReason: 'broken' });
+      expect(await port.counts(a)).toMatchObject({ completed: 1, failed: 1 });
     });
   });
 }

@@ -131,5 +131,23 @@ export function leaseStoreConformance(name: string, factory: LeaseStoreFactory):
     it('knows no holder for a key never acquired', async () => {
       expect(await port.holder(key())).toBeNull();
     });
+
+    it('prunes leases expired or released long enough ago, a batch at a time: their keys start over; a live one stays', async () => {
+      const [ran, died, released, live, recent] = [key(), key(), key(), key(), key()];
+      await port.acquire(ran, 'owner-a', 1);
+      await port.acquire(died, 'owner-a', 1);
+      await port.release((await port.acquire(released, 'owner-a', 10_000))!);
+      const held = (await port.acquire(live, 'owner-a', 10_000))!;
+      await sleep(400);
+      await port.acquire(recent, 'owner-a', 1);
+      expect(await port.prune(300, 2)).toBe(2);
+      expect(await port.prune(300, 2)).toBe(1);
+      expect(await port.prune(300, 2)).toBe(0);
+      // Forgotten: another owner's lease is a first one, not a takeover (a kept row would count the token up).
+      expect(await port.acquire(ran, 'owner-b', 10_000)).toMatchObject({ token: FIRST_TOKEN });
+      expect((await port.acquire(recent, 'owner-b', 10_000))!.token).not.toBe(FIRST_TOKEN);
+      expect(await port.holder(live)).toMatchObject({ owner: 'owner-a', token: held.token });
+      expect(await port.renew(held, 10_000)).not.toBeNull();
+    });
   });
 }

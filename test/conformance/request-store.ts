@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
-import { LeaseLost, type Lease, type LeaseStore } from '../../src/ports/leases.js';
+import { FIRST_TOKEN, LeaseLost, type Lease, type LeaseStore } from '../../src/ports/leases.js';
 import type { NewRequest, RequestStore, ShortRecord } from '../../src/ports/request-store.js';
 import type { CreateRequest } from '../../src/domain/request.js';
 
@@ -158,6 +158,20 @@ export function requestStoreConformance(name: string, factory: RequestStoreFacto
       await expect(port.finishRerender(`${id}-0`, { title: 'New', reason: 'r2', sentenceIndexes: [0], startTimestamp: 0, endTimestamp: 25, duration: 25, layout: 'fit', fileKey: 'clips/0b.mp4', coverKey: null, edit: { end: 25 } }, stale))
         .rejects.toBeInstanceOf(LeaseLost);
       expect(await port.getShort(id, `${id}-0`)).toMatchObject({ recompiling: true, title: 't0', fileKey: 'clips/0.mp4' });
+    });
+
+    it("keeps a live request's lease through a lease prune (it tells a local runner another had it); once the request ended, it goes", async () => {
+      const { id } = await port.insertRequest(request());
+      await leases.acquire({ kind: 'request', id }, 'runner-old', 1);
+      await sleep(20);
+      expect(await leases.prune(0, 100)).toBe(0);
+      const next = (await leases.acquire({ kind: 'request', id }, 'runner-new', 60_000))!;
+      expect(next.token).not.toBe(FIRST_TOKEN);
+      await port.finish(id, 'failed', 'interrupted', next);
+      await leases.release(next);
+      await sleep(20);
+      expect(await leases.prune(0, 100)).toBe(1);
+      expect(await leases.acquire({ kind: 'request', id }, 'runner-new', 60_000)).toMatchObject({ token: FIRST_TOKEN });
     });
 
     it('adds a warning once', async () => {

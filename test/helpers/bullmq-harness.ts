@@ -4,15 +4,15 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createBullmqJobQueue, type BullmqConnection, type BullmqJobQueue } from '../../src/adapters/bullmq/job-queue.js';
-import { JobLockLost, type JobQueue } from '../../src/ports/job-queue.js';
+import { JobLockLost, type JobQueue, type JobRetention } from '../../src/ports/job-queue.js';
 import type { Harness } from '../conformance/harness.js';
 
-export async function bullmqHarness(connection: BullmqConnection): Promise<Harness<JobQueue>> {
-  const opened: BullmqJobQueue[] = [await createBullmqJobQueue(connection)];
+export async function bullmqHarness(connection: BullmqConnection, retention?: JobRetention): Promise<Harness<JobQueue>> {
+  const opened: BullmqJobQueue[] = [await createBullmqJobQueue(connection, retention)];
   return {
     port: opened[0]!,
     another: async () => {
-      const other = await createBullmqJobQueue(connection);
+      const other = await createBullmqJobQueue(connection, retention);
       opened.push(other);
       return other;
     },

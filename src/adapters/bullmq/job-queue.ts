@@ -26,9 +26,12 @@
 // - Hand-backs and the due time of a delayed job are the holder's own bookkeeping, kept in the job's
 //   `progress` (which only the holder writes; a cancel writes the data), so the two never overwrite each
 //   other. `get` reports a delayed job whose time has come as waiting (BullMQ promotes it on the next take).
+// - Ended jobs are kept KEEP_ENDED_JOBS_MS (removeOnComplete/removeOnFail `{ age }`, BullMQ's documented
+//   practice: without it Redis memory, or BullMQ's PostgreSQL tables, grow by every job ever run); BullMQ
+//   removes them itself when a later job of the queue ends, at most 1000 at a time on Redis.
 // - An id is unique while its job is live: enqueueing it again once it ended removes the ended job first
-//   (BullMQ keeps ended jobs and would treat the id as a duplicate). The check and the add are two steps: of
-//   two instances enqueueing one id at the same instant both may answer true, and BullMQ adds it once.
+//   (while kept, BullMQ would treat the id as a duplicate). The check and the add are two steps: of two
+//   instances enqueueing one id at the same instant both may answer true, and BullMQ adds it once.
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -39,7 +42,7 @@ import {
   type BackendFactory, type FlowJob, type Job as BullJob, type JobsOptions,
 } from 'bullmq';
 import {
-  JobLockLost, backoffDelay,
+  JobLockLost, KEEP_ENDED_JOBS_MS, backoffDelay, type JobRetention,
   type Backoff, type Job, type JobInfo, type JobOptions, type JobQueue, type JobState, type LockState, type NewJob,
 } from '../../ports/job-queue.js';
 
@@ -50,7 +53,7 @@ import {
  */
 export type BullmqConnection = { redisUrl: string; prefix?: string } | { postgresUrl: string };
 
-export interface BullmqJobQueueOptions {
+export interface BullmqJobQueueOptions extends JobRetention {
   /** Errors of connections and BullMQ objects that no call is waiting for (a server restarting): they are retried by BullMQ and the clients. */
   onError?: (err: Error) => void;
 }
@@ -86,12 +89,13 @@ const ENDED = new Set(['completed', 'failed']);
 
 export async function createBullmqJobQueue(connection: BullmqConnection, opts: BullmqJobQueueOptions = {}): Promise<BullmqJobQueue> {
   const onError = opts.onError ?? (() => {});
+  const keepEndedS = Math.max(1, Math.round((opts.keepEndedMs ?? KEEP_ENDED_JOBS_MS) / 1000));
   if ('redisUrl' in connection) {
     // BullMQ's requirement for blocking commands; the worker duplicates this connection for its own.
     const redis = new Redis(connection.redisUrl, { maxRetriesPerRequest: null });
     redis.on('error', onError);
     const base = { connection: redis, prefix: connection.prefix ?? 'bull' };
-    return new BullmqAdapter(base, undefined, onError, async () => { redis.disconnect(); });
+    return new BullmqAdapter(base, undefined, keepEndedS, onError, async () => { redis.disconnect(); });
   }
   // One pool for every queue of this instance (BullMQ would build a pool per queue object), its sessions
   // pinned to BullMQ's schema as BullMQ does on the pools it builds.
@@ -111,7 +115,7 @@ export async function createBullmqJobQueue(connection: BullmqConnection, opts: B
   // BullMQ's factory gives a worker a LISTEN session of its own, checked out of a pool it did not build for
   // good: a pool slot per queue. Our takes never block (they poll), so no backend is built with one.
   const factory: BackendFactory = (name, queueOpts) => createPostgresBackend(name, queueOpts as never);
-  const adapter = new BullmqAdapter({ connection: pool }, factory, onError, () => pool.end());
+  const adapter = new BullmqAdapter({ connection: pool }, factory, keepEndedS, onError, () => pool.end());
   // PostgreSQL compiles BullMQ's PL/pgSQL functions in a session on their first call (tens of ms): a take on
   // an unused queue does it now, so that the first real take does not outlast a short lock it should see held.
   await adapter.take([WARM_UP_QUEUE], 'open', 1);
@@ -133,13 +137,15 @@ class BullmqAdapter implements BullmqJobQueue {
   constructor(
     private readonly base: Base,
     private readonly factory: Factory,
+    /** Seconds an ended job is kept (BullMQ's `age`). */
+    private readonly keepEndedS: number,
     private readonly onError: (err: Error) => void,
     private readonly closeConnection: () => Promise<void>,
   ) {}
 
   async enqueue<T>(job: NewJob<T>): Promise<boolean> {
     if (!(await this.clearEnded(job.queue, job.id))) return false;
-    await this.queue(job.queue).add(NAME, { data: job.data } satisfies Stored<T>, bullOptions(job));
+    await this.queue(job.queue).add(NAME, { data: job.data } satisfies Stored<T>, bullOptions(job, this.keepEndedS));
     this.events.emit('enqueued', job.queue);
     return true;
   }
@@ -149,10 +155,10 @@ class BullmqAdapter implements BullmqJobQueue {
     for (const c of children) await this.clearEnded(c.queue, c.id);
     const stored: Stored<P> = { data: parent.data, children: children.map((c) => ({ queue: c.queue, id: c.id })) };
     const flow: FlowJob = {
-      name: NAME, queueName: parent.queue, data: stored, opts: bullOptions(parent),
+      name: NAME, queueName: parent.queue, data: stored, opts: bullOptions(parent, this.keepEndedS),
       children: children.map((c) => ({
         name: NAME, queueName: c.queue, data: { data: c.data } satisfies Stored,
-        opts: { ...bullOptions(c), ignoreDependencyOnFailure: true },
+        opts: { ...bullOptions(c, this.keepEndedS), ignoreDependencyOnFailure: true },
       })),
     };
     await this.flowProducer().add(flow);
@@ -343,13 +349,13 @@ class BullmqAdapter implements BullmqJobQueue {
   }
 }
 
-function bullOptions(job: NewJob): JobsOptions {
+function bullOptions(job: NewJob, keepEndedS: number): JobsOptions {
   const o: JobOptions = job.options ?? {};
   return {
     jobId: job.id, attempts: o.attempts ?? 1, delay: o.delayMs ?? 0,
     ...(o.backoff ? { backoff: { type: o.backoff.type, delay: o.backoff.delayMs } } : {}),
-    // Ended jobs stay, so that `get` tells how they ended; enqueueing the id again removes them.
-    removeOnComplete: false, removeOnFail: false,
+    // Ended jobs stay a while, so that `get` tells how they ended (see the header); enqueueing the id again removes them.
+    removeOnComplete: { age: keepEndedS }, removeOnFail: { age: keepEndedS },
   };
 }
 

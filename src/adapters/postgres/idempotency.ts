@@ -46,7 +46,9 @@ export class PgIdempotencyStore implements IdempotencyStore {
       [scope.accountId, scope.key, token]);
   }
 
-  async purge(ttlMs: number): Promise<number> {
-    return (await this.db.query('DELETE FROM idempotency_keys WHERE created_at <= $1 RETURNING 1', [this.now() - ttlMs])).length;
+  async purge(ttlMs: number, limit?: number): Promise<number> {
+    // LIMIT NULL: no limit. SKIP LOCKED: a key a claim has locked right now is left to the next pass.
+    return (await this.db.query(`DELETE FROM idempotency_keys WHERE (account_id, key) IN (SELECT account_id, key FROM idempotency_keys
+      WHERE created_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING 1`, [this.now() - ttlMs, limit === undefined ? null : Math.max(0, Math.floor(limit))])).length;
   }
 }

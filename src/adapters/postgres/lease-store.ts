@@ -1,6 +1,7 @@
 // The lease port over the `leases` table. Expiry is on the database server's clock (NOW_MS, read inside each
 // statement), one clock for every process whatever machine it runs on. A released lease keeps its row
-// (expired) so the next owner's token still counts up from the last one.
+// (expired) so the next owner's token still counts up from the last one, until housekeeping prunes it a day
+// later (LeaseStore.prune).
 import { LeaseLost, type Lease, type LeaseHolder, type LeaseKey, type LeaseStore } from '../../ports/leases.js';
 import { NOW_MS, type PgDatabase } from './database.js';
 
@@ -35,6 +36,13 @@ export class PgLeaseStore implements LeaseStore {
   async holder(key: LeaseKey): Promise<LeaseHolder | null> {
     const row = await this.db.one<Row>(`SELECT owner, token, expires_at FROM leases WHERE kind = $1 AND id = $2 AND expires_at > ${NOW_MS}`, [key.kind, key.id]);
     return row ? { owner: row.owner, token: row.token, expiresAt: row.expires_at } : null;
+  }
+
+  async prune(expiredForMs: number, limit: number): Promise<number> {
+    // SKIP LOCKED: a row a fenced write is reading (FOR SHARE) is left to the next pass, which waits for nobody.
+    return (await this.db.query(`DELETE FROM leases WHERE (kind, id) IN (SELECT l.kind, l.id FROM leases l WHERE l.expires_at <= ${NOW_MS} - $1
+        AND NOT (l.kind = 'request' AND EXISTS (SELECT 1 FROM requests r WHERE r.id = l.id AND r.status IN ('queued', 'processing')))
+      LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING 1`, [Math.ceil(expiredForMs), Math.max(0, Math.floor(limit))])).length;
   }
 }
 

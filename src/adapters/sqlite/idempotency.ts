@@ -40,7 +40,9 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
       .run(scope.accountId, scope.key, token);
   }
 
-  async purge(ttlMs: number): Promise<number> {
-    return this.db.prepare('DELETE FROM idempotency_keys WHERE created_at <= ?').run(this.now() - ttlMs).changes;
+  async purge(ttlMs: number, limit?: number): Promise<number> {
+    // LIMIT -1: no limit.
+    return this.db.prepare(`DELETE FROM idempotency_keys WHERE rowid IN (SELECT rowid FROM idempotency_keys WHERE created_at <= ? LIMIT ?)`)
+      .run(this.now() - ttlMs, limit === undefined ? -1 : Math.max(0, Math.floor(limit))).changes;
   }
 }

@@ -4,13 +4,15 @@
 // `delayed` job is a waiting one whose run_at is still ahead; a stalled job is an active one whose lock ran out.
 // Other processes' enqueues are found by polling `take` (the workers do every second); a read-only look comes
 // first, so an idle poll takes no write lock. A flow's parent is a waiting row with children left to end
-// (pending_children > 0, never due); each child that ends counts itself off its parent (`childEnded`).
+// (pending_children > 0, never due); each child that ends counts itself off its parent (`ended`). An ended job
+// is kept KEEP_ENDED_JOBS_MS (its `ended_at`, migration v15), then removed when a later job of its queue ends,
+// as BullMQ's removeOnComplete/removeOnFail `{ age }` does: a few rows per write, never a long lock.
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { NOW_MS } from './lease-store.js';
 import {
-  JobLockLost, backoffDelay, type Backoff, type Job, type JobInfo, type JobQueue, type JobState, type LockState, type NewJob,
+  JobLockLost, KEEP_ENDED_JOBS_MS, backoffDelay, type Backoff, type JobRetention, type Job, type JobInfo, type JobQueue, type JobState, type LockState, type NewJob,
 } from '../../ports/job-queue.js';
 
 interface Row {
@@ -20,6 +22,9 @@ interface Row {
   parent_queue: string | null; parent_id: string | null; pending_children: number;
 }
 
+/** Old ended jobs removed by one ending job at most (the first ends after an upgrade clear a backlog bit by bit). */
+const PRUNE_BATCH = 100;
+
 const ALL_STATES: readonly JobState[] = ['waiting-children', 'waiting', 'delayed', 'active', 'completed', 'failed', 'cancelled'];
 
 /** Waiting and due, or active with its lock run out (stalled). */
@@ -27,8 +32,11 @@ const DUE = `((state = 'waiting' AND pending_children = 0 AND run_at <= ${NOW_MS
 
 export class SqliteJobQueue implements JobQueue {
   private readonly events = new EventEmitter();
+  private readonly keepEndedMs: number;
 
-  constructor(private readonly db: Database.Database) {}
+  constructor(private readonly db: Database.Database, opts: JobRetention = {}) {
+    this.keepEndedMs = Math.ceil(opts.keepEndedMs ?? KEEP_ENDED_JOBS_MS);
+  }
 
   async enqueue<T>(job: NewJob<T>): Promise<boolean> {
     const added = this.db.transaction(() => this.insert(job)).immediate();
@@ -64,9 +72,15 @@ export class SqliteJobQueue implements JobQueue {
     return true;
   }
 
-  /** A job ended (completed, failed for good, cancelled): one child fewer for its parent, which is due at none left. */
-  private childEnded(queue: string, id: string): void {
-    const row = this.db.prepare('SELECT parent_queue, parent_id FROM jobs WHERE queue = ? AND id = ?').get(queue, id) as Pick<Row, 'parent_queue' | 'parent_id'> | undefined;
+  /**
+   * Inside the transaction that ended a job (completed, failed for good, cancelled): when it ended; one child
+   * fewer for its parent, which is due at none left; and its queue's jobs that ended too long ago go.
+   */
+  private ended(queue: string, id: string): void {
+    const row = this.db.prepare(`UPDATE jobs SET ended_at = ${NOW_MS} WHERE queue = ? AND id = ? RETURNING parent_queue, parent_id`)
+      .get(queue, id) as Pick<Row, 'parent_queue' | 'parent_id'> | undefined;
+    this.db.prepare(`DELETE FROM jobs WHERE seq IN (SELECT seq FROM jobs WHERE state IN ('completed', 'failed', 'cancelled') AND queue = ?
+      AND ended_at < ${NOW_MS} - ? LIMIT ${PRUNE_BATCH})`).run(queue, this.keepEndedMs);
     if (!row?.parent_queue || !row.parent_id) return;
     const woke = this.db.prepare(`UPDATE jobs SET pending_children = pending_children - 1
       WHERE queue = ? AND id = ? AND state = 'waiting' AND pending_children > 0 RETURNING pending_children`).get(row.parent_queue, row.parent_id) as { pending_children: number } | undefined;
@@ -88,7 +102,7 @@ export class SqliteJobQueue implements JobQueue {
           WHERE seq = ? AND state = 'active' AND cancel_requested = 1`).run(due.seq);
         if (ended.changes === 1) {
           const r = this.db.prepare('SELECT queue, id FROM jobs WHERE seq = ?').get(due.seq) as { queue: string; id: string };
-          this.childEnded(r.queue, r.id);
+          this.ended(r.queue, r.id);
           continue;
         }
         return this.db.prepare(`UPDATE jobs SET state = 'active', attempts_made = attempts_made + 1, lock_token = @token,
@@ -115,7 +129,7 @@ export class SqliteJobQueue implements JobQueue {
     this.end(job, () => {
       this.db.prepare(`UPDATE jobs SET state = CASE cancel_requested WHEN 1 THEN 'cancelled' ELSE 'completed' END, lock_token = NULL, locked_until = NULL
         WHERE queue = @queue AND id = @id`).run(held(job));
-      this.childEnded(job.queue, job.id);
+      this.ended(job.queue, job.id);
     });
   }
 
@@ -124,12 +138,12 @@ export class SqliteJobQueue implements JobQueue {
       const key = held(job);
       if (row.cancel_requested === 1) {
         this.db.prepare(`UPDATE jobs SET state = 'cancelled', failed_reason = @reason, lock_token = NULL, locked_until = NULL WHERE queue = @queue AND id = @id`).run({ ...key, reason });
-        this.childEnded(job.queue, job.id);
+        this.ended(job.queue, job.id);
         return 'cancelled';
       }
       if (opts.final || row.attempts_made >= row.attempts) {
         this.db.prepare(`UPDATE jobs SET state = 'failed', failed_reason = @reason, lock_token = NULL, locked_until = NULL WHERE queue = @queue AND id = @id`).run({ ...key, reason });
-        this.childEnded(job.queue, job.id);
+        this.ended(job.queue, job.id);
         return 'failed';
       }
       const wait = backoffDelay(row.backoff ? (JSON.parse(row.backoff) as Backoff) : undefined, row.attempts_made);
@@ -144,7 +158,7 @@ export class SqliteJobQueue implements JobQueue {
     this.end(job, (row) => {
       if (row.cancel_requested === 1) {
         this.db.prepare(`UPDATE jobs SET state = 'cancelled', lock_token = NULL, locked_until = NULL WHERE queue = @queue AND id = @id`).run(held(job));
-        this.childEnded(job.queue, job.id);
+        this.ended(job.queue, job.id);
         return;
       }
       // Not an attempt: the count goes back, and without a delay it keeps its place in the order.
@@ -166,7 +180,7 @@ export class SqliteJobQueue implements JobQueue {
         const children = this.db.prepare(`SELECT queue, id FROM jobs WHERE parent_queue = ? AND parent_id = ? AND state IN ('waiting', 'active')`).all(queue, id) as { queue: string; id: string }[];
         for (const c of children) this.cancelOne(c.queue, c.id);
       }
-      this.childEnded(queue, id);
+      this.ended(queue, id);
       return true;
     }
     return this.db.prepare(`UPDATE jobs SET cancel_requested = 1 WHERE queue = ? AND id = ? AND state = 'active'`).run(queue, id).changes === 1;

@@ -1,6 +1,7 @@
 // Today's lease adapter: a `leases` table in the job store's SQLite database. Time is SQLite's clock (`NOW_MS`
 // below), read inside each statement, so every process on the data dir measures expiry on one clock. A
-// released lease keeps its row (expired) so the next owner's token still counts up from the last one.
+// released lease keeps its row (expired) so the next owner's token still counts up from the last one, until
+// housekeeping prunes it a day later (LeaseStore.prune).
 import type Database from 'better-sqlite3';
 import { LeaseLost, type Lease, type LeaseHolder, type LeaseKey, type LeaseStore } from '../../ports/leases.js';
 
@@ -40,6 +41,12 @@ export class SqliteLeaseStore implements LeaseStore {
     const row = this.db.prepare(`SELECT owner, token, expires_at FROM leases WHERE kind = ? AND id = ? AND expires_at > ${NOW_MS}`)
       .get(key.kind, key.id) as Row | undefined;
     return row ? { owner: row.owner, token: row.token, expiresAt: row.expires_at } : null;
+  }
+
+  async prune(expiredForMs: number, limit: number): Promise<number> {
+    return this.db.prepare(`DELETE FROM leases WHERE rowid IN (SELECT l.rowid FROM leases l WHERE l.expires_at <= ${NOW_MS} - @age
+        AND NOT (l.kind = 'request' AND EXISTS (SELECT 1 FROM requests r WHERE r.id = l.id AND r.status IN ('queued', 'processing')))
+      LIMIT @limit)`).run({ age: Math.ceil(expiredForMs), limit: Math.max(0, Math.floor(limit)) }).changes;
   }
 }
 
