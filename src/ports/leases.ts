@@ -43,7 +43,7 @@ export interface LeaseStore {
   /** The current unexpired holder of a key, or null when it is free. */
   holder(key: LeaseKey): Promise<LeaseHolder | null>;
   /**
-   * Forgets at most `limit` leases expired (or released) at least `expiredForMs` ago; returns how many went.
+   * Forgets at most `limit` leases released, or expired at least `expiredForMs` ago; returns how many went.
    * A forgotten key is as if never acquired: its next lease has FIRST_TOKEN again, and its old holder can
    * neither renew it nor pass a fenced write (no holder goes that long without a heartbeat and keeps working).
    * A live request's lease is kept whatever its age: its token tells a local runner whether another process
