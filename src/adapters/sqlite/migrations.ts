@@ -269,10 +269,12 @@ export const MIGRATIONS: readonly string[] = [
      expires_at TEXT NOT NULL
    );
    CREATE INDEX sessions_expires ON sessions (expires_at);`,
-  // v15: ended jobs are kept a day, then removed (src/adapters/sqlite/job-queue.ts): when each ended. Those that
-  // ended before this version count from the upgrade. Milliseconds on the database's clock, as run_at.
+  // v15: ended jobs are kept a day, then removed (src/adapters/sqlite/job-queue.ts): when each ended (NULL while
+  // live), indexed for that removal. Those that ended before this version count from the upgrade. Milliseconds
+  // on the database's clock, as run_at.
   `ALTER TABLE jobs ADD COLUMN ended_at INTEGER;
-   UPDATE jobs SET ended_at = CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER) WHERE state IN ('completed', 'failed', 'cancelled');`,
+   UPDATE jobs SET ended_at = CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER) WHERE state IN ('completed', 'failed', 'cancelled');
+   CREATE INDEX jobs_ended ON jobs (queue, ended_at);`,
 ];
 
 /**
