@@ -52,7 +52,7 @@ export interface LeaseStore {
   prune(expiredForMs: number, limit: number): Promise<number>;
 }
 
-/** How long an expired or released lease is remembered before housekeeping forgets it. */
+/** How long an expired lease is remembered before housekeeping forgets it (a released one goes at the next pass). */
 export const KEEP_EXPIRED_LEASES_MS = 24 * 3600_000;
 
 /**
