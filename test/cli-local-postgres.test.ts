@@ -1,0 +1,139 @@
+// Issue 24's "configuration only" in the CLI's local mode: a team member with the deployment's settings in their
+// shell (SHORTS_DATABASE_URL, SHORTS_STORAGE_URL and the S3 ones) runs `shorts create --out` exactly as without
+// them — the job runs in this process (no worker needed), its request lands in PostgreSQL and its clips in the
+// bucket, and the clips are downloaded into the out folder. Another data dir (another machine of the team) finds
+// the request with list, get, status and export. A wrong setting says which one. Real PostgreSQL and s3rver,
+// started by the test on loopback; the real `shorts`, whisper.cpp and ffmpeg.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RequestDetail } from '../src/api/types.js';
+import { SAMPLE, cliEnv, runCli, type CliResult } from './helpers/cli.js';
+import { freePort, startPostgres, startS3, type Postgres, type S3 } from './helpers/engines.js';
+import { keepTranscripts, shareTranscripts } from './helpers/transcript-pool.js';
+
+let pgServer: Postgres;
+let s3: S3;
+let databaseUrl: string;
+let bucket: string;
+let deployment: Record<string, string>;
+const dirs: string[] = [];
+const tempDir = (prefix: string) => {
+  const d = mkdtempSync(path.join(os.tmpdir(), prefix));
+  dirs.push(d);
+  return d;
+};
+/** The CLI's environment on a machine of the team: the deployment's settings and a data dir of its own. */
+const machine = (extra: Record<string, string> = {}) => cliEnv({ ...deployment, SHORTS_DATA_DIR: tempDir('cli-pg-data-'), ...extra });
+
+async function query<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<R[]> {
+  const c = new pg.Client({ connectionString: databaseUrl });
+  await c.connect();
+  try {
+    return (await c.query<R>(sql, params)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+async function bucketKeys(prefix: string): Promise<Map<string, number>> {
+  const client = new S3Client({ endpoint: s3.endpoint, forcePathStyle: true, region: s3.env.AWS_REGION,
+    credentials: { accessKeyId: s3.env.AWS_ACCESS_KEY_ID!, secretAccessKey: s3.env.AWS_SECRET_ACCESS_KEY! } });
+  try {
+    const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
+    return new Map((page.Contents ?? []).map((o) => [o.Key!, o.Size ?? 0]));
+  } finally {
+    client.destroy();
+  }
+}
+
+describe('shorts in local mode on PostgreSQL and S3 (SHORTS_DATABASE_URL, SHORTS_STORAGE_URL)', () => {
+  const out = tempDir('cli-pg-out-');
+  let created: CliResult;
+  let detail: RequestDetail;
+
+  beforeAll(async () => {
+    [pgServer, s3] = await Promise.all([startPostgres(), startS3()]);
+    [databaseUrl, bucket] = await Promise.all([pgServer.createDatabase('localcli'), s3.createBucket()]);
+    deployment = {
+      ...s3.env,
+      SHORTS_DATABASE_URL: databaseUrl,
+      SHORTS_STORAGE_URL: `s3://${bucket}/shorts`, SHORTS_S3_ENDPOINT: s3.endpoint, SHORTS_S3_FORCE_PATH_STYLE: '1',
+      SHORTS_SECRET_KEY: 'cd'.repeat(32),
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    };
+    const env = machine();
+    // The sample's 0-80 s transcript from the pool (transcript-pool.ts): what is checked here is where things go.
+    shareTranscripts(env.SHORTS_DATA_DIR!);
+    // No `db migrate` first and no worker running: the first statement migrates, and the CLI runs the job itself.
+    created = await runCli(['create', '--file', SAMPLE, '--start', '0', '--end', '80', '--max-shorts', '1',
+      '--preferred-length', 'under30sec', '--out', out, '--json'], env);
+    keepTranscripts(env.SHORTS_DATA_DIR!);
+    detail = JSON.parse(created.stdout || '{}') as RequestDetail;
+  }, 300_000);
+
+  afterAll(async () => {
+    await Promise.all([pgServer?.close(), s3?.close()]);
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  it('runs the job in the foreground: exit 0, and the clip, downloaded from the bucket, plays in the out folder', () => {
+    expect(created.code, created.stderr).toBe(0);
+    expect(detail.status).toBe('completed');
+    expect(detail.shorts).toHaveLength(1);
+    const clip = detail.shorts[0]!;
+    // request.json and the printed detail point at the out folder's copies, as in SQLite mode.
+    const file = fileURLToPath(clip.video_url);
+    expect(path.dirname(file)).toBe(out);
+    expect(readdirSync(out).filter((f) => f.endsWith('.mp4'))).toEqual([path.basename(file)]);
+    const duration = Number(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', file]).toString());
+    expect(duration).toBeCloseTo(clip.duration, 0);
+  });
+
+  it('records the request in PostgreSQL and keeps the clip in the bucket', async () => {
+    const [row] = await query<{ origin: string; status: string }>('select origin, status from requests where id = $1', [detail._id]);
+    expect(row).toEqual({ origin: 'local', status: 'completed' });
+    const clips = await query<{ id: string; file_key: string }>('select id, file_key from shorts where request_id = $1', [detail._id]);
+    expect(clips.map((c) => c.id)).toEqual([detail.shorts[0]!.id]);
+    const objects = await bucketKeys(`shorts/jobs/${detail._id}/`);
+    expect(objects.get(`shorts/${clips[0]!.file_key}`)).toBeGreaterThan(10_000);
+  });
+
+  it('another machine of the team (an empty data dir) finds it: list, get, status and export', async () => {
+    const env = machine();
+    const shortId = detail.shorts[0]!.id;
+    const [list, get, status, srt] = await Promise.all([
+      runCli(['list', '--json'], env), runCli(['get', detail._id, '--json'], env), runCli(['status', detail._id, '--json'], env),
+      runCli(['export', detail._id, shortId, '--format', 'srt'], env),
+    ]);
+    for (const r of [list, get, status, srt]) expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(list.stdout).data.requests).toEqual([expect.objectContaining({ requestId: detail._id, status: 'completed', progress: 100 })]);
+    expect(JSON.parse(status.stdout)).toMatchObject({ _id: detail._id, status: 'completed', progress: 100 });
+    // Without an out folder the clip is where it lives: a presigned link to the bucket, which any client fetches.
+    const stored = (JSON.parse(get.stdout) as RequestDetail).shorts[0]!;
+    expect(stored.video_url.startsWith(`${s3.endpoint}/${bucket}/shorts/`)).toBe(true);
+    const fetched = await fetch(stored.video_url);
+    expect(fetched.status).toBe(200);
+    expect((await fetched.arrayBuffer()).byteLength).toBeGreaterThan(10_000);
+    // The captions come from the request's checkpoints in the stores, not from the machine that made it.
+    expect(srt.stdout).toMatch(/^1\n\d\d:\d\d:\d\d,\d{3} --> \d\d:\d\d:\d\d,\d{3}\n\S/);
+  });
+
+  it('says which setting is wrong, once, with exit 1: an unreachable database, a missing bucket (nothing recorded)', async () => {
+    const port = await freePort();
+    const [noDatabase, noBucket] = await Promise.all([
+      runCli(['list'], machine({ SHORTS_DATABASE_URL: `postgresql://postgres@127.0.0.1:${port}/shorts` })),
+      runCli(['create', '--file', SAMPLE, '--start', '0', '--end', '60', '--out', tempDir('cli-pg-none-')], machine({ SHORTS_STORAGE_URL: 's3://no-such-bucket/shorts' })),
+    ]);
+    expect(noDatabase.code).toBe(1);
+    expect(noDatabase.stderr.trim()).toBe(`error: the PostgreSQL database of SHORTS_DATABASE_URL (127.0.0.1:${port}/shorts) cannot be used: connect ECONNREFUSED 127.0.0.1:${port}`);
+    expect(noBucket.code).toBe(1);
+    expect(noBucket.stderr.trim()).toBe('error (internal_error): the object store of SHORTS_STORAGE_URL cannot be used: bucket no-such-bucket does not exist');
+    expect(await query('select id from requests')).toEqual([{ id: detail._id }]);
+  });
+});
