@@ -5,11 +5,11 @@
 // the request with list, get, status and export. A wrong setting says which one. Real PostgreSQL and s3rver,
 // started by the test on loopback; the real `shorts`, whisper.cpp and ffmpeg.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequestDetail } from '../src/api/types.js';
@@ -41,12 +41,16 @@ async function query<R extends pg.QueryResultRow>(sql: string, params: unknown[]
   }
 }
 
-async function bucketKeys(prefix: string): Promise<Map<string, number>> {
+/** The bucket's objects under `prefix`, with their bytes. */
+async function bucketObjects(prefix: string): Promise<Map<string, Buffer>> {
   const client = new S3Client({ endpoint: s3.endpoint, forcePathStyle: true, region: s3.env.AWS_REGION,
     credentials: { accessKeyId: s3.env.AWS_ACCESS_KEY_ID!, secretAccessKey: s3.env.AWS_SECRET_ACCESS_KEY! } });
   try {
     const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
-    return new Map((page.Contents ?? []).map((o) => [o.Key!, o.Size ?? 0]));
+    return new Map(await Promise.all((page.Contents ?? []).map(async (o) => {
+      const got = await client.send(new GetObjectCommand({ Bucket: bucket, Key: o.Key! }));
+      return [o.Key!, Buffer.from(await got.Body!.transformToByteArray())] as const;
+    })));
   } finally {
     client.destroy();
   }
@@ -95,13 +99,15 @@ describe('shorts in local mode on PostgreSQL and S3 (SHORTS_DATABASE_URL, SHORTS
     expect(duration).toBeCloseTo(clip.duration, 0);
   });
 
-  it('records the request in PostgreSQL and keeps the clip in the bucket', async () => {
+  it('records the request in PostgreSQL and keeps the clip and its cover in the bucket, the very bytes in the out folder', async () => {
     const [row] = await query<{ origin: string; status: string }>('select origin, status from requests where id = $1', [detail._id]);
     expect(row).toEqual({ origin: 'local', status: 'completed' });
-    const clips = await query<{ id: string; file_key: string }>('select id, file_key from shorts where request_id = $1', [detail._id]);
+    const clips = await query<{ id: string; file_key: string; cover_key: string }>('select id, file_key, cover_key from shorts where request_id = $1', [detail._id]);
     expect(clips.map((c) => c.id)).toEqual([detail.shorts[0]!.id]);
-    const objects = await bucketKeys(`shorts/jobs/${detail._id}/`);
-    expect(objects.get(`shorts/${clips[0]!.file_key}`)).toBeGreaterThan(10_000);
+    const objects = await bucketObjects(`shorts/jobs/${detail._id}/clips/`);
+    const clip = detail.shorts[0]!;
+    expect(objects.get(`shorts/${clips[0]!.file_key}`)?.equals(readFileSync(fileURLToPath(clip.video_url)))).toBe(true);
+    expect(objects.get(`shorts/${clips[0]!.cover_key}`)?.equals(readFileSync(fileURLToPath(clip.thumbnail_url!)))).toBe(true);
   });
 
   it('another machine of the team (an empty data dir) finds it: list, get, status and export', async () => {
