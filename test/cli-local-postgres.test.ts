@@ -130,8 +130,27 @@ describe('shorts in local mode on PostgreSQL and S3 (SHORTS_DATABASE_URL, SHORTS
     expect(srt.stdout).toMatch(/^1\n\d\d:\d\d:\d\d,\d{3} --> \d\d:\d\d:\d\d,\d{3}\n\S/);
   });
 
+  it('cancels a running local request from another machine at once, without the queues\' server (SHORTS_REDIS_URL down here)', async () => {
+    const deadRedis = { SHORTS_REDIS_URL: `redis://127.0.0.1:${await freePort()}` };
+    const made = await runCli(['create', '--file', SAMPLE, '--start', '0', '--end', '60', '--language', 'en', '--no-wait', '--json', '--quiet'], machine(deadRedis));
+    expect(made.code, made.stderr).toBe(0);
+    const id = (JSON.parse(made.stdout) as { requestId: string }).requestId;
+    const asked = Date.now();
+    const cancelled = await runCli(['cancel', id], machine(deadRedis));
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    expect(Date.now() - asked).toBeLessThan(20_000);
+    // Its runner (the detached process of --no-wait) stops and hands its lease back.
+    for (const until = Date.now() + 30_000; Date.now() < until;) {
+      const [lease] = await query<{ expires: number }>("select expires_at::float8 as expires from leases where kind = 'request' and id = $1", [id]);
+      if (lease?.expires === 0) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(await query('select status from requests where id = $1', [id])).toEqual([{ status: 'cancelled' }]);
+  });
+
   it('says which setting is wrong, once, with exit 1: an unreachable database, a missing bucket (nothing recorded)', async () => {
     const port = await freePort();
+    const before = await query('select id from requests order by id');
     const [noDatabase, noBucket] = await Promise.all([
       runCli(['list'], machine({ SHORTS_DATABASE_URL: `postgresql://postgres@127.0.0.1:${port}/shorts` })),
       runCli(['create', '--file', SAMPLE, '--start', '0', '--end', '60', '--out', tempDir('cli-pg-none-')], machine({ SHORTS_STORAGE_URL: 's3://no-such-bucket/shorts' })),
@@ -140,6 +159,6 @@ describe('shorts in local mode on PostgreSQL and S3 (SHORTS_DATABASE_URL, SHORTS
     expect(noDatabase.stderr.trim()).toBe(`error: the PostgreSQL database of SHORTS_DATABASE_URL (127.0.0.1:${port}/shorts) cannot be used: connect ECONNREFUSED 127.0.0.1:${port}`);
     expect(noBucket.code).toBe(1);
     expect(noBucket.stderr.trim()).toBe('error (internal_error): the object store of SHORTS_STORAGE_URL cannot be used: bucket no-such-bucket does not exist');
-    expect(await query('select id from requests')).toEqual([{ id: detail._id }]);
+    expect(await query('select id from requests order by id')).toEqual(before);
   });
 });
