@@ -130,7 +130,7 @@ describe('shorts in local mode on PostgreSQL and S3 (SHORTS_DATABASE_URL, SHORTS
     expect(srt.stdout).toMatch(/^1\n\d\d:\d\d:\d\d,\d{3} --> \d\d:\d\d:\d\d,\d{3}\n\S/);
   });
 
-  it('cancels a running local request from another machine at once, without the queues\' server (SHORTS_REDIS_URL down here)', async () => {
+  it('cancels a local request its --no-wait runner has, from another machine, at once, without the queues\' server (SHORTS_REDIS_URL down here)', async () => {
     const deadRedis = { SHORTS_REDIS_URL: `redis://127.0.0.1:${await freePort()}` };
     const made = await runCli(['create', '--file', SAMPLE, '--start', '0', '--end', '60', '--language', 'en', '--no-wait', '--json'], machine(deadRedis));
     expect(made.code, made.stderr).toBe(0);
