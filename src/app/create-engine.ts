@@ -81,8 +81,11 @@ export interface Engine {
   readonly automation: Automation;
   /** This engine's Prometheus metrics (its own registry): stages, credits, HTTP answers, queue depths. */
   readonly metrics: EngineMetrics;
-  /** One check per engine this one is built on (/readyz): the store, and each separate engine configured. */
-  readiness(): Promise<ReadinessCheck[]>;
+  /**
+   * One check per engine this one is built on (/readyz): the store, and each separate engine configured
+   * (`only`: those named, e.g. `blobs`; none when that engine is not a separate one).
+   */
+  readiness(opts?: { only?: readonly string[]; timeoutMs?: number }): Promise<ReadinessCheck[]>;
   orchestrator(opts?: OrchestratorOptions): Orchestrator;
   /**
    * The workers of `serve` and `shorts worker`: the stage queues' jobs (refunds of failed requests through the
@@ -162,7 +165,7 @@ export function createEngine(settings: EngineSettings): Engine {
     get posts() { return postsService(); },
     get automation() { return automationRules(); },
     metrics,
-    readiness: () => checkReadiness(probes),
+    readiness: ({ only, timeoutMs } = {}) => checkReadiness(only ? probes.filter((p) => only.includes(p.name)) : probes, timeoutMs),
     orchestrator,
     worker: (opts) => {
       if (opts.concurrency > 0) housekeeping.start();

@@ -27,11 +27,15 @@ import { FIRST_TOKEN, type Lease, type LeaseKey } from '../ports/leases.js';
 import { Automation } from '../posts/automation.js';
 import { Service } from '../service/service.js';
 import type { Account } from '../domain/account.js';
+import { ShortsError } from '../errors.js';
 
 /** How often a foreground job looks for a cancel made by another `shorts` process. */
 const CANCEL_POLL_MS = 500;
 /** How often `wait` reads a request another process runs. */
 const FOLLOW_POLL_MS = 500;
+
+/** The longest wait for the object store's answer before a local create (see blobStoreUsable). */
+const BLOB_CHECK_MS = 30_000;
 
 const INTERRUPTED = 'interrupted: the shorts process running this request stopped before it finished';
 
@@ -86,12 +90,17 @@ export class LocalClient implements ShortsClient {
    * stays queued: `wait` runs it.
    */
   private async recoverOrphans(): Promise<void> {
-    for (const id of await this.store.listOrphaned('local')) {
+    // A store that cannot be read (a database that is down) is what the command's own first statement fails
+    // with, and says once: nothing to settle or to add here.
+    const found = await Promise.all([this.store.listOrphaned('local'), this.store.listRerendering()]).catch(() => undefined);
+    if (!found) return;
+    const [orphaned, rerendering] = found;
+    for (const id of orphaned) {
       if (!runningHere.has(id)) await this.store.finish(id, 'failed', INTERRUPTED);
     }
     // A local re-render runs in its `shorts edit` process: when that was killed, the clip is the one before
     // (its MP4 was never replaced), and says so.
-    for (const s of await this.store.listRerendering()) {
+    for (const s of rerendering) {
       if (s.origin !== 'local' || s.leased) continue;
       await this.store.abandonRerender(s.id, 'interrupted: the shorts process running this re-render stopped before it finished; the clip is as it was');
     }
@@ -115,10 +124,21 @@ export class LocalClient implements ShortsClient {
 
   async create(body: CreateBody, opts: LocalCreateOptions = {}) {
     await this.recovered;
+    await this.blobStoreUsable();
     const created = await this.service.create(this.account, body, 'local');
     // Locally, the creating process is the one that runs the job (its lease, renewed until it runs it), unless it hands it on.
     if (opts.claim !== false) await this.leases.acquire(requestKey(created.requestId));
     return created;
+  }
+
+  /**
+   * A bucket that cannot be used (SHORTS_STORAGE_URL: missing, refused, wrong credentials) fails the create
+   * before a request is recorded that could only fail at its first checkpoint. The data dir has no such check.
+   */
+  private async blobStoreUsable(): Promise<void> {
+    // Longer than the SDK's own retries, so its reason comes through; a server that never answers still ends.
+    const [blobs] = await this.engine.readiness({ only: ['blobs'], timeoutMs: BLOB_CHECK_MS });
+    if (blobs && !blobs.ok) throw new ShortsError('internal_error', `the object store of SHORTS_STORAGE_URL cannot be used: ${blobs.detail}`);
   }
 
   /**

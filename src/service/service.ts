@@ -391,7 +391,9 @@ export class Service {
     this.running.get(id)?.abort();
     // Its job in whichever stage queue it is: a waiting one is never taken now, one running in another process
     // stops at its holder's next heartbeat; the render flow's parent (its id the request's) cancels the clips' jobs.
-    const queue = this.opts.queue;
+    // A local request never had a job (its process runs it and sees the cancel in the store): the queue, maybe a
+    // server that is down, is not touched for it.
+    const queue = r.origin === 'api' ? this.opts.queue : undefined;
     if (queue) await Promise.all([...REQUEST_QUEUES, REQUEST_QUEUE].map((q) => queue.cancel(q, id)));
     // Cancelled before any work started: nothing was spent, so the credit comes back (DESIGN.md).
     if (r.status === 'queued') await this.opts.credits?.refundCredit(id);

@@ -44,7 +44,11 @@ export interface PostgresState extends PostgresPostsPorts {
  */
 export function createPostgresState(url: string, opts: PostgresStateOptions): PostgresState {
   const pool = createPool(url, opts.onConnectionError ?? ((e) => process.stderr.write(`PostgreSQL connection lost (${e.message}); the next query reconnects\n`)));
-  const db = new PgDatabase(pool, opts.migrate ?? true ? migratePostgres : undefined);
+  const db = new PgDatabase(pool, opts.migrate ?? true ? (p) => migratePostgres(p).catch((e: unknown) => {
+    // The first statement of a process meets an unreachable or missing database here: its error says which one
+    // (never the URL itself, which may carry a password) and which setting names it.
+    throw new Error(`the PostgreSQL database of SHORTS_DATABASE_URL (${describeDatabaseUrl(url)}) cannot be used: ${(e as Error).message || String(e)}`, { cause: e });
+  }) : undefined);
   const requests = new PgRequestStore(db, opts.dataDir);
   return {
     db,

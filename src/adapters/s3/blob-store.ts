@@ -232,7 +232,16 @@ export class S3BlobStore implements BlobStore {
   /** Readiness (/readyz): the bucket answers and these credentials may use it. */
   async ping(): Promise<string> {
     const { s3, client } = await this.sdk();
-    await client.send(new s3.HeadBucketCommand({ Bucket: this.bucket }));
+    try {
+      await client.send(new s3.HeadBucketCommand({ Bucket: this.bucket }));
+    } catch (e) {
+      // A HEAD answer has no body: the SDK can only say "UnknownError", so the status says what went wrong.
+      const status = (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      if (status === 404) throw new Error(`bucket ${this.bucket} does not exist`, { cause: e });
+      if (status === 403) throw new Error(`bucket ${this.bucket} refuses these credentials (HTTP 403)`, { cause: e });
+      if (status === 301) throw new Error(`bucket ${this.bucket} is in another region than the one configured (HTTP 301)`, { cause: e });
+      throw e;
+    }
     return `bucket ${this.bucket} reachable`;
   }
 
