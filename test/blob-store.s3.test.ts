@@ -20,6 +20,7 @@ import { Service } from '../src/service/service.js';
 import { blobStoreConformance } from './conformance/blob-store.js';
 import { SAMPLE, cliEnv, runCli } from './helpers/cli.js';
 import { asS3Does, freePort, startS3, type S3 } from './helpers/engines.js';
+import { keepTranscripts, shareTranscripts } from './helpers/transcript-pool.js';
 
 let s3: S3;
 let bucket: string;
@@ -287,7 +288,11 @@ describe('a whole local request with SHORTS_STORAGE_URL', () => {
   it('renders into the bucket and `create --out` downloads the clip and cover through their presigned links', async () => {
     const env = cliEnv({ SHORTS_STORAGE_URL: `s3://${bucket}/e2e`, SHORTS_S3_ENDPOINT: s3.endpoint, SHORTS_S3_FORCE_PATH_STYLE: '1' });
     const out = path.join(env.SHORTS_DATA_DIR!, 'out');
-    const r = await runCli(['create', '--file', SAMPLE, '--start', '0', '--end', '60', '--max-shorts', '1', '--out', out], env);
+    // The sample's 0-80 s transcript from the pool (transcript-pool.ts): what is checked here is where the clips go.
+    shareTranscripts(env.SHORTS_DATA_DIR!);
+    const r = await runCli(['create', '--file', SAMPLE, '--start', '0', '--end', '80', '--max-shorts', '1',
+      '--preferred-length', 'under30sec', '--out', out], env);
+    keepTranscripts(env.SHORTS_DATA_DIR!);
     expect(r.code, r.stderr).toBe(0);
     const detail = JSON.parse(readFileSync(path.join(out, 'request.json'), 'utf8')) as { _id: string; shorts: { video_url: string; thumbnail_url?: string; error: boolean }[] };
     const clip = detail.shorts.find((c) => !c.error)!;
