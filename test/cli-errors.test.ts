@@ -1,6 +1,6 @@
 // Bad input through the real CLI: each gives a clear message and the right exit code, never a stack
 // trace, and leaves no temporary files behind.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +18,20 @@ function jobsLeft(env: NodeJS.ProcessEnv): string[] {
   const jobs = path.join(env.SHORTS_DATA_DIR!, 'jobs');
   return existsSync(jobs) ? readdirSync(jobs) : [];
 }
+
+describe('output into a pipe its reader closed', () => {
+  it('`shorts batch --help | head -1`: the first line, then a quiet exit 0 (no EPIPE stack)', async () => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'shorts'), 'batch', '--help'], { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    // The reader takes the first chunk and closes its end, as head does.
+    const first = await new Promise<string>((resolve) => child.stdout.once('data', (d: Buffer) => { child.stdout.destroy(); resolve(d.toString()); }));
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    expect(first).toMatch(/^Usage: shorts batch/);
+    expect(stderr).not.toMatch(/EPIPE|Unhandled/);
+    expect(code).toBe(0);
+  });
+});
 
 describe('shorts create rejects bad input clearly', () => {
   it('a missing file: exit 2, names the path', async () => {

@@ -34,4 +34,13 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+// A reader that stops early (`shorts list --json | head -1`) closes the pipe: what is left to print has no one
+// to read it, which is not the command's failure. Without a listener Node throws the EPIPE as an uncaught
+// error with a stack; the command goes on (a create still writes its clips) and exits with its own code.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+  });
+}
+
 main(process.argv).then((code) => { process.exitCode = code; });
