@@ -112,8 +112,12 @@ function waitExit(child) {
   });
 }
 
-/** Starts Debian's redis-server on a free loopback port, in memory only (no RDB/AOF files). */
-export async function startRedis() {
+/**
+ * Starts Debian's redis-server on a free loopback port: in memory only (no RDB/AOF files), or with `persistent`
+ * as a deployment runs it for BullMQ (an append-only file in its temp dir, fsynced every second, and no eviction:
+ * `maxmemory-policy noeviction`), so a restart finds its queues again.
+ */
+export async function startRedis({ persistent = false } = {}) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'redis-'));
   const port = await freePort();
   let child;
@@ -123,15 +127,20 @@ export async function startRedis() {
     s.once('connect', () => s.write('PING\r\n'));
     s.once('data', (d) => { s.destroy(); resolve(d.toString().startsWith('+PONG')); });
   });
+  const durability = persistent
+    ? ['--appendonly', 'yes', '--appendfsync', 'everysec', '--maxmemory-policy', 'noeviction']
+    : ['--appendonly', 'no'];
   const start = async () => {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...durability, '--dir', dir], { stdio: 'ignore' });
     await waitFor('Redis', ping);
   };
-  const stop = async () => {
+  // 'crash': SIGKILL (an in-memory server loses everything; a persistent one the last second at most);
+  // 'shutdown': SIGTERM, as a service manager's restart does (a persistent server writes its AOF out first).
+  const stop = async (mode = 'crash') => {
     if (!child) return;
     const c = child;
     child = undefined;
-    c.kill('SIGKILL');
+    c.kill(mode === 'shutdown' ? 'SIGTERM' : 'SIGKILL');
     await waitExit(c);
   };
   await start();

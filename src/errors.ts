@@ -33,6 +33,8 @@ export const ERROR_CODES = {
   internal_error: { http: 500, exit: 1 },
   /** A posting platform that could not be reached to check an account's tokens (issue 23; not a spec code). */
   platform_unreachable: { http: 502, exit: 1 },
+  /** The database (or Redis) cannot be reached: it is restarting or down; tried again a few seconds later it answers (issue 24; not a spec code). */
+  service_unavailable: { http: 503, exit: 1 },
 } as const satisfies Record<string, { http: number; exit: number }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

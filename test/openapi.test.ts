@@ -249,7 +249,7 @@ describe('the OpenAPI document is structurally valid OpenAPI 3.1', () => {
     };
     expect(codesOf('/shorts/{id}', 'delete')).toEqual({
       400: ['invalid_request'], 401: ['missing_api_key', 'invalid_api_key'], 404: ['resource_not_found'],
-      409: ['request_not_cancellable'], 429: ['rate_limit_exceeded'], 500: ['internal_error'],
+      409: ['request_not_cancellable'], 429: ['rate_limit_exceeded'], 500: ['internal_error'], 503: ['service_unavailable'],
     });
     expect((paths['/shorts/{id}']!.delete as Obj).responses).toHaveProperty(['200', 'content', 'application/json', 'schema'], {
       type: 'object', additionalProperties: false, properties: { data: { $ref: '#/components/schemas/Cancelled' } }, required: ['data'],
@@ -281,8 +281,8 @@ describe('the OpenAPI document is structurally valid OpenAPI 3.1', () => {
     for (const { where, op } of operations().filter((o) => o.where.startsWith('paths') && (o.op.security as Obj[]).length > 0)) {
       for (const [status, r] of Object.entries(op.responses as Obj)) {
         const headers = Object.keys((responseObject(doc, r).headers ?? {}) as Obj);
-        const expected = ['401', '431', '500'].includes(status) ? [] : ['X-RateLimit-Limit-Hour', 'X-RateLimit-Remaining-Hour', 'X-RateLimit-Limit-Day', 'X-RateLimit-Remaining-Day', 'X-RateLimit-Reset'];
-        if (status === '429') expected.push('Retry-After');
+        const expected = ['401', '431', '500', '503'].includes(status) ? [] : ['X-RateLimit-Limit-Hour', 'X-RateLimit-Remaining-Hour', 'X-RateLimit-Limit-Day', 'X-RateLimit-Remaining-Day', 'X-RateLimit-Reset'];
+        if (status === '429' || status === '503') expected.push('Retry-After');
         // Exports answer the file itself, as an attachment with its name.
         if (status === '200' && /^paths GET .*\/export$/.test(where)) expected.push('Content-Disposition');
         expect(headers.sort(), `${where} ${status}`).toEqual(expected.sort());

@@ -281,6 +281,7 @@ const RATE_HEADERS: Record<string, Schema> = {
   'X-RateLimit-Reset': { description: 'When the hourly limit resets (ISO 8601)', schema: dateTime },
 };
 const RETRY_AFTER: Schema = { description: 'Seconds until the blocking limit resets (same as details.retryAfter)', schema: int, required: true };
+const UNAVAILABLE_RETRY_AFTER: Schema = { description: 'Seconds after which to try again (same as details.retryAfter)', schema: int, required: true };
 
 /**
  * The counters as one response carries them: always, once the limiter has run. Only a 400 can come
@@ -296,7 +297,7 @@ const LIMITER_TITLES: Record<LimiterName, string> = {
   videoCreation: 'Video creation', statusCheck: 'Status check', listRequests: 'List requests', standard: 'Standard', posts: 'Posts',
 };
 
-const AUTH_ERRORS: readonly ErrorCode[] = ['missing_api_key', 'invalid_api_key', 'rate_limit_exceeded', 'internal_error'];
+const AUTH_ERRORS: readonly ErrorCode[] = ['missing_api_key', 'invalid_api_key', 'rate_limit_exceeded', 'internal_error', 'service_unavailable'];
 
 /** Either header carries the key; an operation names both alternatives. */
 const KEY_SECURITY = [{ apiKey: [] }, { bearer: [] }];
@@ -330,8 +331,10 @@ function operation(d: EnvelopeRoute): Schema {
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
-    // The key is checked before the limiters, so a 401 has no counters to report; a crash has none either.
-    const headers = status === 401 || status === 500 ? undefined : status === 429 ? { ...rateHeaders(status), 'Retry-After': RETRY_AFTER } : rateHeaders(status);
+    // The key is checked before the limiters, so a 401 has no counters to report; a crash has none either, nor
+    // an answer given while the database that holds the key is unreachable (only when to try again).
+    const headers = status === 401 || status === 500 ? undefined : status === 503 ? { 'Retry-After': UNAVAILABLE_RETRY_AFTER }
+      : status === 429 ? { ...rateHeaders(status), 'Retry-After': RETRY_AFTER } : rateHeaders(status);
     responses[status] = {
       description: codes.join(', '),
       ...(headers ? { headers } : {}),

@@ -12,6 +12,7 @@ import type { LimiterName, RateLimiter } from './rate-limit.js';
 import { MEDIA_CONTENT_TYPES, parseMediaPath, type MediaLinks } from './media-links.js';
 import { serveBlob, serveFile } from './serve-file.js';
 import { BlobNotFoundError } from '../ports/blob-store.js';
+import { engineUnavailable } from '../ports/unavailable.js';
 import { catalogAssetFile } from '../catalog/catalog-assets.js';
 import { bindRoutes, matchRoute, type RouteHandlers, type RouteResult, type SelfHandler } from './router.js';
 import { exportLocal } from '../service/export-service.js';
@@ -69,6 +70,8 @@ export interface ApiServerDeps {
 }
 
 const MAX_BODY_BYTES = 1024 * 1024;
+/** Retry-After of a 503 while the database or Redis is unreachable: a restart takes seconds. */
+const UNAVAILABLE_RETRY_SEC = 5;
 
 /** The handlers of the table's enveloped routes (src/api/routes.ts), by operationId. */
 function apiHandlers(service: Service, posts: PostsService, automation: Automation, publicUrl: (() => string) | undefined) {
@@ -357,6 +360,13 @@ export function createApiServer(deps: ApiServerDeps): http.Server {
         return;
       }
       if (e instanceof ShortsError) return sendError(res, e);
+      const down = engineUnavailable(e);
+      if (down) {
+        // A restart of the database or Redis: the client learns to try again, the log gets one line, no stack.
+        deps.log(`${down.engine} unavailable on ${req.method} ${req.url}: ${down.message}`);
+        return sendError(res, new ShortsError('service_unavailable', `${down.engine === 'PostgreSQL' ? 'the database' : 'Redis'} cannot be reached right now (it may be restarting); try again in a few seconds`,
+          { retryAfter: UNAVAILABLE_RETRY_SEC }), { 'retry-after': String(UNAVAILABLE_RETRY_SEC) });
+      }
       deps.log(`internal error on ${req.method} ${req.url}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
       send(res, 500, { error: { code: 'internal_error', message: 'internal error' } });
     });

@@ -21,9 +21,12 @@ export interface Redis {
   port: number;
   /** A URL to a database number of its own (0-15), so tests sharing a server do not see each other's keys. */
   database(n: number): string;
-  /** Kills the server (its in-memory data is gone, as after a crash). */
-  stop(): Promise<void>;
-  /** Starts it again on the same port. */
+  /**
+   * Stops the server: 'crash' (default) kills it (an in-memory server's data is gone; a persistent one loses the
+   * last second at most); 'shutdown' ends it as a service manager does (a persistent one keeps everything).
+   */
+  stop(mode?: 'crash' | 'shutdown'): Promise<void>;
+  /** Starts it again on the same port (a persistent one with its data). */
   start(): Promise<void>;
   close(): Promise<void>;
 }
@@ -41,7 +44,8 @@ export interface S3 {
 
 export const freePort: () => Promise<number> = engines.freePort;
 export const startPostgres: () => Promise<Postgres> = engines.startPostgres;
-export const startRedis: () => Promise<Redis> = engines.startRedis;
+/** `persistent`: an append-only file and no eviction, as a deployment runs Redis for BullMQ (default: in memory only). */
+export const startRedis: (opts?: { persistent?: boolean }) => Promise<Redis> = engines.startRedis;
 export const startS3: () => Promise<S3> = engines.startS3;
 /** Makes an s3rver made by a test keep S3's atomic overwrite and bulk delete (see scripts/engines.mjs); before run(). */
 export const asS3Does: (server: unknown) => void = engines.asS3Does;

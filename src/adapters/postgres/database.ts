@@ -4,11 +4,18 @@
 // request store's insert commit together, as the SQLite adapters do by sharing one connection.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
+import { EngineUnavailable } from '../../ports/unavailable.js';
+import { connectionLost } from '../connection-lost.js';
 
 /** A connection of a transaction, usable only until its COMMIT or ROLLBACK. */
 interface Tx { client: pg.PoolClient; open: boolean; savepoints: number }
 
 export type Row = Record<string, unknown>;
+
+/** The server could not be reached or dropped the connection: the port's EngineUnavailable; anything else as it came. */
+function classified(e: unknown): unknown {
+  return connectionLost(e) && !(e instanceof EngineUnavailable) ? new EngineUnavailable('PostgreSQL', e) : e;
+}
 
 /**
  * bigint (counts, millisecond clocks, identity columns) and numeric arrive as strings by default; every value
@@ -59,9 +66,13 @@ export class PgDatabase {
   /** Runs one statement: in the current transaction when there is one, else on any pooled connection. */
   async query<R = Row>(text: string, params: unknown[] = []): Promise<R[]> {
     const t = this.current();
-    if (!t) await this.ready();
-    const runner = t?.client ?? this.pool;
-    return (await runner.query(text, params)).rows as R[];
+    try {
+      if (!t) await this.ready();
+      const runner = t?.client ?? this.pool;
+      return (await runner.query(text, params)).rows as R[];
+    } catch (e) {
+      throw classified(e);
+    }
   }
 
   async one<R = Row>(text: string, params: unknown[] = []): Promise<R | undefined> {
@@ -75,8 +86,13 @@ export class PgDatabase {
   async transaction<T>(work: () => Promise<T>): Promise<T> {
     const outer = this.current();
     if (outer) return this.savepoint(outer, work);
-    await this.ready();
-    const client = await this.pool.connect();
+    let client: pg.PoolClient;
+    try {
+      await this.ready();
+      client = await this.pool.connect();
+    } catch (e) {
+      throw classified(e);
+    }
     const t: Tx = { client, open: true, savepoints: 0 };
     let broken: Error | undefined;
     // A checked-out client has no error listener of the Pool's: a server gone while this transaction waits
@@ -91,7 +107,7 @@ export class PgDatabase {
       return result;
     } catch (e) {
       await client.query('ROLLBACK').catch((err: Error) => { broken = err; });
-      throw e;
+      throw classified(e);
     } finally {
       t.open = false;
       client.removeListener('error', lost);
