@@ -4,8 +4,10 @@
 // fetch,transcribe,analyze,notify,publish` and one with `--queues render`. Run twice: queues and rate-limit
 // counters on Redis, and on PostgreSQL alone (BullMQ's PostgreSQL backend, SQL counters).
 //  - a real request completes: whisper runs only under the first worker (its transcribe job), the render
-//    ffmpeg only under the second (its clip jobs); killed -9 mid-render, a fresh render worker with another
-//    empty data dir finishes it; it completes once (one webhook) and its clips download from the bucket;
+//    ffmpeg only under the second (its clip jobs); PostgreSQL restarts while it is transcribed (and Redis too,
+//    persistent as BullMQ needs it): reads answer 503 while PostgreSQL is down and work again through either API
+//    process within seconds, and the processes carry on; killed -9 mid-render, a fresh render worker with
+//    another empty data dir finishes it; it completes once (one webhook) and its clips download from the bucket;
 //  - the last credit under concurrent creates split across the two API processes: exactly one accepted, and
 //    a DELETE through the other API process stops the stage a worker runs within seconds;
 //  - an hourly limit is exact across the two API processes.
@@ -26,7 +28,8 @@ let hooks: Loopback;
 const dirs: string[] = [];
 
 beforeAll(async () => {
-  [pg, redis, s3] = await Promise.all([startPostgres(), startRedis(), startS3()]);
+  // Redis as a deployment runs it for BullMQ (an append-only file, no eviction): a restart keeps the queues.
+  [pg, redis, s3] = await Promise.all([startPostgres(), startRedis({ persistent: true }), startS3()]);
   cdn = await loopback(fileHandler(SAMPLE));
   hooks = await loopback((_req, res) => res.end('ok'));
 }, 120_000);
@@ -95,6 +98,20 @@ describe.each([
       preferredLength: 'under30sec', layout: 'fit', blurBackground: false, webhookUrl: `${hooks.url}/hook` });
     expect(created.status, created.text).toBe(202);
     const id = created.json.data.requestId as string;
+
+    // The engines restart while the request is being transcribed (a fast shutdown of PostgreSQL; Redis ended as a
+    // service manager's restart ends it, its queues kept in its append-only file).
+    await until(async () => early.log(), (log) => log.includes(` transcribe/${id} started`) || / ended: failed/.test(log), 300_000, 50);
+    await pg.stop('fast');
+    const down = await api(b.api, key, 'GET', `/shorts/${id}/status`);
+    expect(down.status, down.text).toBe(503);
+    expect(down.json.error.code, down.text).toBe('service_unavailable');
+    if (withRedis) await redis.stop('shutdown');
+    await new Promise((r) => setTimeout(r, 1000));
+    await Promise.all([pg.start(), withRedis ? redis.start() : undefined]);
+    const restarted = Date.now();
+    for (const p of [a, b]) await until(() => api(p.api, key, 'GET', `/shorts/${id}/status`), (r) => r.status === 200, 10_000, 100);
+    expect(Date.now() - restarted).toBeLessThan(10_000);
 
     await until(async () => render.log() + early.log(), (log) => / render\/clip-\S+ started/.test(log) || / ended: failed/.test(log), 300_000, 50);
     expect(render.log(), early.log()).toMatch(/ render\/clip-\S+ started/);

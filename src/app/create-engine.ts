@@ -170,7 +170,7 @@ export function createEngine(settings: EngineSettings): Engine {
     worker: (opts) => {
       if (opts.concurrency > 0) housekeeping.start();
       return new Worker({
-        store, leases, queue, orchestrator: orchestrator(opts), concurrency: opts.concurrency, queues: opts.queues, queueOutsideTransaction: state.distributed, log,
+        store, leases, queue, blobs, orchestrator: orchestrator(opts), concurrency: opts.concurrency, queues: opts.queues, queueOutsideTransaction: state.distributed, log,
         refund: (id) => { ledger.refundCredit(id).catch((e: unknown) => log(`refund of ${id}: ${e instanceof Error ? e.message : String(e)}`)); },
         onFinished: opts.onFinished,
         track: opts.track ?? ((id, c) => service.track(id, c)),

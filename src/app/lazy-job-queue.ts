@@ -2,12 +2,16 @@
 // migrations) behind the synchronous composition root: every call waits for the open, and a failed open is
 // tried again on the next call (a queue server not up yet when a process starts is not fatal). Listeners of
 // `onEnqueued` are kept here, so they hear jobs enqueued through this instance whenever the adapter opened.
+// A call that fails because the queue's server cannot be reached rejects with the port's EngineUnavailable (the
+// API answers 503, a worker hands its job back), whatever driver said it.
 import { EventEmitter } from 'node:events';
+import { connectionLost } from '../adapters/connection-lost.js';
 import type { Job, JobQueue, NewJob } from '../ports/job-queue.js';
+import { EngineUnavailable } from '../ports/unavailable.js';
 
 export type ClosableJobQueue = JobQueue & { close(): Promise<void> };
 
-export function lazyJobQueue(open: () => Promise<ClosableJobQueue>): ClosableJobQueue & { ping(): Promise<string> } {
+export function lazyJobQueue(open: () => Promise<ClosableJobQueue>, engine: EngineUnavailable['engine']): ClosableJobQueue & { ping(): Promise<string> } {
   let opening: Promise<ClosableJobQueue> | null = null;
   const events = new EventEmitter();
   const adapter = () => (opening ??= open().then((q) => {
@@ -17,24 +21,31 @@ export function lazyJobQueue(open: () => Promise<ClosableJobQueue>): ClosableJob
     opening = null;
     throw e;
   }));
+  const call = async <R>(work: (q: ClosableJobQueue) => Promise<R>): Promise<R> => {
+    try {
+      return await work(await adapter());
+    } catch (e) {
+      throw connectionLost(e) ? new EngineUnavailable(engine, e) : e;
+    }
+  };
   return {
-    enqueue: async <T>(job: NewJob<T>) => (await adapter()).enqueue(job),
-    enqueueFlow: async <P>(parent: NewJob<P>, children: readonly NewJob[]) => (await adapter()).enqueueFlow(parent, children),
-    take: async (queues: readonly string[], owner: string, lockMs: number) => (await adapter()).take(queues, owner, lockMs),
-    extend: async (job: Job, lockMs: number) => (await adapter()).extend(job, lockMs),
-    complete: async (job: Job) => (await adapter()).complete(job),
-    fail: async (job: Job, reason: string, opts?: { final?: boolean }) => (await adapter()).fail(job, reason, opts),
-    handBack: async (job: Job, opts?: { delayMs?: number }) => (await adapter()).handBack(job, opts),
-    cancel: async (queue: string, id: string) => (await adapter()).cancel(queue, id),
-    get: async (queue: string, id: string) => (await adapter()).get(queue, id),
-    counts: async (queue: string) => (await adapter()).counts(queue),
+    enqueue: <T>(job: NewJob<T>) => call((q) => q.enqueue(job)),
+    enqueueFlow: <P>(parent: NewJob<P>, children: readonly NewJob[]) => call((q) => q.enqueueFlow(parent, children)),
+    take: (queues: readonly string[], owner: string, lockMs: number) => call((q) => q.take(queues, owner, lockMs)),
+    extend: (job: Job, lockMs: number) => call((q) => q.extend(job, lockMs)),
+    complete: (job: Job) => call((q) => q.complete(job)),
+    fail: (job: Job, reason: string, opts?: { final?: boolean }) => call((q) => q.fail(job, reason, opts)),
+    handBack: (job: Job, opts?: { delayMs?: number }) => call((q) => q.handBack(job, opts)),
+    cancel: (queue: string, id: string) => call((q) => q.cancel(queue, id)),
+    get: (queue: string, id: string) => call((q) => q.get(queue, id)),
+    counts: (queue: string) => call((q) => q.counts(queue)),
     onEnqueued: (listener) => {
       events.on('enqueued', listener);
       return () => { events.off('enqueued', listener); };
     },
     // Readiness: the queue's engine answers a cheap read.
     ping: async () => {
-      await (await adapter()).counts('fetch');
+      await call((q) => q.counts('fetch'));
       return 'job queue ok';
     },
     close: async () => {

@@ -88,9 +88,15 @@ export function openStateAdapters(dataDir: string, log: (line: string) => void, 
 
   const where = describeDatabaseUrl(databaseUrl);
   const state = createPostgresState(databaseUrl, { dataDir, onConnectionError: (e) => log(`PostgreSQL ${where}: connection lost (${e.message}); the next query reconnects`) });
-  const onError = (e: Error) => log(`job queue: ${e.message}`);
+  // A restart drops every connection of the queue's pool at once: the same line once, not once per connection.
+  let last = { message: '', at: 0 };
+  const onError = (e: Error) => {
+    if (e.message === last.message && Date.now() - last.at < 5000) return;
+    last = { message: e.message, at: Date.now() };
+    log(`job queue: ${e.message}`);
+  };
   // BullMQ owns the jobs: on Redis when there is one, else on its PostgreSQL backend (tables in schema `bullmq`).
-  const queue = lazyJobQueue(() => createBullmqJobQueue(redisUrl !== undefined ? { redisUrl } : { postgresUrl: databaseUrl }, { onError }));
+  const queue = lazyJobQueue(() => createBullmqJobQueue(redisUrl !== undefined ? { redisUrl } : { postgresUrl: databaseUrl }, { onError }), redisUrl !== undefined ? 'Redis' : 'PostgreSQL');
   return {
     describe: `postgresql ${where}`, distributed: true,
     store: state.requests, accounts: state.accounts, leases: state.leases, idempotency: state.idempotency,

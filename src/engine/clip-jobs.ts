@@ -2,6 +2,7 @@
 // renders one planned clip (clip-render.ts) from the request's checkpoints, on whichever worker takes it, and
 // saves its outcome as the checkpoint `clip-<shortId>` that the request's finalize (finalize.ts) reads.
 import type { Lease } from '../ports/leases.js';
+import { engineUnavailable } from '../ports/unavailable.js';
 import { JobArtifacts } from './artifacts.js';
 import { JobScratch } from './scratch.js';
 import { failureReason, type ReasonContext } from './failure-reason.js';
@@ -53,6 +54,7 @@ export async function renderPlannedClip(deps: OrchestratorDeps, requestId: strin
     await art.write(JobArtifacts.clipOutcomeName(shortId), record);
   } catch (e) {
     if (lostLease(e, signal) || (signal.aborted && signal.reason instanceof ShutdownSignal)) return 'stopped';
+    if (engineUnavailable(e)) throw e; // not the clip's fault: its job runs again (the worker hands it back)
     if (signal.aborted || e instanceof AbortedError) {
       // Cancelled while its clips render: a cancelled request keeps no partial output (its finalize never runs).
       if ((await store.getRequest(requestId))?.status === 'cancelled') {

@@ -7,6 +7,7 @@
 // it works on run out together when the process dies. stop() stops taking, aborts the running handlers and waits
 // for them to end their jobs.
 import { JobLockLost, type Job, type JobQueue } from '../ports/job-queue.js';
+import { engineUnavailable } from '../ports/unavailable.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 
 /** The longest a running job goes without extending its lock, so a cancel from another process stops it this soon. */
@@ -43,6 +44,8 @@ export class JobLoop {
   /** A pump is taking work (takes are async): a second one waits for it instead of racing it. */
   private pumping: Promise<void> | null = null;
   private pumpAgain = false;
+  /** The queue's server could not be reached at the last take: said once per outage, not at every poll. */
+  private unreachable = false;
 
   constructor(private readonly opts: JobLoopOptions) {}
 
@@ -85,6 +88,8 @@ export class JobLoop {
         this.pumpAgain = false;
         while (!this.stopped && this.active.size < this.opts.concurrency) {
           const job = await queue.take(this.opts.queues, leases.owner, leases.ttlMs);
+          if (this.unreachable) this.opts.log(`worker: the job queue answers again`);
+          this.unreachable = false;
           if (!job) {
             this.opts.onIdle?.();
             break;
@@ -92,7 +97,12 @@ export class JobLoop {
           this.run(job);
         }
       } while (this.pumpAgain && !this.stopped);
-    })().catch((e: unknown) => this.opts.log(`worker: ${e instanceof Error ? e.message : String(e)}`))
+    })().catch((e: unknown) => {
+      const down = engineUnavailable(e);
+      if (down && this.unreachable) return;
+      this.unreachable = down !== undefined;
+      this.opts.log(`worker: ${e instanceof Error ? e.message : String(e)}${down ? ` (${down.engine} cannot be reached; taking jobs again once it answers)` : ''}`);
+    })
       .finally(() => { this.pumping = null; });
   }
 

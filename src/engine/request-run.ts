@@ -6,6 +6,7 @@
 // retry, a restart or another machine resumes (checkpoints.ts), applies each stage's retry policy, and honours an
 // AbortSignal at every stage (child processes are killed, not waited for). What a stage does is request-stages.ts.
 import { LeaseLost } from '../ports/leases.js';
+import { engineUnavailable } from '../ports/unavailable.js';
 import { rmSync } from 'node:fs';
 import { JobArtifacts } from './artifacts.js';
 import { JobScratch } from './scratch.js';
@@ -40,7 +41,8 @@ export async function runRequest(deps: OrchestratorDeps, id: string, signal: Abo
 
 /**
  * The frame of every way of running a request's stages: the run's state, then `body`; an error fails the
- * request with its reason (a cancel cancels it; a shutdown or a lost lease leaves it to whoever resumes it).
+ * request with its reason (a cancel cancels it; a shutdown or a lost lease leaves it to whoever resumes it;
+ * the database or Redis unreachable is thrown, for the job to run again).
  */
 export async function guarded(deps: OrchestratorDeps, id: string, signal: AbortSignal, events: JobEvents, body: (run: RunState) => Promise<void>): Promise<RequestRecord> {
   const { store } = deps;
@@ -61,6 +63,9 @@ export async function guarded(deps: OrchestratorDeps, id: string, signal: AbortS
     if (signal.aborted && signal.reason instanceof ShutdownSignal) return (await store.getRequest(id))!;
     // Another process runs it now: nothing here is written or removed (its artifacts are the new runner's).
     if (lostLease(e, signal)) return (await store.getRequest(id))!;
+    // The database (or Redis) is restarting: not the request's fault, nor one to fail it with; the worker hands
+    // its job back and the stage runs again from its checkpoint.
+    if (engineUnavailable(e)) throw e;
     try {
       if (signal.aborted || e instanceof AbortedError) await store.finish(id, 'cancelled', null, events.lease);
       else await store.finish(id, 'failed', failureReason(e, reasons), events.lease);

@@ -15,20 +15,23 @@ import type { Job, JobQueue } from '../ports/job-queue.js';
 import { JobLoop, type JobOutcome } from './job-loop.js';
 import type { Orchestrator } from './orchestrator.js';
 import { ShutdownSignal } from './interruptions.js';
+import { sweepOrphans } from './orphan-sweep.js';
+import type { BlobStore } from '../ports/blob-store.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import { LeaseLost, type Lease, type LeaseKey } from '../ports/leases.js';
+import { engineUnavailable } from '../ports/unavailable.js';
 import {
   ANALYZE_QUEUE, FETCH_QUEUE, LEGACY_QUEUES, NOTIFY_QUEUE, PUBLISH_QUEUE, RENDER_QUEUE, REQUEST_QUEUE, RERENDER_QUEUE, STAGE_QUEUES, TRANSCRIBE_QUEUE,
   notifyJob, renderFlow, stageJob, type RenderJobData, type RequestJobData, type RerenderJobData,
 } from './jobs.js';
 
-/** Queued API requests older than this with no job are enqueued by the sweep (a create that died before it enqueued). */
-const ORPHAN_AGE_MS = 60_000;
-/** How often a worker serving `fetch` looks for such requests. */
+/** How often a worker serving `fetch` looks for API requests the queue holds no job for (orphan-sweep.ts). */
 const SWEEP_EVERY_MS = 60_000;
 
 /** How long a job whose lease another process still holds (its lock ran out first) waits before it is tried again. */
 const LEASE_BUSY_RETRY_MS = 1000;
+/** How long a job stopped by the database or Redis being unreachable (a restart) waits before it runs again. */
+const ENGINE_DOWN_RETRY_MS = 3000;
 
 export interface WorkerOptions {
   store: RequestStore;
@@ -46,8 +49,13 @@ export interface WorkerOptions {
   queues?: readonly string[];
   /** Registers the job's AbortController so DELETE kills it at once; returns the unregister function. */
   track: (requestId: string, controller: AbortController) => () => void;
-  /** The queue is outside the store's transactions (BullMQ): a dead create can leave a queued request with no job, which this worker sweeps for. */
+  /**
+   * The queue is outside the store's transactions (BullMQ): a dead create can leave a queued request with no
+   * job, and a queue's store that lost its data a processing one; a worker serving `fetch` sweeps for both.
+   */
   queueOutsideTransaction?: boolean;
+  /** Where the requests' checkpoints are: the sweep enqueues a processing request at the stage they say. */
+  blobs?: BlobStore;
   pollMs?: number;
   log?: (line: string) => void;
 }
@@ -70,6 +78,11 @@ export class Worker {
       // lost lease (the new holder finishes it, nothing is written here).
       onLock: (job, state, controller) => controller.abort(state === 'lost' ? new LeaseLost(leaseKeyOf(job)) : undefined),
       onError: (job, e) => {
+        const down = engineUnavailable(e);
+        if (down) {
+          log(`${job.queue}/${job.id}: ${down.engine} cannot be reached (${down.message}); handed back to run again from its checkpoint`);
+          return { end: 'handBack', delayMs: ENGINE_DOWN_RETRY_MS };
+        }
         log(`worker error on job ${job.queue}/${job.id}: ${e instanceof Error ? e.message : String(e)}`);
         return { end: 'fail', reason: e instanceof Error ? e.message : String(e) };
       },
@@ -84,26 +97,13 @@ export class Worker {
   start(): void {
     this.startBacklog = true;
     this.loop.start();
-    if (this.opts.queueOutsideTransaction && (this.opts.queues ?? [FETCH_QUEUE]).includes(FETCH_QUEUE)) {
-      const sweep = () => { this.enqueueOrphans().catch((e: unknown) => this.opts.log?.(`sweep: ${e instanceof Error ? e.message : String(e)}`)); };
+    const { store, queue, blobs, orchestrator, log } = this.opts;
+    if (this.opts.queueOutsideTransaction && blobs && (this.opts.queues ?? [FETCH_QUEUE]).includes(FETCH_QUEUE)) {
+      const deps = { store, queue, blobs, plannedClips: (id: string) => orchestrator.plannedClips(id), log };
+      const sweep = () => { sweepOrphans(deps).catch((e: unknown) => log?.(`sweep: ${e instanceof Error ? e.message : String(e)}`)); };
       sweep();
       this.sweepTimer = setInterval(sweep, SWEEP_EVERY_MS);
       this.sweepTimer.unref();
-    }
-  }
-
-  /**
-   * A queue of its own (BullMQ) gets a request's first job after the request committed: a create that died in
-   * between left a queued request no job names. Enqueued here, once it is old enough that its create is over
-   * (an id's enqueue is a no-op while its job lives; one ended would be run again, hence the age).
-   */
-  private async enqueueOrphans(): Promise<void> {
-    const { store, queue } = this.opts;
-    const before = Date.now() - ORPHAN_AGE_MS;
-    for (const r of await store.listLive()) {
-      if (r.origin !== 'api' || r.status !== 'queued' || Date.parse(r.createdAt) > before) continue;
-      if (await queue.get(FETCH_QUEUE, r.id) || await queue.get(REQUEST_QUEUE, r.id)) continue;
-      if (await queue.enqueue(stageJob('fetch', r.id))) this.opts.log?.(`queued ${r.id}: its create stopped before it enqueued it`);
     }
   }
 
