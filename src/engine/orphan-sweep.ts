@@ -18,7 +18,7 @@ import { JobArtifacts } from './artifacts.js';
 import { ANALYZE_QUEUE, FETCH_QUEUE, RENDER_QUEUE, REQUEST_QUEUE, TRANSCRIBE_QUEUE, renderFlow, stageJob } from './jobs.js';
 
 /** Queued API requests older than this with no job are enqueued (a create that died before it enqueued). */
-export const ORPHAN_AGE_MS = 60_000;
+const ORPHAN_AGE_MS = 60_000;
 
 /** The states of a job that will still run (or is running). */
 const LIVE: ReadonlySet<JobState> = new Set(['waiting', 'delayed', 'active', 'waiting-children']);
