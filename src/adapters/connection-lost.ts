@@ -16,8 +16,13 @@ function unavailableSqlState(code: string): boolean {
 /** node-postgres's own errors for a connection that died or never came (they carry no code). */
 const PG_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed)/;
 
+/** Whether `e`, or an error it wraps (a migration's error naming the setting), says the server is out of reach. */
 export function connectionLost(e: unknown): boolean {
-  if (!(e instanceof Error)) return false;
+  for (let c = e, depth = 0; c instanceof Error && depth < 4; c = c.cause, depth++) if (lost(c)) return true;
+  return false;
+}
+
+function lost(e: Error): boolean {
   const code = (e as { code?: unknown }).code;
   if (typeof code === 'string' && (SOCKET_CODES.has(code) || unavailableSqlState(code))) return true;
   // ioredis: a command that waited through too many reconnections, or was sent on a closed connection.
