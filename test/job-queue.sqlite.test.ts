@@ -13,7 +13,7 @@ import { jobQueueConformance } from './conformance/job-queue.js';
 import { ROOT } from './helpers/cli.js';
 import { sqliteHarness } from './helpers/sqlite-harness.js';
 
-jobQueueConformance('SQLite', (retention) => sqliteHarness((db) => new SqliteJobQueue(db, retention)));
+jobQueueConformance('SQLite', (retention) => sqliteHarness((db) => new SqliteJobQueue(db, retention)), { hearsOtherInstances: false });
 
 describe('SQLite job queue across processes', () => {
   it('of several processes taking from one data dir at the same instant, each job goes to exactly one', async () => {

@@ -10,12 +10,23 @@ import { JobLockLost, type Job, type JobQueue, type JobRetention, type NewJob } 
 
 export type JobQueueHarness = Harness<JobQueue>;
 
+/** What an adapter can do beyond the port's minimum. */
+export interface JobQueueCapabilities {
+  /**
+   * Its takers hear a job another instance (process) made due at once, not at their next poll: BullMQ's
+   * signals do; the SQLite adapter's other processes poll the file (default true).
+   */
+  hearsOtherInstances?: boolean;
+}
+
 const LONG = 30_000;
 /** A lock TTL short enough to run out during a test. */
 const SHORT = 60;
+/** How soon a taker hears a job another instance made due: well under a poll (1 s). */
+const HEARD_WITHIN = 500;
 
 /** `retention`: the adapter built to keep ended jobs that long instead of KEEP_ENDED_JOBS_MS. */
-export function jobQueueConformance(name: string, factory: (retention?: JobRetention) => Promise<JobQueueHarness>): void {
+export function jobQueueConformance(name: string, factory: (retention?: JobRetention) => Promise<JobQueueHarness>, can: JobQueueCapabilities = {}): void {
   describe(`job queue port conformance: ${name}`, () => {
     const open = perTest(factory);
     const q = () => `q-${randomUUID()}`;
@@ -212,6 +223,31 @@ export function jobQueueConformance(name: string, factory: (retention?: JobReten
       off();
       await port.enqueue(job(a, 'j2'));
       expect(heard).toEqual([a]);
+    });
+
+    it.skipIf(can.hearsOtherInstances === false)("tells a taker's listeners soon when another instance (process) enqueues, or a flow's parent becomes due there", async () => {
+      const { port, another } = await open();
+      const other = await another();
+      const [render, finish] = [q(), q()];
+      // This instance takes from both queues (nothing is due yet): it is their taker from now on.
+      expect(await take(port, [render, finish])).toBeNull();
+      const heard: { queue: string; at: number }[] = [];
+      port.onEnqueued((queue) => heard.push({ queue, at: Date.now() }));
+      const hears = async (queue: string, since: number) => {
+        while (!heard.some((h) => h.queue === queue && h.at >= since) && Date.now() - since < HEARD_WITHIN * 2) await sleep(5);
+        const first = heard.find((h) => h.queue === queue && h.at >= since);
+        expect(first, `heard ${queue}`).toBeDefined();
+        expect(first!.at - since).toBeLessThan(HEARD_WITHIN);
+      };
+      let since = Date.now();
+      await other.enqueueFlow(job(finish, 'req'), [job(render, 'c1')]);
+      await hears(render, since);
+      // The child ends in the other process: the parent it released is due here.
+      const c1 = (await take(other, [render], 'w2'))!;
+      since = Date.now();
+      await other.complete(c1);
+      await hears(finish, since);
+      expect((await take(port, [finish]))?.id).toBe('req');
     });
 
     it('runs a flow: the children first, the parent once every child has ended (completed, failed or cancelled)', async () => {

@@ -31,11 +31,14 @@ export interface RestartSetup {
 
 export function bullmqRestartTests(name: string, setup: () => RestartSetup | Promise<RestartSetup>): void {
   describe(`BullMQ job queue faults: ${name}`, () => {
-    it('carries on after its server restarts while a job is held: no crash, and take and complete work again', async () => {
+    it('carries on after its server restarts while a job is held: no crash, take and complete work again, and jobs of another instance are heard again', async () => {
       const { connection, server, durable } = await setup();
       const errors: Error[] = [];
       const port = await createBullmqJobQueue(connection, { onError: (err) => errors.push(err) });
+      const other = await createBullmqJobQueue(connection, { onError: (err) => errors.push(err) });
       const queue = `q-${randomUUID()}`;
+      const heard: string[] = [];
+      port.onEnqueued((q) => heard.push(q));
       try {
         await port.enqueue({ queue, id: 'held', data: { n: 1 } });
         const held = (await port.take([queue], 'w1', 30_000))!;
@@ -55,8 +58,16 @@ export function bullmqRestartTests(name: string, setup: () => RestartSetup | Pro
         expect(await port.extend(next, 30_000)).toBe('held');
         await port.complete(next);
         expect(await port.get(queue, 'after')).toMatchObject({ state: 'completed' });
+        // The taker's signal connection came back too (a reconnect, or a new LISTEN session): another
+        // process's job is heard without waiting for a poll (this instance's own enqueues aside).
+        heard.length = 0;
+        let n = 0;
+        await expect.poll(async () => {
+          await other.enqueue({ queue, id: `from-other-${++n}`, data: {} });
+          return heard.includes(queue);
+        }, { timeout: 10_000, interval: 500 }).toBe(true);
       } finally {
-        await port.close();
+        await Promise.all([port.close(), other.close()]);
       }
     }, 30_000);
   });

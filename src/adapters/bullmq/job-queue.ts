@@ -41,6 +41,7 @@ import {
   FlowProducer, Queue, UnrecoverableError, Worker, createPostgresBackend, runMigrations, quoteSchemaName, DEFAULT_SCHEMA,
   type BackendFactory, type FlowJob, type Job as BullJob, type JobsOptions,
 } from 'bullmq';
+import { postgresDueSignals, redisDueSignals, type DueSignals } from './due-signals.js';
 import {
   JobLockLost, KEEP_ENDED_JOBS_MS, backoffDelay, type JobRetention,
   type Backoff, type Job, type JobInfo, type JobOptions, type JobQueue, type JobState, type LockState, type NewJob,
@@ -95,7 +96,8 @@ export async function createBullmqJobQueue(connection: BullmqConnection, opts: B
     const redis = new Redis(connection.redisUrl, { maxRetriesPerRequest: null });
     redis.on('error', onError);
     const base = { connection: redis, prefix: connection.prefix ?? 'bull' };
-    return new BullmqAdapter(base, undefined, keepEndedS, onError, async () => { redis.disconnect(); });
+    return new BullmqAdapter(base, undefined, keepEndedS, onError, async () => { redis.disconnect(); },
+      (adapter, due) => redisDueSignals(redis, (queue) => adapter.eventsKey(queue), due, onError));
   }
   // One pool for every queue of this instance (BullMQ would build a pool per queue object), its sessions
   // pinned to BullMQ's schema as BullMQ does on the pools it builds.
@@ -115,7 +117,8 @@ export async function createBullmqJobQueue(connection: BullmqConnection, opts: B
   // BullMQ's factory gives a worker a LISTEN session of its own, checked out of a pool it did not build for
   // good: a pool slot per queue. Our takes never block (they poll), so no backend is built with one.
   const factory: BackendFactory = (name, queueOpts) => createPostgresBackend(name, queueOpts as never);
-  const adapter = new BullmqAdapter({ connection: pool }, factory, keepEndedS, onError, () => pool.end());
+  const adapter = new BullmqAdapter({ connection: pool }, factory, keepEndedS, onError, () => pool.end(),
+    (_adapter, due) => postgresDueSignals(pool, due, onError));
   // PostgreSQL compiles BullMQ's PL/pgSQL functions in a session on their first call (tens of ms): a take on
   // an unused queue does it now, so that the first real take does not outlast a short lock it should see held.
   await adapter.take([WARM_UP_QUEUE], 'open', 1);
@@ -133,6 +136,8 @@ class BullmqAdapter implements BullmqJobQueue {
   private flows?: FlowProducer;
   private readonly stalledChecks = new Map<string, Promise<void>>();
   private readonly events = new EventEmitter();
+  /** Jobs that became due in any process, for the queues this instance took from (see due-signals.ts). */
+  private readonly signals: DueSignals;
 
   constructor(
     private readonly base: Base,
@@ -141,7 +146,10 @@ class BullmqAdapter implements BullmqJobQueue {
     private readonly keepEndedS: number,
     private readonly onError: (err: Error) => void,
     private readonly closeConnection: () => Promise<void>,
-  ) {}
+    signals: (adapter: BullmqAdapter, due: (queue: string) => void) => DueSignals,
+  ) {
+    this.signals = signals(this, (queue) => this.events.emit('enqueued', queue));
+  }
 
   async enqueue<T>(job: NewJob<T>): Promise<boolean> {
     if (!(await this.clearEnded(job.queue, job.id))) return false;
@@ -167,6 +175,15 @@ class BullmqAdapter implements BullmqJobQueue {
   }
 
   async take(queues: readonly string[], owner: string, lockMs: number): Promise<Job | null> {
+    const job = await this.takeFirst(queues, owner, lockMs);
+    // Whoever takes from a queue hears its jobs from now on (a no-op after the first take). After the look, not
+    // before: the first look of a process is not slowed by opening the signal's connection (a job made due
+    // in between, that once, waits for the next poll).
+    await Promise.all(queues.filter((name) => name !== WARM_UP_QUEUE).map((name) => this.signals.watch(name)));
+    return job;
+  }
+
+  private async takeFirst(queues: readonly string[], owner: string, lockMs: number): Promise<Job | null> {
     for (const name of queues) {
       const worker = this.worker(name, lockMs);
       await this.recoverStalled(name, worker);
@@ -274,9 +291,15 @@ class BullmqAdapter implements BullmqJobQueue {
   }
 
   async close(): Promise<void> {
+    await this.signals.close();
     const all = [...this.workers.values(), ...this.queues.values(), ...(this.flows ? [this.flows] : [])];
     await Promise.allSettled(all.map((o) => o.close()));
     await this.closeConnection();
+  }
+
+  /** The key of a queue's event stream on Redis. */
+  eventsKey(name: string): string {
+    return this.queue(name).keys.events!;
   }
 
   /** True when the id is free to enqueue: no job, or one that ended (removed now). */
