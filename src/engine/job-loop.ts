@@ -1,11 +1,11 @@
 // A worker's loop over the job queue port (src/ports/job-queue.ts), whatever its jobs mean: it takes the due jobs
-// of its queues a bounded number at a time (at once when this process enqueues one, else at every poll), extends
-// each job's lock while its handler runs — the answer says a cancel was asked anywhere, or another take has the
-// job now — and ends the job as the handler says: complete, fail (for good: retries happen inside the handler or
-// as hand-backs), hand back (no attempt counted: a stop, a wait), or nothing (another take ends it). The locks
-// last the TTL of the process's leases and are taken in its owner's name, so a job's lock and the lease of what
-// it works on run out together when the process dies. stop() stops taking, aborts the running handlers and waits
-// for them to end their jobs.
+// of its queues a bounded number at a time (at once when the queue says one is due — enqueued by this process, or
+// by any with BullMQ — else at every poll), extends each job's lock while its handler runs — the answer says a
+// cancel was asked anywhere, or another take has the job now — and ends the job as the handler says: complete,
+// fail (for good: retries happen inside the handler or as hand-backs), hand back (no attempt counted: a stop, a
+// wait), or nothing (another take ends it). The locks last the TTL of the process's leases and are taken in its
+// owner's name, so a job's lock and the lease of what it works on run out together when the process dies.
+// stop() stops taking, aborts the running handlers and waits for them to end their jobs.
 import { JobLockLost, type Job, type JobQueue } from '../ports/job-queue.js';
 import { engineUnavailable } from '../ports/unavailable.js';
 import type { LeaseKeeper } from './lease-keeper.js';

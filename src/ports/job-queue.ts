@@ -151,7 +151,9 @@ export interface JobQueue {
   counts(queue: string): Promise<Record<JobState, number>>;
   /**
    * Calls `listener` when a job is enqueued through this adapter instance (in-process wake-up: the local worker
-   * takes it at once); other processes find it by the adapter's own means. Returns the unsubscribe function.
+   * takes it at once) and, where the adapter can hear it (BullMQ: yes; SQLite: no, other processes poll the
+   * file), when a job of a queue this instance has taken from becomes due in another process. It may be called
+   * when nothing is due after all (a spurious wake-up costs one take). Returns the unsubscribe function.
    */
   onEnqueued(listener: (queue: string) => void): () => void;
 }

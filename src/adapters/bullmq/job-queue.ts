@@ -9,6 +9,12 @@
 //   the next pass re-queues those marked whose lock ran out) and throttled by `stalledInterval`; the port
 //   wants a job whose lock ran out to be due at once, so a take runs two passes 1 ms apart (stalledInterval
 //   is 1 ms: the throttle only keeps concurrent takes from all scanning at once).
+// - A take never blocks; what makes the next one prompt is `onEnqueued`, told of this instance's enqueues and,
+//   for every queue this instance has taken from, of jobs made due in any process, from BullMQ's own
+//   signals (due-signals.ts: the event streams on Redis, NOTIFY on PostgreSQL; one connection for all
+//   queues). A blocking take (Worker.getNextJob with block) would hold a connection per queue and pop
+//   BullMQ's one marker per queue, waking one process where several serve it; the port's take asks several
+//   queues at once and the taker's loop knows when it has room, so a signal suits it better.
 // - `attempt` is BullMQ's attemptsStarted less our hand-backs (BullMQ counts every start; the port does not
 //   count a hand-back), and a stalled job taken past its attempts — or one BullMQ itself gave up on after
 //   maxStalledCount stalls (its deferred failure; the worker's maxStalledCount is per queue, the port's
@@ -21,7 +27,10 @@
 //   it on `extend`, and the job ends completed or failed, reported `cancelled`. A waiting one is detached
 //   from its flow's parent at once (BullMQ then releases the parent when it was its last pending child) and
 //   stays in BullMQ's wait list, reported `cancelled`, until a take meets it and ends it instead of running
-//   it (so `counts` sees it as waiting until then). A parent records its children in its data so that
+//   it (so `counts` sees it as waiting until then: only a backlog keeps it there, as a free taker takes at
+//   once. Ending it at cancel time is not cheap in BullMQ: only a lock holder can move a job to completed or
+//   failed, removing it would lose `get`'s `cancelled`, and leaving it out of `counts` would mean reading
+//   every waiting job's data on each /metrics scrape). A parent records its children in its data so that
 //   cancelling it reaches them.
 // - Hand-backs and the due time of a delayed job are the holder's own bookkeeping, kept in the job's
 //   `progress` (which only the holder writes; a cancel writes the data), so the two never overwrite each
