@@ -18,8 +18,8 @@ import type pg from 'pg';
 import { PostgresConnection } from 'bullmq';
 
 export interface DueSignals {
-  /** Hear the jobs of this queue from now on (resolves once they are heard; never rejects). */
-  watch(queue: string): Promise<void>;
+  /** Starts hearing the jobs of this queue (in the background: the connection opens, or is told, meanwhile). */
+  watch(queue: string): void;
   close(): Promise<void>;
 }
 
@@ -89,31 +89,35 @@ export function redisDueSignals(main: Redis, eventsKey: (queue: string) => strin
     }
   };
 
+  /** Reads the queue's stream from its newest event on: what came before, the first take has looked at. */
+  const watch = async (key: string, queue: string) => {
+    let from: string;
+    try {
+      const last = await main.xrevrange(key, '+', '-', 'COUNT', 1);
+      from = last[0]?.[0] ?? '0-0';
+    } catch (err) {
+      if (closed) return;
+      onError(err as Error);
+      from = `${Date.now()}-0`;
+    }
+    if (closed) return;
+    streams.set(key, [queue, from]);
+    const wanted = ++version;
+    if (reader) return restartRead(wanted);
+    // Its own options: a read in flight when the connection drops fails at once (instead of being sent again
+    // after the reconnect and left waiting), and the loop reads again after RETRY_MS.
+    reader = main.duplicate({ maxRetriesPerRequest: 0 });
+    reader.on('error', onError);
+    reading = read(reader);
+  };
+
+  const watching = new Set<string>();
   return {
-    async watch(queue) {
+    watch(queue) {
       const key = eventsKey(queue);
-      if (closed || streams.has(key)) return;
-      let from: string;
-      try {
-        // Read from the stream's newest event on: what came before, this process's take has just looked at.
-        const last = await main.xrevrange(key, '+', '-', 'COUNT', 1);
-        from = last[0]?.[0] ?? '0-0';
-      } catch (err) {
-        onError(err as Error);
-        from = `${Date.now()}-0`;
-      }
-      if (closed || streams.has(key)) return;
-      streams.set(key, [queue, from]);
-      const wanted = ++version;
-      if (!reader) {
-        // Its own options: a read in flight when the connection drops fails at once (instead of being sent
-        // again after the reconnect and left waiting), and the loop reads again after RETRY_MS.
-        reader = main.duplicate({ maxRetriesPerRequest: 0 });
-        reader.on('error', onError);
-        reading = read(reader);
-      } else {
-        restartRead(wanted).catch(onError);
-      }
+      if (closed || watching.has(key)) return;
+      watching.add(key);
+      watch(key, queue).catch((err: Error) => { if (!closed) onError(err); });
     },
     async close() {
       closed = true;
@@ -132,48 +136,48 @@ export function postgresDueSignals(pool: pg.Pool, due: Due, onError: OnError): D
   connection.on('error', onError);
   const stop = new AbortController();
   let listening: Promise<void> | undefined;
-  /** The first LISTEN's outcome, success or not: what watch() waits for. */
-  let firstTry: Promise<void> | undefined;
-  let closed = false;
+  let started = false, closed = false, dropped = false;
 
   const onNotify = (msg: { channel: string; payload?: string }) => {
     if (msg.channel === 'bullmq_jobs' && msg.payload !== undefined && queues.has(msg.payload)) due(msg.payload);
   };
 
-  // Until it listens (or the adapter closes); `tried` is told after the first try, whatever its outcome.
-  const listen = async (tried: () => void) => {
-    try {
-      while (!closed) {
-        try {
-          const client = await connection.getListenClient();
-          if (closed) return; // close() releases it
-          client.removeListener('notification', onNotify);
-          client.on('notification', onNotify);
-          await client.query('LISTEN bullmq_jobs');
-          return;
-        } catch (err) {
-          if (closed) return;
-          onError(err as Error);
-          tried();
-          await sleep(RETRY_MS, undefined, { signal: stop.signal }).catch(() => {});
-        }
+  // Until it listens, or the adapter closes.
+  const listen = async () => {
+    while (!closed) {
+      try {
+        const client = await connection.getListenClient();
+        if (closed) return; // close() releases it
+        client.removeListener('notification', onNotify);
+        client.on('notification', onNotify);
+        await client.query('LISTEN bullmq_jobs');
+        return;
+      } catch (err) {
+        if (closed) return;
+        onError(err as Error);
+        await sleep(RETRY_MS, undefined, { signal: stop.signal }).catch(() => {});
       }
-    } finally {
-      tried();
     }
   };
   const start = () => {
-    firstTry = new Promise((tried) => { listening = listen(tried).finally(() => { listening = undefined; }); });
+    started = true;
+    dropped = false;
+    listening = listen().finally(() => {
+      listening = undefined;
+      if (dropped && !closed) start();
+    });
   };
 
   // The session dropped (a restart): BullMQ has let it go; listen on a fresh one.
-  connection.on('listenerinvalidated', () => { if (!closed && !listening) start(); });
+  connection.on('listenerinvalidated', () => {
+    if (listening) dropped = true; // maybe on the session that just dropped: again once this try ends
+    else if (!closed) start();
+  });
 
   return {
-    async watch(queue) {
+    watch(queue) {
       queues.add(queue);
-      if (!firstTry) start();
-      await firstTry;
+      if (!started) start();
     },
     async close() {
       closed = true;

@@ -185,10 +185,10 @@ class BullmqAdapter implements BullmqJobQueue {
 
   async take(queues: readonly string[], owner: string, lockMs: number): Promise<Job | null> {
     const job = await this.takeFirst(queues, owner, lockMs);
-    // Whoever takes from a queue hears its jobs from now on (a no-op after the first take). After the look, not
-    // before: the first look of a process is not slowed by opening the signal's connection (a job made due
-    // in between, that once, waits for the next poll).
-    await Promise.all(queues.filter((name) => name !== WARM_UP_QUEUE).map((name) => this.signals.watch(name)));
+    // Whoever takes from a queue hears its jobs from now on (a no-op after the first take). After the look and
+    // not waited for, so that opening the signal's connection slows no take (a job made due meanwhile, that
+    // once, waits for the next poll).
+    for (const name of queues) if (name !== WARM_UP_QUEUE) this.signals.watch(name);
     return job;
   }
 
