@@ -9,16 +9,19 @@
 //   worker marker is popped by one waiter only). A delayed job wakes the queue at its due time.
 // - PostgreSQL: BullMQ's functions NOTIFY `bullmq_jobs` with the queue's name whenever a job becomes
 //   waiting (its own workers LISTEN there); one LISTEN session, held by BullMQ's PostgresConnection (which
-//   rebuilds it when it drops) on a slot of the adapter's pool. Delayed jobs are not announced when due.
-// What a signal cannot cover (a lock running out, a delayed job on PostgreSQL, a signal lost while the
-// server restarts) the taker's poll still finds.
+//   rebuilds it when it drops) on a slot of the adapter's pool. Once it listens (at first, and again after a
+//   drop) its queues are woken once for what was not announced to it. Delayed jobs are not announced when due.
+// What no signal announces (a lock running out, a delayed job on PostgreSQL) the taker's poll still finds.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import type pg from 'pg';
 import { PostgresConnection } from 'bullmq';
 
 export interface DueSignals {
-  /** Starts hearing the jobs of this queue (in the background: the connection opens, or is told, meanwhile). */
+  /**
+   * Starts hearing the jobs of this queue, in the background; called before the first take looks at the queue,
+   * so that a job made due after that look is heard, however long the signal's connection takes to open.
+   */
   watch(queue: string): void;
   close(): Promise<void>;
 }
@@ -89,7 +92,10 @@ export function redisDueSignals(main: Redis, eventsKey: (queue: string) => strin
     }
   };
 
-  /** Reads the queue's stream from its newest event on: what came before, the first take has looked at. */
+  /**
+   * Reads the queue's stream from its newest event on: what came before, the first take is about to look at
+   * (this XREVRANGE goes on the adapter's connection ahead of that take's commands).
+   */
   const watch = async (key: string, queue: string) => {
     let from: string;
     try {
@@ -151,6 +157,9 @@ export function postgresDueSignals(pool: pg.Pool, due: Due, onError: OnError): D
         client.removeListener('notification', onNotify);
         client.on('notification', onNotify);
         await client.query('LISTEN bullmq_jobs');
+        // What became due before it listened (since a first take looked, or while the server restarted) was not
+        // announced to it: a take looks now (BullMQ's own waitForJob checks likewise once it listens).
+        for (const queue of queues) due(queue);
         return;
       } catch (err) {
         if (closed) return;
@@ -162,7 +171,8 @@ export function postgresDueSignals(pool: pg.Pool, due: Due, onError: OnError): D
   const start = () => {
     started = true;
     dropped = false;
-    listening = listen().finally(() => {
+    // After the take that asked for it has had the pool's idle connection (the session takes a pool slot).
+    listening = new Promise((r) => setImmediate(r)).then(listen).finally(() => {
       listening = undefined;
       if (dropped && !closed) start();
     });

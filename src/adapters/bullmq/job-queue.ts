@@ -184,12 +184,10 @@ class BullmqAdapter implements BullmqJobQueue {
   }
 
   async take(queues: readonly string[], owner: string, lockMs: number): Promise<Job | null> {
-    const job = await this.takeFirst(queues, owner, lockMs);
-    // Whoever takes from a queue hears its jobs from now on (a no-op after the first take). After the look and
-    // not waited for, so that opening the signal's connection slows no take (a job made due meanwhile, that
-    // once, waits for the next poll).
+    // Whoever takes from a queue hears its jobs from now on (a no-op after the first take); not waited for, so
+    // that opening the signal's connection slows no take (due-signals.ts: no job made due meanwhile is missed).
     for (const name of queues) if (name !== WARM_UP_QUEUE) this.signals.watch(name);
-    return job;
+    return this.takeFirst(queues, owner, lockMs);
   }
 
   private async takeFirst(queues: readonly string[], owner: string, lockMs: number): Promise<Job | null> {
