@@ -47,6 +47,8 @@ export function redisDueSignals(main: Redis, eventsKey: (queue: string) => strin
   /** Bumped by each new stream; `readVersion` is the one the XREAD in flight was issued with. */
   let version = 0, readVersion = 0;
   let readerId: number | undefined;
+  let failing = false;
+  const stop = new AbortController();
 
   const dueAt = (queue: string, at: number) => {
     const ms = at - Date.now();
@@ -75,10 +77,12 @@ export function redisDueSignals(main: Redis, eventsKey: (queue: string) => strin
           }
         }
         for (const queue of woken) due(queue);
+        failing = false;
       } catch (err) {
         if (closed) return;
-        onError(err as Error);
-        await sleep(RETRY_MS);
+        if (!failing) onError(err as Error); // once per outage
+        failing = true;
+        await sleep(RETRY_MS, undefined, { signal: stop.signal }).catch(() => {});
       }
     }
   };
@@ -127,6 +131,7 @@ export function redisDueSignals(main: Redis, eventsKey: (queue: string) => strin
     },
     async close() {
       closed = true;
+      stop.abort();
       for (const t of timers) clearTimeout(t);
       timers.clear();
       reader?.disconnect();
@@ -142,7 +147,7 @@ export function postgresDueSignals(pool: pg.Pool, due: Due, onError: OnError): D
   connection.on('error', onError);
   const stop = new AbortController();
   let listening: Promise<void> | undefined;
-  let started = false, closed = false, dropped = false;
+  let started = false, closed = false, dropped = false, failing = false;
 
   const onNotify = (msg: { channel: string; payload?: string }) => {
     if (msg.channel === 'bullmq_jobs' && msg.payload !== undefined && queues.has(msg.payload)) due(msg.payload);
@@ -160,10 +165,12 @@ export function postgresDueSignals(pool: pg.Pool, due: Due, onError: OnError): D
         // What became due before it listened (since a first take looked, or while the server restarted) was not
         // announced to it: a take looks now (BullMQ's own waitForJob checks likewise once it listens).
         for (const queue of queues) due(queue);
+        failing = false;
         return;
       } catch (err) {
         if (closed) return;
-        onError(err as Error);
+        if (!failing) onError(err as Error); // once per outage
+        failing = true;
         await sleep(RETRY_MS, undefined, { signal: stop.signal }).catch(() => {});
       }
     }
