@@ -22,8 +22,12 @@ export interface JobQueueCapabilities {
 const LONG = 30_000;
 /** A lock TTL short enough to run out during a test. */
 const SHORT = 60;
-/** How soon a taker hears a job another instance made due: well under a poll (1 s). */
-const HEARD_WITHIN = 500;
+/**
+ * How soon a taker hears a job another instance made due. Listeners are called only by what the adapter hears
+ * (a poll calls none), so hearing at all shows the signal; the bound keeps it prompt with room for a loaded CI
+ * machine (the clock starts before the other instance's enqueue call; bench:handoff measures 8-20 ms idle).
+ */
+const HEARD_WITHIN = 1500;
 
 /** `retention`: the adapter built to keep ended jobs that long instead of KEEP_ENDED_JOBS_MS. */
 export function jobQueueConformance(name: string, factory: (retention?: JobRetention) => Promise<JobQueueHarness>, can: JobQueueCapabilities = {}): void {
