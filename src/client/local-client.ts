@@ -114,10 +114,11 @@ export class LocalClient implements ShortsClient {
     const deadline = Date.now() + this.leases.ttlMs + 1000;
     await this.recovered;
     for (;;) {
-      await this.recoverOrphans();
       const live = (await this.store.listLive()).filter((r) => r.origin === 'local' && r.status === 'processing' && !runningHere.has(r.id));
       const held = await Promise.all(live.map((r) => this.leases.leases.holder(requestKey(r.id))));
-      if (!held.some((h) => h?.owner === owner) || Date.now() > deadline) return;
+      // Settled after the last lease was seen gone, not before: a lease running out between a settle and this
+      // look would leave its request processing, and the batch would follow a request nobody runs.
+      if (!held.some((h) => h?.owner === owner) || Date.now() > deadline) return this.recoverOrphans();
       await sleep(200);
     }
   }

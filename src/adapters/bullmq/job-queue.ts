@@ -112,6 +112,11 @@ export async function createBullmqJobQueue(connection: BullmqConnection, opts: B
   // pinned to BullMQ's schema as BullMQ does on the pools it builds.
   const pool = new pg.Pool({ connectionString: connection.postgresUrl, options: `-c search_path=${quoteSchemaName(DEFAULT_SCHEMA)}` });
   pool.on('error', onError);
+  // Every client of the pool keeps an error listener of ours for its whole life: a server shutting down sends
+  // its FATAL to sessions that may be between owners (pg-pool drops its idle listener on checkout; the LISTEN
+  // session is handed on by BullMQ's PostgresConnection on a restart), and an error event with no listener
+  // would end the process. Found by the restart test (an uncaught 57P01 on the LISTEN session's pool slot).
+  pool.on('connect', (client) => { client.on('error', onError); });
   try {
     const client = await pool.connect();
     try {
