@@ -1,6 +1,7 @@
 // Which driver errors mean the server could not be reached or dropped the connection (so the call may work
 // once it is back), as opposed to a statement or a script that failed: the adapters turn the former into the
-// port's EngineUnavailable (src/ports/unavailable.ts).
+// port's EngineUnavailable (src/ports/unavailable.ts) with `unavailableIfLost`.
+import { EngineUnavailable } from '../ports/unavailable.js';
 
 /** Socket errors of Node: refused, reset, timed out, unresolvable. */
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
@@ -28,4 +29,9 @@ function lost(e: Error): boolean {
   // ioredis: a command that waited through too many reconnections, or was sent on a closed connection.
   if (e.name === 'MaxRetriesPerRequestError' || e.message === 'Connection is closed.') return true;
   return PG_MESSAGES.test(e.message);
+}
+
+/** What an adapter of `engine` throws for `e`: the port's EngineUnavailable when the server is out of reach (once), else `e` as it came. */
+export function unavailableIfLost(engine: EngineUnavailable['engine'], e: unknown): unknown {
+  return connectionLost(e) && !(e instanceof EngineUnavailable) ? new EngineUnavailable(engine, e) : e;
 }

@@ -5,9 +5,9 @@
 // A call that fails because the queue's server cannot be reached rejects with the port's EngineUnavailable (the
 // API answers 503, a worker hands its job back), whatever driver said it.
 import { EventEmitter } from 'node:events';
-import { connectionLost } from '../adapters/connection-lost.js';
+import { unavailableIfLost } from '../adapters/connection-lost.js';
 import type { Job, JobQueue, NewJob } from '../ports/job-queue.js';
-import { EngineUnavailable } from '../ports/unavailable.js';
+import type { EngineUnavailable } from '../ports/unavailable.js';
 
 export type ClosableJobQueue = JobQueue & { close(): Promise<void> };
 
@@ -25,7 +25,7 @@ export function lazyJobQueue(open: () => Promise<ClosableJobQueue>, engine: Engi
     try {
       return await work(await adapter());
     } catch (e) {
-      throw connectionLost(e) ? new EngineUnavailable(engine, e) : e;
+      throw unavailableIfLost(engine, e);
     }
   };
   return {

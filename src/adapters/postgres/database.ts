@@ -4,8 +4,7 @@
 // request store's insert commit together, as the SQLite adapters do by sharing one connection.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
-import { EngineUnavailable } from '../../ports/unavailable.js';
-import { connectionLost } from '../connection-lost.js';
+import { unavailableIfLost } from '../connection-lost.js';
 
 /** A connection of a transaction, usable only until its COMMIT or ROLLBACK. */
 interface Tx { client: pg.PoolClient; open: boolean; savepoints: number }
@@ -13,9 +12,7 @@ interface Tx { client: pg.PoolClient; open: boolean; savepoints: number }
 export type Row = Record<string, unknown>;
 
 /** The server could not be reached or dropped the connection: the port's EngineUnavailable; anything else as it came. */
-function classified(e: unknown): unknown {
-  return connectionLost(e) && !(e instanceof EngineUnavailable) ? new EngineUnavailable('PostgreSQL', e) : e;
-}
+const classified = (e: unknown): unknown => unavailableIfLost('PostgreSQL', e);
 
 /**
  * bigint (counts, millisecond clocks, identity columns) and numeric arrive as strings by default; every value

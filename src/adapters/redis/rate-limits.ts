@@ -16,8 +16,7 @@
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RateLimitsPort, RateTake, RateWindow } from '../../ports/rate-limits.js';
-import { EngineUnavailable } from '../../ports/unavailable.js';
-import { connectionLost } from '../connection-lost.js';
+import { unavailableIfLost } from '../connection-lost.js';
 
 export interface RedisRateLimitsOptions {
   /** Prefix of every key (several deployments or tests on one Redis database keep apart). */
@@ -44,7 +43,7 @@ export class RedisRateLimits implements RateLimitsPort {
     // Refused (or Redis failed on one): give back every increment made, refused ones included.
     await Promise.all(windows.map((w, i) => (counted[i] ? this.limiter(w).reward(this.key(w), 1) : undefined)));
     // Redis down past the client's reconnection attempts (its offline queue holds a command through a short restart).
-    if (failed) throw connectionLost(failed.error) ? new EngineUnavailable('Redis', failed.error) : failed.error;
+    if (failed) throw unavailableIfLost('Redis', failed.error);
     // The counts before this request; one a concurrent request pushed past its limit reads as full.
     return { taken: false, counts: counted.map((c, i) => Math.min(c!.count - 1, windows[i]!.limit)) };
   }
