@@ -50,14 +50,15 @@ async function resumeProcessing(deps: OrphanSweepDeps): Promise<void> {
   const { store, queue, blobs, plannedClips, log } = deps;
   // Processing API requests no live lease holds: no stage of theirs runs now.
   for (const id of await store.listOrphaned('api')) {
-    if (await hasLiveJob(queue, id, plannedClips)) continue;
+    // The plan's clips (none before analyze): read once, for the clip jobs to look for and those to enqueue.
+    const clips = await plannedClips(id);
+    if (await hasLiveJob(queue, id, clips)) continue;
     // Ended meanwhile (its finalize was the job just missed).
     if (await store.requestStatus(id) !== 'processing') continue;
     const art = new JobArtifacts(blobs, id);
     const stage = !await art.has('source') ? 'fetch' : !await art.has('transcript') ? 'transcribe' : !await art.has('plan') ? 'analyze' : 'render';
     let enqueued: boolean;
     if (stage === 'render') {
-      const clips = await plannedClips(id);
       const pending: string[] = [];
       for (const c of clips) if (!await art.has(JobArtifacts.clipOutcomeName(c))) pending.push(c);
       const { parent, children } = renderFlow(id, pending);
@@ -70,11 +71,11 @@ async function resumeProcessing(deps: OrphanSweepDeps): Promise<void> {
 }
 
 /** Whether a job of the request will still run: read in the stages' order (see the header). */
-async function hasLiveJob(queue: JobQueue, id: string, plannedClips: (id: string) => Promise<string[]>): Promise<boolean> {
+async function hasLiveJob(queue: JobQueue, id: string, clips: readonly string[]): Promise<boolean> {
   const live = async (q: string, jobId: string) => LIVE.has((await queue.get(q, jobId))?.state as JobState);
   for (const q of [REQUEST_QUEUE, FETCH_QUEUE, TRANSCRIBE_QUEUE, ANALYZE_QUEUE]) if (await live(q, id)) return true;
   // The render flow: its parent (the finalize) outlives its clips; a clip alone is left only by a partial loss.
   if (await live(RENDER_QUEUE, id)) return true;
-  for (const clip of renderFlow(id, await plannedClips(id)).children) if (await live(clip.queue, clip.id)) return true;
+  for (const clip of renderFlow(id, clips).children) if (await live(clip.queue, clip.id)) return true;
   return false;
 }
